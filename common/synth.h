@@ -1,0 +1,51 @@
+/* gst-cudaflow — synthetic image pairs with exact ground-truth flow
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The texture is an analytic, smooth, band-limited function T(x, y) with
+ * values in [0, 255] (a seeded sum of oriented sinusoids), so it can be
+ * sampled exactly anywhere: frame0(x) = T(x) and frame1 is built so that
+ * frame1(x + w(x)) = frame0(x) holds exactly (Middlebury convention), with
+ * no interpolation error. Pixel centres are at integer coordinates.
+ */
+#ifndef CF_SYNTH_H
+#define CF_SYNTH_H
+
+#include "common/image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  CF_SYNTH_TRANSLATION,         /* w(x) = (tx, ty) */
+  CF_SYNTH_ROTATION_ZOOM,       /* about the image centre, plus (tx, ty) */
+  CF_SYNTH_SMOOTH               /* smooth non-rigid field, |w| <= amplitude */
+} cf_synth_motion;
+
+typedef struct
+{
+  cf_synth_motion motion;
+  float tx, ty;                 /* translation, pixels */
+  float angle;                  /* rotation, degrees, counter-clockwise on screen */
+  float zoom;                   /* scale factor, 1 = none */
+  float amplitude;              /* CF_SYNTH_SMOOTH: peak displacement, pixels */
+  float wavelength;             /* shortest texture wavelength, pixels (>= 4) */
+  unsigned int seed;
+} cf_synth_params;
+
+/* Defaults: translation (1.5, -0.75), zoom 1, wavelength 12, seed 1. */
+void cf_synth_params_init (cf_synth_params * params);
+
+/* Render T at pixel centres of a width x height frame. */
+cf_status cf_synth_texture (const cf_synth_params * params, float dx,
+    float dy, cf_image * out);
+
+/* Make (frame0, frame1, truth): caller frees all three. */
+cf_status cf_synth_pair (int width, int height, const cf_synth_params * params,
+    cf_image ** frame0, cf_image ** frame1, cf_flow ** truth);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CF_SYNTH_H */

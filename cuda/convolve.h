@@ -1,0 +1,58 @@
+/* gst-cudaflow — GPU 2-D convolution plans
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Computes exactly what cf_convolve () (common/convolve.h) defines: 'same'
+ * size, anchor (w/2, h/2), every border rule, convolution or correlation.
+ * A plan is made for one image size and one kernel; it owns every device
+ * buffer it needs, so running it never allocates.
+ */
+#ifndef CF_CUDA_CONVOLVE_H
+#define CF_CUDA_CONVOLVE_H
+
+#include "common/convolve.h"
+#include "cuda/cuda-util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  CF_CONV_METHOD_AUTO = 0,
+  CF_CONV_METHOD_DIRECT,        /* shared-memory tiled, any size */
+  CF_CONV_METHOD_SEPARABLE,     /* rank-1 kernels: row pass then column pass */
+  CF_CONV_METHOD_FFT,           /* cuFFT R2C/C2R, cached kernel spectrum */
+  CF_CONV_METHOD_IM2TENSOR      /* tensor cores, fp16 in / fp32 accumulate */
+} cf_conv_method;
+
+typedef struct
+{
+  cf_border border;
+  cf_conv_mode mode;
+  cf_conv_method method;
+} cf_convolve_params;
+
+typedef struct cf_cuda_convolve_plan cf_cuda_convolve_plan;
+
+/* CF_ERROR_UNSUPPORTED for a method this build does not implement yet. */
+cf_status cf_cuda_convolve_plan_new (int width, int height,
+    const cf_kernel * kernel, const cf_convolve_params * params,
+    cf_cuda_convolve_plan ** plan);
+
+/* src and dst: device planes of the plan's size; they must not overlap. */
+cf_status cf_cuda_convolve_plan_run (cf_cuda_convolve_plan * plan,
+    const float *src, size_t src_pitch, float *dst, size_t dst_pitch,
+    cudaStream_t stream);
+
+/* The method the plan resolved to (never AUTO). */
+cf_conv_method cf_cuda_convolve_plan_method (const cf_cuda_convolve_plan *
+    plan);
+
+void cf_cuda_convolve_plan_free (cf_cuda_convolve_plan * plan);
+
+const char *cf_conv_method_name (cf_conv_method method);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CF_CUDA_CONVOLVE_H */
