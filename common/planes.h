@@ -41,6 +41,10 @@ cf_status cf_channel_unpack (const cf_channel * src, cf_image * dst);
 cf_status cf_channel_pack (const cf_image * src, float offset,
     const cf_channel * dst);
 
+/* Luma for the flow methods: the channel as float in 0..255 (16-bit
+ * samples times 255/65535). */
+cf_status cf_luma_from_channel (const cf_channel * src, cf_image * dst);
+
 /* Rec.601 luma of 8-bit RGB(x) pixels: Y = 0.299 R + 0.587 G + 0.114 B,
  * as float in 0..255. r, g, b are byte offsets of the components inside a
  * pixel of pixel_stride bytes. */
