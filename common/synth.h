@@ -37,9 +37,24 @@ typedef struct
 /* Defaults: translation (1.5, -0.75), zoom 1, wavelength 12, seed 1. */
 void cf_synth_params_init (cf_synth_params * params);
 
-/* Render T at pixel centres of a width x height frame. */
+/* T at any point (exact; the texture is analytic). */
+float cf_synth_sample (const cf_synth_params * params, float x, float y);
+
+/* out(x, y) = T(x + dx, y + dy) at every pixel centre of @out. */
 cf_status cf_synth_texture (const cf_synth_params * params, float dx,
     float dy, cf_image * out);
+
+/* The motion field w at a point of frame 0 (translation, rotation/zoom
+ * about the centre of a width x height frame, or the smooth field). */
+void cf_synth_motion_at (const cf_synth_params * params, int width,
+    int height, float x, float y, float *u, float *v);
+
+/* The point x of frame 0 that moves onto (x1, y1) of frame 1, i.e. the
+ * solution of x + w(x) = (x1, y1), so that frame1 (x1, y1) = T (x): exact
+ * for translation and rotation/zoom, fixed-point iteration to 1e-9 px for
+ * the smooth field. */
+void cf_synth_motion_inverse_at (const cf_synth_params * params, int width,
+    int height, float x1, float y1, float *x, float *y);
 
 /* Make (frame0, frame1, truth): caller frees all three. */
 cf_status cf_synth_pair (int width, int height, const cf_synth_params * params,
