@@ -1,0 +1,219 @@
+/* gst-cudaflow — per-pixel flowviz arithmetic shared by the CPU reference
+ * and the CUDA kernel (header-only, host and device)
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CF_FLOWVIZ_PIXEL_H
+#define CF_FLOWVIZ_PIXEL_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "common/border.h"      /* CF_HOST_DEVICE */
+
+#define CF_FLOWVIZ_PI 3.14159265358979f
+
+/* Entry k (0..54) of the Middlebury wheel; integer division as in
+ * colorcode.cpp makecolorwheel (RY 15, YG 6, GC 4, CB 11, BM 13, MR 6). */
+static inline CF_HOST_DEVICE void
+cf_flowviz_wheel_entry (int k, int rgb[3])
+{
+  const int RY = 15, YG = 6, GC = 4, CB = 11, BM = 13, MR = 6;
+
+  if (k < RY) {
+    rgb[0] = 255; rgb[1] = 255 * k / RY; rgb[2] = 0;
+    return;
+  }
+  k -= RY;
+  if (k < YG) {
+    rgb[0] = 255 - 255 * k / YG; rgb[1] = 255; rgb[2] = 0;
+    return;
+  }
+  k -= YG;
+  if (k < GC) {
+    rgb[0] = 0; rgb[1] = 255; rgb[2] = 255 * k / GC;
+    return;
+  }
+  k -= GC;
+  if (k < CB) {
+    rgb[0] = 0; rgb[1] = 255 - 255 * k / CB; rgb[2] = 255;
+    return;
+  }
+  k -= CB;
+  if (k < BM) {
+    rgb[0] = 255 * k / BM; rgb[1] = 0; rgb[2] = 255;
+    return;
+  }
+  k -= BM;
+  rgb[0] = 255; rgb[1] = 0; rgb[2] = 255 - 255 * k / MR;
+}
+
+static inline CF_HOST_DEVICE int
+cf_flowviz_known (float u, float v)
+{
+  return !isnan (u) && !isnan (v) && fabsf (u) <= 1e9f && fabsf (v) <= 1e9f;
+}
+
+/* Middlebury computeColor on a vector divided by max-flow. */
+static inline CF_HOST_DEVICE void
+cf_flowviz_middlebury_pixel (float fx, float fy, uint8_t rgb[3])
+{
+  const int ncols = 55;
+  float rad = sqrtf (fx * fx + fy * fy);
+  float a = atan2f (-fy, -fx) / CF_FLOWVIZ_PI;
+  float fk = (a + 1.0f) / 2.0f * (float) (ncols - 1);
+  int k0 = (int) fk;
+  int k1 = (k0 + 1) % ncols;
+  float f = fk - (float) k0;
+  int c0[3], c1[3], i;
+
+  cf_flowviz_wheel_entry (k0, c0);
+  cf_flowviz_wheel_entry (k1, c1);
+  /* float and double exactly where colorcode.cpp has them, so pictures
+   * match the published ones to the last level */
+  for (i = 0; i < 3; i++) {
+    float col0 = (float) (c0[i] / 255.0);
+    float col1 = (float) (c1[i] / 255.0);
+    float col = (1.0f - f) * col0 + f * col1;
+    if (rad <= 1.0f)
+      col = 1.0f - rad * (1.0f - col);  /* towards white at the centre */
+    else
+      col *= 0.75f;             /* out of range */
+    rgb[i] = (uint8_t) (int) (255.0 * col);
+  }
+}
+
+/* HSV: hue = direction (0 deg = right, 90 deg = down), full saturation,
+ * value = magnitude / max-flow clamped to 1 (zero flow is black). */
+static inline CF_HOST_DEVICE void
+cf_flowviz_hsv_pixel (float fx, float fy, uint8_t rgb[3])
+{
+  float val = fminf (sqrtf (fx * fx + fy * fy), 1.0f);
+  float h = atan2f (fy, fx) * (180.0f / CF_FLOWVIZ_PI);
+  float hp, x, r = 0, g = 0, b = 0;
+  int sector;
+
+  if (h < 0.0f)
+    h += 360.0f;
+  hp = h / 60.0f;
+  sector = (int) hp;
+  if (sector > 5)
+    sector = 5;
+  x = val * (1.0f - fabsf (fmodf (hp, 2.0f) - 1.0f));
+  switch (sector) {
+    case 0: r = val; g = x; break;
+    case 1: r = x; g = val; break;
+    case 2: g = val; b = x; break;
+    case 3: g = x; b = val; break;
+    case 4: r = x; b = val; break;
+    default: r = val; b = x; break;
+  }
+  rgb[0] = (uint8_t) (int) (255.0f * r + 0.5f);
+  rgb[1] = (uint8_t) (int) (255.0f * g + 0.5f);
+  rgb[2] = (uint8_t) (int) (255.0f * b + 0.5f);
+}
+
+/* Squared distance from (px, py) to the segment (x0, y0)-(x1, y1). */
+static inline CF_HOST_DEVICE float
+cf_flowviz_segment_dist2 (float px, float py, float x0, float y0, float x1,
+    float y1)
+{
+  float dx = x1 - x0, dy = y1 - y0;
+  float len2 = dx * dx + dy * dy;
+  float t = len2 > 0.0f ? ((px - x0) * dx + (py - y0) * dy) / len2 : 0.0f;
+  float ex, ey;
+
+  t = fminf (fmaxf (t, 0.0f), 1.0f);
+  ex = x0 + t * dx - px;
+  ey = y0 + t * dy - py;
+  return ex * ex + ey * ey;
+}
+
+/* 1 when pixel (px, py) lies on the arrow from (x0, y0) along (dx, dy):
+ * shaft, two head strokes of a third of the length at +-25 degrees, and a
+ * 3x3 dot at the origin; strokes half a pixel wide either side. */
+static inline CF_HOST_DEVICE int
+cf_flowviz_on_arrow (float px, float py, float x0, float y0, float dx,
+    float dy)
+{
+  const float w2 = 0.5f * 0.5f;
+  const float c = 0.906308f, s = 0.422618f;     /* cos, sin 25 degrees */
+  float x1 = x0 + dx, y1 = y0 + dy;
+  float hx = -dx / 3.0f, hy = -dy / 3.0f;
+
+  if (fabsf (px - x0) <= 1.0f && fabsf (py - y0) <= 1.0f)
+    return 1;
+  if (dx * dx + dy * dy < 1.0f)
+    return 0;
+  if (cf_flowviz_segment_dist2 (px, py, x0, y0, x1, y1) <= w2)
+    return 1;
+  if (cf_flowviz_segment_dist2 (px, py, x1, y1, x1 + c * hx - s * hy,
+          y1 + s * hx + c * hy) <= w2)
+    return 1;
+  return cf_flowviz_segment_dist2 (px, py, x1, y1, x1 + c * hx + s * hy,
+      y1 - s * hx + c * hy) <= w2;
+}
+
+static inline CF_HOST_DEVICE void
+cf_flowviz_read (const float *uv, size_t stride, int x, int y, float *u,
+    float *v)
+{
+  const float *p = (const float *) ((const char *) uv + (size_t) y * stride)
+      + 2 * x;
+  *u = p[0];
+  *v = p[1];
+}
+
+/* Colour of pixel (x, y): mode 0 Middlebury, 1 HSV, 2 arrows (every @step
+ * pixels, anchors at step/2 + k*step, length step at max-flow, capped at
+ * 1.5 step, over the Middlebury colours dimmed to 40 %). */
+static inline CF_HOST_DEVICE void
+cf_flowviz_pixel (const float *uv, size_t stride, int width, int height,
+    int x, int y, int mode, int step, float max_flow, uint8_t rgb[3])
+{
+  float u, v;
+  int i;
+
+  cf_flowviz_read (uv, stride, x, y, &u, &v);
+  if (!cf_flowviz_known (u, v)) {
+    rgb[0] = rgb[1] = rgb[2] = 0;
+  } else if (mode == 1) {
+    cf_flowviz_hsv_pixel (u / max_flow, v / max_flow, rgb);
+  } else {
+    cf_flowviz_middlebury_pixel (u / max_flow, v / max_flow, rgb);
+  }
+  if (mode != 2)
+    return;
+
+  for (i = 0; i < 3; i++)
+    rgb[i] = (uint8_t) ((int) rgb[i] * 2 / 5);
+  {
+    int cx = (x - step / 2) / step, cy = (y - step / 2) / step;
+    int gx, gy;
+    for (gy = cy - 2; gy <= cy + 2; gy++) {
+      for (gx = cx - 2; gx <= cx + 2; gx++) {
+        int ax = step / 2 + gx * step, ay = step / 2 + gy * step;
+        float au, av, len, scale;
+        if (gx < 0 || gy < 0 || ax >= width || ay >= height)
+          continue;
+        cf_flowviz_read (uv, stride, ax, ay, &au, &av);
+        if (!cf_flowviz_known (au, av))
+          continue;
+        scale = (float) step / max_flow;
+        au *= scale;
+        av *= scale;
+        len = sqrtf (au * au + av * av);
+        if (len > 1.5f * (float) step) {
+          au *= 1.5f * (float) step / len;
+          av *= 1.5f * (float) step / len;
+        }
+        if (cf_flowviz_on_arrow ((float) x, (float) y, (float) ax,
+                (float) ay, au, av)) {
+          rgb[0] = rgb[1] = rgb[2] = 255;
+          return;
+        }
+      }
+    }
+  }
+}
+
+#endif /* CF_FLOWVIZ_PIXEL_H */

@@ -1,0 +1,87 @@
+/* gst-cudaflow — flow fields as pictures (CPU reference of flowviz)
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "common/flowviz.h"
+
+#include <math.h>
+
+#include "common/flowviz-pixel.h"
+
+void
+cf_flowviz_wheel (uint8_t wheel[CF_FLOWVIZ_NCOLS][3])
+{
+  int k, c, rgb[3];
+
+  for (k = 0; k < CF_FLOWVIZ_NCOLS; k++) {
+    cf_flowviz_wheel_entry (k, rgb);
+    for (c = 0; c < 3; c++)
+      wheel[k][c] = (uint8_t) rgb[c];
+  }
+}
+
+float
+cf_flowviz_max_magnitude (const float *uv, size_t stride, int width,
+    int height)
+{
+  float best = 0.0f;
+  int x, y;
+
+  for (y = 0; y < height; y++) {
+    for (x = 0; x < width; x++) {
+      float u, v;
+      cf_flowviz_read (uv, stride, x, y, &u, &v);
+      if (cf_flowviz_known (u, v))
+        best = fmaxf (best, sqrtf (u * u + v * v));
+    }
+  }
+  return best;
+}
+
+void
+cf_flowviz_middlebury_rgb (float fx, float fy, uint8_t rgb[3])
+{
+  cf_flowviz_middlebury_pixel (fx, fy, rgb);
+}
+
+void
+cf_flowviz_hsv_rgb (float fx, float fy, uint8_t rgb[3])
+{
+  cf_flowviz_hsv_pixel (fx, fy, rgb);
+}
+
+cf_status
+cf_flowviz_render (const float *uv, size_t uv_stride, int width, int height,
+    const cf_flowviz_params * params, float max_flow, uint8_t * out,
+    size_t out_stride)
+{
+  int x, y;
+
+  if (uv == NULL || out == NULL || params == NULL || width < 1 || height < 1
+      || params->arrow_step < 2 || params->r < 0 || params->g < 0
+      || params->b < 0 || params->r > 3 || params->g > 3 || params->b > 3
+      || params->a > 3)
+    return CF_ERROR_INVALID;
+  if (!(max_flow > 0.0f))
+    max_flow = cf_flowviz_max_magnitude (uv, uv_stride, width, height);
+  if (!(max_flow > 0.0f))
+    max_flow = 1.0f;
+
+  for (y = 0; y < height; y++) {
+    uint8_t *row = out + (size_t) y * out_stride;
+    for (x = 0; x < width; x++) {
+      uint8_t rgb[3];
+      cf_flowviz_pixel (uv, uv_stride, width, height, x, y,
+          (int) params->mode, params->arrow_step, max_flow, rgb);
+      row[4 * x + params->r] = rgb[0];
+      row[4 * x + params->g] = rgb[1];
+      row[4 * x + params->b] = rgb[2];
+      if (params->a >= 0)
+        row[4 * x + params->a] = 255;
+    }
+  }
+  return CF_OK;
+}
