@@ -1,0 +1,760 @@
+/* gst-cudaflow — TV-L1 optical flow, CPU reference
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Sources: research/seed-003-tvl1.md §1.2 (scheme, IPOL `tvl1flow_lib.c`
+ * Dual_TVL1_optic_flow), §1.3 (multiscale driver and preprocessing, IPOL
+ * `Dual_TVL1_optic_flow_multiscale`, `zoom.c`), §5 (pitfalls: step order,
+ * p reset per level, adjoint operators, halved one-sided ∇I1). Serial loops,
+ * one numerical step per function; cf_tvl1_flow only orchestrates.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "common/tvl1.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+cf_tvl1_params_init (cf_tvl1_params * params)
+{
+  /* IPOL main.c PAR_DEFAULT_* and tvl1flow_lib.c MAX_ITERATIONS,
+   * PRESMOOTHING_SIGMA; seed 003 §1.3 */
+  params->tau = 0.25f;
+  params->lambda = 0.15f;
+  params->theta = 0.3f;
+  params->warps = 5;
+  params->max_iterations = 300;
+  params->epsilon = 0.01f;
+  params->presmooth_sigma = 0.8f;
+  params->warp_border = CF_WARP_ZERO_OUTSIDE;
+}
+
+/* 1 when @value is an integer in [lo, hi]. */
+static int
+integer_in (double value, double lo, double hi)
+{
+  return value >= lo && value <= hi && value == floor (value);
+}
+
+cf_status
+cf_tvl1_params_set (cf_tvl1_params * params, const char *name, double value)
+{
+  if (params == NULL || name == NULL || isnan (value))
+    return CF_ERROR_INVALID;
+
+  if (!strcmp (name, "tau")) {
+    /* IPOL main.c accepts (0, 0.25]; Chambolle's proof needs <= 1/8 */
+    if (!(value > 0.0 && value <= 0.25))
+      return CF_ERROR_INVALID;
+    params->tau = (float) value;
+  } else if (!strcmp (name, "lambda")) {
+    if (!(value > 0.0 && value < 1e6))
+      return CF_ERROR_INVALID;
+    params->lambda = (float) value;
+  } else if (!strcmp (name, "theta")) {
+    if (!(value > 0.0 && value < 1e6))
+      return CF_ERROR_INVALID;
+    params->theta = (float) value;
+  } else if (!strcmp (name, "warps")) {
+    if (!integer_in (value, 1, 1000))
+      return CF_ERROR_INVALID;
+    params->warps = (int) value;
+  } else if (!strcmp (name, "iterations")) {
+    if (!integer_in (value, 1, 1000000))
+      return CF_ERROR_INVALID;
+    params->max_iterations = (int) value;
+  } else if (!strcmp (name, "epsilon")) {
+    if (!(value >= 0.0 && value < 1e6))
+      return CF_ERROR_INVALID;
+    params->epsilon = (float) value;
+  } else if (!strcmp (name, "sigma")) {
+    if (!(value >= 0.0 && value <= 50.0))
+      return CF_ERROR_INVALID;
+    params->presmooth_sigma = (float) value;
+  } else if (!strcmp (name, "border")) {
+    if (value == 0.0)
+      params->warp_border = CF_WARP_CLAMP;
+    else if (value == 1.0)
+      params->warp_border = CF_WARP_ZERO_OUTSIDE;
+    else
+      return CF_ERROR_INVALID;
+  } else {
+    return CF_ERROR_INVALID;
+  }
+  return CF_OK;
+}
+
+static int
+params_valid (const cf_tvl1_params * params)
+{
+  return params != NULL && params->tau > 0.0f && params->tau <= 0.25f &&
+      params->lambda > 0.0f && params->theta > 0.0f && params->warps >= 1 &&
+      params->max_iterations >= 1 && params->epsilon >= 0.0f &&
+      params->presmooth_sigma >= 0.0f &&
+      (params->warp_border == CF_WARP_CLAMP ||
+      params->warp_border == CF_WARP_ZERO_OUTSIDE);
+}
+
+void
+cf_tvl1_prepare_pyramid_params (const cf_tvl1_params * params,
+    cf_pyramid_params * pyramid)
+{
+  pyramid->presmooth_sigma = params->presmooth_sigma;
+}
+
+/* I ← 255 (I − min) / (max − min) with min, max over both frames (IPOL
+ * tvl1flow_lib.c image_normalization; seed 003 §1.3 "Intensity range").
+ * fp32, like IPOL's float images (its 255.0 literal is double; the result is
+ * stored as float either way). */
+void
+cf_tvl1_normalize_pair (cf_image * i0, cf_image * i1)
+{
+  cf_image *frames[2] = { i0, i1 };
+  float lo = INFINITY, hi = -INFINITY, den;
+  int k, x, y;
+
+  if (i0 == NULL || i1 == NULL)
+    return;
+  for (k = 0; k < 2; k++) {
+    for (y = 0; y < frames[k]->height; y++) {
+      const float *row = cf_image_row (frames[k], y);
+      for (x = 0; x < frames[k]->width; x++) {
+        if (row[x] < lo)
+          lo = row[x];
+        if (row[x] > hi)
+          hi = row[x];
+      }
+    }
+  }
+  den = hi - lo;
+  if (!(den > 0.0f))
+    return;                     /* constant pair: IPOL copies unchanged */
+  for (k = 0; k < 2; k++) {
+    for (y = 0; y < frames[k]->height; y++) {
+      float *row = cf_image_row (frames[k], y);
+      for (x = 0; x < frames[k]->width; x++)
+        row[x] = 255.0f * (row[x] - lo) / den;
+    }
+  }
+}
+
+static int
+same_size (const cf_image * a, const cf_image * b)
+{
+  return a != NULL && b != NULL && a->width == b->width &&
+      a->height == b->height;
+}
+
+static int
+flow_matches (const cf_flow * f, const cf_image * a)
+{
+  return f != NULL && a != NULL && f->width == a->width &&
+      f->height == a->height;
+}
+
+/* Clamp an index into [0, n) (Neumann): the one border rule of the centred
+ * image gradient. */
+static inline int
+clamp_index (int i, int n)
+{
+  return i < 0 ? 0 : (i >= n ? n - 1 : i);
+}
+
+/* ∂xI1 = (I1(x+1, y) − I1(x−1, y)) / 2, ∂yI1 likewise, on the pixel grid.
+ * Border: taps clamped, so the one-sided difference at an edge is *still
+ * halved*, I1x(0) = (I1(1) − I1(0)) / 2 (IPOL mask.c centered_gradient;
+ * seed 003 §1.3 "∇I1", §5 item 5; OpenCV's clamped indices agree). Computed
+ * once per level on the unwarped I1, then warped (§1.2 per-warp
+ * precomputation). */
+cf_status
+cf_tvl1_centered_gradient (const cf_image * i1, cf_image * i1x, cf_image * i1y)
+{
+  int x, y, w, h;
+
+  if (!same_size (i1, i1x) || !same_size (i1, i1y) || i1x == i1y ||
+      i1 == i1x || i1 == i1y)
+    return CF_ERROR_INVALID;
+  w = i1->width;
+  h = i1->height;
+  for (y = 0; y < h; y++) {
+    const float *up = cf_image_row (i1, clamp_index (y - 1, h));
+    const float *row = cf_image_row (i1, y);
+    const float *down = cf_image_row (i1, clamp_index (y + 1, h));
+    float *gx = cf_image_row (i1x, y);
+    float *gy = cf_image_row (i1y, y);
+    for (x = 0; x < w; x++) {
+      gx[x] = 0.5f * (row[clamp_index (x + 1, w)] - row[clamp_index (x - 1,
+                  w)]);
+      gy[x] = 0.5f * (down[x] - up[x]);
+    }
+  }
+  return CF_OK;
+}
+
+/* u0 fixed for the warp (seed 003 §1.2 "Per-warp precomputation", §5 item 2;
+ * IPOL tvl1flow_lib.c before the iteration loop):
+ *   I1w = I1(x + u0), I1wx = ∂xI1(x + u0), I1wy = ∂yI1(x + u0)
+ *     (Catmull-Rom bicubic, common/warp.c; the *gradient images* are warped,
+ *     the warped image is not differentiated; IPOL border_out = true is
+ *     CF_WARP_ZERO_OUTSIDE: 0 when any 4x4 tap leaves I1, so g = 0 there and
+ *     TH leaves v = u — the data term is off);
+ *   g  = I1wx² + I1wy²
+ *   ρc = I1w − I1wx u0_1 − I1wy u0_2 − I0   (ρ(u) = ρc + ∇I1w·u)
+ * Sample position x + u0(x) in fp32 on the full-pixel grid. */
+cf_status
+cf_tvl1_warp_prepare (const cf_image * i0, const cf_image * i1,
+    const cf_image * i1x, const cf_image * i1y, const cf_flow * u0,
+    cf_warp_border border, cf_image * i1w, cf_image * i1wx,
+    cf_image * i1wy, cf_image * grad, cf_image * rho_c)
+{
+  int x, y;
+
+  if (!same_size (i0, i1) || !same_size (i0, i1x) || !same_size (i0, i1y)
+      || !flow_matches (u0, i0) || !same_size (i0, i1w) ||
+      !same_size (i0, i1wx) || !same_size (i0, i1wy) ||
+      !same_size (i0, grad) || !same_size (i0, rho_c))
+    return CF_ERROR_INVALID;
+
+  for (y = 0; y < i0->height; y++) {
+    const float *f0 = cf_image_row (i0, y);
+    const float *a = u0->u + (size_t) y * u0->pitch;
+    const float *b = u0->v + (size_t) y * u0->pitch;
+    float *w = cf_image_row (i1w, y);
+    float *wx = cf_image_row (i1wx, y);
+    float *wy = cf_image_row (i1wy, y);
+    float *g = cf_image_row (grad, y);
+    float *r = cf_image_row (rho_c, y);
+    for (x = 0; x < i0->width; x++) {
+      float px = (float) x + a[x], py = (float) y + b[x];
+      w[x] = cf_bicubic_at (i1, px, py, border);
+      wx[x] = cf_bicubic_at (i1x, px, py, border);
+      wy[x] = cf_bicubic_at (i1y, px, py, border);
+      g[x] = wx[x] * wx[x] + wy[x] * wy[x];
+      r[x] = w[x] - wx[x] * a[x] - wy[x] * b[x] - f0[x];
+    }
+  }
+  return CF_OK;
+}
+
+/* Step V, thresholding operator TH (Zach–Pock–Bischof 2007 Prop. 3; seed 003
+ * §1.2 step 1; IPOL tvl1flow_lib.c "thresholding operator TH"), pointwise:
+ *   ρ = ρc + I1wx u1 + I1wy u2          (from the *current* u, §5 item 1)
+ *   v = u + {  λθ ∇I1w        if ρ < −λθ g
+ *           { −λθ ∇I1w        if ρ >  λθ g
+ *           {  0              if g < CF_TVL1_GRAD_IS_ZERO
+ *           { −ρ ∇I1w / g     otherwise
+ * The comparisons and products are IPOL's, in fp32. */
+cf_status
+cf_tvl1_threshold (const cf_image * i1wx, const cf_image * i1wy,
+    const cf_image * grad, const cf_image * rho_c, const cf_flow * u,
+    float lambda, float theta, cf_flow * v)
+{
+  const float l_t = lambda * theta;
+  int x, y;
+
+  if (!same_size (i1wx, i1wy) || !same_size (i1wx, grad) ||
+      !same_size (i1wx, rho_c) || !flow_matches (u, i1wx) ||
+      !flow_matches (v, i1wx))
+    return CF_ERROR_INVALID;
+
+  for (y = 0; y < i1wx->height; y++) {
+    const float *gx = cf_image_row (i1wx, y);
+    const float *gy = cf_image_row (i1wy, y);
+    const float *g = cf_image_row (grad, y);
+    const float *rc = cf_image_row (rho_c, y);
+    const float *u1 = u->u + (size_t) y * u->pitch;
+    const float *u2 = u->v + (size_t) y * u->pitch;
+    float *v1 = v->u + (size_t) y * v->pitch;
+    float *v2 = v->v + (size_t) y * v->pitch;
+    for (x = 0; x < i1wx->width; x++) {
+      const float rho = rc[x] + (gx[x] * u1[x] + gy[x] * u2[x]);
+      float d1, d2;
+
+      if (rho < -l_t * g[x]) {
+        d1 = l_t * gx[x];
+        d2 = l_t * gy[x];
+      } else if (rho > l_t * g[x]) {
+        d1 = -l_t * gx[x];
+        d2 = -l_t * gy[x];
+      } else if (g[x] < CF_TVL1_GRAD_IS_ZERO) {
+        d1 = d2 = 0.0f;
+      } else {
+        const float fi = -rho / g[x];
+        d1 = fi * gx[x];
+        d2 = fi * gy[x];
+      }
+      v1[x] = u1[x] + d1;
+      v2[x] = u2[x] + d2;
+    }
+  }
+  return CF_OK;
+}
+
+/* Step Div, backward differences (Chambolle 2004 §2; seed 003 §1.2 step 2,
+ * §5 item 4; IPOL mask.c divergence):
+ *   div p = (px(x, y) − px(x−1, y)) + (py(x, y) − py(x, y−1))
+ * Border, written out as in IPOL: px(−1, ·) = py(·, −1) = 0 (first
+ * column/row keep only the + term) and px on the last column / py on the
+ * last row are not read (last column/row keep only the − term). This makes
+ * div exactly −∇ᵀ of cf_tvl1_forward_gradient for any p; in the solver
+ * those components stay 0, so it equals the plain backward difference. A
+ * 1-pixel axis contributes 0. Full-pixel grid. */
+cf_status
+cf_tvl1_divergence (const cf_image * px, const cf_image * py, cf_image * div)
+{
+  int x, y, w, h;
+
+  if (!same_size (px, py) || !same_size (px, div) || div == px || div == py)
+    return CF_ERROR_INVALID;
+  w = px->width;
+  h = px->height;
+  for (y = 0; y < h; y++) {
+    const float *a = cf_image_row (px, y);
+    const float *b = cf_image_row (py, y);
+    const float *b_up = y > 0 ? cf_image_row (py, y - 1) : NULL;
+    float *d = cf_image_row (div, y);
+
+    /* x part: interior, then first and last column */
+    for (x = 1; x < w - 1; x++)
+      d[x] = a[x] - a[x - 1];
+    if (w == 1) {
+      d[0] = 0.0f;
+    } else {
+      d[0] = a[0];
+      d[w - 1] = -a[w - 2];
+    }
+
+    /* y part: interior rows, then first and last row */
+    if (h == 1)
+      continue;
+    if (y == 0) {
+      for (x = 0; x < w; x++)
+        d[x] += b[x];
+    } else if (y == h - 1) {
+      for (x = 0; x < w; x++)
+        d[x] -= b_up[x];
+    } else {
+      for (x = 0; x < w; x++)
+        d[x] += b[x] - b_up[x];
+    }
+  }
+  return CF_OK;
+}
+
+/* Step U (seed 003 §1.2 step 3; IPOL tvl1flow_lib.c "estimate the values of
+ * the optical flow"), pointwise:
+ *   u_d^{n+1} = v_d + θ div p_d^n   (the *old* p, §5 item 1)
+ * and the stopping quantity Σ |u^{n+1} − u^n|², accumulated in double
+ * (deliberate: an exact-ish reduction; IPOL accumulates in float). */
+cf_status
+cf_tvl1_update_u (const cf_flow * v, const cf_flow * div, float theta,
+    cf_flow * u, double *sum_sq)
+{
+  double sum = 0.0;
+  int x, y;
+
+  if (v == NULL || div == NULL || u == NULL || v->width != u->width ||
+      v->height != u->height || div->width != u->width ||
+      div->height != u->height || div->u == u->u)
+    return CF_ERROR_INVALID;
+
+  for (y = 0; y < u->height; y++) {
+    const float *v1 = v->u + (size_t) y * v->pitch;
+    const float *v2 = v->v + (size_t) y * v->pitch;
+    const float *d1 = div->u + (size_t) y * div->pitch;
+    const float *d2 = div->v + (size_t) y * div->pitch;
+    float *u1 = u->u + (size_t) y * u->pitch;
+    float *u2 = u->v + (size_t) y * u->pitch;
+    for (x = 0; x < u->width; x++) {
+      const float u1k = u1[x], u2k = u2[x];
+      float e1, e2;
+
+      u1[x] = v1[x] + theta * d1[x];
+      u2[x] = v2[x] + theta * d2[x];
+      e1 = u1[x] - u1k;
+      e2 = u2[x] - u2k;
+      sum += (double) (e1 * e1 + e2 * e2);
+    }
+  }
+  if (sum_sq != NULL)
+    *sum_sq = sum;
+  return CF_OK;
+}
+
+/* Step fG, forward differences (Chambolle 2004 §2; seed 003 §1.2 step 4;
+ * IPOL mask.c forward_gradient):
+ *   fx(x, y) = f(x+1, y) − f(x, y),  fy(x, y) = f(x, y+1) − f(x, y)
+ * Border: fx = 0 on the last column, fy = 0 on the last row (Neumann), so
+ * the P step keeps p_d1 = 0 there and p_d2 = 0 on the last row. */
+cf_status
+cf_tvl1_forward_gradient (const cf_image * f, cf_image * fx, cf_image * fy)
+{
+  int x, y, w, h;
+
+  if (!same_size (f, fx) || !same_size (f, fy) || fx == fy || f == fx ||
+      f == fy)
+    return CF_ERROR_INVALID;
+  w = f->width;
+  h = f->height;
+  for (y = 0; y < h; y++) {
+    const float *row = cf_image_row (f, y);
+    float *gx = cf_image_row (fx, y);
+    float *gy = cf_image_row (fy, y);
+
+    for (x = 0; x < w - 1; x++)
+      gx[x] = row[x + 1] - row[x];
+    gx[w - 1] = 0.0f;           /* last column */
+
+    if (y < h - 1) {
+      const float *down = cf_image_row (f, y + 1);
+      for (x = 0; x < w; x++)
+        gy[x] = down[x] - row[x];
+    } else {
+      for (x = 0; x < w; x++)   /* last row */
+        gy[x] = 0.0f;
+    }
+  }
+  return CF_OK;
+}
+
+/* Step P, Chambolle's fixed-point projection (Chambolle 2004 eq. (9); seed
+ * 003 §1.2 step 5; IPOL tvl1flow_lib.c "estimate the values of the dual
+ * variable"), pointwise:
+ *   p_d ← (p_d + τ/θ ∇u_d) / (1 + τ/θ |∇u_d|),  |∇u_d| = sqrt(ux² + uy²)
+ * fp32 (IPOL uses hypot and a double 1.0; the values are far from overflow).
+ * The unit ball is kept: |p| <= 1 gives |p'| <= (1 + τ/θ|∇u|) /
+ * (1 + τ/θ|∇u|) = 1. */
+cf_status
+cf_tvl1_update_p (const cf_image * ux, const cf_image * uy,
+    const cf_flow * p_in, float tau, float theta, cf_flow * p_out)
+{
+  const float taut = tau / theta;
+  int x, y;
+
+  if (!same_size (ux, uy) || !flow_matches (p_in, ux) ||
+      !flow_matches (p_out, ux))
+    return CF_ERROR_INVALID;
+
+  for (y = 0; y < ux->height; y++) {
+    const float *gx = cf_image_row (ux, y);
+    const float *gy = cf_image_row (uy, y);
+    const float *a = p_in->u + (size_t) y * p_in->pitch;
+    const float *b = p_in->v + (size_t) y * p_in->pitch;
+    float *oa = p_out->u + (size_t) y * p_out->pitch;
+    float *ob = p_out->v + (size_t) y * p_out->pitch;
+    for (x = 0; x < ux->width; x++) {
+      const float norm = sqrtf (gx[x] * gx[x] + gy[x] * gy[x]);
+      const float den = 1.0f + taut * norm;
+
+      oa[x] = (a[x] + taut * gx[x]) / den;
+      ob[x] = (b[x] + taut * gy[x]) / den;
+    }
+  }
+  return CF_OK;
+}
+
+/* Number of planes in a workspace: 7 images + 6 flows of 2 planes. */
+#define WORKSPACE_PLANES 19
+
+cf_tvl1_workspace *
+cf_tvl1_workspace_new (int width, int height)
+{
+  cf_tvl1_workspace *ws;
+  cf_image *images[7];
+  cf_flow *flows[6];
+  size_t n;
+  int k;
+
+  if (width < 1 || height < 1 || width > CF_MAX_DIMENSION ||
+      height > CF_MAX_DIMENSION)
+    return NULL;
+  ws = calloc (1, sizeof (*ws));
+  if (ws == NULL)
+    return NULL;
+  n = (size_t) width * height;
+  ws->block = calloc (WORKSPACE_PLANES * n, sizeof (float));
+  if (ws->block == NULL) {
+    free (ws);
+    return NULL;
+  }
+  ws->width = width;
+  ws->height = height;
+
+  images[0] = &ws->i1x;
+  images[1] = &ws->i1y;
+  images[2] = &ws->i1w;
+  images[3] = &ws->i1wx;
+  images[4] = &ws->i1wy;
+  images[5] = &ws->grad;
+  images[6] = &ws->rho_c;
+  flows[0] = &ws->p1;
+  flows[1] = &ws->p2;
+  flows[2] = &ws->v;
+  flows[3] = &ws->div;
+  flows[4] = &ws->du1;
+  flows[5] = &ws->du2;
+  for (k = 0; k < 7; k++)
+    *images[k] = cf_image_view (ws->block + k * n, width, height, width);
+  for (k = 0; k < 6; k++) {
+    flows[k]->width = width;
+    flows[k]->height = height;
+    flows[k]->pitch = (size_t) width;
+    flows[k]->u = ws->block + (7 + 2 * k) * n;
+    flows[k]->v = ws->block + (8 + 2 * k) * n;
+    flows[k]->owns_data = 0;
+  }
+  return ws;
+}
+
+void
+cf_tvl1_workspace_free (cf_tvl1_workspace * ws)
+{
+  if (ws == NULL)
+    return;
+  free (ws->block);
+  free (ws);
+}
+
+static void
+crop_image (cf_image * image, int width, int height)
+{
+  image->width = width;
+  image->height = height;
+}
+
+static void
+crop_flow (cf_flow * flow, int width, int height)
+{
+  flow->width = width;
+  flow->height = height;
+}
+
+cf_status
+cf_tvl1_workspace_level (const cf_tvl1_workspace * ws, int width,
+    int height, cf_tvl1_workspace * level)
+{
+  if (ws == NULL || level == NULL || width < 1 || height < 1 ||
+      width > ws->width || height > ws->height)
+    return CF_ERROR_INVALID;
+  *level = *ws;
+  level->width = width;
+  level->height = height;
+  level->block = NULL;
+  crop_image (&level->i1x, width, height);
+  crop_image (&level->i1y, width, height);
+  crop_image (&level->i1w, width, height);
+  crop_image (&level->i1wx, width, height);
+  crop_image (&level->i1wy, width, height);
+  crop_image (&level->grad, width, height);
+  crop_image (&level->rho_c, width, height);
+  crop_flow (&level->p1, width, height);
+  crop_flow (&level->p2, width, height);
+  crop_flow (&level->v, width, height);
+  crop_flow (&level->div, width, height);
+  crop_flow (&level->du1, width, height);
+  crop_flow (&level->du2, width, height);
+  return CF_OK;
+}
+
+/* One plane of a flow (or dual field) as an image view. */
+static cf_image
+plane (const cf_flow * f, int second)
+{
+  return cf_image_view (second ? f->v : f->u, f->width, f->height, f->pitch);
+}
+
+/* One iteration in IPOL order V → Div → U → fG → P (seed 003 §1.1 L39–45,
+ * §1.2 steps 1–5, §5 item 1; IPOL tvl1flow_lib.c while loop). The error is
+ * the mean of |u^{n+1} − u^n|² over the pixels (§1.2 "Stopping"). u and p
+ * are updated in place: U and P are pointwise and every stencil (Div, fG)
+ * runs as a whole sweep before them, so this equals ping-pong; a fused
+ * kernel whose tiles read neighbours' u or p must ping-pong (§5 item 11). */
+cf_status
+cf_tvl1_iteration (cf_tvl1_workspace * ws, const cf_tvl1_params * params,
+    cf_flow * u, double *mean_sq_update)
+{
+  cf_image p11, p12, p21, p22, div1, div2, u1, u2, u1x, u1y, u2x, u2y;
+  cf_status status;
+  double sum = 0.0;
+
+  if (ws == NULL || !params_valid (params) || u == NULL ||
+      u->width != ws->width || u->height != ws->height)
+    return CF_ERROR_INVALID;
+
+  p11 = plane (&ws->p1, 0);
+  p12 = plane (&ws->p1, 1);
+  p21 = plane (&ws->p2, 0);
+  p22 = plane (&ws->p2, 1);
+  div1 = plane (&ws->div, 0);
+  div2 = plane (&ws->div, 1);
+  u1 = plane (u, 0);
+  u2 = plane (u, 1);
+  u1x = plane (&ws->du1, 0);
+  u1y = plane (&ws->du1, 1);
+  u2x = plane (&ws->du2, 0);
+  u2y = plane (&ws->du2, 1);
+
+  status = cf_tvl1_threshold (&ws->i1wx, &ws->i1wy, &ws->grad, &ws->rho_c,
+      u, params->lambda, params->theta, &ws->v);
+  if (status == CF_OK)
+    status = cf_tvl1_divergence (&p11, &p12, &div1);
+  if (status == CF_OK)
+    status = cf_tvl1_divergence (&p21, &p22, &div2);
+  if (status == CF_OK)
+    status = cf_tvl1_update_u (&ws->v, &ws->div, params->theta, u, &sum);
+  if (status == CF_OK)
+    status = cf_tvl1_forward_gradient (&u1, &u1x, &u1y);
+  if (status == CF_OK)
+    status = cf_tvl1_forward_gradient (&u2, &u2x, &u2y);
+  if (status == CF_OK)
+    status = cf_tvl1_update_p (&u1x, &u1y, &ws->p1, params->tau,
+        params->theta, &ws->p1);
+  if (status == CF_OK)
+    status = cf_tvl1_update_p (&u2x, &u2y, &ws->p2, params->tau,
+        params->theta, &ws->p2);
+  if (status == CF_OK && mean_sq_update != NULL)
+    *mean_sq_update = sum / ((double) u->width * (double) u->height);
+  return status;
+}
+
+static void
+copy_flow (const cf_flow * src, cf_flow * dst)
+{
+  int y;
+
+  for (y = 0; y < src->height; y++) {
+    memcpy (dst->u + (size_t) y * dst->pitch, src->u + (size_t) y *
+        src->pitch, (size_t) src->width * sizeof (float));
+    memcpy (dst->v + (size_t) y * dst->pitch, src->v + (size_t) y *
+        src->pitch, (size_t) src->width * sizeof (float));
+  }
+}
+
+/* A view of @f's planes cropped to width x height. */
+static cf_flow
+flow_view (const cf_flow * f, int width, int height)
+{
+  cf_flow view = *f;
+
+  view.width = width;
+  view.height = height;
+  view.owns_data = 0;
+  return view;
+}
+
+/* Solve one level (IPOL Dual_TVL1_optic_flow): ∇I1 and p = 0 once, then
+ * per warp the constants around the current u and iterations until the
+ * mean squared update is <= ε² (IPOL `while (error > ε² && n < MAX)`; the
+ * test runs after every iteration, at least one iteration per warp) or
+ * max_iterations; ε = 0 gives exactly max_iterations. */
+static cf_status
+solve_level (const cf_image * i0, const cf_image * i1,
+    const cf_tvl1_params * params, cf_tvl1_workspace * ws, cf_flow * u)
+{
+  const double eps2 = (double) params->epsilon * (double) params->epsilon;
+  cf_status status;
+  int k, n;
+
+  status = cf_tvl1_centered_gradient (i1, &ws->i1x, &ws->i1y);
+  if (status != CF_OK)
+    return status;
+  /* p = 0 once per level, not per warp (seed 003 §1.2 "Initialisation",
+   * §5 item 3) */
+  cf_flow_fill (&ws->p1, 0.0f, 0.0f);
+  cf_flow_fill (&ws->p2, 0.0f, 0.0f);
+
+  for (k = 0; k < params->warps; k++) {
+    status = cf_tvl1_warp_prepare (i0, i1, &ws->i1x, &ws->i1y, u,
+        params->warp_border, &ws->i1w, &ws->i1wx, &ws->i1wy, &ws->grad,
+        &ws->rho_c);
+    if (status != CF_OK)
+      return status;
+    for (n = 0; n < params->max_iterations; n++) {
+      double e = 0.0;
+      status = cf_tvl1_iteration (ws, params, u, &e);
+      if (status != CF_OK)
+        return status;
+      if (params->epsilon > 0.0f && !(e > eps2))
+        break;
+    }
+  }
+  return CF_OK;
+}
+
+/* Multiscale driver (IPOL Dual_TVL1_optic_flow_multiscale; seed 003 §1.3):
+ * global pyramid coarse to fine; u = 0 (or the resampled initial flow) at
+ * the coarsest level; between levels the flow is upsampled with clamped
+ * bicubic at corner-aligned positions and scaled to the finer grid
+ * (cf_flow_resample, ×1/η). */
+cf_status
+cf_tvl1_flow (const cf_pyramid * p0, const cf_pyramid * p1,
+    const cf_tvl1_params * params, int use_initial, cf_flow * flow)
+{
+  cf_status status = CF_OK;
+  cf_tvl1_workspace *ws = NULL;
+  cf_flow *u = NULL;
+  int l, w0, h0;
+
+  if (p0 == NULL || p1 == NULL || !params_valid (params) || flow == NULL ||
+      p0->n_levels != p1->n_levels || p0->n_levels < 1 ||
+      p0->n_levels > CF_PYRAMID_MAX_LEVELS ||
+      !same_size (p0->level[0], p1->level[0]) ||
+      flow->width != p0->level[0]->width ||
+      flow->height != p0->level[0]->height)
+    return CF_ERROR_INVALID;
+  for (l = 1; l < p0->n_levels; l++)
+    if (!same_size (p0->level[l], p1->level[l]) ||
+        p0->level[l]->width > p0->level[0]->width ||
+        p0->level[l]->height > p0->level[0]->height)
+      return CF_ERROR_INVALID;
+  w0 = flow->width;
+  h0 = flow->height;
+
+  ws = cf_tvl1_workspace_new (w0, h0);
+  u = cf_flow_new (w0, h0);
+  if (ws == NULL || u == NULL) {
+    status = CF_ERROR_NO_MEMORY;
+    goto out;
+  }
+
+  for (l = p0->n_levels - 1; l >= 0; l--) {
+    const cf_image *f0 = p0->level[l], *f1 = p1->level[l];
+    cf_flow ul = flow_view (u, f0->width, f0->height);
+    cf_tvl1_workspace wl;
+
+    status = cf_tvl1_workspace_level (ws, f0->width, f0->height, &wl);
+    if (status != CF_OK)
+      goto out;
+
+    /* the flow entering this level */
+    if (l == p0->n_levels - 1) {
+      if (use_initial)
+        status = cf_flow_resample (flow, &ul);
+      else
+        cf_flow_fill (&ul, 0.0f, 0.0f);
+    } else {
+      /* the coarser level's result is parked in `flow`'s buffer */
+      cf_flow prev = flow_view (flow, p0->level[l + 1]->width,
+          p0->level[l + 1]->height);
+      status = cf_flow_resample (&prev, &ul);
+    }
+    if (status == CF_OK)
+      status = solve_level (f0, f1, params, &wl, &ul);
+    if (status != CF_OK)
+      goto out;
+
+    /* park this level's result in `flow`'s buffer */
+    {
+      cf_flow dst = flow_view (flow, f0->width, f0->height);
+      copy_flow (&ul, &dst);
+    }
+  }
+
+out:
+  cf_tvl1_workspace_free (ws);
+  cf_flow_free (u);
+  return status;
+}

@@ -1,0 +1,178 @@
+/* gst-cudaflow — TV-L1 optical flow, CPU reference
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The dual TV-L1 scheme of Zach, Pock and Bischof (DAGM 2007) as implemented
+ * by IPOL `tvl1flow` (Sánchez, Meinhardt-Llopis, Facciolo, IPOL 2013;
+ * research/seed-003-tvl1.md §1.2–1.3, §5). Symbols: I0, I1 the frames
+ * (intensities 0..255), u = (u1, u2) the flow (x right, y down, pixels),
+ * p_d = (p_d1, p_d2) the dual field of u_d, v the auxiliary flow.
+ *
+ *   per level (coarse to fine):  ∇I1 centred (once), p = 0 (once)
+ *   per warp:   u0 = u;  I1w, I1wx, I1wy = I1, ∂xI1, ∂yI1 at x + u0
+ *               (bicubic, zero outside = IPOL border_out);
+ *               g = |∇I1w|²;  ρc = I1w − ∇I1w·u0 − I0
+ *   per iteration (IPOL order V, Div, U, fG, P):
+ *     V    v = TH(u): ρ = ρc + ∇I1w·u, step ±λθ∇I1w or −ρ∇I1w/g
+ *     Div  div p_d, backward differences
+ *     U    u_d = v_d + θ div p_d (old p); e = mean |Δu|²
+ *     fG   ∇u_d, forward differences
+ *     P    p_d = (p_d + τ/θ ∇u_d) / (1 + τ/θ |∇u_d|)
+ *   stop when e <= ε² or after max_iterations (ε = 0: fixed count).
+ *
+ * Grid: every plane is on the pixel grid (full-pixel centres at integer
+ * coordinates); the forward gradient and backward divergence form an adjoint
+ * pair, <∇u, p> = −<u, div p>, because p_d1 on the last column and p_d2 on
+ * the last row stay 0. Arithmetic is fp32 with f literals like the GPU twins;
+ * the one deliberate double is the ε reduction.
+ *
+ * Each step below has the GPU twin cf_cuda_tvl1_<step> with the same
+ * argument order (STYLE §5.11). Planes of one call must share width and
+ * height; pitches may differ.
+ */
+#ifndef CF_TVL1_H
+#define CF_TVL1_H
+
+#include "common/image.h"
+#include "common/pyramid.h"
+#include "common/warp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* TH's third case divides by g = |∇I1w|²; below this (units: intensity²
+ * per pixel², 0..255 scale) v = u instead (IPOL GRAD_IS_ZERO). 1e-10 is not
+ * representable in fp16 (smallest subnormal 6e-8): a half path needs its own
+ * guard or must keep this branch in fp32. */
+#define CF_TVL1_GRAD_IS_ZERO 1e-10f
+
+typedef struct
+{
+  float tau;                    /* τ, dual time step of the P step, (0, 0.25] */
+  float lambda;                 /* λ, data-term weight, intensities 0..255 */
+  float theta;                  /* θ, coupling weight of |u − v|² / 2θ, > 0 */
+  int warps;                    /* warps per pyramid level, >= 1 */
+  int max_iterations;           /* iterations per warp: cap, or the count
+                                 * when epsilon = 0; >= 1 */
+  float epsilon;                /* ε, pixels: a warp stops when the mean over
+                                 * pixels of |u^{n+1} − u^n|² <= ε²; 0 = run
+                                 * max_iterations */
+  float presmooth_sigma;        /* σ, pixels, Gaussian applied to both frames
+                                 * before the pyramid; 0 = none */
+  cf_warp_border warp_border;   /* border of the per-warp bicubic samples:
+                                 * CF_WARP_ZERO_OUTSIDE = IPOL border_out
+                                 * (data term off where x + u leaves I1) */
+} cf_tvl1_params;
+
+/* IPOL defaults: τ 0.25, λ 0.15, θ 0.3, 5 warps, 300 iterations, ε 0.01,
+ * σ 0.8, zero outside. */
+void cf_tvl1_params_init (cf_tvl1_params * params);
+
+/* Set one parameter by name: "tau" (0, 0.25], "lambda" > 0, "theta" > 0,
+ * "warps" integer 1..1000, "iterations" integer 1..1000000 (max_iterations),
+ * "epsilon" >= 0, "sigma" 0..50 (presmooth_sigma), "border" 0 = clamp,
+ * 1 = zero outside (cf_warp_border). CF_ERROR_INVALID for an unknown name or
+ * an out-of-range value (params unchanged). */
+cf_status cf_tvl1_params_set (cf_tvl1_params * params, const char *name,
+    double value);
+
+/* Copy what the pyramid needs from @params: presmooth_sigma only (η, level
+ * count and minimum size stay the caller's; IPOL: η 0.5, 5 levels). */
+void cf_tvl1_prepare_pyramid_params (const cf_tvl1_params * params,
+    cf_pyramid_params * pyramid);
+
+/* IPOL image_normalization: map both frames with one affine map so their
+ * joint minimum becomes 0 and joint maximum 255, which fixes the meaning of
+ * λ. A constant pair (max = min) is left unchanged. */
+void cf_tvl1_normalize_pair (cf_image * i0, cf_image * i1);
+
+/* ∇I1 by centred differences, I1x = (I1(x+1) − I1(x−1)) / 2, one-sided at
+ * the borders and still halved: I1x(0) = (I1(1) − I1(0)) / 2 (IPOL
+ * mask.c centered_gradient); likewise I1y. A 1-pixel-wide axis gives 0. */
+cf_status cf_tvl1_centered_gradient (const cf_image * i1, cf_image * i1x,
+    cf_image * i1y);
+
+/* Per-warp constants around u0: I1w, I1wx, I1wy = bicubic samples of I1,
+ * I1x, I1y at x + u0(x) with @border; g = I1wx² + I1wy²;
+ * ρc = I1w − I1wx u0_1 − I1wy u0_2 − I0. */
+cf_status cf_tvl1_warp_prepare (const cf_image * i0, const cf_image * i1,
+    const cf_image * i1x, const cf_image * i1y, const cf_flow * u0,
+    cf_warp_border border, cf_image * i1w, cf_image * i1wx,
+    cf_image * i1wy, cf_image * grad, cf_image * rho_c);
+
+/* Step V, the thresholding TH: v = u + d with ρ = ρc + I1wx u1 + I1wy u2,
+ * l = λθ and d = l ∇I1w if ρ < −l g, −l ∇I1w if ρ > l g, 0 if
+ * g < CF_TVL1_GRAD_IS_ZERO, else −ρ ∇I1w / g. Pointwise; @v may be @u. */
+cf_status cf_tvl1_threshold (const cf_image * i1wx, const cf_image * i1wy,
+    const cf_image * grad, const cf_image * rho_c, const cf_flow * u,
+    float lambda, float theta, cf_flow * v);
+
+/* Step Div for one dual field: div = (px(x) − px(x−1)) + (py(y) − py(y−1))
+ * with px, py taken as 0 left of column 0 and above row 0, and px on the
+ * last column and py on the last row not read (IPOL mask.c divergence;
+ * equal to the plain backward difference while those stay 0). */
+cf_status cf_tvl1_divergence (const cf_image * px, const cf_image * py,
+    cf_image * div);
+
+/* Step U: u_d = v_d + θ div_d for d = 1, 2 (div_1 in @div's u plane, div_2
+ * in its v plane). @u holds u^n on entry and u^{n+1} on return; the sum over
+ * pixels of |u^{n+1} − u^n|² is stored in @sum_sq (double, may be NULL).
+ * Pointwise; @v may be @u. */
+cf_status cf_tvl1_update_u (const cf_flow * v, const cf_flow * div,
+    float theta, cf_flow * u, double *sum_sq);
+
+/* Step fG for one plane: fx = f(x+1) − f(x), fy = f(y+1) − f(y), 0 on the
+ * last column (fx) and last row (fy) (IPOL mask.c forward_gradient). */
+cf_status cf_tvl1_forward_gradient (const cf_image * f, cf_image * fx,
+    cf_image * fy);
+
+/* Step P for one dual field: p ← (p + τ/θ ∇u) / (1 + τ/θ |∇u|), with ∇u =
+ * (ux, uy) from cf_tvl1_forward_gradient. @p_in and @p_out hold (p_d1,
+ * p_d2) in their u and v planes; pointwise, so they may be the same. */
+cf_status cf_tvl1_update_p (const cf_image * ux, const cf_image * uy,
+    const cf_flow * p_in, float tau, float theta, cf_flow * p_out);
+
+/* Planes one TV-L1 solve needs, allocated once for the finest size; a level
+ * uses views of the top-left corner (cf_tvl1_workspace_level). The dual
+ * field p_d keeps (p_d1, p_d2) in the (u, v) planes of p1 (for u1) and p2
+ * (for u2). */
+typedef struct
+{
+  int width, height;
+  cf_image i1x, i1y;            /* ∇I1, per level */
+  cf_image i1w, i1wx, i1wy;     /* I1, ∇I1 warped by u0, per warp */
+  cf_image grad, rho_c;         /* g and ρc, per warp */
+  cf_flow p1, p2;               /* dual fields, reset per level */
+  cf_flow v;                    /* TH output */
+  cf_flow div;                  /* (div p1, div p2) */
+  cf_flow du1, du2;             /* forward gradients of u1 and u2 */
+  float *block;                 /* owns every plane above */
+} cf_tvl1_workspace;
+
+/* NULL on a bad size or no memory. Planes start zeroed. */
+cf_tvl1_workspace *cf_tvl1_workspace_new (int width, int height);
+void cf_tvl1_workspace_free (cf_tvl1_workspace * ws);  /* NULL: no-op */
+
+/* @level: views of @ws's planes cropped to width x height (<= ws's size);
+ * CF_ERROR_INVALID when it does not fit. @level owns nothing. */
+cf_status cf_tvl1_workspace_level (const cf_tvl1_workspace * ws, int width,
+    int height, cf_tvl1_workspace * level);
+
+/* One iteration V, Div, U, fG, P on @u and @ws's dual fields, using the
+ * per-warp constants already in @ws (cf_tvl1_warp_prepare). @mean_sq_update
+ * (may be NULL) receives the mean over pixels of |u^{n+1} − u^n|², the
+ * quantity IPOL compares with ε². */
+cf_status cf_tvl1_iteration (cf_tvl1_workspace * ws,
+    const cf_tvl1_params * params, cf_flow * u, double *mean_sq_update);
+
+/* Flow from pyramid @p0 (frame t−1) to @p1 (frame t), same sizes, built from
+ * cf_tvl1_normalize_pair'd frames with cf_tvl1_prepare_pyramid_params.
+ * @flow (level-0 size) is the initial estimate when @use_initial (resampled
+ * to the coarsest level), else ignored; it receives the result. */
+cf_status cf_tvl1_flow (const cf_pyramid * p0, const cf_pyramid * p1,
+    const cf_tvl1_params * params, int use_initial, cf_flow * flow);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CF_TVL1_H */

@@ -1,0 +1,1022 @@
+/* gst-cudaflow — tests for common/tvl1 (TV-L1 CPU reference)
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "cf-test-util.h"
+#include "common/flo.h"
+#include "common/metrics.h"
+#include "common/pyramid.h"
+#include "common/synth.h"
+#include "common/tvl1.h"
+
+/* Pixel (x, y) of an image, of a flow's planes. */
+#define PX(img, x, y) ((img)->data[(x) + (size_t) (y) * (img)->pitch])
+#define FU(f, x, y) ((f)->u[(x) + (size_t) (y) * (f)->pitch])
+#define FV(f, x, y) ((f)->v[(x) + (size_t) (y) * (f)->pitch])
+
+/* Image from row-major values. */
+static cf_image *
+image_from (int w, int h, const float *values)
+{
+  cf_image *img = cf_image_new (w, h);
+  int x, y;
+
+  fail_unless (img != NULL);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      PX (img, x, y) = values[x + y * w];
+  return img;
+}
+
+static void
+assert_image_equals (const cf_image * img, const float *expected, float tol)
+{
+  int x, y;
+
+  for (y = 0; y < img->height; y++)
+    for (x = 0; x < img->width; x++)
+      fail_unless (fabsf (PX (img, x, y) - expected[x + y * img->width]) <=
+          tol, "pixel (%d, %d): got %g, expected %g", x, y, PX (img, x, y),
+          expected[x + y * img->width]);
+}
+
+/* The images of a flow (or dual field) as views. */
+static cf_image
+plane_u (const cf_flow * f)
+{
+  return cf_image_view (f->u, f->width, f->height, f->pitch);
+}
+
+static cf_image
+plane_v (const cf_flow * f)
+{
+  return cf_image_view (f->v, f->width, f->height, f->pitch);
+}
+
+static double
+dot (const cf_image * a, const cf_image * b)
+{
+  double s = 0.0;
+  int x, y;
+
+  for (y = 0; y < a->height; y++)
+    for (x = 0; x < a->width; x++)
+      s += (double) PX (a, x, y) * (double) PX (b, x, y);
+  return s;
+}
+
+/* ---------------------------------------------------------------- params */
+
+GST_START_TEST (test_params_init_gives_ipol_defaults)
+{
+  cf_tvl1_params p;
+  cf_pyramid_params pp;
+
+  cf_tvl1_params_init (&p);
+  fail_unless_equals_float (p.tau, 0.25f);
+  fail_unless_equals_float (p.lambda, 0.15f);
+  fail_unless_equals_float (p.theta, 0.3f);
+  fail_unless_equals_int (p.warps, 5);
+  fail_unless_equals_int (p.max_iterations, 300);
+  fail_unless_equals_float (p.epsilon, 0.01f);
+  fail_unless_equals_float (p.presmooth_sigma, 0.8f);
+  fail_unless_equals_int (p.warp_border, CF_WARP_ZERO_OUTSIDE);
+
+  cf_pyramid_params_init (&pp);
+  cf_tvl1_prepare_pyramid_params (&p, &pp);
+  fail_unless_equals_float (pp.presmooth_sigma, 0.8f);
+  fail_unless_equals_float (pp.eta, 0.5f);      /* untouched */
+  fail_unless_equals_int (pp.max_levels, 5);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_params_set_accepts_names_and_rejects_bad_values)
+{
+  cf_tvl1_params p, before;
+
+  cf_tvl1_params_init (&p);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "tau", 0.125), CF_OK);
+  fail_unless_equals_float (p.tau, 0.125f);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "lambda", 0.05), CF_OK);
+  fail_unless_equals_float (p.lambda, 0.05f);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "theta", 0.5), CF_OK);
+  fail_unless_equals_float (p.theta, 0.5f);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "warps", 1), CF_OK);
+  fail_unless_equals_int (p.warps, 1);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "iterations", 10), CF_OK);
+  fail_unless_equals_int (p.max_iterations, 10);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "epsilon", 0), CF_OK);
+  fail_unless_equals_float (p.epsilon, 0.0f);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "sigma", 0), CF_OK);
+  fail_unless_equals_float (p.presmooth_sigma, 0.0f);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "border", 0), CF_OK);
+  fail_unless_equals_int (p.warp_border, CF_WARP_CLAMP);
+
+  before = p;
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "tau", 0.0),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "tau", 0.26),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "lambda", -1),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "theta", 0),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "warps", 0),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "warps", 2.5),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "iterations", 0),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "epsilon", -0.01),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "sigma", -1),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "border", 2),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "lambda", NAN),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "alpha", 1),
+      CF_ERROR_INVALID);
+  fail_unless (memcmp (&p, &before, sizeof (p)) == 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_normalize_pair_maps_joint_range_to_0_255)
+{
+  const float a[] = { 10, 20, 30, 40 }, b[] = { 50, 60, 70, 90 };
+  const float ea[] = { 0, 31.875f, 63.75f, 95.625f };
+  const float eb[] = { 127.5f, 159.375f, 191.25f, 255 };
+  cf_image *i0 = image_from (2, 2, a), *i1 = image_from (2, 2, b);
+
+  cf_tvl1_normalize_pair (i0, i1);
+  assert_image_equals (i0, ea, 1e-4f);
+  assert_image_equals (i1, eb, 1e-4f);
+  cf_image_free (i0);
+  cf_image_free (i1);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_normalize_pair_leaves_constant_pair_unchanged)
+{
+  const float c[] = { 7, 7, 7, 7, 7, 7 };
+  cf_image *i0 = image_from (3, 2, c), *i1 = image_from (3, 2, c);
+
+  cf_tvl1_normalize_pair (i0, i1);
+  assert_image_equals (i0, c, 0.0f);
+  assert_image_equals (i1, c, 0.0f);
+  cf_image_free (i0);
+  cf_image_free (i1);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------- operators */
+
+GST_START_TEST (test_centered_gradient_halves_one_sided_borders)
+{
+  const float f[] = {
+    0, 1, 4, 9,
+    10, 12, 20, 30,
+    50, 40, 30, 20
+  };
+  /* IPOL centered_gradient: 0.5 (f(x+1) - f(x-1)), one-sided still halved */
+  const float ex[] = {
+    0.5f, 2, 4, 2.5f,
+    1, 5, 9, 5,
+    -5, -10, -10, -5
+  };
+  const float ey[] = {
+    5, 5.5f, 8, 10.5f,
+    25, 19.5f, 13, 5.5f,
+    20, 14, 5, -5
+  };
+  cf_image *i1 = image_from (4, 3, f);
+  cf_image *gx = cf_image_new (4, 3), *gy = cf_image_new (4, 3);
+
+  fail_unless_equals_int (cf_tvl1_centered_gradient (i1, gx, gy), CF_OK);
+  assert_image_equals (gx, ex, 0.0f);
+  assert_image_equals (gy, ey, 0.0f);
+  fail_unless_equals_int (cf_tvl1_centered_gradient (i1, gx, gx),
+      CF_ERROR_INVALID);
+  cf_image_free (i1);
+  cf_image_free (gx);
+  cf_image_free (gy);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_forward_gradient_is_zero_on_last_column_and_row)
+{
+  const float f[] = {
+    1, 2, 4,
+    8, 16, 32,
+    64, 128, 256
+  };
+  const float ex[] = { 1, 2, 0, 8, 16, 0, 64, 128, 0 };
+  const float ey[] = { 7, 14, 28, 56, 112, 224, 0, 0, 0 };
+  cf_image *u = image_from (3, 3, f);
+  cf_image *ux = cf_image_new (3, 3), *uy = cf_image_new (3, 3);
+
+  fail_unless_equals_int (cf_tvl1_forward_gradient (u, ux, uy), CF_OK);
+  assert_image_equals (ux, ex, 0.0f);
+  assert_image_equals (uy, ey, 0.0f);
+  cf_image_free (u);
+  cf_image_free (ux);
+  cf_image_free (uy);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_divergence_hand_values_at_borders_and_corners)
+{
+  const float px[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+  const float py[] = { 10, 20, 30, 40, 50, 60, 70, 80, 90 };
+  /* x: first column +px, last column -px(x-1) (px(last) unread);
+   * y: first row +py, last row -py(y-1) (py(last) unread) */
+  const float ed[] = {
+    11, 21, 28,
+    34, 31, 25,
+    -33, -49, -68
+  };
+  cf_image *a = image_from (3, 3, px), *b = image_from (3, 3, py);
+  cf_image *d = cf_image_new (3, 3);
+
+  fail_unless_equals_int (cf_tvl1_divergence (a, b, d), CF_OK);
+  assert_image_equals (d, ed, 0.0f);
+  fail_unless_equals_int (cf_tvl1_divergence (a, b, a), CF_ERROR_INVALID);
+  cf_image_free (a);
+  cf_image_free (b);
+  cf_image_free (d);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_divergence_and_gradient_of_one_pixel_axis_are_zero)
+{
+  const float v[] = { 3, -1, 4, 1, -5 };
+  cf_image *col = image_from (1, 5, v), *row = image_from (5, 1, v);
+  cf_image *gx = cf_image_new (1, 5), *gy = cf_image_new (1, 5);
+  cf_image *d = cf_image_new (1, 5);
+  const float zero[] = { 0, 0, 0, 0, 0 };
+  const float ey[] = { -4, 5, -3, -6, 0 };
+  const float ed[] = { 3, -4, 5, -3, -1 };      /* py part only: px unread */
+
+  fail_unless_equals_int (cf_tvl1_forward_gradient (col, gx, gy), CF_OK);
+  assert_image_equals (gx, zero, 0.0f);
+  assert_image_equals (gy, ey, 0.0f);
+  /* 1-wide: the x part of div vanishes, the y part is the backward
+   * difference with py(-1) = 0 and py(last) unread */
+  fail_unless_equals_int (cf_tvl1_divergence (col, col, d), CF_OK);
+  assert_image_equals (d, ed, 0.0f);
+  cf_image_free (gx);
+  cf_image_free (gy);
+  cf_image_free (d);
+
+  gx = cf_image_new (5, 1);
+  gy = cf_image_new (5, 1);
+  d = cf_image_new (5, 1);
+  fail_unless_equals_int (cf_tvl1_forward_gradient (row, gx, gy), CF_OK);
+  assert_image_equals (gy, zero, 0.0f);
+  fail_unless_equals_int (cf_tvl1_divergence (row, row, d), CF_OK);
+  assert_image_equals (d, ed, 0.0f);
+  cf_image_free (gx);
+  cf_image_free (gy);
+  cf_image_free (d);
+  cf_image_free (col);
+  cf_image_free (row);
+}
+
+GST_END_TEST;
+
+/* <∇u, p> = -<u, div p> on an odd size, for p as the solver keeps it (last
+ * column of px and last row of py zero) and for an arbitrary p (the IPOL
+ * divergence does not read those components). */
+static void
+check_adjoint (int w, int h, int zero_last, guint32 seed)
+{
+  cf_image *u = cf_image_new (w, h), *px = cf_image_new (w, h);
+  cf_image *py = cf_image_new (w, h), *ux = cf_image_new (w, h);
+  cf_image *uy = cf_image_new (w, h), *d = cf_image_new (w, h);
+  double lhs, rhs, scale;
+  int x, y;
+
+  cf_test_fill_random (u, seed, -10.0f, 10.0f);
+  cf_test_fill_random (px, seed + 1, -1.0f, 1.0f);
+  cf_test_fill_random (py, seed + 2, -1.0f, 1.0f);
+  if (zero_last) {
+    for (y = 0; y < h; y++)
+      PX (px, w - 1, y) = 0.0f;
+    for (x = 0; x < w; x++)
+      PX (py, x, h - 1) = 0.0f;
+  }
+  fail_unless_equals_int (cf_tvl1_forward_gradient (u, ux, uy), CF_OK);
+  fail_unless_equals_int (cf_tvl1_divergence (px, py, d), CF_OK);
+  lhs = dot (ux, px) + dot (uy, py);
+  rhs = -dot (u, d);
+  scale = 20.0 * w * h;
+  fail_unless (fabs (lhs - rhs) <= 1e-6 * scale,
+      "%dx%d: <grad u, p> = %.9g but -<u, div p> = %.9g", w, h, lhs, rhs);
+  cf_image_free (u);
+  cf_image_free (px);
+  cf_image_free (py);
+  cf_image_free (ux);
+  cf_image_free (uy);
+  cf_image_free (d);
+}
+
+GST_START_TEST (test_divergence_is_negative_adjoint_of_forward_gradient)
+{
+  check_adjoint (37, 23, 1, 11);
+  check_adjoint (37, 23, 0, 12);
+  check_adjoint (2, 2, 1, 13);
+  check_adjoint (1, 9, 0, 14);
+  check_adjoint (64, 1, 0, 15);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_threshold_three_cases_and_zero_gradient_guard)
+{
+  /* l = lambda theta = 0.045; pixels: (0) rho < -l g, (1) rho > l g,
+   * (2) |rho| <= l g, (3) g = 0, (4) g = 1e-12 < guard, (5) case 1 only
+   * because rho includes the current u */
+  const float wx[] = { 2, 2, 2, 0, 1e-6f, 2 };
+  const float wy[] = { 1, 1, 1, 0, 0, 1 };
+  const float rc[] = { -1, 1, 0.1f, 0, 1e-14f, -1 };
+  const float u1[] = { 0, 0, 0, 0.5f, 0, 0.5f };
+  const float u2[] = { 0, 0, 0, -0.25f, 0, -0.25f };
+  const float l = 0.15f * 0.3f;
+  const float e1[] = { l * 2, -l * 2, -0.04f, 0.5f, 0, 0.5f + l * 2 };
+  const float e2[] = { l, -l, -0.02f, -0.25f, 0, -0.25f + l };
+  cf_image *gx = image_from (6, 1, wx), *gy = image_from (6, 1, wy);
+  cf_image *rho_c = image_from (6, 1, rc), *g = cf_image_new (6, 1);
+  cf_flow *u = cf_flow_new (6, 1), *v = cf_flow_new (6, 1);
+  cf_image vu, vv;
+  int x;
+
+  for (x = 0; x < 6; x++) {
+    PX (g, x, 0) = wx[x] * wx[x] + wy[x] * wy[x];
+    FU (u, x, 0) = u1[x];
+    FV (u, x, 0) = u2[x];
+  }
+  /* pixel 4: rho = 1e-14 <= l g = 4.5e-14 with g = 1e-12 below the guard;
+   * pixel 5: rho = -1 + 2 * 0.5 + 1 * -0.25 = -0.25 < -l g = -0.225 */
+  fail_unless_equals_int (cf_tvl1_threshold (gx, gy, g, rho_c, u, 0.15f,
+          0.3f, v), CF_OK);
+  vu = plane_u (v);
+  vv = plane_v (v);
+  assert_image_equals (&vu, e1, 1e-6f);
+  assert_image_equals (&vv, e2, 1e-6f);
+  for (x = 0; x < 6; x++)
+    fail_unless (isfinite (FU (v, x, 0)) && isfinite (FV (v, x, 0)));
+  /* guard, not -rho/g: g = 0 would give NaN, g = 1e-12 a step of 1e-8 */
+  fail_unless_equals_float (FU (v, 3, 0), 0.5f);
+  fail_unless_equals_float (FU (v, 4, 0), 0.0f);
+
+  /* in place (v = u) gives the same */
+  fail_unless_equals_int (cf_tvl1_threshold (gx, gy, g, rho_c, u, 0.15f,
+          0.3f, u), CF_OK);
+  vu = plane_u (u);
+  assert_image_equals (&vu, e1, 1e-6f);
+
+  cf_image_free (gx);
+  cf_image_free (gy);
+  cf_image_free (rho_c);
+  cf_image_free (g);
+  cf_flow_free (u);
+  cf_flow_free (v);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_update_u_adds_theta_div_and_sums_squared_update)
+{
+  cf_flow *v = cf_flow_new (3, 2), *div = cf_flow_new (3, 2);
+  cf_flow *u = cf_flow_new (3, 2);
+  double sum = -1.0, expected = 0.0;
+  int x, y;
+
+  for (y = 0; y < 2; y++)
+    for (x = 0; x < 3; x++) {
+      FU (v, x, y) = x + 0.5f;
+      FV (v, x, y) = -y - 0.25f;
+      FU (div, x, y) = 1.0f;
+      FV (div, x, y) = -2.0f;
+      FU (u, x, y) = 0.1f * x;
+      FV (u, x, y) = 0.2f * y;
+    }
+  for (y = 0; y < 2; y++)
+    for (x = 0; x < 3; x++) {
+      double d1 = (x + 0.5 + 0.3 * 1.0) - 0.1f * x;
+      double d2 = (-y - 0.25 - 0.3 * 2.0) - 0.2f * y;
+      expected += d1 * d1 + d2 * d2;
+    }
+  fail_unless_equals_int (cf_tvl1_update_u (v, div, 0.3f, u, &sum), CF_OK);
+  for (y = 0; y < 2; y++)
+    for (x = 0; x < 3; x++) {
+      fail_unless (fabsf (FU (u, x, y) - (x + 0.5f + 0.3f)) < 1e-6f);
+      fail_unless (fabsf (FV (u, x, y) - (-y - 0.25f - 0.6f)) < 1e-6f);
+    }
+  fail_unless (fabs (sum - expected) < 1e-5, "sum %g, expected %g", sum,
+      expected);
+  cf_flow_free (v);
+  cf_flow_free (div);
+  cf_flow_free (u);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_update_p_keeps_dual_field_in_unit_ball)
+{
+  const int w = 31, h = 17;
+  cf_image *ux = cf_image_new (w, h), *uy = cf_image_new (w, h);
+  cf_flow *p = cf_flow_new (w, h), *q = cf_flow_new (w, h);
+  cf_image pu = plane_u (p), pv = plane_v (p);
+  int n, x, y;
+
+  /* start anywhere in the unit ball */
+  cf_test_fill_random (&pu, 3, -0.7f, 0.7f);
+  cf_test_fill_random (&pv, 4, -0.7f, 0.7f);
+  for (n = 0; n < 40; n++) {
+    float range = n < 20 ? 1000.0f : 1e-3f;
+    cf_flow *t;
+    cf_test_fill_random (ux, 100 + n, -range, range);
+    cf_test_fill_random (uy, 200 + n, -range, range);
+    /* ping-pong, then in place */
+    fail_unless_equals_int (cf_tvl1_update_p (ux, uy, p, 0.25f, 0.3f, q),
+        CF_OK);
+    fail_unless_equals_int (cf_tvl1_update_p (ux, uy, q, 0.25f, 0.3f, q),
+        CF_OK);
+    t = p;
+    p = q;
+    q = t;
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++) {
+        float m = hypotf (FU (p, x, y), FV (p, x, y));
+        fail_unless (m <= 1.0f + 1e-6f, "|p| = %.9g at (%d, %d), step %d", m,
+            x, y, n);
+      }
+  }
+  cf_image_free (ux);
+  cf_image_free (uy);
+  cf_flow_free (p);
+  cf_flow_free (q);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_warp_prepare_zero_flow_zeroes_border_samples)
+{
+  const int w = 9, h = 7;
+  cf_image *i0 = cf_image_new (w, h), *i1 = cf_image_new (w, h);
+  cf_image *i1x = cf_image_new (w, h), *i1y = cf_image_new (w, h);
+  cf_image *i1w = cf_image_new (w, h), *i1wx = cf_image_new (w, h);
+  cf_image *i1wy = cf_image_new (w, h), *g = cf_image_new (w, h);
+  cf_image *rc = cf_image_new (w, h);
+  cf_flow *u0 = cf_flow_new (w, h);
+  int x, y;
+
+  cf_test_fill_random (i0, 21, 0.0f, 255.0f);
+  cf_test_fill_random (i1, 22, 0.0f, 255.0f);
+  fail_unless_equals_int (cf_tvl1_centered_gradient (i1, i1x, i1y), CF_OK);
+
+  /* IPOL border_out: the 4x4 support of x leaves the image on the first
+   * column/row and the last two, so the samples are 0 there */
+  fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
+          CF_WARP_ZERO_OUTSIDE, i1w, i1wx, i1wy, g, rc), CF_OK);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      int inside = x >= 1 && y >= 1 && x <= w - 3 && y <= h - 3;
+      float e = inside ? PX (i1, x, y) : 0.0f;
+      float ex = inside ? PX (i1x, x, y) : 0.0f;
+      float ey = inside ? PX (i1y, x, y) : 0.0f;
+      fail_unless (fabsf (PX (i1w, x, y) - e) < 1e-3f);
+      fail_unless (fabsf (PX (i1wx, x, y) - ex) < 1e-3f);
+      fail_unless (fabsf (PX (i1wy, x, y) - ey) < 1e-3f);
+      fail_unless (fabsf (PX (g, x, y) - (ex * ex + ey * ey)) < 1e-1f);
+      fail_unless (fabsf (PX (rc, x, y) - (e - PX (i0, x, y))) < 1e-3f);
+    }
+
+  /* clamped: the samples are I1 and its gradient everywhere */
+  fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
+          CF_WARP_CLAMP, i1w, i1wx, i1wy, g, rc), CF_OK);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      fail_unless (fabsf (PX (i1w, x, y) - PX (i1, x, y)) < 1e-3f);
+      fail_unless (fabsf (PX (i1wx, x, y) - PX (i1x, x, y)) < 1e-3f);
+    }
+
+  /* rho_c = I1w - grad I1w . u0 - I0 with a constant u0 = (1, 1) */
+  cf_flow_fill (u0, 1.0f, 1.0f);
+  fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
+          CF_WARP_ZERO_OUTSIDE, i1w, i1wx, i1wy, g, rc), CF_OK);
+  fail_unless (fabsf (PX (i1w, 3, 2) - PX (i1, 4, 3)) < 1e-3f);
+  fail_unless (fabsf (PX (rc, 3, 2) - (PX (i1, 4, 3) - PX (i1x, 4, 3) -
+              PX (i1y, 4, 3) - PX (i0, 3, 2))) < 1e-2f);
+  fail_unless_equals_float (PX (i1w, 6, 2), 0.0f);      /* 6+1+2 >= 9 */
+
+  cf_image_free (i0);
+  cf_image_free (i1);
+  cf_image_free (i1x);
+  cf_image_free (i1y);
+  cf_image_free (i1w);
+  cf_image_free (i1wx);
+  cf_image_free (i1wy);
+  cf_image_free (g);
+  cf_image_free (rc);
+  cf_flow_free (u0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_iteration_equals_its_steps_in_ipol_order)
+{
+  const int w = 23, h = 19;
+  cf_tvl1_workspace *ws = cf_tvl1_workspace_new (40, 30);
+  cf_tvl1_workspace l;
+  cf_tvl1_params params;
+  cf_image *gx = cf_image_new (w, h), *gy = cf_image_new (w, h);
+  cf_image *g = cf_image_new (w, h), *rc = cf_image_new (w, h);
+  cf_image *div1 = cf_image_new (w, h), *div2 = cf_image_new (w, h);
+  cf_image *ux = cf_image_new (w, h), *uy = cf_image_new (w, h);
+  cf_flow *u = cf_flow_new (w, h), *u_ref = cf_flow_new (w, h);
+  cf_flow *v = cf_flow_new (w, h), *div = cf_flow_new (w, h);
+  cf_flow *p1 = cf_flow_new (w, h), *p2 = cf_flow_new (w, h);
+  cf_image t;
+  double e = -1.0, sum = 0.0;
+  int n, x, y;
+
+  cf_tvl1_params_init (&params);
+  fail_unless (ws != NULL);
+  fail_unless_equals_int (cf_tvl1_workspace_level (ws, w, h, &l), CF_OK);
+  fail_unless_equals_int (cf_tvl1_workspace_level (ws, 41, h, &l),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_workspace_level (ws, w, h, &l), CF_OK);
+  cf_test_fill_random (&l.i1wx, 31, -20.0f, 20.0f);
+  cf_test_fill_random (&l.i1wy, 32, -20.0f, 20.0f);
+  cf_test_fill_random (&l.rho_c, 33, -30.0f, 30.0f);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      PX (&l.grad, x, y) = PX (&l.i1wx, x, y) * PX (&l.i1wx, x, y) +
+          PX (&l.i1wy, x, y) * PX (&l.i1wy, x, y);
+      PX (gx, x, y) = PX (&l.i1wx, x, y);
+      PX (gy, x, y) = PX (&l.i1wy, x, y);
+      PX (g, x, y) = PX (&l.grad, x, y);
+      PX (rc, x, y) = PX (&l.rho_c, x, y);
+    }
+  cf_flow_fill (&l.p1, 0.0f, 0.0f);
+  cf_flow_fill (&l.p2, 0.0f, 0.0f);
+
+  for (n = 0; n < 3; n++) {
+    /* by hand: V, Div, U, fG, P */
+    fail_unless_equals_int (cf_tvl1_threshold (gx, gy, g, rc, u_ref,
+            params.lambda, params.theta, v), CF_OK);
+    t = plane_u (p1);
+    {
+      cf_image t2 = plane_v (p1);
+      fail_unless_equals_int (cf_tvl1_divergence (&t, &t2, div1), CF_OK);
+    }
+    t = plane_u (p2);
+    {
+      cf_image t2 = plane_v (p2);
+      fail_unless_equals_int (cf_tvl1_divergence (&t, &t2, div2), CF_OK);
+    }
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++) {
+        FU (div, x, y) = PX (div1, x, y);
+        FV (div, x, y) = PX (div2, x, y);
+      }
+    fail_unless_equals_int (cf_tvl1_update_u (v, div, params.theta, u_ref,
+            &sum), CF_OK);
+    t = plane_u (u_ref);
+    fail_unless_equals_int (cf_tvl1_forward_gradient (&t, ux, uy), CF_OK);
+    fail_unless_equals_int (cf_tvl1_update_p (ux, uy, p1, params.tau,
+            params.theta, p1), CF_OK);
+    t = plane_v (u_ref);
+    fail_unless_equals_int (cf_tvl1_forward_gradient (&t, ux, uy), CF_OK);
+    fail_unless_equals_int (cf_tvl1_update_p (ux, uy, p2, params.tau,
+            params.theta, p2), CF_OK);
+
+    fail_unless_equals_int (cf_tvl1_iteration (&l, &params, u, &e), CF_OK);
+    fail_unless (fabs (e - sum / (w * h)) <= 1e-9 * (1.0 + e));
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++) {
+        fail_unless_equals_float (FU (u, x, y), FU (u_ref, x, y));
+        fail_unless_equals_float (FV (u, x, y), FV (u_ref, x, y));
+        fail_unless_equals_float (FU (&l.p1, x, y), FU (p1, x, y));
+        fail_unless_equals_float (FV (&l.p2, x, y), FV (p2, x, y));
+      }
+  }
+  /* the solver's p keeps p_d1 = 0 on the last column, p_d2 on the last row */
+  for (y = 0; y < h; y++)
+    fail_unless_equals_float (FU (&l.p1, w - 1, y), 0.0f);
+  for (x = 0; x < w; x++)
+    fail_unless_equals_float (FV (&l.p2, x, h - 1), 0.0f);
+
+  cf_tvl1_workspace_free (ws);
+  cf_tvl1_workspace_free (NULL);
+  cf_image_free (gx);
+  cf_image_free (gy);
+  cf_image_free (g);
+  cf_image_free (rc);
+  cf_image_free (div1);
+  cf_image_free (div2);
+  cf_image_free (ux);
+  cf_image_free (uy);
+  cf_flow_free (u);
+  cf_flow_free (u_ref);
+  cf_flow_free (v);
+  cf_flow_free (div);
+  cf_flow_free (p1);
+  cf_flow_free (p2);
+}
+
+GST_END_TEST;
+
+/* ---------------------------------------------------------------- solver */
+
+/* Normalise copies of the pair, build pyramids and run cf_tvl1_flow. */
+static cf_status
+run_tvl1 (const cf_image * f0, const cf_image * f1,
+    const cf_tvl1_params * params, int levels, int use_initial, cf_flow * flow)
+{
+  cf_image *a = cf_image_copy (f0), *b = cf_image_copy (f1);
+  cf_pyramid_params pp;
+  cf_pyramid *y0, *y1;
+  cf_status status;
+
+  cf_pyramid_params_init (&pp);
+  pp.max_levels = levels;
+  cf_tvl1_prepare_pyramid_params (params, &pp);
+  cf_tvl1_normalize_pair (a, b);
+  y0 = cf_pyramid_new (a->width, a->height, &pp);
+  y1 = cf_pyramid_new (b->width, b->height, &pp);
+  fail_unless (y0 != NULL && y1 != NULL);
+  status = cf_pyramid_build (y0, a, &pp);
+  if (status == CF_OK)
+    status = cf_pyramid_build (y1, b, &pp);
+  if (status == CF_OK)
+    status = cf_tvl1_flow (y0, y1, params, use_initial, flow);
+  cf_pyramid_free (y0);
+  cf_pyramid_free (y1);
+  cf_image_free (a);
+  cf_image_free (b);
+  return status;
+}
+
+GST_START_TEST (test_constant_pair_gives_zero_flow)
+{
+  cf_image *f = cf_image_new (33, 21);
+  cf_flow *flow = cf_flow_new (33, 21);
+  cf_tvl1_params params;
+  int x, y;
+
+  cf_tvl1_params_init (&params);
+  cf_image_fill (f, 100.0f);
+  fail_unless_equals_int (run_tvl1 (f, f, &params, 5, 0, flow), CF_OK);
+  for (y = 0; y < 21; y++)
+    for (x = 0; x < 33; x++) {
+      fail_unless_equals_float (FU (flow, x, y), 0.0f);
+      fail_unless_equals_float (FV (flow, x, y), 0.0f);
+    }
+  cf_image_free (f);
+  cf_flow_free (flow);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_flow_rejects_bad_arguments)
+{
+  cf_pyramid_params pp;
+  cf_pyramid *a, *b, *c;
+  cf_tvl1_params params;
+  cf_flow *flow = cf_flow_new (64, 48), *small = cf_flow_new (32, 24);
+
+  cf_pyramid_params_init (&pp);
+  cf_tvl1_params_init (&params);
+  a = cf_pyramid_new (64, 48, &pp);
+  b = cf_pyramid_new (64, 48, &pp);
+  pp.max_levels = 1;
+  c = cf_pyramid_new (64, 48, &pp);
+  fail_unless_equals_int (a->n_levels, 2);      /* 32x24, then 16x12 < 16 */
+  fail_unless_equals_int (cf_tvl1_flow (a, b, &params, 0, flow), CF_OK);
+  fail_unless_equals_int (cf_tvl1_flow (a, c, &params, 0, flow),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_flow (a, b, &params, 0, small),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_flow (NULL, b, &params, 0, flow),
+      CF_ERROR_INVALID);
+  params.warps = 0;
+  fail_unless_equals_int (cf_tvl1_flow (a, b, &params, 0, flow),
+      CF_ERROR_INVALID);
+  cf_tvl1_params_init (&params);
+  params.tau = 0.3f;
+  fail_unless_equals_int (cf_tvl1_flow (a, b, &params, 0, flow),
+      CF_ERROR_INVALID);
+  fail_unless (cf_tvl1_workspace_new (0, 5) == NULL);
+  cf_pyramid_free (a);
+  cf_pyramid_free (b);
+  cf_pyramid_free (c);
+  cf_flow_free (flow);
+  cf_flow_free (small);
+}
+
+GST_END_TEST;
+
+/* EPE of TV-L1 (IPOL defaults unless changed) on a 128x96 synthetic pair,
+ * ignoring a border of 4 pixels. */
+static double
+synth_epe (const cf_synth_params * sp, const cf_tvl1_params * params,
+    int levels)
+{
+  cf_image *f0 = NULL, *f1 = NULL;
+  cf_flow *truth = NULL, *flow = cf_flow_new (128, 96);
+  cf_flow_error err;
+
+  fail_unless_equals_int (cf_synth_pair (128, 96, sp, &f0, &f1, &truth), CF_OK);
+  fail_unless_equals_int (run_tvl1 (f0, f1, params, levels, 0, flow), CF_OK);
+  fail_unless_equals_int (cf_flow_compare (flow, truth, 4, &err), CF_OK);
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (truth);
+  cf_flow_free (flow);
+  return err.epe;
+}
+
+GST_START_TEST (test_translation_epe_below_0_03)
+{
+  cf_synth_params sp;
+  cf_tvl1_params params;
+  double epe;
+
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_TRANSLATION;
+  sp.tx = 2.5f;
+  sp.ty = -1.25f;
+  cf_tvl1_params_init (&params);
+  epe = synth_epe (&sp, &params, 5);
+  GST_INFO ("translation (2.5, -1.25): EPE %.4f", epe);
+  fail_unless (epe < 0.03, "EPE %.4f", epe);   /* measured 0.0107 */
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_rotation_zoom_epe_below_0_05)
+{
+  cf_synth_params sp;
+  cf_tvl1_params params;
+  double epe;
+
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_ROTATION_ZOOM;
+  sp.tx = 1.0f;
+  sp.ty = 0.5f;
+  sp.angle = 3.0f;
+  sp.zoom = 1.03f;
+  cf_tvl1_params_init (&params);
+  epe = synth_epe (&sp, &params, 5);
+  GST_INFO ("rotation 3 deg, zoom 1.03: EPE %.4f", epe);
+  fail_unless (epe < 0.05, "EPE %.4f", epe);   /* measured 0.0292 */
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_smooth_motion_epe_below_0_16)
+{
+  cf_synth_params sp;
+  cf_tvl1_params params;
+  double epe;
+
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_SMOOTH;
+  sp.amplitude = 2.0f;
+  cf_tvl1_params_init (&params);
+  epe = synth_epe (&sp, &params, 5);
+  GST_INFO ("smooth, amplitude 2: EPE %.4f", epe);
+  /* measured 0.133; IPOL tvl1flow gives the same on this pair (TV favours
+   * piecewise-constant flow; 0.032 at 256x192 where the field is gentler) */
+  fail_unless (epe < 0.16, "EPE %.4f", epe);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_fixed_count_realtime_preset_epe_below_0_08)
+{
+  cf_synth_params sp;
+  cf_tvl1_params params;
+  double epe;
+
+  /* 3 levels x 1 warp x 10 iterations, no epsilon */
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_TRANSLATION;
+  sp.tx = 2.5f;
+  sp.ty = -1.25f;
+  cf_tvl1_params_init (&params);
+  params.warps = 1;
+  params.max_iterations = 10;
+  params.epsilon = 0.0f;
+  epe = synth_epe (&sp, &params, 3);
+  GST_INFO ("realtime preset, translation: EPE %.4f", epe);
+  fail_unless (epe < 0.08, "EPE %.4f", epe);   /* measured 0.052 */
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_large_epsilon_stops_after_one_iteration)
+{
+  cf_synth_params sp;
+  cf_image *f0 = NULL, *f1 = NULL;
+  cf_flow *truth = NULL, *a = cf_flow_new (64, 48), *b = cf_flow_new (64, 48);
+  cf_tvl1_params params;
+  double diff, max;
+
+  cf_synth_params_init (&sp);
+  fail_unless_equals_int (cf_synth_pair (64, 48, &sp, &f0, &f1, &truth), CF_OK);
+  cf_tvl1_params_init (&params);
+  params.epsilon = 1e3f;        /* the first check stops every warp */
+  fail_unless_equals_int (run_tvl1 (f0, f1, &params, 3, 0, a), CF_OK);
+  params.epsilon = 0.0f;
+  params.max_iterations = 1;
+  fail_unless_equals_int (run_tvl1 (f0, f1, &params, 3, 0, b), CF_OK);
+  fail_unless_equals_int (cf_flow_diff (a, b, &diff, &max), CF_OK);
+  fail_unless_equals_float (max, 0.0);
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (truth);
+  cf_flow_free (a);
+  cf_flow_free (b);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_initial_flow_is_used_at_coarsest_level)
+{
+  cf_synth_params sp;
+  cf_image *f0 = NULL, *f1 = NULL;
+  cf_flow *truth = NULL, *flow = cf_flow_new (96, 64);
+  cf_tvl1_params params;
+  cf_flow_error cold, warm;
+
+  /* one level, one warp, one iteration: the result stays close to where it
+   * starts, so a warm start from the truth must beat a cold start */
+  cf_synth_params_init (&sp);
+  sp.tx = 3.0f;
+  sp.ty = 2.0f;
+  fail_unless_equals_int (cf_synth_pair (96, 64, &sp, &f0, &f1, &truth), CF_OK);
+  cf_tvl1_params_init (&params);
+  params.warps = 1;
+  params.max_iterations = 1;
+  params.epsilon = 0.0f;
+  fail_unless_equals_int (run_tvl1 (f0, f1, &params, 1, 0, flow), CF_OK);
+  fail_unless_equals_int (cf_flow_compare (flow, truth, 4, &cold), CF_OK);
+  cf_flow_fill (flow, 3.0f, 2.0f);
+  fail_unless_equals_int (run_tvl1 (f0, f1, &params, 1, 1, flow), CF_OK);
+  fail_unless_equals_int (cf_flow_compare (flow, truth, 4, &warm), CF_OK);
+  GST_INFO ("cold EPE %.4f, warm EPE %.4f", cold.epe, warm.epe);
+  fail_unless (cold.epe > 2.0 && warm.epe < 0.5, "cold %.4f warm %.4f",
+      cold.epe, warm.epe);
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (truth);
+  cf_flow_free (flow);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------ Middlebury */
+
+/* Decode a PNG to 0..255 luma with pngdec (no libpng in the suites). */
+static cf_image *
+read_png_grey (const char *path)
+{
+  GstHarness *h;
+  GstBuffer *in, *out;
+  GstCaps *caps;
+  GstVideoInfo info;
+  GstMapInfo map;
+  gchar *bytes = NULL;
+  gsize size = 0;
+  cf_image *img = NULL;
+  int x, y;
+
+  if (!g_file_get_contents (path, &bytes, &size, NULL))
+    return NULL;
+  h = gst_harness_new_parse ("pngdec ! videoconvert ! "
+      "capsfilter caps=video/x-raw,format=GRAY8");
+  gst_harness_set_src_caps_str (h, "image/png");
+  in = gst_buffer_new_wrapped (bytes, size);
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  img = cf_image_new (GST_VIDEO_INFO_WIDTH (&info),
+      GST_VIDEO_INFO_HEIGHT (&info));
+  for (y = 0; y < img->height; y++) {
+    const guint8 *row = map.data + (gsize) y *
+        GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+    for (x = 0; x < img->width; x++)
+      PX (img, x, y) = row[x];
+  }
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+  return img;
+}
+
+GST_START_TEST (test_middlebury_rubberwhale_epe_near_ipol)
+{
+  const char *dir = cf_test_data_dir ();
+  gchar *p0, *p1, *pf;
+  cf_image *f0, *f1;
+  cf_flow *truth = NULL, *flow;
+  cf_tvl1_params params;
+  cf_flow_error err;
+
+  if (dir == NULL) {
+    GST_INFO ("CUDAFLOW_DATA_DIR not set: Middlebury check skipped");
+    return;
+  }
+  p0 = g_build_filename (dir, "RubberWhale", "frame10.png", NULL);
+  p1 = g_build_filename (dir, "RubberWhale", "frame11.png", NULL);
+  pf = g_build_filename (dir, "RubberWhale", "flow10.flo", NULL);
+  if (!g_file_test (pf, G_FILE_TEST_EXISTS)) {
+    GST_INFO ("%s missing: Middlebury check skipped", pf);
+  } else {
+    f0 = read_png_grey (p0);
+    f1 = read_png_grey (p1);
+    fail_unless (f0 != NULL && f1 != NULL);
+    fail_unless_equals_int (cf_flo_read (pf, &truth, NULL), CF_OK);
+    flow = cf_flow_new (f0->width, f0->height);
+    /* IPOL README settings: 5 scales, eta 0.5, 5 warps, eps 0.01 */
+    cf_tvl1_params_init (&params);
+    fail_unless_equals_int (run_tvl1 (f0, f1, &params, 5, 0, flow), CF_OK);
+    fail_unless_equals_int (cf_flow_compare (flow, truth, 0, &err), CF_OK);
+    GST_INFO ("RubberWhale: EPE %.4f, AAE %.3f (IPOL 0.215)", err.epe, err.aae);
+    fail_unless (err.epe < 0.22, "EPE %.4f", err.epe);     /* 0.2155 */
+    cf_image_free (f0);
+    cf_image_free (f1);
+    cf_flow_free (truth);
+    cf_flow_free (flow);
+  }
+  g_free (p0);
+  g_free (p1);
+  g_free (pf);
+}
+
+GST_END_TEST;
+
+static Suite *
+common_tvl1_suite (void)
+{
+  Suite *s = suite_create ("common_tvl1");
+  TCase *ops = tcase_create ("operators");
+  TCase *solver = tcase_create ("solver");
+
+  suite_add_tcase (s, ops);
+  tcase_add_test (ops, test_params_init_gives_ipol_defaults);
+  tcase_add_test (ops, test_params_set_accepts_names_and_rejects_bad_values);
+  tcase_add_test (ops, test_normalize_pair_maps_joint_range_to_0_255);
+  tcase_add_test (ops, test_normalize_pair_leaves_constant_pair_unchanged);
+  tcase_add_test (ops, test_centered_gradient_halves_one_sided_borders);
+  tcase_add_test (ops, test_forward_gradient_is_zero_on_last_column_and_row);
+  tcase_add_test (ops, test_divergence_hand_values_at_borders_and_corners);
+  tcase_add_test (ops, test_divergence_and_gradient_of_one_pixel_axis_are_zero);
+  tcase_add_test (ops, test_divergence_is_negative_adjoint_of_forward_gradient);
+  tcase_add_test (ops, test_threshold_three_cases_and_zero_gradient_guard);
+  tcase_add_test (ops, test_update_u_adds_theta_div_and_sums_squared_update);
+  tcase_add_test (ops, test_update_p_keeps_dual_field_in_unit_ball);
+  tcase_add_test (ops, test_warp_prepare_zero_flow_zeroes_border_samples);
+  tcase_add_test (ops, test_iteration_equals_its_steps_in_ipol_order);
+
+  suite_add_tcase (s, solver);
+  tcase_set_timeout (solver, 300);
+  tcase_add_test (solver, test_constant_pair_gives_zero_flow);
+  tcase_add_test (solver, test_flow_rejects_bad_arguments);
+  tcase_add_test (solver, test_translation_epe_below_0_03);
+  tcase_add_test (solver, test_rotation_zoom_epe_below_0_05);
+  tcase_add_test (solver, test_smooth_motion_epe_below_0_16);
+  tcase_add_test (solver, test_fixed_count_realtime_preset_epe_below_0_08);
+  tcase_add_test (solver, test_large_epsilon_stops_after_one_iteration);
+  tcase_add_test (solver, test_initial_flow_is_used_at_coarsest_level);
+  tcase_add_test (solver, test_middlebury_rubberwhale_epe_near_ipol);
+  return s;
+}
+
+GST_CHECK_MAIN (common_tvl1);

@@ -1,0 +1,246 @@
+/* gst-cudaflow — accuracy of the CPU reference flow methods on
+ * Middlebury-format data
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ *   cf-ref-eval --method hs|tvl1|clg [--set name=value ...] DATA_DIR [SEQ ...]
+ *
+ * DATA_DIR holds <seq>/frame10.png, frame11.png and flow10.flo (e.g.
+ * ../shared/data/middlebury); without SEQ every sub-directory that has the
+ * three files is evaluated. Prints EPE and AAE per sequence and the mean.
+ * The same numbers come out of the elements with backend=cpu (tools/
+ * cf-flow-eval); this program exists to study the algorithms alone.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/clg.h"
+#include "common/flo.h"
+#include "common/hs.h"
+#include "common/metrics.h"
+#include "common/pyramid.h"
+#include "common/tvl1.h"
+#include "png-io.h"
+
+typedef struct
+{
+  const char *method;
+  cf_pyramid_params pyramid;
+  cf_hs_params hs;
+  cf_tvl1_params tvl1;
+  cf_clg_params clg;
+} eval_config;
+
+static int
+set_param (eval_config * c, const char *assignment)
+{
+  char name[64];
+  const char *eq = strchr (assignment, '=');
+  double value;
+
+  if (eq == NULL || eq - assignment >= (int) sizeof (name))
+    return 0;
+  memcpy (name, assignment, eq - assignment);
+  name[eq - assignment] = '\0';
+  value = atof (eq + 1);
+
+  if (!strcmp (name, "levels"))
+    c->pyramid.max_levels = (int) value;
+  else if (!strcmp (name, "eta"))
+    c->pyramid.eta = (float) value;
+  else if (!strcmp (name, "presmooth"))
+    c->pyramid.presmooth_sigma = (float) value;
+  else if (!strcmp (c->method, "hs") && !strcmp (name, "alpha"))
+    c->hs.alpha = (float) value;
+  else if (!strcmp (c->method, "hs") && !strcmp (name, "warps"))
+    c->hs.warps = (int) value;
+  else if (!strcmp (c->method, "hs") && !strcmp (name, "iterations"))
+    c->hs.iterations = (int) value;
+  else if (!strcmp (c->method, "tvl1"))
+    return cf_tvl1_params_set (&c->tvl1, name, value) == CF_OK;
+  else if (!strcmp (c->method, "clg"))
+    return cf_clg_params_set (&c->clg, name, value) == CF_OK;
+  else
+    return 0;
+  return 1;
+}
+
+static cf_status
+run_method (const eval_config * c, const cf_pyramid * p0,
+    const cf_pyramid * p1, cf_flow * flow)
+{
+  if (!strcmp (c->method, "hs"))
+    return cf_hs_flow (p0, p1, &c->hs, 0, flow);
+  if (!strcmp (c->method, "tvl1"))
+    return cf_tvl1_flow (p0, p1, &c->tvl1, 0, flow);
+  if (!strcmp (c->method, "clg"))
+    return cf_clg_flow (p0, p1, &c->clg, 0, flow);
+  return CF_ERROR_INVALID;
+}
+
+/* Evaluate one sequence directory; 1 on success. */
+static int
+eval_sequence (const eval_config * c, const char *dir, const char *seq,
+    cf_flow_error * result, double *seconds)
+{
+  char p0[4096], p1[4096], pf[4096];
+  cf_image *f0 = NULL, *f1 = NULL;
+  cf_flow *truth = NULL, *flow = NULL;
+  cf_pyramid *y0 = NULL, *y1 = NULL;
+  cf_error err = { {0} };
+  cf_status status;
+  struct timespec t0, t1;
+  cf_pyramid_params pp = c->pyramid;
+  int ok = 0;
+
+  snprintf (p0, sizeof (p0), "%s/%s/frame10.png", dir, seq);
+  snprintf (p1, sizeof (p1), "%s/%s/frame11.png", dir, seq);
+  snprintf (pf, sizeof (pf), "%s/%s/flow10.flo", dir, seq);
+  if (cf_png_read_luma (p0, &f0, &err) != CF_OK ||
+      cf_png_read_luma (p1, &f1, &err) != CF_OK ||
+      cf_flo_read (pf, &truth, &err) != CF_OK) {
+    fprintf (stderr, "%s: %s\n", seq, err.message);
+    goto out;
+  }
+  if (!strcmp (c->method, "tvl1"))
+    cf_tvl1_prepare_pyramid_params (&c->tvl1, &pp);
+  else if (!strcmp (c->method, "clg"))
+    cf_clg_prepare_pyramid_params (&c->clg, &pp);
+
+  clock_gettime (CLOCK_MONOTONIC, &t0);
+  if (!strcmp (c->method, "tvl1"))
+    cf_tvl1_normalize_pair (f0, f1);
+  y0 = cf_pyramid_new (f0->width, f0->height, &pp);
+  y1 = cf_pyramid_new (f1->width, f1->height, &pp);
+  flow = cf_flow_new (f0->width, f0->height);
+  if (!y0 || !y1 || !flow) {
+    fprintf (stderr, "%s: out of memory\n", seq);
+    goto out;
+  }
+  status = cf_pyramid_build (y0, f0, &pp);
+  if (status == CF_OK)
+    status = cf_pyramid_build (y1, f1, &pp);
+  if (status == CF_OK)
+    status = run_method (c, y0, y1, flow);
+  clock_gettime (CLOCK_MONOTONIC, &t1);
+  if (status != CF_OK) {
+    fprintf (stderr, "%s: %s failed: %s\n", seq, c->method,
+        cf_status_name (status));
+    goto out;
+  }
+  *seconds = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+  ok = cf_flow_compare (flow, truth, 0, result) == CF_OK;
+
+out:
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (truth);
+  cf_flow_free (flow);
+  cf_pyramid_free (y0);
+  cf_pyramid_free (y1);
+  return ok;
+}
+
+static int
+compare_strings (const void *a, const void *b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static void
+usage (void)
+{
+  fprintf (stderr, "usage: cf-ref-eval --method hs|tvl1|clg "
+      "[--set name=value ...] DATA_DIR [SEQ ...]\n"
+      "  common names: levels, eta, presmooth\n"
+      "  hs: alpha, warps, iterations; tvl1/clg: see common/tvl1.h, clg.h\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  eval_config c;
+  const char *dir = NULL;
+  char *seqs[256];
+  int n_seqs = 0, i, n_ok = 0;
+  double sum_epe = 0, sum_aae = 0, sum_t = 0;
+
+  memset (&c, 0, sizeof (c));
+  c.method = "hs";
+  cf_pyramid_params_init (&c.pyramid);
+  cf_hs_params_init (&c.hs);
+  cf_tvl1_params_init (&c.tvl1);
+  cf_clg_params_init (&c.clg);
+
+  for (i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--method") && i + 1 < argc) {
+      c.method = argv[++i];
+    } else if (!strcmp (argv[i], "--set") && i + 1 < argc) {
+      /* parsed after the method is known */
+      i++;
+    } else if (argv[i][0] == '-') {
+      usage ();
+      return 2;
+    } else if (dir == NULL) {
+      dir = argv[i];
+    } else if (n_seqs < 256) {
+      seqs[n_seqs++] = argv[i];
+    }
+  }
+  for (i = 1; i < argc; i++)
+    if (!strcmp (argv[i], "--set") && i + 1 < argc && !set_param (&c,
+            argv[++i])) {
+      fprintf (stderr, "cf-ref-eval: unknown or invalid setting '%s'\n",
+          argv[i]);
+      return 2;
+    }
+  if (dir == NULL) {
+    usage ();
+    return 2;
+  }
+  if (n_seqs == 0) {
+    DIR *d = opendir (dir);
+    struct dirent *e;
+    if (d == NULL) {
+      perror (dir);
+      return 1;
+    }
+    while ((e = readdir (d)) != NULL && n_seqs < 256) {
+      char probe[4096];
+      FILE *f;
+      if (e->d_name[0] == '.')
+        continue;
+      snprintf (probe, sizeof (probe), "%s/%s/flow10.flo", dir, e->d_name);
+      if ((f = fopen (probe, "rb")) != NULL) {
+        fclose (f);
+        seqs[n_seqs++] = strdup (e->d_name);
+      }
+    }
+    closedir (d);
+    qsort (seqs, n_seqs, sizeof (char *), compare_strings);
+  }
+
+  printf ("| sequence | EPE | AAE (deg) | seconds |\n|---|---|---|---|\n");
+  for (i = 0; i < n_seqs; i++) {
+    cf_flow_error r;
+    double t = 0;
+    if (!eval_sequence (&c, dir, seqs[i], &r, &t))
+      continue;
+    printf ("| %s | %.3f | %.3f | %.2f |\n", seqs[i], r.epe, r.aae, t);
+    fflush (stdout);
+    sum_epe += r.epe;
+    sum_aae += r.aae;
+    sum_t += t;
+    n_ok++;
+  }
+  if (n_ok > 0)
+    printf ("| **mean** | **%.3f** | **%.3f** | %.2f |\n", sum_epe / n_ok,
+        sum_aae / n_ok, sum_t / n_ok);
+  return n_ok == n_seqs ? 0 : 1;
+}
