@@ -20,8 +20,10 @@
     }                                                       \
   } while (0)
 
-/* After every <<<...>>> launch: catches bad configurations at once. */
-#define CF_CUDA_TRY_LAUNCH() CF_CUDA_TRY (cudaPeekAtLastError ())
+/* After every <<<...>>> launch: catches bad configurations at once. It
+ * consumes the error state, so an earlier non-sticky failure (an
+ * out-of-memory, say) is not reported again by every later launch. */
+#define CF_CUDA_TRY_LAUNCH() CF_CUDA_TRY (cudaGetLastError ())
 
 static inline int
 cf_div_up (int n, int d)

@@ -1,0 +1,1132 @@
+/* gst-cudaflow — Horn–Schunck optical flow on the GPU
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Twin of common/hs.c (seed 004 §4.3, eqs. 4.25–4.29; research/seed-004-
+ * romera-thesis.md §2.3–2.4, §3.3, §7): the same cell grid, the same
+ * clamped (Neumann) neighbours, the same incremental pyramid.
+ *
+ * Jacobi sweep (eq. 4.29), per cell, with ū the 1/6 + 1/12 neighbour mean
+ * (eq. 4.27):
+ *   du' = ū - Ix (Ix ū + Iy v̄ + It) / (alpha² + Ix² + Iy²), dv' likewise.
+ * The GPU evaluates the same update in normalised form: with
+ * s = 1 / sqrt(alpha² + Ix² + Iy²) (fp32, correctly rounded) and
+ * a = Ix s, b = Iy s, c = It s,
+ *   r = a ū + b v̄ + c,  du' = ū - a r,  dv' = v̄ - b r
+ * — three coefficients per cell instead of four, four FMAs per update, and
+ * a, b in [-1, 1], c = It / sqrt(den) bounded by 255 / alpha, whatever the
+ * precision of the state. ū = (2 (N + S + W + E) + NW + NE + SW + SE) / 12
+ * with the two sums in the CPU's order, one FMA and one multiply. Both
+ * differ from the CPU's arithmetic by a few ulps per sweep (the tests
+ * allow 1e-4 relative per sweep and 1e-3 px mean after a full run; a CPU
+ * emulation of this arithmetic stays within 2e-6 px mean of cf_hs_flow).
+ *
+ * Every per-cell operation is spelled with __fadd_rn / __fmul_rn /
+ * __fmaf_rn / __frsqrt_rn, so nvcc cannot contract or reorder it
+ * differently in different kernels: SIMPLE and FUSED use the same inline
+ * functions and their results are bit-identical (tested; fp16 too).
+ *
+ * Kernels:
+ *  - SIMPLE: one sweep per launch, one thread per cell, neighbours straight
+ *    from global memory (L1), ping-pong buffers (cuda-samples JacobiIteration
+ *    without its shared tile).
+ *  - FUSED: HS_FUSED_DEPTH (K = 8) sweeps per launch, temporal blocking on
+ *    a block-private shared-memory region (thesis "Shared_MltIteration",
+ *    §3.3): a block loads an RW x RH region = its TW x TH output tile plus
+ *    a halo of K cells, runs up to K sweeps on it in shared memory
+ *    (recomputing the halo; the valid part shrinks by one ring per sweep
+ *    from each cut edge) and stores the TW x TH centre. No block reads
+ *    another block's updated cells, so the result equals K single sweeps
+ *    bit for bit.
+ *    A thread owns one region column and a strip of R = RH / BY rows; it
+ *    walks the strip with a 3 x 3 register window ((R + 2) x 3 shared loads
+ *    for R cells) and keeps its cells' coefficients in registers for the
+ *    whole launch. The region is held once, with one cell of padding: each
+ *    sweep computes into registers, barriers, writes back, barriers; the
+ *    last sweep stores to global memory from registers. Image borders use
+ *    ghost cells (copies of the edge cells, rewritten with them), so every
+ *    neighbour is at a fixed offset and the inner loop has no clamping.
+ *    Two geometries (see hs_fused_pick_small):
+ *      big:   64 x 64 region, 48 x 48 tile, 64 x 8 threads, R = 8,
+ *             34.8 KB (fp32) / 17.4 KB (fp16) static shared memory,
+ *             <= 64 registers so that two blocks share an SM;
+ *      small: 32 x 32 region, 16 x 16 tile, 32 x 8 threads, R = 4,
+ *             9.2 KB / 4.6 KB, four blocks per SM;
+ *    coarse levels use the small one: spreading a few thousand cells over
+ *    more SMs shortens each sweep although the halo then costs 4x.
+ *  - AUTO = FUSED (to be revisited with the benchmark).
+ *
+ * fp16 (CF_PRECISION_FP16): the increments live in half2 (du, dv of one
+ * cell together; plan buffers only), in global and in shared memory. The
+ * neighbour sums are half2 (HADD2, both components at once): t = 2 (N + S
+ * + W + E) + (NW + NE + SW + SE); t is converted to fp32 and times 1/12 in
+ * fp32 (1/6 and 1/12 are not exact in half: their 2.4e-4 error would shrink
+ * the increment by that much every sweep, 11 % after 500 sweeps). The data
+ * term (coefficients, the denominator alpha² + Ix² + Iy² up to ~6.5e4 +
+ * alpha², r, the updates) is fp32, and the result is rounded to half2 once
+ * per sweep. Range: intensities 0..255; |t| <= 12 max|du| must stay below
+ * 65504, i.e. increments below ~5000 px — far beyond any per-level
+ * increment. Precision: half keeps 11 significant bits, so increments of
+ * a few pixels carry ~1e-3 px of rounding.
+ *
+ * Launch overhead: a run is levels x warps x (warp, derivatives,
+ * iterations, add) with iterations / K fused launches each. The per-level
+ * iteration sequence touches only plan-owned buffers, so the plan captures
+ * it once into a CUDA graph (on a private capture stream, not the caller's,
+ * which may be the legacy stream that cannot be captured) keyed by level
+ * size, iteration count and alpha, and replays it with one cudaGraphLaunch
+ * per warp on the caller's stream. Capture and instantiation happen on the
+ * first run for a key (and again when alpha, the iterations or the sizes
+ * change); later runs allocate nothing.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "cuda/hs.h"
+#include "cuda/cuda-internal.h"
+#include "cuda/warp.h"
+
+#include <cuda_fp16.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Sweeps per FUSED launch, and halo width of its regions, in cells. 8
+ * cuts global traffic per sweep about 5-fold (fp32: 20 B read per region
+ * cell, 8 B written per tile cell, per 8 sweeps: ~5.5 B per output cell
+ * and sweep, against SIMPLE's 28) while a 64 x 64 region
+ * still outputs 48 x 48 (56 % of the cells it computes) and a 32 x 32 one
+ * 16 x 16; a count that is not a multiple costs one shorter launch. */
+#define HS_FUSED_DEPTH CF_CUDA_HS_FUSED_DEPTH
+
+/* FUSED geometries: region RW x RH cells, BY thread rows (blocks of
+ * RW x BY threads), outputs (RW - 2K) x (RH - 2K). */
+#define HS_BIG_RW 64
+#define HS_BIG_RH 64
+#define HS_BIG_BY 8
+#define HS_BIG_MIN_BLOCKS 2       /* resident blocks per SM asked of ptxas */
+#define HS_SMALL_RW 32
+#define HS_SMALL_RH 32
+#define HS_SMALL_BY 8
+#define HS_SMALL_MIN_BLOCKS 4
+
+/* 2-D launch shape of the per-cell kernels (SIMPLE sweep, derivatives,
+ * add increment) */
+#define HS_BLOCK_X 32
+#define HS_BLOCK_Y 8
+
+/* ---------------------------------------------------------------------
+ * State storage: fp32 planes (u, v) or one half2 plane
+ * --------------------------------------------------------------------- */
+
+/* fp32 increments: two planes, one pitch (elements) */
+struct hs_state_f32
+{
+  float *u;
+  float *v;
+  size_t pitch;
+};
+
+/* fp16 increments: (du, dv) of one cell in one half2, pitch in half2 */
+struct hs_state_f16
+{
+  __half2 *uv;
+  size_t pitch;
+};
+
+template < typename S > struct hs_traits;
+
+template <> struct hs_traits <hs_state_f32 >
+{
+  typedef float2 cell;
+
+  static __device__ __forceinline__ cell load (const hs_state_f32 & s,
+      size_t i)
+  {
+    return make_float2 (s.u[i], s.v[i]);
+  }
+  static __device__ __forceinline__ void store (const hs_state_f32 & s,
+      size_t i, cell c)
+  {
+    s.u[i] = c.x;
+    s.v[i] = c.y;
+  }
+  static __device__ __forceinline__ cell zero ()
+  {
+    return make_float2 (0.0f, 0.0f);
+  }
+  static __device__ __forceinline__ cell pack (float2 f)
+  {
+    return f;
+  }
+  static __device__ __forceinline__ float2 unpack (cell c)
+  {
+    return c;
+  }
+  /** \brief (ū, v̄) of eq. 4.27: (2 (N + S + W + E) + NW + NE + SW + SE)
+   *  / 12, the two sums left to right as common/hs.c, then one FMA and one
+   *  multiply (the CPU's 1/6 and 1/12 products differ by an ulp). */
+  static __device__ __forceinline__ float2 mean (cell n, cell s, cell w,
+      cell e, cell nw, cell ne, cell sw, cell se)
+  {
+    float2 m;
+    m.x = __fmul_rn (1.0f / 12.0f, __fmaf_rn (2.0f,
+            __fadd_rn (__fadd_rn (__fadd_rn (n.x, s.x), w.x), e.x),
+            __fadd_rn (__fadd_rn (__fadd_rn (nw.x, ne.x), sw.x), se.x)));
+    m.y = __fmul_rn (1.0f / 12.0f, __fmaf_rn (2.0f,
+            __fadd_rn (__fadd_rn (__fadd_rn (n.y, s.y), w.y), e.y),
+            __fadd_rn (__fadd_rn (__fadd_rn (nw.y, ne.y), sw.y), se.y)));
+    return m;
+  }
+};
+
+template <> struct hs_traits <hs_state_f16 >
+{
+  typedef __half2 cell;
+
+  static __device__ __forceinline__ cell load (const hs_state_f16 & s,
+      size_t i)
+  {
+    return s.uv[i];
+  }
+  static __device__ __forceinline__ void store (const hs_state_f16 & s,
+      size_t i, cell c)
+  {
+    s.uv[i] = c;
+  }
+  static __device__ __forceinline__ cell zero ()
+  {
+    return __float2half2_rn (0.0f);
+  }
+  static __device__ __forceinline__ cell pack (float2 f)
+  {
+    return __floats2half2_rn (f.x, f.y);
+  }
+  static __device__ __forceinline__ float2 unpack (cell c)
+  {
+    return __half22float2 (c);
+  }
+  /** \brief (ū, v̄) with half2 sums: t = 2 (N + S + W + E) + corners in
+   *  half2, then t / 12 in fp32 (the weights are not exact in half). */
+  static __device__ __forceinline__ float2 mean (cell n, cell s, cell w,
+      cell e, cell nw, cell ne, cell sw, cell se)
+  {
+    __half2 edges = __hadd2 (__hadd2 (__hadd2 (n, s), w), e);
+    __half2 corners = __hadd2 (__hadd2 (__hadd2 (nw, ne), sw), se);
+    float2 t = __half22float2 (__hfma2 (__float2half2_rn (2.0f), edges,
+            corners));
+    return make_float2 (__fmul_rn (t.x, 1.0f / 12.0f),
+        __fmul_rn (t.y, 1.0f / 12.0f));
+  }
+};
+
+/* ---------------------------------------------------------------------
+ * The per-cell update, shared by SIMPLE and FUSED
+ * --------------------------------------------------------------------- */
+
+/* a = Ix s, b = Iy s, c = It s with s = 1 / sqrt(alpha² + Ix² + Iy²) */
+struct hs_coef
+{
+  float a, b, c;
+};
+
+/** \brief Normalised data-term coefficients of one cell (fp32; the
+ *  denominator alpha² + Ix² + Iy² is summed as in common/hs.c). */
+static __device__ __forceinline__ hs_coef
+hs_coefs (float ix, float iy, float it, float alpha2)
+{
+  float den = __fadd_rn (__fadd_rn (alpha2, __fmul_rn (ix, ix)),
+      __fmul_rn (iy, iy));
+  float s = __frsqrt_rn (den);
+  hs_coef k;
+
+  k.a = __fmul_rn (ix, s);
+  k.b = __fmul_rn (iy, s);
+  k.c = __fmul_rn (it, s);
+  return k;
+}
+
+/** \brief Eq. 4.29 in normalised form: r = a ū + b v̄ + c,
+ *  (du', dv') = (ū - a r, v̄ - b r). */
+static __device__ __forceinline__ float2
+hs_update (float2 m, hs_coef k)
+{
+  float r = __fmaf_rn (k.a, m.x, __fmaf_rn (k.b, m.y, k.c));
+  return make_float2 (__fmaf_rn (-k.a, r, m.x), __fmaf_rn (-k.b, r, m.y));
+}
+
+/* Ix, Iy, It planes as the Jacobi kernels read them */
+struct hs_grads
+{
+  const float *ix;
+  const float *iy;
+  const float *it;
+  size_t px, py, pt;            /* pitches, elements */
+};
+
+static __device__ __forceinline__ hs_coef
+hs_coefs_at (const hs_grads & g, int x, int y, float alpha2)
+{
+  return hs_coefs (__ldg (g.ix + x + (size_t) y * g.px),
+      __ldg (g.iy + x + (size_t) y * g.py),
+      __ldg (g.it + x + (size_t) y * g.pt), alpha2);
+}
+
+/* ---------------------------------------------------------------------
+ * Derivatives (eq. 4.25)
+ * --------------------------------------------------------------------- */
+
+/** \brief Ix, Iy, It at cell (x + 1/2, y + 1/2): means of four differences
+ *  over the 2x2x2 cube of I0 and I1w, the far row/column clamped (twin of
+ *  cf_hs_derivatives, same order of operations).
+ *  \param[in] i0, i1w   frame t-1 and warped frame t
+ *  \param[out] ix, iy, it  cell-grid derivatives */
+__global__ static void
+hs_derivatives_kernel (const float *__restrict__ i0, size_t p0,
+    const float *__restrict__ i1w, size_t p1, int width, int height,
+    float *__restrict__ ix, size_t px, float *__restrict__ iy, size_t py,
+    float *__restrict__ it, size_t pt)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int x1, y1;
+  float a0x, a0x1, b0x, b0x1, a1x, a1x1, b1x, b1x1, s;
+
+  if (x >= width || y >= height)
+    return;
+  x1 = min (x + 1, width - 1);
+  y1 = min (y + 1, height - 1);
+  /* a = row y, b = row y+1; 0 = frame t-1, 1 = warped frame t */
+  a0x = i0[x + (size_t) y * p0];
+  a0x1 = i0[x1 + (size_t) y * p0];
+  b0x = i0[x + (size_t) y1 * p0];
+  b0x1 = i0[x1 + (size_t) y1 * p0];
+  a1x = i1w[x + (size_t) y * p1];
+  a1x1 = i1w[x1 + (size_t) y * p1];
+  b1x = i1w[x + (size_t) y1 * p1];
+  b1x1 = i1w[x1 + (size_t) y1 * p1];
+
+  s = __fadd_rn (__fadd_rn (__fadd_rn (__fsub_rn (a0x1, a0x),
+              __fsub_rn (b0x1, b0x)), __fsub_rn (a1x1, a1x)),
+      __fsub_rn (b1x1, b1x));
+  ix[x + (size_t) y * px] = __fmul_rn (0.25f, s);
+  s = __fadd_rn (__fadd_rn (__fadd_rn (__fsub_rn (b0x, a0x),
+              __fsub_rn (b0x1, a0x1)), __fsub_rn (b1x, a1x)),
+      __fsub_rn (b1x1, a1x1));
+  iy[x + (size_t) y * py] = __fmul_rn (0.25f, s);
+  s = __fadd_rn (__fadd_rn (__fadd_rn (__fsub_rn (a1x, a0x),
+              __fsub_rn (b1x, b0x)), __fsub_rn (a1x1, a0x1)),
+      __fsub_rn (b1x1, b0x1));
+  it[x + (size_t) y * pt] = __fmul_rn (0.25f, s);
+}
+
+/* ---------------------------------------------------------------------
+ * Jacobi, SIMPLE: one sweep per launch
+ * --------------------------------------------------------------------- */
+
+/** \brief One Jacobi sweep (eq. 4.29), one cell per thread, clamped
+ *  neighbours read from global memory; never in place.
+ *  \param g        Ix, Iy, It of the level
+ *  \param alpha2   alpha²
+ *  \param zero_in  1: the input increments are all 0 (first sweep of a
+ *                  warp; @in is not read)
+ *  \param in       increments of sweep n
+ *  \param out      increments of sweep n + 1 (another buffer) */
+template < typename S > __global__ static void
+hs_jacobi_simple_kernel (hs_grads g, int width, int height, float alpha2,
+    int zero_in, S in, S out)
+{
+  typedef hs_traits < S > T;
+  typedef typename T::cell cell;
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  cell n, s, w, e, nw, ne, sw, se;
+
+  if (x >= width || y >= height)
+    return;
+  if (zero_in) {
+    n = s = w = e = nw = ne = sw = se = T::zero ();
+  } else {
+    size_t rm = (size_t) max (y - 1, 0) * in.pitch;
+    size_t r0 = (size_t) y * in.pitch;
+    size_t rp = (size_t) min (y + 1, height - 1) * in.pitch;
+    int xm = max (x - 1, 0), xp = min (x + 1, width - 1);
+    n = T::load (in, rm + x);
+    s = T::load (in, rp + x);
+    w = T::load (in, r0 + xm);
+    e = T::load (in, r0 + xp);
+    nw = T::load (in, rm + xm);
+    ne = T::load (in, rm + xp);
+    sw = T::load (in, rp + xm);
+    se = T::load (in, rp + xp);
+  }
+  T::store (out, x + (size_t) y * out.pitch,
+      T::pack (hs_update (T::mean (n, s, w, e, nw, ne, sw, se),
+              hs_coefs_at (g, x, y, alpha2))));
+}
+
+/* ---------------------------------------------------------------------
+ * Jacobi, FUSED: up to K sweeps per launch on private tiles
+ * --------------------------------------------------------------------- */
+
+/* The region in shared memory, one cell of padding around it: region cell
+ * (r, c) lives at cells[r + 1][c + 1]. Where the image ends inside the
+ * region (or right next to it), the padding/out-of-image cell beyond the
+ * edge is a ghost holding a copy of the edge cell, rewritten whenever the
+ * edge cell is: reading the ghost is reading the clamped neighbour
+ * (Neumann, common/hs.c clampi), so every neighbour is at a fixed offset.
+ * Where the region is cut inside the image, the padding holds zeros,
+ * wrong neighbours that only reach halo cells (one ring per sweep). */
+template < int RW, int RH, typename C > struct hs_region
+{
+  C cells[RH + 2][RW + 2];
+
+  /** \brief Write cell (r, c) and the ghosts that copy it.
+   *  \param left, right  the cell is in the image's first/last column
+   *  \param top, bottom  the cell is in the image's first/last row */
+  __device__ __forceinline__ void put (int r, int c, C v, bool left,
+      bool right, bool top, bool bottom)
+  {
+    cells[r + 1][c + 1] = v;
+    if (left)
+      cells[r + 1][c] = v;
+    if (right)
+      cells[r + 1][c + 2] = v;
+    if (top) {
+      cells[r][c + 1] = v;
+      if (left)
+        cells[r][c] = v;
+      if (right)
+        cells[r][c + 2] = v;
+    }
+    if (bottom) {
+      cells[r + 2][c + 1] = v;
+      if (left)
+        cells[r + 2][c] = v;
+      if (right)
+        cells[r + 2][c + 2] = v;
+    }
+  }
+};
+
+/** \brief @sweeps (1..K) Jacobi sweeps on a block-private region: output
+ *  tile TW x TH at blockIdx * (TW, TH), region = tile + K halo cells on
+ *  each side, RW x RH. Thread (c, ty) owns region column c, rows
+ *  ty R .. ty R + R - 1. Region cells outside the image start at 0 and
+ *  are computed as garbage that no image cell reads (image cells read
+ *  image cells and ghosts only); cut edges spoil one more halo ring
+ *  per sweep, never the tile (sweeps <= K). Every thread passes every
+ *  barrier: the loops have block-uniform trip counts.
+ *  \param g, alpha2, zero_in, in, out  as hs_jacobi_simple_kernel
+ *  \param sweeps  1 .. HS_FUSED_DEPTH */
+template < int RW, int RH, int BY, int MIN_BLOCKS, typename S >
+__global__ static void __launch_bounds__ (RW * BY, MIN_BLOCKS)
+hs_jacobi_fused_kernel (hs_grads g, int width, int height, float alpha2,
+    int sweeps, int zero_in, S in, S out)
+{
+  typedef hs_traits < S > T;
+  typedef typename T::cell cell;
+  const int K = HS_FUSED_DEPTH;
+  const int TW = RW - 2 * K, TH = RH - 2 * K;
+  const int R = RH / BY;        /* rows per thread */
+  static_assert (RH % BY == 0, "thread rows must divide the region");
+  static_assert (RW - 2 * K > K && RH - 2 * K > K,
+      "the tile must be wider than the halo");
+  __shared__ hs_region < RW, RH, cell > region;
+
+  const int c = threadIdx.x;
+  const int r0 = threadIdx.y * R;
+  /* region origin in the image; negative at the top/left */
+  const int gx0 = (int) blockIdx.x * TW - K;
+  const int gy0 = (int) blockIdx.y * TH - K;
+  const int x = gx0 + c;
+  const bool col_in = x >= 0 && x < width;
+  const bool left = x == 0, right = x == width - 1;
+  /* this strip's rows j with image row 0 and height - 1 (may be outside
+   * 0 .. R-1) */
+  const int j_top = -gy0 - r0, j_bottom = height - 1 - gy0 - r0;
+  unsigned in_image = 0;        /* bit j: cell (r0 + j, c) is an image cell */
+  bool plain;                   /* all R cells in the image, no ghosts */
+  hs_coef k[R];
+  cell next[R];
+
+  /* zero the whole region first, padding and out-of-image cells
+   * included: what no image cell depends on is then still defined (finite
+   * garbage, and clean under compute-sanitizer initcheck) */
+  for (int i = threadIdx.x + threadIdx.y * RW; i < (RH + 2) * (RW + 2);
+      i += RW * BY)
+    (&region.cells[0][0])[i] = T::zero ();
+  __syncthreads ();
+
+  /* load: coefficients into registers, increments into the region */
+#pragma unroll
+  for (int j = 0; j < R; j++) {
+    int y = gy0 + r0 + j;
+    k[j].a = k[j].b = k[j].c = 0.0f;
+    if (col_in && y >= 0 && y < height) {
+      in_image |= 1u << j;
+      k[j] = hs_coefs_at (g, x, y, alpha2);
+      region.put (r0 + j, c, zero_in ? T::zero () :
+          T::load (in, x + (size_t) y * in.pitch), left, right, j == j_top,
+          j == j_bottom);
+    }
+  }
+  plain = in_image == (1u << R) - 1u && !left && !right &&
+      (unsigned) j_top >= (unsigned) R && (unsigned) j_bottom >= (unsigned) R;
+  __syncthreads ();
+
+  for (int sweep = 0; sweep < sweeps; sweep++) {
+    /* 3 x 3 window walking down the strip, at fixed offsets from this
+     * thread's top-left neighbour: p = row above, q = this row, n = row
+     * below; w, c, e = columns c - 1, c, c + 1 */
+    const cell *top = &region.cells[r0][c];
+    cell pw = top[0], pc = top[1], pe = top[2];
+    cell qw = top[RW + 2], qc = top[RW + 3], qe = top[RW + 4];
+
+#pragma unroll
+    for (int j = 0; j < R; j++) {
+      const cell *below = top + (j + 2) * (RW + 2);
+      cell nw = below[0], nc = below[1], ne = below[2];
+      /* N = pc, S = nc, W = qw, E = qe, NW = pw, NE = pe, SW = nw, SE = ne */
+      next[j] = T::pack (hs_update (T::mean (pc, nc, qw, qe, pw, pe, nw, ne),
+              k[j]));
+      pw = qw;
+      pc = qc;
+      pe = qe;
+      qw = nw;
+      qc = nc;
+      qe = ne;
+    }
+
+    if (sweep + 1 < sweeps) {
+      /* everyone has read sweep n: overwrite the region with sweep n + 1 */
+      __syncthreads ();
+      if (plain) {
+#pragma unroll
+        for (int j = 0; j < R; j++)
+          region.cells[r0 + j + 1][c + 1] = next[j];
+      } else {
+#pragma unroll
+        for (int j = 0; j < R; j++)
+          if (in_image & (1u << j))
+            region.put (r0 + j, c, next[j], left, right, j == j_top,
+                j == j_bottom);
+      }
+      __syncthreads ();
+    }
+  }
+
+  /* the TW x TH centre, straight from the registers of the last sweep */
+  if (c >= K && c < K + TW) {
+#pragma unroll
+    for (int j = 0; j < R; j++) {
+      int r = r0 + j;
+      if ((in_image & (1u << j)) && r >= K && r < K + TH)
+        T::store (out, x + (size_t) (gy0 + r) * out.pitch, next[j]);
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------
+ * Add increment
+ * --------------------------------------------------------------------- */
+
+/** \brief u(x) += mean of the four cells around pixel x (cells x-1..x,
+ *  y-1..y, clamped): the cell-grid increment back on the pixel grid (twin
+ *  of cf_hs_add_increment, same order of operations).
+ *  \param d     increments (cell grid)
+ *  \param[in,out] u, v  pixel-grid flow */
+template < typename S > __global__ static void
+hs_add_increment_kernel (S d, int width, int height, float *u, float *v,
+    size_t pitch)
+{
+  typedef hs_traits < S > T;
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  size_t r0, r1, i;
+  int xm;
+  float2 a, b, c, e;
+
+  if (x >= width || y >= height)
+    return;
+  r0 = (size_t) max (y - 1, 0) * d.pitch;
+  r1 = (size_t) y * d.pitch;
+  xm = max (x - 1, 0);
+  a = T::unpack (T::load (d, r0 + xm));
+  b = T::unpack (T::load (d, r0 + x));
+  c = T::unpack (T::load (d, r1 + xm));
+  e = T::unpack (T::load (d, r1 + x));
+  i = x + (size_t) y * pitch;
+  u[i] = __fadd_rn (u[i], __fmul_rn (0.25f,
+          __fadd_rn (__fadd_rn (__fadd_rn (a.x, b.x), c.x), e.x)));
+  v[i] = __fadd_rn (v[i], __fmul_rn (0.25f,
+          __fadd_rn (__fadd_rn (__fadd_rn (a.y, b.y), c.y), e.y)));
+}
+
+/* ---------------------------------------------------------------------
+ * Launchers
+ * --------------------------------------------------------------------- */
+
+static dim3
+cell_grid (int width, int height)
+{
+  return dim3 (cf_div_up (width, HS_BLOCK_X), cf_div_up (height, HS_BLOCK_Y));
+}
+
+/* 1 when the 32 x 32 geometry should run a width x height level: when the
+ * cells per SM of the busiest SM (ceil(blocks / SMs) regions) are fewer
+ * than with 64 x 64 regions. A first-order model (per-sweep time of one
+ * SM ~ cells it holds); ties go to the big regions, which waste less on
+ * halos. For 1920x1080 on 132 SMs: 1080p, 540p, 270p big; 135p, 68p small. */
+static int
+hs_fused_pick_small (int width, int height, int n_sm)
+{
+  const int K = HS_FUSED_DEPTH;
+  long big = (long) cf_div_up (width, HS_BIG_RW - 2 * K) *
+      cf_div_up (height, HS_BIG_RH - 2 * K);
+  long small = (long) cf_div_up (width, HS_SMALL_RW - 2 * K) *
+      cf_div_up (height, HS_SMALL_RH - 2 * K);
+  long big_load, small_load;
+
+  if (n_sm < 1)
+    n_sm = 1;
+  big_load = (big + n_sm - 1) / n_sm * (HS_BIG_RW * HS_BIG_RH);
+  small_load = (small + n_sm - 1) / n_sm * (HS_SMALL_RW * HS_SMALL_RH);
+  return small_load < big_load;
+}
+
+template < int RW, int RH, int BY, int MIN_BLOCKS, typename S >
+static cf_status
+hs_launch_fused (const hs_grads & g, int width, int height, float alpha2,
+    int sweeps, int zero_in, const S & in, const S & out,
+    cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  const int K = HS_FUSED_DEPTH;
+  dim3 grid (cf_div_up (width, RW - 2 * K), cf_div_up (height, RH - 2 * K));
+
+  hs_jacobi_fused_kernel < RW, RH, BY, MIN_BLOCKS, S > <<< grid,
+      dim3 (RW, BY), 0,
+      stream >>> (g, width, height, alpha2, sweeps, zero_in, in, out);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+/* Enqueue @iterations sweeps ping-ponging between state[0] (input) and
+ * state[1]; *result = index of the buffer holding the last sweep. */
+template < typename S > static cf_status
+hs_enqueue_iterations (const hs_grads & g, int width, int height,
+    float alpha2, int iterations, cf_hs_kernel kernel, int n_sm, int zero_in,
+    const S state[2], int *result, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  int cur = 0;
+
+  if (kernel == CF_HS_KERNEL_SIMPLE) {
+    for (int n = 0; n < iterations; n++) {
+      hs_jacobi_simple_kernel < S > <<< cell_grid (width, height),
+          dim3 (HS_BLOCK_X, HS_BLOCK_Y), 0, stream >>> (g, width, height,
+          alpha2, zero_in && n == 0, state[cur], state[1 - cur]);
+      CF_CUDA_TRY_LAUNCH ();
+      cur = 1 - cur;
+    }
+  } else {
+    int small = hs_fused_pick_small (width, height, n_sm);
+    int first = zero_in;
+
+    for (int left = iterations; left > 0; left -= HS_FUSED_DEPTH) {
+      int sweeps = left < HS_FUSED_DEPTH ? left : HS_FUSED_DEPTH;
+      if (small)
+        status = hs_launch_fused < HS_SMALL_RW, HS_SMALL_RH, HS_SMALL_BY,
+            HS_SMALL_MIN_BLOCKS, S > (g, width, height, alpha2, sweeps,
+            first, state[cur], state[1 - cur], stream);
+      else
+        status = hs_launch_fused < HS_BIG_RW, HS_BIG_RH, HS_BIG_BY,
+            HS_BIG_MIN_BLOCKS, S > (g, width, height, alpha2, sweeps,
+            first, state[cur], state[1 - cur], stream);
+      if (status != CF_OK)
+        goto out;
+      first = 0;
+      cur = 1 - cur;
+    }
+  }
+out:
+  *result = cur;
+  return status;
+}
+
+static cf_hs_kernel
+resolve_kernel (cf_hs_kernel kernel)
+{
+  return kernel == CF_HS_KERNEL_SIMPLE ? CF_HS_KERNEL_SIMPLE :
+      CF_HS_KERNEL_FUSED;
+}
+
+/* SMs of the current device (the caller's context decides which). */
+static cf_status
+query_sm_count (int *n_sm)
+{
+  cf_status status = CF_OK;
+  int dev = 0;
+
+  *n_sm = 1;
+  CF_CUDA_TRY (cudaGetDevice (&dev));
+  CF_CUDA_TRY (cudaDeviceGetAttribute (n_sm, cudaDevAttrMultiProcessorCount,
+          dev));
+out:
+  return status;
+}
+
+static int
+image_is_valid (const cf_cuda_image * img)
+{
+  return img != NULL && img->data != NULL && img->width > 0 &&
+      img->height > 0 && img->pitch >= (size_t) img->width;
+}
+
+static int
+flow_is_valid (const cf_cuda_flow * flow)
+{
+  return flow != NULL && flow->u != NULL && flow->v != NULL &&
+      flow->width > 0 && flow->height > 0 &&
+      flow->pitch >= (size_t) flow->width;
+}
+
+static int
+same_size (const cf_cuda_image * a, const cf_cuda_image * b)
+{
+  return a->width == b->width && a->height == b->height;
+}
+
+static hs_grads
+make_grads (const cf_cuda_image * ix, const cf_cuda_image * iy,
+    const cf_cuda_image * it)
+{
+  hs_grads g;
+
+  g.ix = ix->data;
+  g.iy = iy->data;
+  g.it = it->data;
+  g.px = ix->pitch;
+  g.py = iy->pitch;
+  g.pt = it->pitch;
+  return g;
+}
+
+static hs_state_f32
+state_f32 (const cf_cuda_flow * f)
+{
+  hs_state_f32 s;
+
+  s.u = f->u;
+  s.v = f->v;
+  s.pitch = f->pitch;
+  return s;
+}
+
+extern "C" cf_status
+cf_cuda_hs_derivatives (const cf_cuda_image * i0, const cf_cuda_image * i1w,
+    cf_cuda_image * ix, cf_cuda_image * iy, cf_cuda_image * it,
+    cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+
+  if (!image_is_valid (i0) || !image_is_valid (i1w) || !image_is_valid (ix)
+      || !image_is_valid (iy) || !image_is_valid (it) || !same_size (i0, i1w)
+      || !same_size (i0, ix) || !same_size (i0, iy) || !same_size (i0, it))
+    return CF_ERROR_INVALID;
+  hs_derivatives_kernel <<< cell_grid (i0->width, i0->height),
+      dim3 (HS_BLOCK_X, HS_BLOCK_Y), 0, stream >>> (i0->data, i0->pitch,
+      i1w->data, i1w->pitch, i0->width, i0->height, ix->data, ix->pitch,
+      iy->data, iy->pitch, it->data, it->pitch);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+extern "C" cf_status
+cf_cuda_hs_jacobi (const cf_cuda_image * ix, const cf_cuda_image * iy,
+    const cf_cuda_image * it, float alpha, int iterations,
+    cf_hs_kernel kernel, cf_cuda_flow * d, cf_cuda_flow * tmp,
+    cudaStream_t stream)
+{
+  cf_status status;
+  hs_state_f32 state[2];
+  int n_sm, result = 0;
+
+  if (!image_is_valid (ix) || !image_is_valid (iy) || !image_is_valid (it) ||
+      !same_size (ix, iy) || !same_size (ix, it) || !flow_is_valid (d) ||
+      !flow_is_valid (tmp) || d->width != ix->width ||
+      d->height != ix->height || tmp->width != ix->width ||
+      tmp->height != ix->height || d->u == tmp->u || d->v == tmp->v ||
+      d->u == tmp->v || d->v == tmp->u || iterations < 0 ||
+      !(alpha > 0.0f) || !isfinite (alpha))
+    return CF_ERROR_INVALID;
+  if (iterations == 0)
+    return CF_OK;
+  status = query_sm_count (&n_sm);
+  if (status != CF_OK)
+    return status;
+  state[0] = state_f32 (d);
+  state[1] = state_f32 (tmp);
+  status = hs_enqueue_iterations (make_grads (ix, iy, it), ix->width,
+      ix->height, alpha * alpha, iterations, resolve_kernel (kernel), n_sm, 0,
+      state, &result, stream);
+  if (result == 1) {
+    cf_cuda_flow t = *d;
+    *d = *tmp;
+    *tmp = t;
+  }
+  return status;
+}
+
+extern "C" cf_status
+cf_cuda_hs_add_increment (const cf_cuda_flow * d, cf_cuda_flow * u,
+    cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+
+  if (!flow_is_valid (d) || !flow_is_valid (u) || d->width != u->width ||
+      d->height != u->height)
+    return CF_ERROR_INVALID;
+  hs_add_increment_kernel < hs_state_f32 > <<< cell_grid (u->width,
+          u->height), dim3 (HS_BLOCK_X, HS_BLOCK_Y), 0, stream >>>
+      (state_f32 (d), u->width, u->height, u->u, u->v, u->pitch);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+/* ---------------------------------------------------------------------
+ * Plan
+ * --------------------------------------------------------------------- */
+
+/* The captured iteration sequence of one pyramid level. */
+typedef struct
+{
+  cudaGraphExec_t exec;         /* NULL: none captured */
+  int width, height, iterations;
+  float alpha;
+  int result;                   /* state buffer holding the result */
+} hs_level_graph;
+
+struct cf_cuda_hs_plan
+{
+  int width, height;
+  cf_precision precision;
+  cf_hs_kernel kernel;          /* SIMPLE or FUSED (AUTO resolved) */
+  int n_sm;
+
+  cf_cuda_flow u;               /* pixel-grid flow of the current level */
+  cf_cuda_image i1w, ix, iy, it;
+  cf_cuda_flow d[2];            /* fp32 increments (fp32 plans) */
+  __half2 *h[2];                /* fp16 increments (fp16 plans) */
+  size_t h_pitch;               /* half2 elements */
+
+  cudaStream_t capture_stream;  /* private: graphs are captured here */
+  hs_level_graph graph[CF_PYRAMID_MAX_LEVELS];
+};
+
+extern "C" void
+cf_cuda_hs_plan_free (cf_cuda_hs_plan * plan)
+{
+  int l;
+
+  if (plan == NULL)
+    return;
+  for (l = 0; l < CF_PYRAMID_MAX_LEVELS; l++)
+    if (plan->graph[l].exec != NULL)
+      cf_cuda_check (cudaGraphExecDestroy (plan->graph[l].exec));
+  if (plan->capture_stream != NULL)
+    cf_cuda_check (cudaStreamDestroy (plan->capture_stream));
+  cf_cuda_flow_release (&plan->u);
+  cf_cuda_image_release (&plan->i1w);
+  cf_cuda_image_release (&plan->ix);
+  cf_cuda_image_release (&plan->iy);
+  cf_cuda_image_release (&plan->it);
+  for (l = 0; l < 2; l++) {
+    cf_cuda_flow_release (&plan->d[l]);
+    if (plan->h[l] != NULL)
+      cf_cuda_check (cudaFree (plan->h[l]));
+  }
+  free (plan);
+}
+
+extern "C" cf_status
+cf_cuda_hs_plan_new (int width, int height, cf_precision precision,
+    cf_hs_kernel kernel, cf_cuda_hs_plan ** plan_out)
+{
+  cf_status status = CF_OK;
+  cf_cuda_hs_plan *plan = NULL;
+  int l;
+
+  if (plan_out == NULL)
+    return CF_ERROR_INVALID;
+  *plan_out = NULL;
+  if (width < 1 || height < 1 || width > CF_MAX_DIMENSION ||
+      height > CF_MAX_DIMENSION || (precision != CF_PRECISION_FP32 &&
+          precision != CF_PRECISION_FP16) || (kernel != CF_HS_KERNEL_AUTO &&
+          kernel != CF_HS_KERNEL_SIMPLE && kernel != CF_HS_KERNEL_FUSED))
+    return CF_ERROR_INVALID;
+  plan = (cf_cuda_hs_plan *) calloc (1, sizeof (*plan));
+  if (plan == NULL)
+    return CF_ERROR_NO_MEMORY;
+  plan->width = width;
+  plan->height = height;
+  plan->precision = precision;
+  plan->kernel = resolve_kernel (kernel);
+
+  status = query_sm_count (&plan->n_sm);
+  if (status != CF_OK)
+    goto out;
+  if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
+      (status = cf_cuda_image_alloc (&plan->i1w, width, height)) != CF_OK ||
+      (status = cf_cuda_image_alloc (&plan->ix, width, height)) != CF_OK ||
+      (status = cf_cuda_image_alloc (&plan->iy, width, height)) != CF_OK ||
+      (status = cf_cuda_image_alloc (&plan->it, width, height)) != CF_OK)
+    goto out;
+  for (l = 0; l < 2; l++) {
+    if (precision == CF_PRECISION_FP32) {
+      status = cf_cuda_flow_alloc (&plan->d[l], width, height);
+      if (status != CF_OK)
+        goto out;
+    } else {
+      void *p = NULL;
+      size_t pitch = 0;
+      CF_CUDA_TRY (cudaMallocPitch (&p, &pitch,
+              (size_t) width * sizeof (__half2), (size_t) height));
+      plan->h[l] = (__half2 *) p;
+      plan->h_pitch = pitch / sizeof (__half2);
+    }
+  }
+  CF_CUDA_TRY (cudaStreamCreateWithFlags (&plan->capture_stream,
+          cudaStreamNonBlocking));
+
+out:
+  if (status != CF_OK) {
+    cf_cuda_hs_plan_free (plan);
+    plan = NULL;
+  }
+  *plan_out = plan;
+  return status;
+}
+
+/* The plan's scratch seen at a level's size. */
+static cf_cuda_image
+image_view (const cf_cuda_image * img, int width, int height)
+{
+  cf_cuda_image view = *img;
+  view.width = width;
+  view.height = height;
+  return view;
+}
+
+/* Enqueue one warp's Jacobi sequence (du = 0, then @iterations sweeps) of
+ * a width x height level on @stream, reading the plan's Ix, Iy, It. */
+static cf_status
+plan_enqueue_iterations (cf_cuda_hs_plan * plan, int width, int height,
+    float alpha, int iterations, int *result, cudaStream_t stream)
+{
+  hs_grads g;
+  float alpha2 = alpha * alpha;
+
+  g.ix = plan->ix.data;
+  g.iy = plan->iy.data;
+  g.it = plan->it.data;
+  g.px = plan->ix.pitch;
+  g.py = plan->iy.pitch;
+  g.pt = plan->it.pitch;
+  if (plan->precision == CF_PRECISION_FP32) {
+    hs_state_f32 s[2] = { state_f32 (&plan->d[0]), state_f32 (&plan->d[1]) };
+    return hs_enqueue_iterations (g, width, height, alpha2, iterations,
+        plan->kernel, plan->n_sm, 1, s, result, stream);
+  } else {
+    hs_state_f16 s[2];
+    s[0].uv = plan->h[0];
+    s[1].uv = plan->h[1];
+    s[0].pitch = s[1].pitch = plan->h_pitch;
+    return hs_enqueue_iterations (g, width, height, alpha2, iterations,
+        plan->kernel, plan->n_sm, 1, s, result, stream);
+  }
+}
+
+/* Run the level's iteration sequence on @stream through its cached graph,
+ * capturing it first when the key (size, iterations, alpha) changed. */
+static cf_status
+plan_run_iterations (cf_cuda_hs_plan * plan, int level, int width,
+    int height, float alpha, int iterations, int *result, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  hs_level_graph *lg = &plan->graph[level];
+  cudaGraph_t graph = NULL;
+  cudaGraphExec_t exec = NULL;
+
+  if (lg->exec == NULL || lg->width != width || lg->height != height ||
+      lg->iterations != iterations || lg->alpha != alpha) {
+    int res = 0;
+    cf_status enq;
+
+    if (lg->exec != NULL) {
+      /* an exec still in flight is freed when it completes */
+      CF_CUDA_TRY (cudaGraphExecDestroy (lg->exec));
+      lg->exec = NULL;
+    }
+    /* the capture always ends, also when a launch in it failed (the
+     * partial graph is then dropped) */
+    CF_CUDA_TRY (cudaStreamBeginCapture (plan->capture_stream,
+            cudaStreamCaptureModeThreadLocal));
+    enq = plan_enqueue_iterations (plan, width, height, alpha, iterations,
+        &res, plan->capture_stream);
+    CF_CUDA_TRY (cudaStreamEndCapture (plan->capture_stream, &graph));
+    if (enq != CF_OK) {
+      status = enq;
+      goto out;
+    }
+    CF_CUDA_TRY (cudaGraphInstantiate (&exec, graph, 0));
+    lg->exec = exec;
+    lg->width = width;
+    lg->height = height;
+    lg->iterations = iterations;
+    lg->alpha = alpha;
+    lg->result = res;
+  }
+  CF_CUDA_TRY (cudaGraphLaunch (lg->exec, stream));
+  *result = lg->result;
+
+out:
+  if (graph != NULL)
+    cudaGraphDestroy (graph);
+  return status;
+}
+
+/* Add the plan's increment buffer @index to @u. */
+static cf_status
+plan_add_increment (cf_cuda_hs_plan * plan, int index, cf_cuda_flow * u,
+    cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+
+  if (plan->precision == CF_PRECISION_FP32) {
+    hs_add_increment_kernel < hs_state_f32 > <<< cell_grid (u->width,
+            u->height), dim3 (HS_BLOCK_X, HS_BLOCK_Y), 0, stream >>>
+        (state_f32 (&plan->d[index]), u->width, u->height, u->u, u->v,
+        u->pitch);
+  } else {
+    hs_state_f16 s;
+    s.uv = plan->h[index];
+    s.pitch = plan->h_pitch;
+    hs_add_increment_kernel < hs_state_f16 > <<< cell_grid (u->width,
+            u->height), dim3 (HS_BLOCK_X, HS_BLOCK_Y), 0, stream >>> (s,
+        u->width, u->height, u->u, u->v, u->pitch);
+  }
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+/* dst = src, both width x height flows on the device. */
+static cf_status
+copy_flow (const cf_cuda_flow * src, cf_cuda_flow * dst, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  size_t row = (size_t) src->width * sizeof (float);
+
+  CF_CUDA_TRY (cudaMemcpy2DAsync (dst->u, dst->pitch * sizeof (float), src->u,
+          src->pitch * sizeof (float), row, (size_t) src->height,
+          cudaMemcpyDeviceToDevice, stream));
+  CF_CUDA_TRY (cudaMemcpy2DAsync (dst->v, dst->pitch * sizeof (float), src->v,
+          src->pitch * sizeof (float), row, (size_t) src->height,
+          cudaMemcpyDeviceToDevice, stream));
+out:
+  return status;
+}
+
+/* The pyramids suit a run of this plan into @flow. */
+static int
+run_args_valid (const cf_cuda_hs_plan * plan, const cf_cuda_pyramid * p0,
+    const cf_cuda_pyramid * p1, const cf_hs_params * params,
+    const cf_cuda_flow * flow)
+{
+  int l;
+
+  if (plan == NULL || p0 == NULL || p1 == NULL || params == NULL ||
+      !flow_is_valid (flow) || p0->n_levels != p1->n_levels ||
+      p0->n_levels < 1 || p0->n_levels > CF_PYRAMID_MAX_LEVELS ||
+      params->warps < 1 || params->iterations < 0 ||
+      !(params->alpha > 0.0f) || !isfinite (params->alpha) ||
+      flow->width != p0->level[0].width ||
+      flow->height != p0->level[0].height || flow->width > plan->width ||
+      flow->height > plan->height)
+    return 0;
+  for (l = 0; l < p0->n_levels; l++) {
+    const cf_cuda_image *a = &p0->level[l], *b = &p1->level[l];
+    if (!image_is_valid (a) || !image_is_valid (b) || !same_size (a, b) ||
+        a->width > flow->width || a->height > flow->height)
+      return 0;
+  }
+  return 1;
+}
+
+extern "C" cf_status
+cf_cuda_hs_plan_run (cf_cuda_hs_plan * plan, const cf_cuda_pyramid * p0,
+    const cf_cuda_pyramid * p1, const cf_hs_params * params, int use_initial,
+    cf_cuda_flow * flow, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  int l, k;
+
+  if (!run_args_valid (plan, p0, p1, params, flow))
+    return CF_ERROR_INVALID;
+
+  for (l = p0->n_levels - 1; l >= 0; l--) {
+    const cf_cuda_image *f0 = &p0->level[l], *f1 = &p1->level[l];
+    int w = f0->width, h = f0->height;
+    cf_cuda_flow ul = cf_cuda_flow_view (&plan->u, w, h);
+    cf_cuda_flow parked = cf_cuda_flow_view (flow, w, h);
+    cf_cuda_image wl = image_view (&plan->i1w, w, h);
+    cf_cuda_image xl = image_view (&plan->ix, w, h);
+    cf_cuda_image yl = image_view (&plan->iy, w, h);
+    cf_cuda_image tl = image_view (&plan->it, w, h);
+
+    /* the flow entering this level */
+    if (l == p0->n_levels - 1) {
+      if (use_initial)
+        status = cf_cuda_flow_resample (flow, &ul, stream);
+      else
+        status = cf_cuda_flow_fill (&ul, 0.0f, 0.0f, stream);
+    } else {
+      /* the previous level's result is parked in `flow` as a view */
+      cf_cuda_flow prev = cf_cuda_flow_view (flow, p0->level[l + 1].width,
+          p0->level[l + 1].height);
+      status = cf_cuda_flow_resample (&prev, &ul, stream);
+    }
+    if (status != CF_OK)
+      return status;
+
+    for (k = 0; k < params->warps; k++) {
+      int result = 0;
+
+      status = cf_cuda_warp_bicubic (f1, &ul, CF_WARP_CLAMP, &wl, stream);
+      if (status == CF_OK)
+        status = cf_cuda_hs_derivatives (f0, &wl, &xl, &yl, &tl, stream);
+      if (status != CF_OK)
+        return status;
+      /* du = 0 then the sweeps; 0 sweeps leave u as it is */
+      if (params->iterations == 0)
+        continue;
+      status = plan_run_iterations (plan, l, w, h, params->alpha,
+          params->iterations, &result, stream);
+      if (status == CF_OK)
+        status = plan_add_increment (plan, result, &ul, stream);
+      if (status != CF_OK)
+        return status;
+    }
+
+    /* park this level's result in `flow`'s buffer for the next level */
+    status = copy_flow (&ul, &parked, stream);
+    if (status != CF_OK)
+      return status;
+  }
+  return CF_OK;
+}

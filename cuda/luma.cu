@@ -1,0 +1,126 @@
+/* gst-cudaflow — luma extraction for the flow elements (GPU)
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Twins of cf_luma_from_channel and cf_luma_from_rgb (common/planes.c), bit
+ * for bit: the products and sums are spelled with __fmul_rn / __fadd_rn in
+ * the CPU's order so nvcc cannot contract them into FMAs (the CPU reference
+ * is built without FMA contraction on x86-64).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "cuda/luma.h"
+#include "cuda/cuda-internal.h"
+
+#include <stdint.h>
+
+/* 2-D launch shape of both kernels */
+static const int LUMA_BLOCK_X = 32;
+static const int LUMA_BLOCK_Y = 8;
+
+/* 16-bit samples to 0..255: one fp32 multiply by the rounded quotient, as
+ * `row[x] *= 255.0f / 65535.0f` in common/planes.c. */
+#define LUMA_SCALE_16 (255.0f / 65535.0f)
+
+/** \brief dst(x, y) = sample (x, y) in 0..255.
+ *  \param[in] data          first sample (device memory)
+ *  \param stride            bytes between rows (may be negative)
+ *  \param pixel_stride      bytes between samples of a row
+ *  \param depth             8 or 16 (16: little-endian, times 255/65535)
+ *  \param[out] dst          float plane, @pitch elements per row */
+__global__ static void
+luma_from_channel_kernel (const uint8_t * data, ptrdiff_t stride,
+    int pixel_stride, int depth, int width, int height, float *dst,
+    size_t pitch)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const uint8_t *p;
+  float value;
+
+  if (x >= width || y >= height)
+    return;
+  p = data + (ptrdiff_t) y * stride + (ptrdiff_t) x * pixel_stride;
+  if (depth == 8) {
+    value = (float) p[0];
+  } else {
+    value = (float) (unsigned) (p[0] | (p[1] << 8));
+    value = __fmul_rn (value, LUMA_SCALE_16);
+  }
+  dst[x + (size_t) y * pitch] = value;
+}
+
+/** \brief Rec.601 Y = 0.299 R + 0.587 G + 0.114 B of 8-bit RGB(x) pixels,
+ *  terms added left to right in fp32 (twin of cf_luma_from_rgb).
+ *  \param r, g, b  byte offsets of the components inside a pixel */
+__global__ static void
+luma_from_rgb_kernel (const uint8_t * data, ptrdiff_t stride,
+    int pixel_stride, int r, int g, int b, int width, int height, float *dst,
+    size_t pitch)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const uint8_t *p;
+  float sum;
+
+  if (x >= width || y >= height)
+    return;
+  p = data + (ptrdiff_t) y * stride + (ptrdiff_t) x * pixel_stride;
+  sum = __fadd_rn (__fmul_rn (0.299f, (float) p[r]),
+      __fmul_rn (0.587f, (float) p[g]));
+  sum = __fadd_rn (sum, __fmul_rn (0.114f, (float) p[b]));
+  dst[x + (size_t) y * pitch] = sum;
+}
+
+static int
+plane_is_valid (const cf_cuda_image * img)
+{
+  return img != NULL && img->data != NULL && img->width > 0 &&
+      img->height > 0 && img->pitch >= (size_t) img->width;
+}
+
+extern "C" cf_status
+cf_cuda_luma_from_channel (const cf_channel * src, cf_cuda_image * dst,
+    cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  dim3 grid;
+
+  /* the checks of common/planes.c channel_is_valid and plane_matches */
+  if (src == NULL || src->data == NULL || src->width <= 0 ||
+      src->height <= 0 || (src->depth != 8 && src->depth != 16) ||
+      src->pixel_stride < src->depth / 8 || !plane_is_valid (dst) ||
+      dst->width != src->width || dst->height != src->height)
+    return CF_ERROR_INVALID;
+  grid = dim3 (cf_div_up (src->width, LUMA_BLOCK_X),
+      cf_div_up (src->height, LUMA_BLOCK_Y));
+  luma_from_channel_kernel <<< grid, dim3 (LUMA_BLOCK_X, LUMA_BLOCK_Y), 0,
+      stream >>> ((const uint8_t *) src->data, src->stride,
+      src->pixel_stride, src->depth, src->width, src->height, dst->data,
+      dst->pitch);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+extern "C" cf_status
+cf_cuda_luma_from_rgb (const void *data, ptrdiff_t stride, int pixel_stride,
+    int r, int g, int b, cf_cuda_image * dst, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  dim3 grid;
+
+  if (data == NULL || !plane_is_valid (dst) || pixel_stride < 1 || r < 0 ||
+      g < 0 || b < 0 || r >= pixel_stride || g >= pixel_stride ||
+      b >= pixel_stride)
+    return CF_ERROR_INVALID;
+  grid = dim3 (cf_div_up (dst->width, LUMA_BLOCK_X),
+      cf_div_up (dst->height, LUMA_BLOCK_Y));
+  luma_from_rgb_kernel <<< grid, dim3 (LUMA_BLOCK_X, LUMA_BLOCK_Y), 0,
+      stream >>> ((const uint8_t *) data, stride, pixel_stride, r, g, b,
+      dst->width, dst->height, dst->data, dst->pitch);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}

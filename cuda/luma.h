@@ -1,0 +1,27 @@
+/* gst-cudaflow — luma extraction for the flow elements (GPU), twins of
+ * cf_luma_from_channel / cf_luma_from_rgb in common/planes.h
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Flow methods see luma as float in 0..255: 8-bit samples as they are,
+ * 16-bit ones times 255/65535, RGB by Rec.601.
+ */
+#ifndef CF_CUDA_LUMA_H
+#define CF_CUDA_LUMA_H
+
+#include "common/planes.h"
+#include "cuda/cuda-util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+cf_status cf_cuda_luma_from_channel (const cf_channel * src,
+    cf_cuda_image * dst, cudaStream_t stream);
+cf_status cf_cuda_luma_from_rgb (const void *data, ptrdiff_t stride,
+    int pixel_stride, int r, int g, int b, cf_cuda_image * dst,
+    cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CF_CUDA_LUMA_H */

@@ -1,0 +1,355 @@
+/* gst-cudaflow — image pyramids on the GPU (twins of common/pyramid.c)
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Same level sizes (cf_pyramid_level_size), same Gaussian (cf_gaussian_taps
+ * with radius ceil(4 sigma) capped at 255), same reflecting border
+ * (cf_border_fold, half-sample symmetric), same clamped bicubic sampling at
+ * (x / eta, y / eta) (cf_cuda_bicubic_downscale, cuda/warp.cu). The blur
+ * sums taps k = -r..r in order with __fmul_rn / __fadd_rn, as the CPU loop
+ * does without FMA contraction, so the planes agree bit for bit on x86-64.
+ *
+ * The taps of the two sigmas a pyramid uses are uploaded once, by its
+ * first build, on the build's stream (a pageable cudaMemcpyAsync: no
+ * allocation, no synchronisation); later builds upload again only when
+ * the caller changes a sigma.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "cuda/pyramid.h"
+#include "cuda/cuda-internal.h"
+#include "cuda/warp.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "common/border.h"
+#include "common/gaussian.h"
+
+/* Longest Gaussian, as common/pyramid.c: radius 4 sigma, capped. */
+#define CUDA_MAX_BLUR_RADIUS 255
+#define CUDA_MAX_BLUR_TAPS (2 * CUDA_MAX_BLUR_RADIUS + 1)
+
+/* 2-D launch shape of the blur passes */
+static const int BLUR_BLOCK_X = 32;
+static const int BLUR_BLOCK_Y = 8;
+
+/* Tap sets in cf_cuda_pyramid.taps */
+enum
+{
+  TAPS_PRESMOOTH = 0,
+  TAPS_DOWNSAMPLE = 1
+};
+
+/** \brief One separable pass of a (2 radius + 1)-tap Gaussian along x
+ *  (HORIZONTAL) or y, reflecting border; twin of blur_pass () in
+ *  common/pyramid.c. One output pixel per thread.
+ *  \param[in] src     plane of @src_pitch elements per row
+ *  \param[in] taps    2 radius + 1 device taps, centre at taps[radius]
+ *  \param radius      0 .. CUDA_MAX_BLUR_RADIUS
+ *  \param[out] dst    plane of @dst_pitch elements per row (not src) */
+template < bool HORIZONTAL > __global__ static void
+blur_pass_kernel (const float *__restrict__ src, size_t src_pitch, int width,
+    int height, const float *__restrict__ taps, int radius,
+    float *__restrict__ dst, size_t dst_pitch)
+{
+  __shared__ float s_taps[CUDA_MAX_BLUR_TAPS];
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int tid = threadIdx.x + threadIdx.y * blockDim.x;
+  float sum = 0.0f;
+
+  for (int i = tid; i <= 2 * radius; i += blockDim.x * blockDim.y)
+    s_taps[i] = taps[i];
+  __syncthreads ();
+  if (x >= width || y >= height)
+    return;
+
+  if (HORIZONTAL) {
+    const float *row = src + (size_t) y * src_pitch;
+    if (x - radius >= 0 && x + radius < width) {
+      for (int k = -radius; k <= radius; k++)
+        sum = __fadd_rn (sum, __fmul_rn (s_taps[k + radius], row[x + k]));
+    } else {
+      for (int k = -radius; k <= radius; k++) {
+        int sx = cf_border_fold (x + k, width, CF_BORDER_REFLECT);
+        sum = __fadd_rn (sum, __fmul_rn (s_taps[k + radius], row[sx]));
+      }
+    }
+  } else {
+    const float *col = src + x;
+    if (y - radius >= 0 && y + radius < height) {
+      for (int k = -radius; k <= radius; k++)
+        sum = __fadd_rn (sum, __fmul_rn (s_taps[k + radius],
+                col[(size_t) (y + k) * src_pitch]));
+    } else {
+      for (int k = -radius; k <= radius; k++) {
+        int sy = cf_border_fold (y + k, height, CF_BORDER_REFLECT);
+        sum = __fadd_rn (sum, __fmul_rn (s_taps[k + radius],
+                col[(size_t) sy * src_pitch]));
+      }
+    }
+  }
+  dst[x + (size_t) y * dst_pitch] = sum;
+}
+
+static int
+image_is_valid (const cf_cuda_image * img)
+{
+  return img != NULL && img->data != NULL && img->width > 0 &&
+      img->height > 0 && img->pitch >= (size_t) img->width;
+}
+
+static int
+params_valid (const cf_pyramid_params * params)
+{
+  return params != NULL && params->eta > 0.0f && params->eta < 1.0f &&
+      params->max_levels >= 1 && params->min_size >= 1 &&
+      params->presmooth_sigma >= 0.0f;
+}
+
+/* radius of common/pyramid.c cf_gaussian_blur */
+static int
+blur_radius (float sigma)
+{
+  int radius = (int) ceilf (4.0f * sigma);
+  return radius > CUDA_MAX_BLUR_RADIUS ? CUDA_MAX_BLUR_RADIUS : radius;
+}
+
+/* sigma of the anti-alias filter for a step of eta (common/pyramid.c) */
+static float
+downsample_sigma (float eta)
+{
+  return 0.6f * sqrtf (1.0f / (eta * eta) - 1.0f);
+}
+
+/* Copy the taps of sigma into device_taps (>= 2 radius + 1 floats). The
+ * host array is pageable: cudaMemcpyAsync returns once it has been staged,
+ * so it may live on the stack. */
+static cf_status
+upload_taps (float sigma, int radius, float *device_taps, cudaStream_t stream)
+{
+  cf_status status;
+  float taps[CUDA_MAX_BLUR_TAPS];
+
+  status = cf_gaussian_taps (sigma, radius, taps);
+  if (status != CF_OK)
+    return status;
+  CF_CUDA_TRY (cudaMemcpyAsync (device_taps, taps,
+          (size_t) (2 * radius + 1) * sizeof (float), cudaMemcpyHostToDevice,
+          stream));
+out:
+  return status;
+}
+
+/* Both passes with taps already on the device. */
+static cf_status
+blur_with_taps (const cf_cuda_image * src, const float *device_taps,
+    int radius, cf_cuda_image * tmp, cf_cuda_image * dst, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  dim3 block (BLUR_BLOCK_X, BLUR_BLOCK_Y);
+  dim3 grid (cf_div_up (src->width, BLUR_BLOCK_X),
+      cf_div_up (src->height, BLUR_BLOCK_Y));
+
+  blur_pass_kernel < true > <<< grid, block, 0, stream >>> (src->data,
+      src->pitch, src->width, src->height, device_taps, radius, tmp->data,
+      tmp->pitch);
+  CF_CUDA_TRY_LAUNCH ();
+  blur_pass_kernel < false > <<< grid, block, 0, stream >>> (tmp->data,
+      tmp->pitch, tmp->width, tmp->height, device_taps, radius, dst->data,
+      dst->pitch);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+static int
+blur_args_valid (const cf_cuda_image * src, const cf_cuda_image * tmp,
+    const cf_cuda_image * dst)
+{
+  return image_is_valid (src) && image_is_valid (tmp) && image_is_valid (dst)
+      && tmp->data != src->data && tmp->data != dst->data &&
+      tmp->width == src->width && tmp->height == src->height &&
+      dst->width == src->width && dst->height == src->height;
+}
+
+extern "C" cf_status
+cf_cuda_gaussian_blur (const cf_cuda_image * src, float sigma,
+    cf_cuda_image * tmp, cf_cuda_image * dst, float *device_taps,
+    int max_taps, cudaStream_t stream)
+{
+  cf_status status;
+  int radius;
+
+  if (!blur_args_valid (src, tmp, dst) || !(sigma > 0.0f) ||
+      !isfinite (sigma) || device_taps == NULL)
+    return CF_ERROR_INVALID;
+  radius = blur_radius (sigma);
+  if (2 * radius + 1 > max_taps)
+    return CF_ERROR_INVALID;
+  status = upload_taps (sigma, radius, device_taps, stream);
+  if (status != CF_OK)
+    return status;
+  return blur_with_taps (src, device_taps, radius, tmp, dst, stream);
+}
+
+/* Make sure tap set @set holds the taps of @sigma. */
+static cf_status
+pyramid_ensure_taps (cf_cuda_pyramid * pyramid, int set, float sigma,
+    cudaStream_t stream)
+{
+  cf_status status;
+  int radius;
+
+  if (pyramid->taps_radius[set] >= 0 && pyramid->taps_sigma[set] == sigma)
+    return CF_OK;
+  if (!(sigma > 0.0f) || !isfinite (sigma))
+    return CF_ERROR_INVALID;
+  radius = blur_radius (sigma);
+  status = upload_taps (sigma, radius,
+      pyramid->taps + (size_t) set * pyramid->max_taps, stream);
+  if (status != CF_OK)
+    return status;
+  pyramid->taps_sigma[set] = sigma;
+  pyramid->taps_radius[set] = radius;
+  return CF_OK;
+}
+
+extern "C" cf_status
+cf_cuda_pyramid_alloc (cf_cuda_pyramid * pyramid, int width, int height,
+    const cf_pyramid_params * params)
+{
+  cf_status status = CF_OK;
+  int l;
+
+  if (pyramid == NULL)
+    return CF_ERROR_INVALID;
+  memset (pyramid, 0, sizeof (*pyramid));
+  pyramid->taps_radius[0] = pyramid->taps_radius[1] = -1;
+  if (!params_valid (params) || width < 1 || height < 1 ||
+      width > CF_MAX_DIMENSION || height > CF_MAX_DIMENSION)
+    return CF_ERROR_INVALID;
+
+  pyramid->n_levels = cf_pyramid_level_count (width, height, params);
+  for (l = 0; l < pyramid->n_levels; l++) {
+    int lw, lh;
+    cf_pyramid_level_size (width, height, params->eta, l, &lw, &lh);
+    status = cf_cuda_image_alloc (&pyramid->level[l], lw, lh);
+    if (status != CF_OK)
+      goto out;
+  }
+  for (l = 0; l < 2; l++) {
+    status = cf_cuda_image_alloc (&pyramid->scratch[l], width, height);
+    if (status != CF_OK)
+      goto out;
+  }
+  pyramid->max_taps = CUDA_MAX_BLUR_TAPS;
+  CF_CUDA_TRY (cudaMalloc ((void **) &pyramid->taps,
+          2 * (size_t) pyramid->max_taps * sizeof (float)));
+
+  /* the taps themselves are uploaded by the first build, on its stream */
+
+out:
+  if (status != CF_OK)
+    cf_cuda_pyramid_release (pyramid);
+  return status;
+}
+
+extern "C" void
+cf_cuda_pyramid_release (cf_cuda_pyramid * pyramid)
+{
+  int l;
+
+  if (pyramid == NULL)
+    return;
+  for (l = 0; l < CF_PYRAMID_MAX_LEVELS; l++)
+    cf_cuda_image_release (&pyramid->level[l]);
+  cf_cuda_image_release (&pyramid->scratch[0]);
+  cf_cuda_image_release (&pyramid->scratch[1]);
+  if (pyramid->taps != NULL)
+    cf_cuda_check (cudaFree (pyramid->taps));
+  memset (pyramid, 0, sizeof (*pyramid));
+  pyramid->taps_radius[0] = pyramid->taps_radius[1] = -1;
+}
+
+/* The levels were allocated for these parameters (count and sizes). */
+static int
+pyramid_matches (const cf_cuda_pyramid * pyramid,
+    const cf_pyramid_params * params)
+{
+  int w = pyramid->level[0].width, h = pyramid->level[0].height, l;
+
+  if (pyramid->n_levels != cf_pyramid_level_count (w, h, params))
+    return 0;
+  for (l = 1; l < pyramid->n_levels; l++) {
+    int lw, lh;
+    cf_pyramid_level_size (w, h, params->eta, l, &lw, &lh);
+    if (lw != pyramid->level[l].width || lh != pyramid->level[l].height)
+      return 0;
+  }
+  return 1;
+}
+
+static cf_cuda_image
+image_view (const cf_cuda_image * img, int width, int height)
+{
+  cf_cuda_image view = *img;
+  view.width = width;
+  view.height = height;
+  return view;
+}
+
+extern "C" cf_status
+cf_cuda_pyramid_build (cf_cuda_pyramid * pyramid,
+    const cf_pyramid_params * params, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  int l;
+
+  if (pyramid == NULL || !params_valid (params) || pyramid->n_levels < 1 ||
+      !image_is_valid (&pyramid->level[0]) || pyramid->taps == NULL ||
+      !pyramid_matches (pyramid, params))
+    return CF_ERROR_INVALID;
+
+  /* presmoothing, in place: level 0 -> scratch 0 -> level 0 */
+  if (params->presmooth_sigma > 0.0f) {
+    status = pyramid_ensure_taps (pyramid, TAPS_PRESMOOTH,
+        params->presmooth_sigma, stream);
+    if (status != CF_OK)
+      return status;
+    status = blur_with_taps (&pyramid->level[0], pyramid->taps,
+        pyramid->taps_radius[TAPS_PRESMOOTH], &pyramid->scratch[0],
+        &pyramid->level[0], stream);
+    if (status != CF_OK)
+      return status;
+  }
+
+  /* level l: blur level l-1 into scratch 1 (scratch 0 between passes),
+   * then sample it at (x / eta, y / eta) */
+  if (pyramid->n_levels > 1) {
+    status = pyramid_ensure_taps (pyramid, TAPS_DOWNSAMPLE,
+        downsample_sigma (params->eta), stream);
+    if (status != CF_OK)
+      return status;
+  }
+  for (l = 1; l < pyramid->n_levels; l++) {
+    const cf_cuda_image *fine = &pyramid->level[l - 1];
+    cf_cuda_image tmp = image_view (&pyramid->scratch[0], fine->width,
+        fine->height);
+    cf_cuda_image blurred = image_view (&pyramid->scratch[1], fine->width,
+        fine->height);
+
+    status = blur_with_taps (fine, pyramid->taps +
+        (size_t) TAPS_DOWNSAMPLE * pyramid->max_taps,
+        pyramid->taps_radius[TAPS_DOWNSAMPLE], &tmp, &blurred, stream);
+    if (status != CF_OK)
+      return status;
+    status = cf_cuda_bicubic_downscale (&blurred, params->eta,
+        &pyramid->level[l], stream);
+    if (status != CF_OK)
+      return status;
+  }
+  return CF_OK;
+}
