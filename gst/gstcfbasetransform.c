@@ -1,0 +1,951 @@
+/* gst-cudaflow — base class of every element
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:gstcfbasetransform
+ * @title: GstCfBaseTransform
+ * @short_description: CUDA context, backend and memory handling shared by
+ * the gst-cudaflow elements
+ *
+ * Owns what every element needs around its computation:
+ *
+ * - the GstCudaContext, shared with nvcodec elements through the GstContext
+ *   mechanism (`cuda-device-id`, -1 = whatever the pipeline already uses);
+ * - `backend=auto|cuda|cpu`: the GPU when one is usable, otherwise the CPU
+ *   reference implementation, said once in the debug log;
+ * - a CUDA stream per element; every CUDA call runs with the context pushed,
+ *   and the stream is synchronised once, before a buffer goes downstream
+ *   (GStreamer 1.22 has no stream-ordered hand-off);
+ * - buffers in CUDA or system memory on either pad. CUDA memory of our
+ *   context is used in place and never touches the host; system memory is
+ *   staged through device buffers owned by the element; CUDA output comes
+ *   from a #GstCfBufferPool, which can hold layouts GstCudaBufferPool cannot.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcfbasetransform.h"
+
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include "gstcfbufferpool.h"
+#include "cuda/cuda-util.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cf_base_transform_debug);
+#define GST_CAT_DEFAULT gst_cf_base_transform_debug
+
+#define DEFAULT_DEVICE_ID -1
+#define DEFAULT_BACKEND GST_CF_BACKEND_AUTO
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE_ID,
+  PROP_BACKEND
+};
+
+/* Device staging for one pad's planes: one pitched allocation, planes
+ * stacked by rows. */
+typedef struct
+{
+  guint8 *data;
+  gsize pitch;
+  gsize rows;
+} GstCfStaging;
+
+typedef struct
+{
+  /* properties, under the object lock */
+  gint device_id;
+  GstCfBackend backend;
+
+  /* streaming state */
+  GstCfBackend active_backend;
+  GstCudaContext *context;
+  cudaStream_t stream;
+  GstCfLayout in_layout;
+  GstCfLayout out_layout;
+  GstCfStaging in_staging;
+  GstCfStaging out_staging;
+  gboolean caps_equal;
+  gboolean warned_foreign_memory;
+} GstCfBaseTransformPrivate;
+
+/* A mapped buffer: a video frame or a whole-buffer map (flow). */
+typedef struct
+{
+  gboolean mapped;
+  gboolean is_frame;
+  GstVideoFrame frame;
+  GstBuffer *buffer;
+  GstMapInfo map;
+} GstCfMapping;
+
+#define gst_cf_base_transform_parent_class parent_class
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCfBaseTransform, gst_cf_base_transform,
+    GST_TYPE_BASE_TRANSFORM, G_ADD_PRIVATE (GstCfBaseTransform);
+    GST_DEBUG_CATEGORY_INIT (gst_cf_base_transform_debug, "cfbasetransform",
+        0, "gst-cudaflow base transform"));
+
+#define GET_PRIV(self) \
+  ((GstCfBaseTransformPrivate *) gst_cf_base_transform_get_instance_private (self))
+
+static void gst_cf_base_transform_set_property (GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec);
+static void gst_cf_base_transform_get_property (GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec);
+static void gst_cf_base_transform_set_context (GstElement * element,
+    GstContext * context);
+static gboolean gst_cf_base_transform_start (GstBaseTransform * trans);
+static gboolean gst_cf_base_transform_stop (GstBaseTransform * trans);
+static gboolean gst_cf_base_transform_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+static GstCaps *gst_cf_base_transform_transform_caps (GstBaseTransform *
+    trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+static gboolean gst_cf_base_transform_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static gboolean gst_cf_base_transform_propose_allocation (GstBaseTransform *
+    trans, GstQuery * decide_query, GstQuery * query);
+static gboolean gst_cf_base_transform_decide_allocation (GstBaseTransform *
+    trans, GstQuery * query);
+static void gst_cf_base_transform_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer);
+static GstFlowReturn gst_cf_base_transform_transform (GstBaseTransform *
+    trans, GstBuffer * inbuf, GstBuffer * outbuf);
+
+static void release_device_state (GstCfBaseTransform * self);
+
+static void
+gst_cf_base_transform_class_init (GstCfBaseTransformClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_cf_base_transform_set_property;
+  gobject_class->get_property = gst_cf_base_transform_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA Device ID",
+          "CUDA device to run on (-1 = the device of the CUDA context the "
+          "pipeline shares, else device 0)", -1, G_MAXINT, DEFAULT_DEVICE_ID,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Where to compute: auto = the GPU when a CUDA device is usable, "
+          "else the CPU reference implementation; cuda = the GPU only; "
+          "cpu = the CPU reference (system memory only)", GST_TYPE_CF_BACKEND,
+          DEFAULT_BACKEND, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cf_base_transform_set_context);
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cf_base_transform_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cf_base_transform_stop);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cf_base_transform_query);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cf_base_transform_transform_caps);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cf_base_transform_set_caps);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cf_base_transform_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cf_base_transform_decide_allocation);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cf_base_transform_before_transform);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cf_base_transform_transform);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CF_BASE_TRANSFORM, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CF_BACKEND, 0);
+}
+
+static void
+gst_cf_base_transform_init (GstCfBaseTransform * self)
+{
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+
+  priv->device_id = DEFAULT_DEVICE_ID;
+  priv->backend = DEFAULT_BACKEND;
+  priv->active_backend = GST_CF_BACKEND_AUTO;
+}
+
+static void
+gst_cf_base_transform_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCfBaseTransform *self = GST_CF_BASE_TRANSFORM (object);
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      priv->device_id = g_value_get_int (value);
+      break;
+    case PROP_BACKEND:
+      priv->backend = g_value_get_enum (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cf_base_transform_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCfBaseTransform *self = GST_CF_BASE_TRANSFORM (object);
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, priv->device_id);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, priv->backend);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+GstCfBackend
+gst_cf_base_transform_get_active_backend (GstCfBaseTransform * self)
+{
+  return GET_PRIV (self)->active_backend;
+}
+
+cudaStream_t
+gst_cf_base_transform_get_stream (GstCfBaseTransform * self)
+{
+  return GET_PRIV (self)->stream;
+}
+
+GstCudaContext *
+gst_cf_base_transform_get_context (GstCfBaseTransform * self)
+{
+  return GET_PRIV (self)->context;
+}
+
+gboolean
+gst_cf_base_transform_caps_are_equal (GstCfBaseTransform * self)
+{
+  return GET_PRIV (self)->caps_equal;
+}
+
+/* --- context --------------------------------------------------------- */
+
+static void
+gst_cf_base_transform_set_context (GstElement * element, GstContext * context)
+{
+  GstCfBaseTransform *self = GST_CF_BASE_TRANSFORM (element);
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = priv->device_id;
+  GST_OBJECT_UNLOCK (self);
+
+  /* adopts the pipeline's context only while we hold none */
+  if (priv->active_backend != GST_CF_BACKEND_CPU)
+    gst_cuda_handle_set_context (element, context, device_id, &priv->context);
+
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_cf_base_transform_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query)
+{
+  GstCfBaseTransform *self = GST_CF_BASE_TRANSFORM (trans);
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && priv->context != NULL &&
+      gst_cuda_handle_context_query (GST_ELEMENT (self), query, priv->context))
+    return TRUE;
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+/* --- start / stop ---------------------------------------------------- */
+
+/* The GPU path, or FALSE with a reason: library, device or stream. */
+static gboolean
+open_device (GstCfBaseTransform * self, gint device_id, const gchar ** why)
+{
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+  cudaError_t err;
+
+  if (!gst_cuda_load_library ()) {
+    *why = "the CUDA driver library (libcuda.so.1) could not be loaded";
+    return FALSE;
+  }
+  if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
+          &priv->context)) {
+    *why = "no CUDA device could be opened";
+    return FALSE;
+  }
+  if (!gst_cuda_context_push (priv->context)) {
+    *why = "the CUDA context could not be made current";
+    gst_clear_object (&priv->context);
+    return FALSE;
+  }
+  err = cudaStreamCreateWithFlags (&priv->stream, cudaStreamNonBlocking);
+  gst_cuda_context_pop (NULL);
+  if (err != cudaSuccess) {
+    cf_cuda_check (err);
+    *why = "a CUDA stream could not be created";
+    priv->stream = NULL;
+    gst_clear_object (&priv->context);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_cf_base_transform_start (GstBaseTransform * trans)
+{
+  GstCfBaseTransform *self = GST_CF_BASE_TRANSFORM (trans);
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+  GstCfBackend backend;
+  const gchar *why = NULL;
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  backend = priv->backend;
+  device_id = priv->device_id;
+  GST_OBJECT_UNLOCK (self);
+
+  memset (&priv->in_layout, 0, sizeof (priv->in_layout));
+  memset (&priv->out_layout, 0, sizeof (priv->out_layout));
+  priv->warned_foreign_memory = FALSE;
+
+  if (backend == GST_CF_BACKEND_CPU) {
+    priv->active_backend = GST_CF_BACKEND_CPU;
+    gst_clear_object (&priv->context);
+    GST_INFO_OBJECT (self, "using the CPU backend (backend=cpu)");
+    return TRUE;
+  }
+
+  if (open_device (self, device_id, &why)) {
+    guint id = 0;
+    g_object_get (priv->context, "cuda-device-id", &id, NULL);
+    priv->active_backend = GST_CF_BACKEND_CUDA;
+    GST_INFO_OBJECT (self, "using the CUDA backend on device %u", id);
+    return TRUE;
+  }
+
+  if (backend == GST_CF_BACKEND_CUDA) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No usable CUDA device: %s. Set backend=cpu (or auto) to run on "
+            "the CPU.", why), ("cuda-device-id=%d; last CUDA error: %s",
+            device_id, cf_cuda_last_error_name ()));
+    return FALSE;
+  }
+
+  priv->active_backend = GST_CF_BACKEND_CPU;
+  GST_INFO_OBJECT (self, "using the CPU backend: %s", why);
+  return TRUE;
+}
+
+static gboolean
+gst_cf_base_transform_stop (GstBaseTransform * trans)
+{
+  GstCfBaseTransform *self = GST_CF_BASE_TRANSFORM (trans);
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+
+  if (priv->context != NULL && gst_cuda_context_push (priv->context)) {
+    release_device_state (self);
+    if (priv->stream != NULL) {
+      cf_cuda_check (cudaStreamDestroy (priv->stream));
+      priv->stream = NULL;
+    }
+    gst_cuda_context_pop (NULL);
+  } else if (priv->active_backend == GST_CF_BACKEND_CPU) {
+    GstCfBaseTransformClass *klass = GST_CF_BASE_TRANSFORM_GET_CLASS (self);
+    if (klass->free_device_resources)
+      klass->free_device_resources (self);
+  }
+  gst_clear_object (&priv->context);
+  priv->active_backend = GST_CF_BACKEND_AUTO;
+  return TRUE;
+}
+
+/* --- caps ------------------------------------------------------------ */
+
+gboolean
+gst_cf_layout_from_caps (GstCfLayout * layout, const GstCaps * caps)
+{
+  GstStructure *s;
+  gint width, height;
+
+  memset (layout, 0, sizeof (*layout));
+  if (caps == NULL || gst_caps_get_size (caps) == 0)
+    return FALSE;
+  s = gst_caps_get_structure (caps, 0);
+
+  if (gst_structure_has_name (s, "video/x-raw")) {
+    guint p;
+
+    if (!gst_video_info_from_caps (&layout->info, caps))
+      return FALSE;
+    layout->is_video = TRUE;
+    layout->width = GST_VIDEO_INFO_WIDTH (&layout->info);
+    layout->height = GST_VIDEO_INFO_HEIGHT (&layout->info);
+    layout->n_planes = GST_VIDEO_INFO_N_PLANES (&layout->info);
+    for (p = 0; p < layout->n_planes; p++) {
+      gint comp[GST_VIDEO_MAX_COMPONENTS];
+      gst_video_format_info_component (layout->info.finfo, p, comp);
+      layout->row_bytes[p] = GST_VIDEO_INFO_COMP_WIDTH (&layout->info,
+          comp[0]) * GST_VIDEO_INFO_COMP_PSTRIDE (&layout->info, comp[0]);
+      layout->rows[p] = GST_VIDEO_INFO_COMP_HEIGHT (&layout->info, comp[0]);
+    }
+    return TRUE;
+  }
+
+  if (gst_structure_has_name (s, "video/x-optical-flow")) {
+    const gchar *format = gst_structure_get_string (s, "format");
+    if (g_strcmp0 (format, "UV_F32LE") != 0 ||
+        !gst_structure_get_int (s, "width", &width) ||
+        !gst_structure_get_int (s, "height", &height) || width <= 0
+        || height <= 0)
+      return FALSE;
+    gst_video_info_init (&layout->info);
+    /* size and rate only; the format stays UNKNOWN */
+    gst_video_info_from_caps (&layout->info, caps);
+    layout->is_video = FALSE;
+    layout->width = width;
+    layout->height = height;
+    layout->n_planes = 1;
+    layout->row_bytes[0] = (guint) width * 2 * sizeof (float);
+    layout->rows[0] = (guint) height;
+    return TRUE;
+  }
+  return FALSE;
+}
+
+static GstCaps *
+strip_features (GstCaps * caps)
+{
+  GstCaps *out = gst_caps_new_empty ();
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++)
+    out = gst_caps_merge_structure (out,
+        gst_structure_copy (gst_caps_get_structure (caps, i)));
+  return out;
+}
+
+static GstCaps *
+gst_cf_base_transform_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCfBaseTransform *self = GST_CF_BASE_TRANSFORM (trans);
+  GstCfBaseTransformClass *klass = GST_CF_BASE_TRANSFORM_GET_CLASS (self);
+  GstCaps *media, *plain, *result;
+
+  plain = strip_features (caps);
+  media = klass->transform_media_caps (self, direction, plain);
+  gst_caps_unref (plain);
+
+  if (GET_PRIV (self)->active_backend == GST_CF_BACKEND_CPU) {
+    result = gst_cf_caps_both_memories (media, FALSE);
+    gst_caps_unref (media);
+    media = result;
+    result = gst_cf_caps_system_only (media);
+  } else {
+    /* keep the memory the other pad has first: cudaupload ! x ! cudadownload
+     * then stays on the GPU and system-in stays system-out */
+    result = gst_cf_caps_both_memories (media, gst_cf_caps_is_cuda (caps));
+  }
+  gst_caps_unref (media);
+
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, result,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = tmp;
+  }
+  GST_DEBUG_OBJECT (self, "%s caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, result);
+  return result;
+}
+
+static void
+staging_free (GstCfStaging * staging)
+{
+  if (staging->data != NULL)
+    cf_cuda_check (cudaFree (staging->data));
+  memset (staging, 0, sizeof (*staging));
+}
+
+/* Device resources tied to the caps: ours and the subclass's. Context
+ * pushed by the caller. */
+static void
+release_device_state (GstCfBaseTransform * self)
+{
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+  GstCfBaseTransformClass *klass = GST_CF_BASE_TRANSFORM_GET_CLASS (self);
+
+  staging_free (&priv->in_staging);
+  staging_free (&priv->out_staging);
+  if (klass->free_device_resources)
+    klass->free_device_resources (self);
+}
+
+static gboolean
+gst_cf_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstCfBaseTransform *self = GST_CF_BASE_TRANSFORM (trans);
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+  GstCfBaseTransformClass *klass = GST_CF_BASE_TRANSFORM_GET_CLASS (self);
+
+  if (!gst_cf_layout_from_caps (&priv->in_layout, incaps)) {
+    GST_ERROR_OBJECT (self, "cannot parse input caps %" GST_PTR_FORMAT,
+        incaps);
+    return FALSE;
+  }
+  if (!gst_cf_layout_from_caps (&priv->out_layout, outcaps)) {
+    GST_ERROR_OBJECT (self, "cannot parse output caps %" GST_PTR_FORMAT,
+        outcaps);
+    return FALSE;
+  }
+
+  priv->caps_equal = gst_caps_is_equal (incaps, outcaps);
+
+  if (priv->context != NULL) {
+    if (!gst_cuda_context_push (priv->context)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Could not make the CUDA context current."), (NULL));
+      return FALSE;
+    }
+    release_device_state (self);
+    gst_cuda_context_pop (NULL);
+  } else if (klass->free_device_resources) {
+    klass->free_device_resources (self);
+  }
+
+  return klass->set_info (self, &priv->in_layout, &priv->out_layout);
+}
+
+/* --- allocation ------------------------------------------------------ */
+
+static gboolean
+gst_cf_base_transform_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+          decide_query, query))
+    return FALSE;
+  /* passthrough: the parent forwarded the query downstream */
+  if (decide_query == NULL)
+    return TRUE;
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  return TRUE;
+}
+
+static gboolean
+gst_cf_base_transform_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  GstCfBaseTransform *self = GST_CF_BASE_TRANSFORM (trans);
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+  GstCfLayout *layout = &priv->out_layout;
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  GstCaps *outcaps;
+  guint size = 0, min = 0, max = 0, p;
+  gboolean update = FALSE;
+
+  gst_query_parse_allocation (query, &outcaps, NULL);
+  if (outcaps == NULL)
+    return FALSE;
+
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+    update = TRUE;
+  }
+
+  if (gst_cf_caps_is_cuda (outcaps)) {
+    if (priv->context == NULL) {
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("CUDA memory output needs the CUDA backend."), (NULL));
+      gst_clear_object (&pool);
+      return FALSE;
+    }
+    /* always ours: it is the one pool that can hold every layout we emit */
+    gst_clear_object (&pool);
+    pool = gst_cf_buffer_pool_new (priv->context);
+    size = 0;
+  } else {
+    guint needed = 0;
+
+    if (layout->is_video) {
+      needed = GST_VIDEO_INFO_SIZE (&layout->info);
+    } else {
+      for (p = 0; p < layout->n_planes; p++)
+        needed += layout->row_bytes[p] * layout->rows[p];
+    }
+    /* a downstream CUDA pool for system caps would only add copies */
+    if (pool != NULL && (GST_IS_CF_BUFFER_POOL (pool) ||
+            (layout->is_video && !gst_buffer_pool_has_option (pool,
+                    GST_BUFFER_POOL_OPTION_VIDEO_META))))
+      gst_clear_object (&pool);
+    if (pool == NULL)
+      pool = layout->is_video ? gst_video_buffer_pool_new () :
+          gst_buffer_pool_new ();
+    size = MAX (size, needed);
+  }
+
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, outcaps, size, min, max);
+  if (layout->is_video)
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Could not configure an output buffer pool for %" GST_PTR_FORMAT
+            ".", outcaps), (NULL));
+    gst_object_unref (pool);
+    return FALSE;
+  }
+  /* the CUDA pool rewrites the size to the pitched one */
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+
+  if (update)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+/* --- per buffer ------------------------------------------------------ */
+
+static void
+gst_cf_base_transform_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  GstClockTime stream_time;
+
+  if (trans->segment.format != GST_FORMAT_TIME)
+    return;
+  stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_TIMESTAMP (buffer));
+  if (GST_CLOCK_TIME_IS_VALID (stream_time))
+    gst_object_sync_values (GST_OBJECT (trans), stream_time);
+}
+
+/* Map @buffer as @layout says: video frames through their GstVideoMeta,
+ * flow as one plane (CUDA memory: the pool's pitch; system: packed). */
+static gboolean
+mapping_map (GstCfMapping * m, const GstCfLayout * layout, GstBuffer * buffer,
+    GstMapFlags flags, GstCfPlanes * planes)
+{
+  guint p;
+
+  memset (m, 0, sizeof (*m));
+  memset (planes, 0, sizeof (*planes));
+  planes->layout = layout;
+  planes->on_device = (flags & GST_MAP_CUDA) != 0;
+
+  if (layout->is_video) {
+    if (!gst_video_frame_map (&m->frame, (GstVideoInfo *) & layout->info,
+            buffer, flags))
+      return FALSE;
+    m->is_frame = TRUE;
+    for (p = 0; p < layout->n_planes; p++) {
+      planes->data[p] = GST_VIDEO_FRAME_PLANE_DATA (&m->frame, p);
+      planes->stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&m->frame, p);
+    }
+  } else {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, 0);
+    gsize needed = (gsize) layout->row_bytes[0] * layout->rows[0];
+    gint stride = (gint) layout->row_bytes[0];
+
+    if (gst_buffer_n_memory (buffer) == 1 && gst_is_cuda_memory (mem))
+      stride = gst_cf_cuda_memory_plane_stride (mem);
+    else if (planes->on_device)
+      return FALSE;
+    if (!gst_buffer_map (buffer, &m->map, flags))
+      return FALSE;
+    if (m->map.size < (gsize) stride * (layout->rows[0] - 1) +
+        layout->row_bytes[0] || needed == 0) {
+      gst_buffer_unmap (buffer, &m->map);
+      return FALSE;
+    }
+    m->buffer = buffer;
+    planes->data[0] = m->map.data;
+    planes->stride[0] = stride;
+  }
+  m->mapped = TRUE;
+  return TRUE;
+}
+
+static void
+mapping_unmap (GstCfMapping * m)
+{
+  if (!m->mapped)
+    return;
+  if (m->is_frame)
+    gst_video_frame_unmap (&m->frame);
+  else
+    gst_buffer_unmap (m->buffer, &m->map);
+  m->mapped = FALSE;
+}
+
+/* TRUE when @buffer is one GstCudaMemory of our context: usable in place. */
+static gboolean
+buffer_is_our_cuda_memory (GstCfBaseTransform * self, GstBuffer * buffer)
+{
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+  GstMemory *mem;
+
+  if (gst_buffer_n_memory (buffer) != 1)
+    return FALSE;
+  mem = gst_buffer_peek_memory (buffer, 0);
+  if (!gst_is_cuda_memory (mem))
+    return FALSE;
+  if (GST_CUDA_MEMORY_CAST (mem)->context != priv->context) {
+    if (!priv->warned_foreign_memory) {
+      GST_WARNING_OBJECT (self, "buffer holds CUDA memory of another "
+          "context; going through host memory (share one context with "
+          "cuda-device-id or a GstContext to avoid this)");
+      priv->warned_foreign_memory = TRUE;
+    }
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Device staging planes for @layout (allocated on first use). */
+static cf_status
+staging_planes (GstCfStaging * staging, const GstCfLayout * layout,
+    GstCfPlanes * planes)
+{
+  guint p, rows = 0, row_bytes = 0;
+
+  for (p = 0; p < layout->n_planes; p++) {
+    rows += layout->rows[p];
+    row_bytes = MAX (row_bytes, layout->row_bytes[p]);
+  }
+  if (staging->data == NULL) {
+    size_t pitch = 0;
+    cf_status status = cf_cuda_check (cudaMallocPitch ((void **)
+            &staging->data, &pitch, row_bytes, rows));
+    if (status != CF_OK) {
+      staging->data = NULL;
+      return status;
+    }
+    staging->pitch = pitch;
+    staging->rows = rows;
+  }
+
+  memset (planes, 0, sizeof (*planes));
+  planes->layout = layout;
+  planes->on_device = TRUE;
+  rows = 0;
+  for (p = 0; p < layout->n_planes; p++) {
+    planes->data[p] = staging->data + (gsize) rows * staging->pitch;
+    planes->stride[p] = (gint) staging->pitch;
+    rows += layout->rows[p];
+  }
+  return CF_OK;
+}
+
+/* Copy plane by plane between host and device (or device and device). */
+static cf_status
+copy_planes (const GstCfPlanes * src, const GstCfPlanes * dst,
+    cudaStream_t stream)
+{
+  const GstCfLayout *layout = dst->layout;
+  enum cudaMemcpyKind kind;
+  guint p;
+
+  if (src->on_device)
+    kind = dst->on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
+  else
+    kind = dst->on_device ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost;
+
+  for (p = 0; p < layout->n_planes; p++) {
+    cf_status status = cf_cuda_check (cudaMemcpy2DAsync (dst->data[p],
+            dst->stride[p], src->data[p], src->stride[p],
+            layout->row_bytes[p], layout->rows[p], kind, stream));
+    if (status != CF_OK)
+      return status;
+  }
+  return CF_OK;
+}
+
+GstFlowReturn
+gst_cf_base_transform_copy_planes (GstCfBaseTransform * self,
+    const GstCfPlanes * in, const GstCfPlanes * out)
+{
+  guint p, y;
+
+  if (in->on_device || out->on_device) {
+    cf_status status = copy_planes (in, out, GET_PRIV (self)->stream);
+    if (status != CF_OK) {
+      gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
+          "Could not copy a frame on the GPU");
+      return GST_FLOW_ERROR;
+    }
+    return GST_FLOW_OK;
+  }
+  for (p = 0; p < out->layout->n_planes; p++)
+    for (y = 0; y < out->layout->rows[p]; y++)
+      memcpy (out->data[p] + (gsize) y * out->stride[p],
+          in->data[p] + (gsize) y * in->stride[p], out->layout->row_bytes[p]);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+transform_cpu (GstCfBaseTransform * self, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+  GstCfBaseTransformClass *klass = GST_CF_BASE_TRANSFORM_GET_CLASS (self);
+  GstCfMapping in_map, out_map;
+  GstCfPlanes in, out;
+  GstFlowReturn ret;
+
+  if (!mapping_map (&in_map, &priv->in_layout, inbuf, GST_MAP_READ, &in))
+    goto map_failed;
+  if (!mapping_map (&out_map, &priv->out_layout, outbuf, GST_MAP_WRITE, &out)) {
+    mapping_unmap (&in_map);
+    goto map_failed;
+  }
+  ret = klass->process (self, inbuf, &in, outbuf, &out);
+  mapping_unmap (&out_map);
+  mapping_unmap (&in_map);
+  return ret;
+
+map_failed:
+  GST_ELEMENT_ERROR (self, STREAM, FAILED,
+      ("Could not map a buffer: its size or layout does not match the caps."),
+      (NULL));
+  return GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+transform_cuda (GstCfBaseTransform * self, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+  GstCfBaseTransformClass *klass = GST_CF_BASE_TRANSFORM_GET_CLASS (self);
+  GstCfMapping in_map, out_map, host_map;
+  GstCfPlanes in, out, host;
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  gboolean out_staged;
+  cf_status status = CF_OK;
+  const gchar *what = NULL;
+
+  memset (&in_map, 0, sizeof (in_map));
+  memset (&out_map, 0, sizeof (out_map));
+  memset (&host_map, 0, sizeof (host_map));
+
+  if (!gst_cuda_context_push (priv->context)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not make the CUDA context current."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+
+  /* input: in place when it is our CUDA memory, else uploaded */
+  if (buffer_is_our_cuda_memory (self, inbuf)) {
+    if (!mapping_map (&in_map, &priv->in_layout, inbuf,
+            GST_MAP_READ | GST_MAP_CUDA, &in))
+      goto map_failed;
+  } else {
+    if (!mapping_map (&host_map, &priv->in_layout, inbuf, GST_MAP_READ,
+            &host))
+      goto map_failed;
+    status = staging_planes (&priv->in_staging, &priv->in_layout, &in);
+    if (status == CF_OK)
+      status = copy_planes (&host, &in, priv->stream);
+    /* pageable uploads are staged by the runtime before the call returns */
+    mapping_unmap (&host_map);
+    if (status != CF_OK) {
+      what = "Could not upload a frame to the GPU";
+      goto cuda_failed;
+    }
+  }
+
+  /* output: in place into CUDA memory, else staged and downloaded */
+  out_staged = !buffer_is_our_cuda_memory (self, outbuf);
+  if (!out_staged) {
+    if (!mapping_map (&out_map, &priv->out_layout, outbuf,
+            GST_MAP_WRITE | GST_MAP_CUDA, &out))
+      goto map_failed;
+  } else {
+    status = staging_planes (&priv->out_staging, &priv->out_layout, &out);
+    if (status != CF_OK) {
+      what = "Could not allocate GPU memory for a frame";
+      goto cuda_failed;
+    }
+  }
+
+  ret = klass->process (self, inbuf, &in, outbuf, &out);
+  if (ret != GST_FLOW_OK)
+    goto done;
+
+  if (out_staged) {
+    if (!mapping_map (&host_map, &priv->out_layout, outbuf, GST_MAP_WRITE,
+            &host))
+      goto map_failed;
+    status = copy_planes (&out, &host, priv->stream);
+    if (status != CF_OK) {
+      what = "Could not download a frame from the GPU";
+      goto cuda_failed;
+    }
+  }
+  status = cf_cuda_check (cudaStreamSynchronize (priv->stream));
+  if (status != CF_OK) {
+    what = "Processing a frame on the GPU failed";
+    goto cuda_failed;
+  }
+  ret = GST_FLOW_OK;
+
+done:
+  mapping_unmap (&host_map);
+  mapping_unmap (&out_map);
+  mapping_unmap (&in_map);
+  gst_cuda_context_pop (NULL);
+  return ret;
+
+map_failed:
+  GST_ELEMENT_ERROR (self, STREAM, FAILED,
+      ("Could not map a buffer: its size or layout does not match the caps."),
+      (NULL));
+  ret = GST_FLOW_ERROR;
+  goto done;
+
+cuda_failed:
+  gst_cf_post_status_error (GST_ELEMENT (self), status, NULL, what);
+  /* leave the stream idle so later frames or stop () start clean */
+  cudaStreamSynchronize (priv->stream);
+  ret = GST_FLOW_ERROR;
+  goto done;
+}
+
+static GstFlowReturn
+gst_cf_base_transform_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCfBaseTransform *self = GST_CF_BASE_TRANSFORM (trans);
+
+  if (GET_PRIV (self)->active_backend == GST_CF_BACKEND_CUDA)
+    return transform_cuda (self, inbuf, outbuf);
+  return transform_cpu (self, inbuf, outbuf);
+}

@@ -1,0 +1,95 @@
+/* gst-cudaflow — base class of every element: CUDA context, backend choice,
+ * and buffers in CUDA or system memory on either pad
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_CF_BASE_TRANSFORM_H__
+#define __GST_CF_BASE_TRANSFORM_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <cuda_runtime_api.h>
+
+#include "gstcfutils.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CF_BASE_TRANSFORM (gst_cf_base_transform_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCfBaseTransform, gst_cf_base_transform,
+    GST, CF_BASE_TRANSFORM, GstBaseTransform);
+
+/* The layout of what one pad carries: a raw video frame, or a flow field
+ * (video/x-optical-flow, format=UV_F32LE: one plane of interleaved float
+ * (u, v), packed in system memory, pitched in CUDA memory). */
+typedef struct
+{
+  gboolean is_video;
+  GstVideoInfo info;            /* video: the frame; flow: size and rate only */
+  gint width;
+  gint height;
+  guint n_planes;
+  guint row_bytes[GST_VIDEO_MAX_PLANES];
+  guint rows[GST_VIDEO_MAX_PLANES];
+} GstCfLayout;
+
+/* One side of a transform, mapped: plane pointers are device pointers when
+ * on_device (the CUDA backend always hands its subclass device pointers:
+ * system-memory buffers are staged through device memory by the base), host
+ * pointers otherwise (CPU backend). */
+typedef struct
+{
+  const GstCfLayout *layout;
+  gboolean on_device;
+  guint8 *data[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+} GstCfPlanes;
+
+struct _GstCfBaseTransformClass
+{
+  GstBaseTransformClass parent_class;
+
+  /* Caps on the other pad for @caps (memory features already removed);
+   * the base adds the CUDA and system memory variants. */
+  GstCaps *(*transform_media_caps) (GstCfBaseTransform * self,
+      GstPadDirection direction, GstCaps * caps);
+
+  /* New caps were set: @in and @out describe them. Runs on the streaming
+   * thread; device resources from older caps were already freed. */
+  gboolean (*set_info) (GstCfBaseTransform * self, const GstCfLayout * in,
+      const GstCfLayout * out);
+
+  /* Compute @out from @in. With the CUDA backend the context is pushed, the
+   * planes are on the device, and all work goes on self's stream (the base
+   * synchronises it before the buffer leaves); with the CPU backend the
+   * planes are host memory. Post an element error before returning
+   * GST_FLOW_ERROR. */
+  GstFlowReturn (*process) (GstCfBaseTransform * self, GstBuffer * inbuf,
+      const GstCfPlanes * in, GstBuffer * outbuf, const GstCfPlanes * out);
+
+  /* Free plans and device buffers (context pushed); called on caps changes
+   * and at stop. Must be safe to call when nothing is allocated. */
+  void (*free_device_resources) (GstCfBaseTransform * self);
+};
+
+/* The backend that start () resolved (CUDA or CPU; AUTO before start). */
+GstCfBackend gst_cf_base_transform_get_active_backend (GstCfBaseTransform *
+    self);
+/* The element's CUDA stream (NULL with the CPU backend). */
+cudaStream_t gst_cf_base_transform_get_stream (GstCfBaseTransform * self);
+GstCudaContext *gst_cf_base_transform_get_context (GstCfBaseTransform * self);
+
+/* TRUE when the negotiated input and output caps are identical (memory
+ * features included): only then can an identity setting be a passthrough. */
+gboolean gst_cf_base_transform_caps_are_equal (GstCfBaseTransform * self);
+
+/* Fill @layout from caps (video/x-raw or video/x-optical-flow). */
+gboolean gst_cf_layout_from_caps (GstCfLayout * layout, const GstCaps * caps);
+
+/* Copy every plane of @in to @out (same layout) with the current backend:
+ * what an identity setting does when input and output memories differ. */
+GstFlowReturn gst_cf_base_transform_copy_planes (GstCfBaseTransform * self,
+    const GstCfPlanes * in, const GstCfPlanes * out);
+
+G_END_DECLS
+#endif /* __GST_CF_BASE_TRANSFORM_H__ */

@@ -1,0 +1,549 @@
+/* gst-cudaflow — base class of the dense optical-flow estimators
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:gstcfflowbase
+ * @title: GstCfFlowBase
+ * @short_description: what cudaflowhs, cudaflowtvl1 and cudaflowclg share
+ *
+ * Takes video frames (CUDA or system memory; GRAY8, GRAY16_LE, NV12, I420,
+ * RGBA, BGRA, RGBx, BGRx), estimates on luma in 0..255 (Y, 16-bit samples
+ * scaled, or Rec.601 from RGB), and emits one flow field per frame:
+ * `video/x-optical-flow, format=UV_F32LE` in CUDA memory (pitched) or packed
+ * system memory, with the PTS and duration of frame t. The vector at x of
+ * frame t-1 satisfies I(t-1, x) ~ I(t, x + (u, v)) (Middlebury).
+ *
+ * The pyramid of each frame is built once and kept for the next frame, on
+ * the device when the GPU is used. There is no previous frame at the
+ * start, after a DISCONT buffer, after FLUSH_STOP and after a caps change:
+ * the output is then a zero field flagged GST_BUFFER_FLAG_GAP, so buffer
+ * counts stay 1:1. With `use-previous-flow` the last flow seeds the next
+ * estimate (scaled to the coarsest level), which helps slow, steady motion.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcfflowbase.h"
+
+#include <gst/cuda/gstcudautils.h>
+
+#include "common/planes.h"
+#include "cuda/flow.h"
+#include "cuda/luma.h"
+#include "cuda/pyramid.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cf_flow_base_debug);
+#define GST_CAT_DEFAULT gst_cf_flow_base_debug
+
+#define DEFAULT_SCALE_FACTOR 0.5
+#define DEFAULT_USE_PREVIOUS_FLOW FALSE
+#define DEFAULT_PRECISION CF_PRECISION_FP32
+/* the coarsest level keeps both sides at least this large (IPOL caps its
+ * number of scales the same way) */
+#define MIN_LEVEL_SIZE 16
+
+#define VIDEO_FORMATS "{ GRAY8, GRAY16_LE, NV12, I420, RGBA, BGRA, RGBx, BGRx }"
+
+typedef struct
+{
+  /* properties, object lock */
+  gint levels;
+  gdouble scale_factor;
+  gboolean use_previous_flow;
+  cf_precision precision;
+
+  /* streaming thread */
+  cf_pyramid_params pyramid_params;
+  gboolean stream_use_previous_flow;
+  cf_precision stream_precision;
+  gboolean allocated;
+  gint cur;                     /* pyramid slot of frame t */
+  gboolean have_prev;           /* the other slot holds frame t-1 */
+  gboolean have_flow;           /* the flow buffer holds the last result */
+  cf_pyramid *cpu_pyramid[2];
+  cf_flow *cpu_flow;
+  cf_cuda_pyramid gpu_pyramid[2];
+  cf_cuda_flow gpu_flow;
+} GstCfFlowBasePrivate;
+
+#define gst_cf_flow_base_parent_class parent_class
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCfFlowBase, gst_cf_flow_base,
+    GST_TYPE_CF_BASE_TRANSFORM, G_ADD_PRIVATE (GstCfFlowBase);
+    GST_DEBUG_CATEGORY_INIT (gst_cf_flow_base_debug, "cfflowbase", 0,
+        "gst-cudaflow flow estimator base"));
+
+#define GET_PRIV(self) \
+  ((GstCfFlowBasePrivate *) gst_cf_flow_base_get_instance_private (self))
+
+static void gst_cf_flow_base_constructed (GObject * object);
+static gboolean gst_cf_flow_base_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static GstCaps *gst_cf_flow_base_transform_media_caps (GstCfBaseTransform *
+    base, GstPadDirection direction, GstCaps * caps);
+static gboolean gst_cf_flow_base_set_info (GstCfBaseTransform * base,
+    const GstCfLayout * in, const GstCfLayout * out);
+static GstFlowReturn gst_cf_flow_base_process (GstCfBaseTransform * base,
+    GstBuffer * inbuf, const GstCfPlanes * in, GstBuffer * outbuf,
+    const GstCfPlanes * out);
+static void gst_cf_flow_base_free_device_resources (GstCfBaseTransform *
+    base);
+
+GType
+gst_cf_precision_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {CF_PRECISION_FP32, "32-bit float state and arithmetic", "fp32"},
+    {CF_PRECISION_FP16, "16-bit float (half2) state on the GPU; the CPU "
+          "backend computes in fp32", "fp16"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCfPrecision",
+            values));
+  return (GType) type;
+}
+
+static void
+gst_cf_flow_base_class_init (GstCfFlowBaseClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCfBaseTransformClass *cf_class = GST_CF_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->constructed = gst_cf_flow_base_constructed;
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cf_flow_base_sink_event);
+  cf_class->transform_media_caps =
+      GST_DEBUG_FUNCPTR (gst_cf_flow_base_transform_media_caps);
+  cf_class->set_info = GST_DEBUG_FUNCPTR (gst_cf_flow_base_set_info);
+  cf_class->process = GST_DEBUG_FUNCPTR (gst_cf_flow_base_process);
+  cf_class->free_device_resources =
+      GST_DEBUG_FUNCPTR (gst_cf_flow_base_free_device_resources);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CF_FLOW_BASE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CF_PRECISION, 0);
+}
+
+/* The sink and source templates every estimator uses. */
+static void
+gst_cf_flow_base_init (GstCfFlowBase * self)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+
+  priv->levels = 5;
+  priv->scale_factor = DEFAULT_SCALE_FACTOR;
+  priv->use_previous_flow = DEFAULT_USE_PREVIOUS_FLOW;
+  priv->precision = DEFAULT_PRECISION;
+}
+
+/* The subclass installed `levels` with its own default: start from it. */
+static void
+gst_cf_flow_base_constructed (GObject * object)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (GST_CF_FLOW_BASE (object));
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
+      (object), "levels");
+
+  if (pspec != NULL && G_IS_PARAM_SPEC_INT (pspec))
+    priv->levels = G_PARAM_SPEC_INT (pspec)->default_value;
+  G_OBJECT_CLASS (parent_class)->constructed (object);
+}
+
+void
+gst_cf_flow_base_install_properties (GObjectClass * klass,
+    gint default_levels)
+{
+  GstPadTemplate *templ;
+  GstCaps *caps;
+
+  g_object_class_install_property (klass, GST_CF_FLOW_BASE_PROP_LEVELS,
+      g_param_spec_int ("levels", "Levels",
+          "Pyramid levels, the full-resolution frame included (fewer are "
+          "used when the coarsest level would be smaller than 16 pixels)",
+          1, 16, default_levels, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (klass, GST_CF_FLOW_BASE_PROP_SCALE_FACTOR,
+      g_param_spec_double ("scale-factor", "Scale Factor",
+          "Size ratio between a pyramid level and the next finer one "
+          "(eta; level size floor(n*eta + 0.5))", 0.1, 0.95,
+          DEFAULT_SCALE_FACTOR, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (klass,
+      GST_CF_FLOW_BASE_PROP_USE_PREVIOUS_FLOW,
+      g_param_spec_boolean ("use-previous-flow", "Use Previous Flow",
+          "Start each estimate from the previous frame's flow instead of "
+          "zero (warm start; helps steady motion)", DEFAULT_USE_PREVIOUS_FLOW,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (klass, GST_CF_FLOW_BASE_PROP_PRECISION,
+      g_param_spec_enum ("precision", "Precision",
+          "Precision of the iterative solver's state on the GPU (fp16 uses "
+          "half2 storage; pyramids and output stay fp32)",
+          GST_TYPE_CF_PRECISION, DEFAULT_PRECISION, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+
+  caps = gst_caps_from_string (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+      ("memory:CUDAMemory", VIDEO_FORMATS) "; "
+      GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS));
+  templ = gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps);
+  gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass), templ);
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string (GST_CF_FLOW_CAPS_STR);
+  templ = gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps);
+  gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass), templ);
+  gst_caps_unref (caps);
+}
+
+gboolean
+gst_cf_flow_base_set_common_property (GObject * object, guint prop_id,
+    const GValue * value)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (GST_CF_FLOW_BASE (object));
+  gboolean handled = TRUE;
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case GST_CF_FLOW_BASE_PROP_LEVELS:
+      priv->levels = g_value_get_int (value);
+      break;
+    case GST_CF_FLOW_BASE_PROP_SCALE_FACTOR:
+      priv->scale_factor = g_value_get_double (value);
+      break;
+    case GST_CF_FLOW_BASE_PROP_USE_PREVIOUS_FLOW:
+      priv->use_previous_flow = g_value_get_boolean (value);
+      break;
+    case GST_CF_FLOW_BASE_PROP_PRECISION:
+      priv->precision = g_value_get_enum (value);
+      break;
+    default:
+      handled = FALSE;
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+  return handled;
+}
+
+gboolean
+gst_cf_flow_base_get_common_property (GObject * object, guint prop_id,
+    GValue * value)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (GST_CF_FLOW_BASE (object));
+  gboolean handled = TRUE;
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case GST_CF_FLOW_BASE_PROP_LEVELS:
+      g_value_set_int (value, priv->levels);
+      break;
+    case GST_CF_FLOW_BASE_PROP_SCALE_FACTOR:
+      g_value_set_double (value, priv->scale_factor);
+      break;
+    case GST_CF_FLOW_BASE_PROP_USE_PREVIOUS_FLOW:
+      g_value_set_boolean (value, priv->use_previous_flow);
+      break;
+    case GST_CF_FLOW_BASE_PROP_PRECISION:
+      g_value_set_enum (value, priv->precision);
+      break;
+    default:
+      handled = FALSE;
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+  return handled;
+}
+
+cf_precision
+gst_cf_flow_base_get_precision (GstCfFlowBase * self)
+{
+  return GET_PRIV (self)->stream_precision;
+}
+
+/* --- caps ------------------------------------------------------------ */
+
+static void
+copy_field (GstStructure * dst, const GstStructure * src, const gchar * name)
+{
+  const GValue *v = gst_structure_get_value (src, name);
+  if (v != NULL)
+    gst_structure_set_value (dst, name, v);
+}
+
+static GstCaps *
+gst_cf_flow_base_transform_media_caps (GstCfBaseTransform * base,
+    GstPadDirection direction, GstCaps * caps)
+{
+  GstCaps *out = gst_caps_new_empty ();
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure *s = gst_caps_get_structure (caps, i);
+    GstStructure *t;
+
+    if (direction == GST_PAD_SINK) {
+      t = gst_structure_new ("video/x-optical-flow", "format", G_TYPE_STRING,
+          "UV_F32LE", NULL);
+    } else {
+      GValue formats = G_VALUE_INIT;
+      t = gst_structure_new_empty ("video/x-raw");
+      g_value_init (&formats, GST_TYPE_LIST);
+      gst_value_deserialize (&formats, VIDEO_FORMATS);
+      gst_structure_set_value (t, "format", &formats);
+      g_value_unset (&formats);
+    }
+    copy_field (t, s, "width");
+    copy_field (t, s, "height");
+    copy_field (t, s, "framerate");
+    copy_field (t, s, "pixel-aspect-ratio");
+    out = gst_caps_merge_structure (out, t);
+  }
+  return out;
+}
+
+static void
+reset_history (GstCfFlowBase * self)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+
+  priv->have_prev = FALSE;
+  priv->have_flow = FALSE;
+}
+
+static gboolean
+gst_cf_flow_base_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    reset_history (GST_CF_FLOW_BASE (trans));
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static void
+free_frames (GstCfFlowBase * self)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  gint i;
+
+  for (i = 0; i < 2; i++) {
+    g_clear_pointer (&priv->cpu_pyramid[i], cf_pyramid_free);
+    cf_cuda_pyramid_release (&priv->gpu_pyramid[i]);
+  }
+  g_clear_pointer (&priv->cpu_flow, cf_flow_free);
+  cf_cuda_flow_release (&priv->gpu_flow);
+  priv->allocated = FALSE;
+  reset_history (self);
+}
+
+static void
+gst_cf_flow_base_free_device_resources (GstCfBaseTransform * base)
+{
+  GstCfFlowBase *self = GST_CF_FLOW_BASE (base);
+  GstCfFlowBaseClass *klass = GST_CF_FLOW_BASE_GET_CLASS (self);
+
+  free_frames (self);
+  if (klass->free_solver)
+    klass->free_solver (self);
+}
+
+static gboolean
+gst_cf_flow_base_set_info (GstCfBaseTransform * base, const GstCfLayout * in,
+    const GstCfLayout * out)
+{
+  /* the base already freed everything sized for the old caps */
+  reset_history (GST_CF_FLOW_BASE (base));
+  return TRUE;
+}
+
+/* --- per frame ------------------------------------------------------- */
+
+/* Copy the settings; FALSE when frames or solvers must be rebuilt. */
+static gboolean
+sync_settings (GstCfFlowBase * self)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  GstCfFlowBaseClass *klass = GST_CF_FLOW_BASE_GET_CLASS (self);
+  cf_pyramid_params params;
+  gboolean same, solver_ok = TRUE;
+
+  cf_pyramid_params_init (&params);
+  GST_OBJECT_LOCK (self);
+  params.max_levels = priv->levels;
+  params.eta = (float) priv->scale_factor;
+  params.min_size = MIN_LEVEL_SIZE;
+  klass->get_pyramid_params (self, &params);
+  priv->stream_use_previous_flow = priv->use_previous_flow;
+  if (klass->sync_settings)
+    solver_ok = !klass->sync_settings (self);
+  if (priv->stream_precision != priv->precision) {
+    priv->stream_precision = priv->precision;
+    solver_ok = FALSE;
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  same = params.max_levels == priv->pyramid_params.max_levels &&
+      params.eta == priv->pyramid_params.eta &&
+      params.presmooth_sigma == priv->pyramid_params.presmooth_sigma &&
+      params.min_size == priv->pyramid_params.min_size;
+  priv->pyramid_params = params;
+  return same && solver_ok;
+}
+
+static gboolean
+allocate_frames (GstCfFlowBase * self, gint width, gint height,
+    gboolean on_device)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  cf_status status = CF_OK;
+  gint i;
+
+  for (i = 0; i < 2 && status == CF_OK; i++) {
+    if (on_device) {
+      status = cf_cuda_pyramid_alloc (&priv->gpu_pyramid[i], width, height,
+          &priv->pyramid_params);
+    } else {
+      priv->cpu_pyramid[i] = cf_pyramid_new (width, height,
+          &priv->pyramid_params);
+      if (priv->cpu_pyramid[i] == NULL)
+        status = CF_ERROR_NO_MEMORY;
+    }
+  }
+  if (status == CF_OK) {
+    if (on_device) {
+      status = cf_cuda_flow_alloc (&priv->gpu_flow, width, height);
+    } else {
+      priv->cpu_flow = cf_flow_new (width, height);
+      if (priv->cpu_flow == NULL)
+        status = CF_ERROR_NO_MEMORY;
+    }
+  }
+  if (status != CF_OK) {
+    gchar *what = g_strdup_printf ("Not enough %s memory for %dx%d frames "
+        "at %d pyramid levels", on_device ? "GPU" : "host", width, height,
+        priv->pyramid_params.max_levels);
+    gst_cf_post_status_error (GST_ELEMENT (self), status, NULL, what);
+    g_free (what);
+    free_frames (self);
+    return FALSE;
+  }
+  priv->allocated = TRUE;
+  priv->cur = 0;
+  reset_history (self);
+  return TRUE;
+}
+
+/* Luma of the input frame in 0..255 into the current level 0. */
+static cf_status
+extract_luma (GstCfFlowBase * self, const GstCfPlanes * in, cudaStream_t s)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  const GstVideoInfo *info = &in->layout->info;
+
+  if (GST_VIDEO_INFO_IS_RGB (info)) {
+    gint ps = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+    gint r = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_R);
+    gint g = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_G);
+    gint b = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_B);
+    if (in->on_device)
+      return cf_cuda_luma_from_rgb (in->data[0], in->stride[0], ps, r, g, b,
+          &priv->gpu_pyramid[priv->cur].level[0], s);
+    return cf_luma_from_rgb (in->data[0], in->stride[0], ps, r, g, b,
+        priv->cpu_pyramid[priv->cur]->level[0]);
+  } else {
+    cf_channel ch;
+    ch.data = in->data[GST_VIDEO_INFO_COMP_PLANE (info, GST_VIDEO_COMP_Y)] +
+        GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_Y);
+    ch.width = GST_VIDEO_INFO_WIDTH (info);
+    ch.height = GST_VIDEO_INFO_HEIGHT (info);
+    ch.stride = in->stride[GST_VIDEO_INFO_COMP_PLANE (info,
+            GST_VIDEO_COMP_Y)];
+    ch.pixel_stride = GST_VIDEO_INFO_COMP_PSTRIDE (info, GST_VIDEO_COMP_Y);
+    ch.depth = GST_VIDEO_INFO_COMP_DEPTH (info, GST_VIDEO_COMP_Y) > 8 ? 16 : 8;
+    if (in->on_device)
+      return cf_cuda_luma_from_channel (&ch,
+          &priv->gpu_pyramid[priv->cur].level[0], s);
+    return cf_luma_from_channel (&ch, priv->cpu_pyramid[priv->cur]->level[0]);
+  }
+}
+
+static GstFlowReturn
+gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
+    const GstCfPlanes * in, GstBuffer * outbuf, const GstCfPlanes * out)
+{
+  GstCfFlowBase *self = GST_CF_FLOW_BASE (base);
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  GstCfFlowBaseClass *klass = GST_CF_FLOW_BASE_GET_CLASS (self);
+  gboolean on_device = in->on_device;
+  cudaStream_t stream = gst_cf_base_transform_get_stream (base);
+  cf_status status;
+  gboolean solved = FALSE;
+  gint prev;
+
+  if (!sync_settings (self) || !priv->allocated) {
+    free_frames (self);
+    if (klass->free_solver)
+      klass->free_solver (self);
+    if (!allocate_frames (self, in->layout->width, in->layout->height,
+            on_device))
+      return GST_FLOW_ERROR;
+  }
+  if (GST_BUFFER_IS_DISCONT (inbuf))
+    reset_history (self);
+
+  /* this frame's pyramid, kept for the next frame */
+  status = extract_luma (self, in, stream);
+  if (status == CF_OK) {
+    if (on_device)
+      status = cf_cuda_pyramid_build (&priv->gpu_pyramid[priv->cur],
+          &priv->pyramid_params, stream);
+    else
+      status = cf_pyramid_build (priv->cpu_pyramid[priv->cur],
+          priv->cpu_pyramid[priv->cur]->level[0], &priv->pyramid_params);
+  }
+  if (status != CF_OK) {
+    gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
+        "Could not build the image pyramid");
+    return GST_FLOW_ERROR;
+  }
+
+  prev = 1 - priv->cur;
+  if (priv->have_prev) {
+    gboolean warm = priv->stream_use_previous_flow && priv->have_flow;
+    if (on_device)
+      solved = klass->solve_cuda (self, &priv->gpu_pyramid[prev],
+          &priv->gpu_pyramid[priv->cur], warm, &priv->gpu_flow, stream);
+    else
+      solved = klass->solve_cpu (self, priv->cpu_pyramid[prev],
+          priv->cpu_pyramid[priv->cur], warm, priv->cpu_flow);
+    if (!solved)
+      return GST_FLOW_ERROR;
+  }
+
+  /* a zero field stands in for the flow that has no previous frame */
+  if (!solved) {
+    if (on_device)
+      status = cf_cuda_flow_fill (&priv->gpu_flow, 0.0f, 0.0f, stream);
+    else
+      cf_flow_fill (priv->cpu_flow, 0.0f, 0.0f);
+  }
+  if (status == CF_OK) {
+    if (on_device)
+      status = cf_cuda_flow_to_interleaved (&priv->gpu_flow,
+          (float *) out->data[0], out->stride[0], stream);
+    else
+      cf_flow_to_interleaved (priv->cpu_flow, (float *) out->data[0],
+          out->stride[0]);
+  }
+  if (status != CF_OK) {
+    gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
+        "Could not write the flow field");
+    return GST_FLOW_ERROR;
+  }
+
+  if (solved)
+    GST_BUFFER_FLAG_UNSET (outbuf, GST_BUFFER_FLAG_GAP);
+  else
+    GST_BUFFER_FLAG_SET (outbuf, GST_BUFFER_FLAG_GAP);
+  priv->have_flow = solved;
+  priv->have_prev = TRUE;
+  priv->cur = prev;
+  return GST_FLOW_OK;
+}

@@ -1,0 +1,79 @@
+/* gst-cudaflow — base class of the dense optical-flow estimators
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_CF_FLOW_BASE_H__
+#define __GST_CF_FLOW_BASE_H__
+
+#include "gstcfbasetransform.h"
+
+#include "common/image.h"
+#include "common/pyramid.h"
+#include "cuda/flow.h"
+#include "cuda/pyramid.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CF_FLOW_BASE (gst_cf_flow_base_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCfFlowBase, gst_cf_flow_base, GST, CF_FLOW_BASE,
+    GstCfBaseTransform);
+
+#define GST_TYPE_CF_PRECISION (gst_cf_precision_get_type ())
+GType gst_cf_precision_get_type (void);
+
+/* Caps of every flow estimator's source pad. */
+#define GST_CF_FLOW_CAPS_STR \
+    "video/x-optical-flow(memory:CUDAMemory), format=(string)UV_F32LE, " \
+    "width=(int)[1, 32768], height=(int)[1, 32768], " \
+    "framerate=(fraction)[0/1, MAX]; " \
+    "video/x-optical-flow, format=(string)UV_F32LE, " \
+    "width=(int)[1, 32768], height=(int)[1, 32768], " \
+    "framerate=(fraction)[0/1, MAX]"
+
+struct _GstCfFlowBaseClass
+{
+  GstCfBaseTransformClass parent_class;
+
+  /* Pyramid for the current settings (levels, scale-factor and the
+   * method's presmoothing); called with the object lock held. */
+  void (*get_pyramid_params) (GstCfFlowBase * self,
+      cf_pyramid_params * params);
+
+  /* Copy the method's settings for this frame (object lock held). Return
+   * TRUE when solver resources must be rebuilt. */
+  gboolean (*sync_settings) (GstCfFlowBase * self);
+
+  /* Flow from @p0 (frame t-1) to @p1 (frame t) into @flow (level-0 size),
+   * which holds the initial estimate when @use_initial. CPU and CUDA
+   * variants; post an element error before returning FALSE. */
+  gboolean (*solve_cpu) (GstCfFlowBase * self, const cf_pyramid * p0,
+      const cf_pyramid * p1, gboolean use_initial, cf_flow * flow);
+  gboolean (*solve_cuda) (GstCfFlowBase * self, const cf_cuda_pyramid * p0,
+      const cf_cuda_pyramid * p1, gboolean use_initial, cf_cuda_flow * flow,
+      cudaStream_t stream);
+
+  /* Free solver plans and scratch (context pushed when on the GPU). */
+  void (*free_solver) (GstCfFlowBase * self);
+};
+
+/* Properties every flow element has; the subclass installs them (so each
+ * method shows its own defaults) and forwards set/get to the base. */
+enum
+{
+  GST_CF_FLOW_BASE_PROP_LEVELS = 0x1000,
+  GST_CF_FLOW_BASE_PROP_SCALE_FACTOR,
+  GST_CF_FLOW_BASE_PROP_USE_PREVIOUS_FLOW,
+  GST_CF_FLOW_BASE_PROP_PRECISION
+};
+
+void gst_cf_flow_base_install_properties (GObjectClass * klass,
+    gint default_levels);
+gboolean gst_cf_flow_base_set_common_property (GObject * object,
+    guint prop_id, const GValue * value);
+gboolean gst_cf_flow_base_get_common_property (GObject * object,
+    guint prop_id, GValue * value);
+
+/* The precision of the frame being processed (streaming thread). */
+cf_precision gst_cf_flow_base_get_precision (GstCfFlowBase * self);
+
+G_END_DECLS
+#endif /* __GST_CF_FLOW_BASE_H__ */
