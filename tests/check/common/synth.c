@@ -1,0 +1,487 @@
+/* gst-cudaflow — tests for common/synth (synthetic pairs with exact flow)
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/check/gstcheck.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "common/synth.h"
+#include "cf-test-util.h"
+
+typedef struct
+{
+  cf_image *f0, *f1;
+  cf_flow *gt;
+} pair;
+
+/* cf_synth_pair that must succeed. */
+static pair
+make_pair (int width, int height, const cf_synth_params * params)
+{
+  pair p = { NULL, NULL, NULL };
+
+  fail_unless_equals_int (cf_synth_pair (width, height, params, &p.f0, &p.f1,
+          &p.gt), CF_OK);
+  fail_unless (p.f0 != NULL && p.f1 != NULL && p.gt != NULL);
+  fail_unless_equals_int (p.f0->width, width);
+  fail_unless_equals_int (p.f1->height, height);
+  fail_unless_equals_int (p.gt->width, width);
+  return p;
+}
+
+static void
+free_pair (pair * p)
+{
+  cf_image_free (p->f0);
+  cf_image_free (p->f1);
+  cf_flow_free (p->gt);
+}
+
+static float
+px (const cf_image * img, int x, int y)
+{
+  return cf_image_row (img, y)[x];
+}
+
+/* Mean |d/dx|, |d/dy| and |d/d(diagonals)| of an image by differences. */
+static void
+mean_gradients (const cf_image * img, double *gx, double *gy, double *gd,
+    double *ga)
+{
+  double sx = 0, sy = 0, sd = 0, sa = 0;
+  long n = 0;
+  int x, y;
+
+  for (y = 0; y + 1 < img->height; y++)
+    for (x = 1; x + 1 < img->width; x++) {
+      sx += fabs (px (img, x + 1, y) - px (img, x, y));
+      sy += fabs (px (img, x, y + 1) - px (img, x, y));
+      sd += fabs (px (img, x + 1, y + 1) - px (img, x, y)) / G_SQRT2;
+      sa += fabs (px (img, x - 1, y + 1) - px (img, x, y)) / G_SQRT2;
+      n++;
+    }
+  *gx = sx / n;
+  *gy = sy / n;
+  *gd = sd / n;
+  *ga = sa / n;
+}
+
+GST_START_TEST (test_params_init_sets_documented_defaults)
+{
+  cf_synth_params p;
+
+  memset (&p, 0xff, sizeof (p));
+  cf_synth_params_init (&p);
+  fail_unless_equals_int (p.motion, CF_SYNTH_TRANSLATION);
+  fail_unless_equals_float (p.tx, 1.5f);
+  fail_unless_equals_float (p.ty, -0.75f);
+  fail_unless_equals_float (p.zoom, 1.0f);
+  fail_unless_equals_float (p.angle, 0.0f);
+  fail_unless_equals_float (p.wavelength, 12.0f);
+  fail_unless_equals_int (p.seed, 1);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_integer_translation_3_m2_moves_frame_exactly)
+{
+  cf_synth_params p;
+  pair s;
+  int x, y;
+
+  cf_synth_params_init (&p);
+  p.tx = 3.0f;
+  p.ty = -2.0f;
+  s = make_pair (41, 33, &p);
+  for (y = 0; y < 33; y++)
+    for (x = 0; x < 41; x++) {
+      fail_unless_equals_float (s.gt->u[x + y * s.gt->pitch], 3.0f);
+      fail_unless_equals_float (s.gt->v[x + y * s.gt->pitch], -2.0f);
+      fail_unless_equals_float (px (s.f0, x, y), cf_synth_sample (&p, x, y));
+      if (x + 3 < 41 && y - 2 >= 0)
+        fail_unless (px (s.f1, x + 3, y - 2) == px (s.f0, x, y),
+            "frame1 (%d, %d) = %.9g, frame0 (%d, %d) = %.9g", x + 3, y - 2,
+            px (s.f1, x + 3, y - 2), x, y, px (s.f0, x, y));
+    }
+  free_pair (&s);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_subpixel_translation_samples_texture_at_y_minus_t)
+{
+  cf_synth_params p;
+  pair s;
+  int x, y;
+
+  cf_synth_params_init (&p);    /* t = (1.5, -0.75) */
+  s = make_pair (37, 29, &p);
+  for (y = 0; y < 29; y++)
+    for (x = 0; x < 37; x++) {
+      float want = cf_synth_sample (&p, x - 1.5f, y + 0.75f);
+
+      fail_unless (fabsf (px (s.f1, x, y) - want) <= 1e-4f,
+          "(%d, %d): %.9g vs %.9g", x, y, px (s.f1, x, y), want);
+      /* frame1 really differs from frame0 */
+    }
+  fail_unless (px (s.f1, 10, 10) != px (s.f0, 10, 10));
+  free_pair (&s);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_rotation_zoom_samples_texture_at_inverse_affine_point)
+{
+  cf_synth_params p;
+  pair s;
+  const int w = 64, h = 48;
+  const double a = 5.0 * G_PI / 180.0, z = 1.05, tx = 0.5, ty = -0.25;
+  const double cx = 0.5 * (w - 1), cy = 0.5 * (h - 1);
+  int x, y;
+
+  cf_synth_params_init (&p);
+  p.motion = CF_SYNTH_ROTATION_ZOOM;
+  p.angle = 5.0f;
+  p.zoom = 1.05f;
+  p.tx = 0.5f;
+  p.ty = -0.25f;
+  s = make_pair (w, h, &p);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      /* forward: x' = c + z R (x - c) + t, R = [cos a, sin a; -sin a, cos a] */
+      double fx = cx + z * (cos (a) * (x - cx) + sin (a) * (y - cy)) + tx;
+      double fy = cy + z * (-sin (a) * (x - cx) + cos (a) * (y - cy)) + ty;
+      /* inverse for the pixel y = (x, y) of frame 1 */
+      double rx = (x - cx - tx) / z, ry = (y - cy - ty) / z;
+      double sx = cx + cos (a) * rx - sin (a) * ry;
+      double sy = cy + sin (a) * rx + cos (a) * ry;
+      float want = cf_synth_sample (&p, (float) sx, (float) sy);
+
+      fail_unless (fabs (s.gt->u[x + y * s.gt->pitch] - (fx - x)) < 1e-4);
+      fail_unless (fabs (s.gt->v[x + y * s.gt->pitch] - (fy - y)) < 1e-4);
+      fail_unless (fabsf (px (s.f1, x, y) - want) <= 5e-3f,
+          "(%d, %d): %.9g vs %.9g", x, y, px (s.f1, x, y), want);
+    }
+  free_pair (&s);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_rotation_by_90_is_counter_clockwise_on_screen)
+{
+  cf_synth_params p;
+  pair s;
+  int x, y;
+
+  cf_synth_params_init (&p);
+  p.motion = CF_SYNTH_ROTATION_ZOOM;
+  p.angle = 90.0f;
+  p.tx = p.ty = 0.0f;
+  s = make_pair (21, 21, &p);   /* centre (10, 10) */
+  /* right of the centre moves up: (20, 10) -> (10, 0) */
+  fail_unless (fabsf (s.gt->u[20 + 10 * 21] + 10.0f) < 1e-4f);
+  fail_unless (fabsf (s.gt->v[20 + 10 * 21] + 10.0f) < 1e-4f);
+  /* below the centre moves right: (10, 20) -> (20, 10) */
+  fail_unless (fabsf (s.gt->u[10 + 20 * 21] - 10.0f) < 1e-4f);
+  fail_unless (fabsf (s.gt->v[10 + 20 * 21] + 10.0f) < 1e-4f);
+  /* pixels map onto pixels: frame1 (x + w (x)) = frame0 (x) */
+  for (y = 0; y < 21; y++)
+    for (x = 0; x < 21; x++) {
+      int x1 = (int) lround (x + s.gt->u[x + y * 21]);
+      int y1 = (int) lround (y + s.gt->v[x + y * 21]);
+
+      fail_unless (x1 >= 0 && x1 < 21 && y1 >= 0 && y1 < 21);
+      fail_unless (fabsf (px (s.f1, x1, y1) - px (s.f0, x, y)) < 1e-3f,
+          "(%d, %d) -> (%d, %d)", x, y, x1, y1);
+    }
+  free_pair (&s);
+}
+
+GST_END_TEST;
+
+/* Solve x + w (x) = y by fixed-point iteration on cf_synth_motion_at. */
+static void
+invert_smooth (const cf_synth_params * p, int w, int h, double y0, double y1,
+    double *x0, double *x1)
+{
+  double a = y0, b = y1;
+  int i;
+
+  for (i = 0; i < 200; i++) {
+    float u, v;
+
+    cf_synth_motion_at (p, w, h, (float) a, (float) b, &u, &v);
+    a = y0 - u;
+    b = y1 - v;
+  }
+  *x0 = a;
+  *x1 = b;
+}
+
+/* Check a smooth pair: truth = w at pixels, |w| <= A (and >= min_peak A
+ * somewhere), |grad w| well below 1, frame1 inverts w. */
+static void
+check_smooth (int w, int h, float amplitude, unsigned int seed,
+    double min_peak)
+{
+  cf_synth_params p;
+  pair s;
+  double max_mag = 0.0, max_grad = 0.0;
+  int x, y;
+
+  cf_synth_params_init (&p);
+  p.motion = CF_SYNTH_SMOOTH;
+  p.amplitude = amplitude;
+  p.seed = seed;
+  s = make_pair (w, h, &p);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      float u = s.gt->u[x + y * s.gt->pitch], v = s.gt->v[x + y * s.gt->pitch];
+      float mu, mv, lx, ly;
+      double sx, sy, want;
+
+      cf_synth_motion_at (&p, w, h, x, y, &mu, &mv);
+      fail_unless (u == mu && v == mv);
+      max_mag = MAX (max_mag, hypot (u, v));
+      if (x + 1 < w) {
+        max_grad = MAX (max_grad, fabs (s.gt->u[x + 1 + y * w] - u));
+        max_grad = MAX (max_grad, fabs (s.gt->v[x + 1 + y * w] - v));
+      }
+      if (y + 1 < h) {
+        max_grad = MAX (max_grad, fabs (s.gt->u[x + (y + 1) * w] - u));
+        max_grad = MAX (max_grad, fabs (s.gt->v[x + (y + 1) * w] - v));
+      }
+      invert_smooth (&p, w, h, x, y, &sx, &sy);
+      cf_synth_motion_at (&p, w, h, sx, sy, &mu, &mv);
+      fail_unless (hypot (sx + mu - x, sy + mv - y) < 1e-4,
+          "residual %g at (%d, %d)", hypot (sx + mu - x, sy + mv - y), x, y);
+      /* the library's own inverse solves x + w (x) = y as well */
+      cf_synth_motion_inverse_at (&p, w, h, x, y, &lx, &ly);
+      cf_synth_motion_at (&p, w, h, lx, ly, &mu, &mv);
+      fail_unless (hypot (lx + mu - x, ly + mv - y) < 1e-4,
+          "library inverse residual %g at (%d, %d)",
+          hypot (lx + mu - x, ly + mv - y), x, y);
+      fail_unless (hypot (lx - sx, ly - sy) < 1e-4);
+      want = cf_synth_sample (&p, sx, sy);
+      fail_unless (fabs (px (s.f1, x, y) - want) <= 5e-3,
+          "(%d, %d): %.9g vs %.9g", x, y, px (s.f1, x, y), want);
+    }
+  fail_unless (max_mag <= amplitude * (1.0 + 1e-6), "max |w| %g", max_mag);
+  fail_unless (max_mag >= min_peak * amplitude, "max |w| %g", max_mag);
+  fail_unless (max_grad < 0.3, "max |grad w| %g", max_grad);
+  free_pair (&s);
+}
+
+GST_START_TEST (test_smooth_field_is_inverted_to_1e_4_px)
+{
+  check_smooth (64, 48, 2.0f, 1, 0.3);
+  check_smooth (160, 120, 3.0f, 7, 0.5);
+  check_smooth (97, 61, 5.0f, 2, 0.0);
+  /* a large field on a small frame stays a contraction */
+  check_smooth (33, 17, 25.0f, 3, 0.0);
+  check_smooth (1, 1, 2.0f, 1, 0.0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_frames_stay_within_0_255_for_all_motions)
+{
+  static const cf_synth_motion motions[] = { CF_SYNTH_TRANSLATION,
+    CF_SYNTH_ROTATION_ZOOM, CF_SYNTH_SMOOTH
+  };
+  size_t m;
+  unsigned int seed;
+
+  for (m = 0; m < G_N_ELEMENTS (motions); m++)
+    for (seed = 0; seed < 6; seed++) {
+      cf_synth_params p;
+      pair s;
+      float lo = 1e9f, hi = -1e9f;
+      int i;
+
+      cf_synth_params_init (&p);
+      p.motion = motions[m];
+      p.seed = seed;
+      p.angle = 30.0f;
+      p.zoom = 0.8f;
+      p.amplitude = 4.0f;
+      p.wavelength = 4.0f + seed;
+      s = make_pair (200, 150, &p);
+      for (i = 0; i < 200 * 150; i++) {
+        lo = MIN (lo, MIN (s.f0->data[i], s.f1->data[i]));
+        hi = MAX (hi, MAX (s.f0->data[i], s.f1->data[i]));
+      }
+      fail_unless (lo >= 16.0f && hi <= 240.0f, "range [%g, %g]", lo, hi);
+      /* and the range is used */
+      fail_unless (hi - lo > 80.0f, "range [%g, %g]", lo, hi);
+      free_pair (&s);
+    }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_same_seed_gives_identical_pairs)
+{
+  cf_synth_params p;
+  pair a, b;
+
+  cf_synth_params_init (&p);
+  p.motion = CF_SYNTH_SMOOTH;
+  p.seed = 42;
+  a = make_pair (31, 23, &p);
+  b = make_pair (31, 23, &p);
+  fail_unless (memcmp (a.f0->data, b.f0->data, 31 * 23 * 4) == 0);
+  fail_unless (memcmp (a.f1->data, b.f1->data, 31 * 23 * 4) == 0);
+  fail_unless (memcmp (a.gt->u, b.gt->u, 2 * 31 * 23 * 4) == 0);
+  free_pair (&a);
+  free_pair (&b);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_different_seeds_give_different_textures)
+{
+  cf_synth_params p;
+  cf_image *a = cf_image_new (64, 64), *b = cf_image_new (64, 64);
+  double diff = 0.0;
+  int i;
+
+  cf_synth_params_init (&p);
+  p.seed = 1;
+  fail_unless_equals_int (cf_synth_texture (&p, 0, 0, a), CF_OK);
+  p.seed = 2;
+  fail_unless_equals_int (cf_synth_texture (&p, 0, 0, b), CF_OK);
+  for (i = 0; i < 64 * 64; i++)
+    diff += fabs (a->data[i] - b->data[i]);
+  diff /= 64 * 64;
+  fail_unless (diff > 10.0, "mean |a - b| %g", diff);
+  cf_image_free (a);
+  cf_image_free (b);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_texture_has_gradient_in_every_direction)
+{
+  cf_synth_params p;
+  cf_image *img = cf_image_new (128, 96);
+  double gx, gy, gd, ga, prev = 1e9;
+  unsigned int seed;
+  float wl;
+
+  for (seed = 1; seed <= 5; seed++) {
+    cf_synth_params_init (&p);
+    p.seed = seed;
+    fail_unless_equals_int (cf_synth_texture (&p, 0, 0, img), CF_OK);
+    mean_gradients (img, &gx, &gy, &gd, &ga);
+    fail_unless (gx > 1.0 && gy > 1.0 && gd > 1.0 && ga > 1.0,
+        "seed %u: mean gradients %g %g %g %g", seed, gx, gy, gd, ga);
+  }
+  /* longer wavelengths give a smoother texture */
+  for (wl = 4.0f; wl <= 32.0f; wl *= 2.0f) {
+    cf_synth_params_init (&p);
+    p.wavelength = wl;
+    fail_unless_equals_int (cf_synth_texture (&p, 0, 0, img), CF_OK);
+    mean_gradients (img, &gx, &gy, &gd, &ga);
+    fail_unless (gx + gy < prev, "wavelength %g: %g", wl, gx + gy);
+    prev = gx + gy;
+  }
+  cf_image_free (img);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_texture_renders_t_at_shifted_points)
+{
+  cf_synth_params p;
+  cf_image *img = cf_image_new (17, 9);
+  pair s;
+  int x, y;
+
+  cf_synth_params_init (&p);
+  p.seed = 9;
+  fail_unless_equals_int (cf_synth_texture (&p, 0.25f, -3.5f, img), CF_OK);
+  for (y = 0; y < 9; y++)
+    for (x = 0; x < 17; x++)
+      fail_unless (fabsf (px (img, x, y) - cf_synth_sample (&p, x + 0.25f,
+                  y - 3.5f)) <= 1e-4f);
+  /* no shift: frame0 exactly */
+  s = make_pair (17, 9, &p);
+  fail_unless_equals_int (cf_synth_texture (&p, 0, 0, img), CF_OK);
+  fail_unless (memcmp (img->data, s.f0->data, 17 * 9 * 4) == 0);
+  free_pair (&s);
+  cf_image_free (img);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_rejects_invalid_sizes_and_params)
+{
+  cf_synth_params p;
+  cf_image *f0 = (cf_image *) 0x1, *f1 = (cf_image *) 0x1;
+  cf_flow *gt = (cf_flow *) 0x1;
+  cf_image *img = cf_image_new (4, 4);
+
+  cf_synth_params_init (&p);
+  fail_unless_equals_int (cf_synth_pair (0, 4, &p, &f0, &f1, &gt),
+      CF_ERROR_INVALID);
+  fail_unless (f0 == NULL && f1 == NULL && gt == NULL);
+  fail_unless_equals_int (cf_synth_pair (4, -1, &p, &f0, &f1, &gt),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_synth_pair (CF_MAX_DIMENSION + 1, 4, &p, &f0,
+          &f1, &gt), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_synth_pair (4, 4, NULL, &f0, &f1, &gt),
+      CF_ERROR_INVALID);
+  p.wavelength = 3.0f;
+  fail_unless_equals_int (cf_synth_pair (4, 4, &p, &f0, &f1, &gt),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_synth_texture (&p, 0, 0, img), CF_ERROR_INVALID);
+  cf_synth_params_init (&p);
+  p.tx = NAN;
+  fail_unless_equals_int (cf_synth_pair (4, 4, &p, &f0, &f1, &gt),
+      CF_ERROR_INVALID);
+  cf_synth_params_init (&p);
+  p.motion = CF_SYNTH_ROTATION_ZOOM;
+  p.zoom = 0.0f;
+  fail_unless_equals_int (cf_synth_pair (4, 4, &p, &f0, &f1, &gt),
+      CF_ERROR_INVALID);
+  cf_synth_params_init (&p);
+  p.motion = CF_SYNTH_SMOOTH;
+  p.amplitude = -1.0f;
+  fail_unless_equals_int (cf_synth_pair (4, 4, &p, &f0, &f1, &gt),
+      CF_ERROR_INVALID);
+  fail_unless (f0 == NULL && f1 == NULL && gt == NULL);
+  cf_image_free (img);
+}
+
+GST_END_TEST;
+
+static Suite *
+common_synth_suite (void)
+{
+  Suite *s = suite_create ("common_synth");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_params_init_sets_documented_defaults);
+  tcase_add_test (tc, test_integer_translation_3_m2_moves_frame_exactly);
+  tcase_add_test (tc, test_subpixel_translation_samples_texture_at_y_minus_t);
+  tcase_add_test (tc,
+      test_rotation_zoom_samples_texture_at_inverse_affine_point);
+  tcase_add_test (tc, test_rotation_by_90_is_counter_clockwise_on_screen);
+  tcase_add_test (tc, test_smooth_field_is_inverted_to_1e_4_px);
+  tcase_add_test (tc, test_frames_stay_within_0_255_for_all_motions);
+  tcase_add_test (tc, test_same_seed_gives_identical_pairs);
+  tcase_add_test (tc, test_different_seeds_give_different_textures);
+  tcase_add_test (tc, test_texture_has_gradient_in_every_direction);
+  tcase_add_test (tc, test_texture_renders_t_at_shifted_points);
+  tcase_add_test (tc, test_rejects_invalid_sizes_and_params);
+  return s;
+}
+
+GST_CHECK_MAIN (common_synth);

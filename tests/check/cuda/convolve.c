@@ -1,0 +1,551 @@
+/* gst-cudaflow — tests for cuda/convolve (GPU plans against cf_convolve)
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Every GPU result is compared with the CPU reference cf_convolve () on the
+ * same random input (a new seed per case), after the output was poisoned
+ * with NaN: max |gpu - cpu| <= 1e-4 * max (1, max |cpu|) and no NaN left.
+ * Sizes and kernels are chosen so the CPU reference stays within seconds.
+ * Exits 77 (skip) without a CUDA device.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/check/gstcheck.h>
+
+#include <math.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cf-test-util.h"
+#include "common/convolve.h"
+#include "cuda/convolve.h"
+
+/* The accuracy bar of the fp32 methods against the double reference. */
+#define REL_TOLERANCE 1e-4
+
+#define CUDA_OK(expr)                                                   \
+  G_STMT_START {                                                        \
+    cudaError_t cuda_ok_err_ = (expr);                                  \
+    fail_unless (cuda_ok_err_ == cudaSuccess, "%s failed: %s", #expr,   \
+        cudaGetErrorName (cuda_ok_err_));                               \
+  } G_STMT_END
+
+static const cf_border all_borders[CF_BORDER_COUNT] = {
+  CF_BORDER_ZERO, CF_BORDER_CLAMP, CF_BORDER_REFLECT, CF_BORDER_WRAP
+};
+
+static const cf_conv_mode all_modes[2] = { CF_CONVOLUTION, CF_CORRELATION };
+
+/* One seed per case, so no two cases share their data. */
+static guint32 next_seed = 1;
+
+static cudaStream_t
+make_stream (void)
+{
+  cudaStream_t stream = NULL;
+
+  CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  return stream;
+}
+
+/* A random kernel with taps in [-1, 1). */
+static cf_kernel *
+random_kernel (int kw, int kh, guint32 seed)
+{
+  cf_kernel *k = cf_kernel_new (kw, kh);
+  cf_image view;
+
+  fail_unless (k != NULL);
+  view = cf_image_view (k->taps, kw, kh, (size_t) kw);
+  cf_test_fill_random (&view, seed, -1.0f, 1.0f);
+  return k;
+}
+
+static cf_image *
+random_image (int w, int h, guint32 seed)
+{
+  cf_image *img = cf_image_new (w, h);
+
+  fail_unless (img != NULL);
+  cf_test_fill_random (img, seed, 0.0f, 1.0f);
+  return img;
+}
+
+/* Fail unless gpu matches cpu within the tolerance and holds no NaN. */
+static void
+assert_close (const cf_image * gpu, const cf_image * cpu, const char *what)
+{
+  double max_ref = 0.0, max_diff = 0.0;
+  int x, y, nan_count = 0;
+
+  for (y = 0; y < cpu->height; y++) {
+    const float *g = cf_image_row (gpu, y);
+    const float *c = cf_image_row (cpu, y);
+
+    for (x = 0; x < cpu->width; x++) {
+      double d;
+
+      if (isnan (g[x])) {
+        nan_count++;
+        continue;
+      }
+      d = fabs ((double) g[x] - (double) c[x]);
+      if (d > max_diff)
+        max_diff = d;
+      if (fabs ((double) c[x]) > max_ref)
+        max_ref = fabs ((double) c[x]);
+    }
+  }
+  fail_unless (nan_count == 0, "%s: %d NaN outputs", what, nan_count);
+  fail_unless (max_diff <= REL_TOLERANCE * MAX (1.0, max_ref),
+      "%s: max |gpu - cpu| = %g, max |cpu| = %g", what, max_diff, max_ref);
+}
+
+/* Run one plan on src into a NaN-poisoned dst and download the result
+ * (pitched device planes from cf_cuda_image_alloc). */
+static void
+gpu_convolve (const cf_image * src, const cf_kernel * k,
+    const cf_convolve_params * params, cf_image * out, cudaStream_t stream)
+{
+  cf_cuda_image dsrc, ddst;
+  cf_cuda_convolve_plan *plan = NULL;
+
+  fail_unless_equals_int (cf_cuda_image_alloc (&dsrc, src->width,
+          src->height), CF_OK);
+  fail_unless_equals_int (cf_cuda_image_alloc (&ddst, src->width,
+          src->height), CF_OK);
+  fail_unless_equals_int (cf_cuda_image_upload (src, &dsrc, stream), CF_OK);
+  fail_unless_equals_int (cf_cuda_image_fill (&ddst, NAN, stream), CF_OK);
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (src->width, src->height,
+          k, params, &plan), CF_OK);
+  fail_unless (plan != NULL);
+  fail_unless_equals_int (cf_cuda_convolve_plan_run (plan, dsrc.data,
+          dsrc.pitch, ddst.data, ddst.pitch, stream), CF_OK);
+  fail_unless_equals_int (cf_cuda_image_download (&ddst, out, stream), CF_OK);
+  CUDA_OK (cudaStreamSynchronize (stream));
+  cf_cuda_convolve_plan_free (plan);
+  cf_cuda_image_release (&dsrc);
+  cf_cuda_image_release (&ddst);
+}
+
+/* One case: random w x h image, random kw x kh kernel, GPU vs CPU. */
+static void
+check_case (int w, int h, int kw, int kh, cf_border border,
+    cf_conv_mode mode, cf_conv_method method, cudaStream_t stream)
+{
+  cf_convolve_params params = { border, mode, method };
+  guint32 seed = next_seed++;
+  cf_image *src = random_image (w, h, seed * 2654435761u);
+  cf_kernel *k = random_kernel (kw, kh, seed * 40503u + 7u);
+  cf_image *cpu = cf_image_new (w, h);
+  cf_image *gpu = cf_image_new (w, h);
+  gchar *what = g_strdup_printf ("%dx%d image, %dx%d kernel, %s, %s, %s",
+      w, h, kw, kh, cf_border_name (border),
+      mode == CF_CONVOLUTION ? "convolution" : "correlation",
+      cf_conv_method_name (method));
+
+  fail_unless (cpu != NULL && gpu != NULL);
+  fail_unless_equals_int (cf_convolve (src, k, border, mode, cpu), CF_OK);
+  gpu_convolve (src, k, &params, gpu, stream);
+  assert_close (gpu, cpu, what);
+
+  g_free (what);
+  cf_image_free (src);
+  cf_image_free (cpu);
+  cf_image_free (gpu);
+  cf_kernel_free (k);
+}
+
+/* Every border and mode for one image size and kernel size. */
+static void
+check_all_borders_and_modes (int w, int h, int kw, int kh, cudaStream_t stream)
+{
+  int b, m;
+
+  for (b = 0; b < CF_BORDER_COUNT; b++)
+    for (m = 0; m < 2; m++)
+      check_case (w, h, kw, kh, all_borders[b], all_modes[m],
+          CF_CONV_METHOD_DIRECT, stream);
+}
+
+typedef struct
+{
+  int w, h;
+} size2d;
+
+static const size2d small_sizes[] = {
+  {1, 1}, {2, 3}, {17, 13}, {64, 33}
+};
+
+static const size2d small_kernels[] = {
+  {1, 1}, {3, 3}, {1, 7}, {7, 1}, {4, 4}, {5, 5}, {9, 3}
+};
+
+GST_START_TEST (test_direct_small_kernels_match_cpu_on_all_sizes)
+{
+  static const size2d sizes[] = {
+    {1, 1}, {2, 3}, {17, 13}, {64, 33}, {641, 479}, {1920, 1080}
+  };
+  cudaStream_t stream = make_stream ();
+  guint s, k;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (k = 0; k < G_N_ELEMENTS (small_kernels); k++)
+      check_all_borders_and_modes (sizes[s].w, sizes[s].h,
+          small_kernels[k].w, small_kernels[k].h, stream);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_direct_31x31_matches_cpu)
+{
+  cudaStream_t stream = make_stream ();
+  guint s;
+
+  for (s = 0; s < G_N_ELEMENTS (small_sizes); s++)
+    check_all_borders_and_modes (small_sizes[s].w, small_sizes[s].h, 31, 31,
+        stream);
+  check_all_borders_and_modes (641, 479, 31, 31, stream);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
+/* 63 x 63 is two 32-tap chunks each way; the mid size runs two of the
+ * eight border/mode pairs to keep the CPU reference short. */
+GST_START_TEST (test_direct_63x63_matches_cpu)
+{
+  cudaStream_t stream = make_stream ();
+  guint s;
+
+  for (s = 0; s < G_N_ELEMENTS (small_sizes); s++)
+    check_all_borders_and_modes (small_sizes[s].w, small_sizes[s].h, 63, 63,
+        stream);
+  check_case (641, 479, 63, 63, CF_BORDER_REFLECT, CF_CONVOLUTION,
+      CF_CONV_METHOD_DIRECT, stream);
+  check_case (641, 479, 63, 63, CF_BORDER_ZERO, CF_CORRELATION,
+      CF_CONV_METHOD_DIRECT, stream);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
+/* 127 x 127 (4 x 4 chunks) on an image smaller than the kernel. */
+GST_START_TEST (test_direct_127x127_matches_cpu)
+{
+  cudaStream_t stream = make_stream ();
+
+  check_all_borders_and_modes (64, 33, 127, 127, stream);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_direct_kernel_larger_than_image_matches_cpu)
+{
+  cudaStream_t stream = make_stream ();
+
+  check_all_borders_and_modes (7, 5, 15, 15, stream);
+  check_all_borders_and_modes (3, 2, 8, 6, stream);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
+/* Kernel sizes that leave partial chunks: 33 columns run as chunks of 20
+ * (20 + 13, the second padded with zero taps), 40 as 20 + 20; 65 rows as
+ * 22 + 22 + 21, 40 rows as 20 + 20. */
+GST_START_TEST (test_direct_uneven_chunks_match_cpu)
+{
+  cudaStream_t stream = make_stream ();
+
+  check_all_borders_and_modes (64, 33, 33, 65, stream);
+  check_all_borders_and_modes (131, 37, 40, 2, stream);
+  check_all_borders_and_modes (29, 71, 2, 40, stream);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
+/* The largest side the elements accept: grid and index arithmetic at
+ * 8192 x 8192 (one border rule; the kernel is small, the CPU is fast). */
+GST_START_TEST (test_direct_8192x8192_matches_cpu)
+{
+  cudaStream_t stream = make_stream ();
+
+  check_case (8192, 8192, 3, 3, CF_BORDER_REFLECT, CF_CORRELATION,
+      CF_CONV_METHOD_DIRECT, stream);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_auto_resolves_to_direct_and_matches_cpu)
+{
+  cudaStream_t stream = make_stream ();
+  cf_kernel *k = random_kernel (5, 5, 99);
+  cf_convolve_params params = { CF_BORDER_CLAMP, CF_CONVOLUTION,
+    CF_CONV_METHOD_AUTO
+  };
+  cf_cuda_convolve_plan *plan = NULL;
+
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (64, 33, k, &params,
+          &plan), CF_OK);
+  fail_unless_equals_int (cf_cuda_convolve_plan_method (plan),
+      CF_CONV_METHOD_DIRECT);
+  cf_cuda_convolve_plan_free (plan);
+  check_case (64, 33, 5, 5, CF_BORDER_CLAMP, CF_CONVOLUTION,
+      CF_CONV_METHOD_AUTO, stream);
+  cf_kernel_free (k);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
+/* One plan, several runs on new inputs into the same output. */
+GST_START_TEST (test_plan_reuse_over_several_runs)
+{
+  const int w = 333, h = 97;
+  cudaStream_t stream = make_stream ();
+  cf_kernel *k = random_kernel (11, 6, 1234);
+  cf_convolve_params params = { CF_BORDER_WRAP, CF_CONVOLUTION,
+    CF_CONV_METHOD_DIRECT
+  };
+  cf_cuda_convolve_plan *plan = NULL;
+  cf_cuda_image dsrc, ddst;
+  cf_image *cpu = cf_image_new (w, h);
+  cf_image *gpu = cf_image_new (w, h);
+  int run;
+
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (w, h, k, &params,
+          &plan), CF_OK);
+  fail_unless_equals_int (cf_cuda_image_alloc (&dsrc, w, h), CF_OK);
+  fail_unless_equals_int (cf_cuda_image_alloc (&ddst, w, h), CF_OK);
+  for (run = 0; run < 4; run++) {
+    cf_image *src = random_image (w, h, 5000 + run);
+
+    fail_unless_equals_int (cf_convolve (src, k, params.border, params.mode,
+            cpu), CF_OK);
+    fail_unless_equals_int (cf_cuda_image_upload (src, &dsrc, stream), CF_OK);
+    fail_unless_equals_int (cf_cuda_image_fill (&ddst, NAN, stream), CF_OK);
+    fail_unless_equals_int (cf_cuda_convolve_plan_run (plan, dsrc.data,
+            dsrc.pitch, ddst.data, ddst.pitch, stream), CF_OK);
+    fail_unless_equals_int (cf_cuda_image_download (&ddst, gpu, stream), CF_OK);
+    CUDA_OK (cudaStreamSynchronize (stream));
+    assert_close (gpu, cpu, "plan reuse");
+    cf_image_free (src);
+  }
+  cf_cuda_image_release (&dsrc);
+  cf_cuda_image_release (&ddst);
+  cf_cuda_convolve_plan_free (plan);
+  cf_image_free (cpu);
+  cf_image_free (gpu);
+  cf_kernel_free (k);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
+/* Planes from plain cudaMalloc with pitches that are neither the width
+ * nor a multiple of 4 (rows not 16-byte aligned); the samples between
+ * width and pitch of dst must stay untouched. */
+GST_START_TEST (test_direct_pitched_buffers_with_pitch_above_width)
+{
+  const int w = 101, h = 43, src_pitch = w + 3, dst_pitch = w + 7;
+  const float guard = 12345.0f;
+  cudaStream_t stream = make_stream ();
+  cf_kernel *k = random_kernel (9, 7, 4321);
+  cf_convolve_params params = { CF_BORDER_REFLECT, CF_CORRELATION,
+    CF_CONV_METHOD_DIRECT
+  };
+  cf_cuda_convolve_plan *plan = NULL;
+  cf_image *src = random_image (w, h, 777);
+  cf_image *cpu = cf_image_new (w, h);
+  cf_image *host_dst = cf_image_new (dst_pitch, h);
+  cf_image gpu;
+  float *dsrc = NULL, *ddst = NULL;
+  int x, y;
+
+  fail_unless (cpu != NULL && host_dst != NULL);
+  cf_image_fill (host_dst, guard);
+  CUDA_OK (cudaMalloc ((void **) &dsrc,
+          (size_t) src_pitch * h * sizeof (float)));
+  CUDA_OK (cudaMalloc ((void **) &ddst,
+          (size_t) dst_pitch * h * sizeof (float)));
+  CUDA_OK (cudaMemcpy2D (dsrc, src_pitch * sizeof (float), src->data,
+          src->pitch * sizeof (float), w * sizeof (float), h,
+          cudaMemcpyHostToDevice));
+  CUDA_OK (cudaMemcpy (ddst, host_dst->data,
+          (size_t) dst_pitch * h * sizeof (float), cudaMemcpyHostToDevice));
+
+  fail_unless_equals_int (cf_convolve (src, k, params.border, params.mode,
+          cpu), CF_OK);
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (w, h, k, &params,
+          &plan), CF_OK);
+  fail_unless_equals_int (cf_cuda_convolve_plan_run (plan, dsrc, src_pitch,
+          ddst, dst_pitch, stream), CF_OK);
+  CUDA_OK (cudaStreamSynchronize (stream));
+  CUDA_OK (cudaMemcpy (host_dst->data, ddst,
+          (size_t) dst_pitch * h * sizeof (float), cudaMemcpyDeviceToHost));
+
+  gpu = cf_image_view (host_dst->data, w, h, dst_pitch);
+  assert_close (&gpu, cpu, "pitched buffers");
+  for (y = 0; y < h; y++)
+    for (x = w; x < dst_pitch; x++)
+      fail_unless (cf_image_row (host_dst, y)[x] == guard,
+          "sample (%d, %d) past the width was written", x, y);
+
+  cf_cuda_convolve_plan_free (plan);
+  CUDA_OK (cudaFree (dsrc));
+  CUDA_OK (cudaFree (ddst));
+  cf_image_free (src);
+  cf_image_free (cpu);
+  cf_image_free (host_dst);
+  cf_kernel_free (k);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_rejects_invalid_arguments)
+{
+  static float taps[CF_KERNEL_MAX_SIZE + 1];
+  cf_kernel k = { 3, 3, taps };
+  cf_kernel bad = k;
+  cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
+    CF_CONV_METHOD_DIRECT
+  };
+  cf_convolve_params bad_params;
+  cf_cuda_convolve_plan *plan = (cf_cuda_convolve_plan *) & k;
+  float *dev = NULL;
+
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (0, 5, &k, &params,
+          &plan), CF_ERROR_INVALID);
+  fail_unless (plan == NULL);
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (5, -1, &k, &params,
+          &plan), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (CF_MAX_DIMENSION + 1, 5,
+          &k, &params, &plan), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (5, 5, NULL, &params,
+          &plan), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (5, 5, &k, NULL,
+          &plan), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (5, 5, &k, &params,
+          NULL), CF_ERROR_INVALID);
+  bad.taps = NULL;
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (5, 5, &bad, &params,
+          &plan), CF_ERROR_INVALID);
+  bad = k;
+  bad.width = 0;
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (5, 5, &bad, &params,
+          &plan), CF_ERROR_INVALID);
+  bad = k;
+  bad.width = CF_KERNEL_MAX_SIZE + 1;
+  bad.height = 1;
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (5, 5, &bad, &params,
+          &plan), CF_ERROR_INVALID);
+  bad_params = params;
+  bad_params.border = (cf_border) CF_BORDER_COUNT;
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (5, 5, &k, &bad_params,
+          &plan), CF_ERROR_INVALID);
+  bad_params = params;
+  bad_params.mode = (cf_conv_mode) 7;
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (5, 5, &k, &bad_params,
+          &plan), CF_ERROR_INVALID);
+  bad_params = params;
+  bad_params.method = (cf_conv_method) 42;
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (5, 5, &k, &bad_params,
+          &plan), CF_ERROR_INVALID);
+  fail_unless (plan == NULL);
+
+  /* a valid plan, then bad run arguments */
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (5, 5, &k, &params,
+          &plan), CF_OK);
+  CUDA_OK (cudaMalloc ((void **) &dev, 2 * 25 * sizeof (float)));
+  fail_unless_equals_int (cf_cuda_convolve_plan_run (NULL, dev, 5, dev + 25,
+          5, NULL), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_convolve_plan_run (plan, NULL, 5, dev + 25,
+          5, NULL), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_convolve_plan_run (plan, dev, 5, NULL, 5,
+          NULL), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_convolve_plan_run (plan, dev, 4, dev + 25,
+          5, NULL), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_convolve_plan_run (plan, dev, 5, dev + 25,
+          4, NULL), CF_ERROR_INVALID);
+  CUDA_OK (cudaFree (dev));
+  cf_cuda_convolve_plan_free (plan);
+  cf_cuda_convolve_plan_free (NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_unbuilt_methods_are_unsupported)
+{
+  static const cf_conv_method methods[] = {
+    CF_CONV_METHOD_SEPARABLE, CF_CONV_METHOD_FFT, CF_CONV_METHOD_IM2TENSOR
+  };
+  float taps[9] = { 0, 0, 0, 0, 1, 0, 0, 0, 0 };
+  cf_kernel k = { 3, 3, taps };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (methods); i++) {
+    cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
+      methods[i]
+    };
+    cf_cuda_convolve_plan *plan = NULL;
+
+    fail_unless_equals_int (cf_cuda_convolve_plan_new (16, 16, &k, &params,
+            &plan), CF_ERROR_UNSUPPORTED);
+    fail_unless (plan == NULL);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_method_names)
+{
+  fail_unless_equals_string (cf_conv_method_name (CF_CONV_METHOD_AUTO), "auto");
+  fail_unless_equals_string (cf_conv_method_name (CF_CONV_METHOD_DIRECT),
+      "direct");
+  fail_unless_equals_string (cf_conv_method_name (CF_CONV_METHOD_SEPARABLE),
+      "separable");
+  fail_unless_equals_string (cf_conv_method_name (CF_CONV_METHOD_FFT), "fft");
+  fail_unless_equals_string (cf_conv_method_name (CF_CONV_METHOD_IM2TENSOR),
+      "im2tensor");
+}
+
+GST_END_TEST;
+
+static Suite *
+cuda_convolve_suite (void)
+{
+  Suite *s = suite_create ("cuda_convolve");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_direct_small_kernels_match_cpu_on_all_sizes);
+  tcase_add_test (tc, test_direct_31x31_matches_cpu);
+  tcase_add_test (tc, test_direct_63x63_matches_cpu);
+  tcase_add_test (tc, test_direct_127x127_matches_cpu);
+  tcase_add_test (tc, test_direct_kernel_larger_than_image_matches_cpu);
+  tcase_add_test (tc, test_direct_uneven_chunks_match_cpu);
+  tcase_add_test (tc, test_direct_8192x8192_matches_cpu);
+  tcase_add_test (tc, test_auto_resolves_to_direct_and_matches_cpu);
+  tcase_add_test (tc, test_plan_reuse_over_several_runs);
+  tcase_add_test (tc, test_direct_pitched_buffers_with_pitch_above_width);
+  tcase_add_test (tc, test_rejects_invalid_arguments);
+  tcase_add_test (tc, test_unbuilt_methods_are_unsupported);
+  tcase_add_test (tc, test_method_names);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return cf_test_run_gpu_suite (argc, argv, "cuda_convolve",
+      cuda_convolve_suite);
+}

@@ -1,0 +1,841 @@
+/* gst-cudaflow — GPU Horn–Schunck vs the CPU reference
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Single steps against common/hs.c (max |Δ| <= 1e-4 · max(1, max |ref|)),
+ * SIMPLE vs FUSED bit for bit in fp32, full runs against cf_hs_flow
+ * (mean |Δflow| <= 1e-3 px), fp16 accuracy against ground truth, plan
+ * reuse and warm starts. Outputs are poisoned with NaN first.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "cf-test-util.h"
+#include "common/hs.h"
+#include "common/metrics.h"
+#include "common/pyramid.h"
+#include "common/synth.h"
+#include "cuda/hs.h"
+
+#define REL_TOL 1e-4
+/* mean |Δflow| of a full GPU run against cf_hs_flow, pixels */
+#define FLOW_MEAN_TOL 1e-3
+/* fp16 state: EPE against ground truth may exceed fp32's by this much plus
+ * FP16_EPE_REL of it. A CPU emulation of the fp16 path (half2 sums,
+ * fp32 data term) on synthetic pairs (translation, rotation + zoom,
+ * smooth; 641x479, 5 levels, 3 warps, 100 iterations) stayed within
+ * 2e-4 px of fp32's EPE. */
+#define FP16_EPE_ABS 0.01
+#define FP16_EPE_REL 0.05
+/* pixels left out at each side when comparing with ground truth */
+#define EPE_BORDER 16
+
+#define K CF_CUDA_HS_FUSED_DEPTH
+
+typedef struct
+{
+  int width, height;
+} test_size;
+
+static cudaStream_t stream;
+
+static void
+setup (void)
+{
+  fail_unless_equals_int (cudaStreamCreate (&stream), cudaSuccess);
+}
+
+static void
+teardown (void)
+{
+  cudaStreamDestroy (stream);
+}
+
+static void
+sync_stream (void)
+{
+  fail_unless_equals_int (cudaStreamSynchronize (stream), cudaSuccess);
+}
+
+static cf_image *
+random_image (int width, int height, guint32 seed, float lo, float hi)
+{
+  cf_image *img = cf_image_new (width, height);
+
+  fail_unless (img != NULL);
+  cf_test_fill_random (img, seed, lo, hi);
+  return img;
+}
+
+static cf_flow *
+random_flow (int width, int height, guint32 seed, float lo, float hi)
+{
+  cf_flow *flow = cf_flow_new (width, height);
+  cf_image u, v;
+
+  fail_unless (flow != NULL);
+  u = cf_image_view (flow->u, width, height, flow->pitch);
+  v = cf_image_view (flow->v, width, height, flow->pitch);
+  cf_test_fill_random (&u, seed, lo, hi);
+  cf_test_fill_random (&v, seed * 7919u + 1u, lo, hi);
+  return flow;
+}
+
+static void
+gpu_image (const cf_image * src, cf_cuda_image * dst)
+{
+  fail_unless_equals_int (cf_cuda_image_alloc (dst, src->width, src->height),
+      CF_OK);
+  fail_unless_equals_int (cf_cuda_image_upload (src, dst, stream), CF_OK);
+}
+
+static void
+gpu_poisoned (int width, int height, cf_cuda_image * dst)
+{
+  fail_unless_equals_int (cf_cuda_image_alloc (dst, width, height), CF_OK);
+  fail_unless_equals_int (cf_cuda_image_fill (dst, NAN, stream), CF_OK);
+}
+
+static cf_image *
+host_image (const cf_cuda_image * src)
+{
+  cf_image *img = cf_image_new (src->width, src->height);
+
+  fail_unless (img != NULL);
+  fail_unless_equals_int (cf_cuda_image_download (src, img, stream), CF_OK);
+  sync_stream ();
+  return img;
+}
+
+static void
+gpu_flow (const cf_flow * src, cf_cuda_flow * dst)
+{
+  fail_unless_equals_int (cf_cuda_flow_alloc (dst, src->width, src->height),
+      CF_OK);
+  fail_unless_equals_int (cf_cuda_flow_upload (src, dst, stream), CF_OK);
+}
+
+static void
+gpu_poisoned_flow (int width, int height, cf_cuda_flow * dst)
+{
+  fail_unless_equals_int (cf_cuda_flow_alloc (dst, width, height), CF_OK);
+  fail_unless_equals_int (cf_cuda_flow_fill (dst, NAN, NAN, stream), CF_OK);
+}
+
+static cf_flow *
+host_flow (const cf_cuda_flow * src)
+{
+  cf_flow *flow = cf_flow_new (src->width, src->height);
+
+  fail_unless (flow != NULL);
+  fail_unless_equals_int (cf_cuda_flow_download (src, flow, stream), CF_OK);
+  sync_stream ();
+  return flow;
+}
+
+static void
+assert_image_close (const cf_cuda_image * gpu, const cf_image * ref,
+    const char *what)
+{
+  cf_image *got = host_image (gpu);
+  double max_abs = 0.0, max_ref = 0.0;
+
+  fail_unless_equals_int (cf_image_diff (got, ref, &max_abs, &max_ref), CF_OK);
+  fail_unless (max_abs <= REL_TOL * MAX (1.0, max_ref),
+      "%s (%dx%d): max |diff| %g, max |ref| %g", what, ref->width,
+      ref->height, max_abs, max_ref);
+  cf_image_free (got);
+}
+
+static void
+assert_flow_close (const cf_cuda_flow * gpu, const cf_flow * ref,
+    const char *what)
+{
+  cf_image ru = cf_image_view (ref->u, ref->width, ref->height, ref->pitch);
+  cf_image rv = cf_image_view (ref->v, ref->width, ref->height, ref->pitch);
+  cf_cuda_image gu = { gpu->u, gpu->width, gpu->height, gpu->pitch };
+  cf_cuda_image gv = { gpu->v, gpu->width, gpu->height, gpu->pitch };
+
+  assert_image_close (&gu, &ru, what);
+  assert_image_close (&gv, &rv, what);
+}
+
+/* Bitwise equality of two host flows of one size. */
+static void
+assert_flow_identical (const cf_flow * a, const cf_flow * b, const char *what)
+{
+  int y;
+
+  fail_unless (a->width == b->width && a->height == b->height);
+  for (y = 0; y < a->height; y++) {
+    fail_unless (memcmp (a->u + (size_t) y * a->pitch,
+            b->u + (size_t) y * b->pitch, a->width * sizeof (float)) == 0 &&
+        memcmp (a->v + (size_t) y * a->pitch, b->v + (size_t) y * b->pitch,
+            a->width * sizeof (float)) == 0,
+        "%s (%dx%d): row %d differs", what, a->width, a->height, y);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+
+GST_START_TEST (test_derivatives_match_cpu)
+{
+  static const test_size sizes[] = { {1, 1}, {2, 3}, {17, 13}, {641, 479},
+  {1920, 1080}
+  };
+  int i;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (sizes); i++) {
+    int w = sizes[i].width, h = sizes[i].height;
+    cf_image *i0 = random_image (w, h, 1 + i, 0.0f, 255.0f);
+    cf_image *i1 = random_image (w, h, 101 + i, 0.0f, 255.0f);
+    cf_image *ix = cf_image_new (w, h), *iy = cf_image_new (w, h);
+    cf_image *it = cf_image_new (w, h);
+    cf_cuda_image g0, g1, gx, gy, gt;
+
+    fail_unless_equals_int (cf_hs_derivatives (i0, i1, ix, iy, it), CF_OK);
+    gpu_image (i0, &g0);
+    gpu_image (i1, &g1);
+    gpu_poisoned (w, h, &gx);
+    gpu_poisoned (w, h, &gy);
+    gpu_poisoned (w, h, &gt);
+    fail_unless_equals_int (cf_cuda_hs_derivatives (&g0, &g1, &gx, &gy, &gt,
+            stream), CF_OK);
+    assert_image_close (&gx, ix, "Ix");
+    assert_image_close (&gy, iy, "Iy");
+    assert_image_close (&gt, it, "It");
+
+    cf_cuda_image_release (&g0);
+    cf_cuda_image_release (&g1);
+    cf_cuda_image_release (&gx);
+    cf_cuda_image_release (&gy);
+    cf_cuda_image_release (&gt);
+    cf_image_free (i0);
+    cf_image_free (i1);
+    cf_image_free (ix);
+    cf_image_free (iy);
+    cf_image_free (it);
+  }
+}
+
+GST_END_TEST;
+
+/* Derivative-like planes: gradients of 0..255 images reach ~±255. */
+typedef struct
+{
+  cf_image *ix, *iy, *it;
+  cf_cuda_image gx, gy, gt;
+} grads;
+
+static void
+grads_make (grads * g, int w, int h, guint32 seed)
+{
+  g->ix = random_image (w, h, seed, -60.0f, 60.0f);
+  g->iy = random_image (w, h, seed + 1, -60.0f, 60.0f);
+  g->it = random_image (w, h, seed + 2, -40.0f, 40.0f);
+  gpu_image (g->ix, &g->gx);
+  gpu_image (g->iy, &g->gy);
+  gpu_image (g->it, &g->gt);
+}
+
+static void
+grads_clear (grads * g)
+{
+  cf_image_free (g->ix);
+  cf_image_free (g->iy);
+  cf_image_free (g->it);
+  cf_cuda_image_release (&g->gx);
+  cf_cuda_image_release (&g->gy);
+  cf_cuda_image_release (&g->gt);
+}
+
+GST_START_TEST (test_jacobi_matches_cpu)
+{
+  static const test_size sizes[] = { {1, 1}, {2, 3}, {17, 13}, {641, 479},
+  {1920, 1080}
+  };
+  static const cf_hs_kernel kernels[] = { CF_HS_KERNEL_SIMPLE,
+    CF_HS_KERNEL_FUSED, CF_HS_KERNEL_AUTO
+  };
+  static const int counts[] = { 1, 10 };
+  const float alpha = 15.0f;
+  int i, k, c, n;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (sizes); i++) {
+    int w = sizes[i].width, h = sizes[i].height;
+    grads g;
+    cf_flow *d0 = random_flow (w, h, 7 + i, -3.0f, 3.0f);
+
+    grads_make (&g, w, h, 11 + 3 * i);
+    for (c = 0; c < (int) G_N_ELEMENTS (counts); c++) {
+      cf_flow *ref[2];
+      int cur = 0;
+
+      /* the 10-sweep CPU reference at 1080p is the slow part: skip it */
+      if (counts[c] > 1 && w * h > 1000000)
+        continue;
+      ref[0] = cf_flow_copy (d0);
+      ref[1] = cf_flow_new (w, h);
+      for (n = 0; n < counts[c]; n++) {
+        fail_unless_equals_int (cf_hs_jacobi (g.ix, g.iy, g.it, alpha,
+                ref[cur], ref[1 - cur]), CF_OK);
+        cur = 1 - cur;
+      }
+      for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
+        cf_cuda_flow d, tmp;
+
+        gpu_flow (d0, &d);
+        gpu_poisoned_flow (w, h, &tmp);
+        fail_unless_equals_int (cf_cuda_hs_jacobi (&g.gx, &g.gy, &g.gt,
+                alpha, counts[c], kernels[k], &d, &tmp, stream), CF_OK);
+        assert_flow_close (&d, ref[cur], counts[c] == 1 ? "one Jacobi sweep" :
+            "ten Jacobi sweeps");
+        cf_cuda_flow_release (&d);
+        cf_cuda_flow_release (&tmp);
+      }
+      cf_flow_free (ref[0]);
+      cf_flow_free (ref[1]);
+    }
+    grads_clear (&g);
+    cf_flow_free (d0);
+  }
+}
+
+GST_END_TEST;
+
+/* Private tiles make FUSED exact: any iteration count, any size, both tile
+ * geometries (small levels use 32 x 32 regions, large ones 64 x 64). */
+GST_START_TEST (test_fused_is_bit_identical_to_simple)
+{
+  static const test_size sizes[] = { {1, 1}, {2, 3}, {17, 13}, {3, 97},
+  {97, 3}, {101, 77}, {641, 479}, {1919, 1081}
+  };
+  static const int counts[] = { 1, K - 1, K, 3 * K + 2 };
+  int i, c;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (sizes); i++) {
+    int w = sizes[i].width, h = sizes[i].height;
+    grads g;
+    cf_flow *d0 = random_flow (w, h, 211 + i, -3.0f, 3.0f);
+
+    grads_make (&g, w, h, 311 + 3 * i);
+    for (c = 0; c < (int) G_N_ELEMENTS (counts); c++) {
+      cf_cuda_flow ds, ts, df, tf;
+      cf_flow *simple, *fused;
+
+      gpu_flow (d0, &ds);
+      gpu_flow (d0, &df);
+      gpu_poisoned_flow (w, h, &ts);
+      gpu_poisoned_flow (w, h, &tf);
+      fail_unless_equals_int (cf_cuda_hs_jacobi (&g.gx, &g.gy, &g.gt, 7.5f,
+              counts[c], CF_HS_KERNEL_SIMPLE, &ds, &ts, stream), CF_OK);
+      fail_unless_equals_int (cf_cuda_hs_jacobi (&g.gx, &g.gy, &g.gt, 7.5f,
+              counts[c], CF_HS_KERNEL_FUSED, &df, &tf, stream), CF_OK);
+      simple = host_flow (&ds);
+      fused = host_flow (&df);
+      /* no NaN left from the poisoned buffer either */
+      fail_unless (isfinite (fused->u[0]) && isfinite (fused->v[0]));
+      assert_flow_identical (fused, simple, "FUSED vs SIMPLE");
+      cf_flow_free (simple);
+      cf_flow_free (fused);
+      cf_cuda_flow_release (&ds);
+      cf_cuda_flow_release (&ts);
+      cf_cuda_flow_release (&df);
+      cf_cuda_flow_release (&tf);
+    }
+    grads_clear (&g);
+    cf_flow_free (d0);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_jacobi_zero_iterations_and_bad_arguments)
+{
+  grads g;
+  cf_cuda_flow d, tmp, before;
+  cf_flow *d0 = random_flow (9, 7, 5, -1.0f, 1.0f), *got;
+
+  grads_make (&g, 9, 7, 3);
+  gpu_flow (d0, &d);
+  gpu_poisoned_flow (9, 7, &tmp);
+  before = d;
+  fail_unless_equals_int (cf_cuda_hs_jacobi (&g.gx, &g.gy, &g.gt, 15.0f, 0,
+          CF_HS_KERNEL_FUSED, &d, &tmp, stream), CF_OK);
+  fail_unless (d.u == before.u);
+  got = host_flow (&d);
+  assert_flow_identical (got, d0, "zero iterations");
+  cf_flow_free (got);
+  /* in place, alpha <= 0, negative count: rejected */
+  fail_unless_equals_int (cf_cuda_hs_jacobi (&g.gx, &g.gy, &g.gt, 15.0f, 1,
+          CF_HS_KERNEL_SIMPLE, &d, &d, stream), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_hs_jacobi (&g.gx, &g.gy, &g.gt, 0.0f, 1,
+          CF_HS_KERNEL_SIMPLE, &d, &tmp, stream), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_hs_jacobi (&g.gx, &g.gy, &g.gt, 15.0f, -1,
+          CF_HS_KERNEL_SIMPLE, &d, &tmp, stream), CF_ERROR_INVALID);
+  cf_cuda_flow_release (&d);
+  cf_cuda_flow_release (&tmp);
+  grads_clear (&g);
+  cf_flow_free (d0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_add_increment_matches_cpu)
+{
+  static const test_size sizes[] = { {1, 1}, {2, 3}, {17, 13}, {641, 479},
+  {1920, 1080}
+  };
+  int i;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (sizes); i++) {
+    int w = sizes[i].width, h = sizes[i].height;
+    cf_flow *d = random_flow (w, h, 401 + i, -2.0f, 2.0f);
+    cf_flow *u = random_flow (w, h, 501 + i, -30.0f, 30.0f);
+    cf_cuda_flow gd, gu;
+
+    gpu_flow (d, &gd);
+    gpu_flow (u, &gu);
+    fail_unless_equals_int (cf_hs_add_increment (d, u), CF_OK);
+    fail_unless_equals_int (cf_cuda_hs_add_increment (&gd, &gu, stream),
+        CF_OK);
+    assert_flow_close (&gu, u, "add increment");
+    cf_cuda_flow_release (&gd);
+    cf_cuda_flow_release (&gu);
+    cf_flow_free (d);
+    cf_flow_free (u);
+  }
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+
+/* A synthetic pair with CPU and GPU pyramids of the same frames. */
+typedef struct
+{
+  int width, height;
+  cf_image *f0, *f1;
+  cf_flow *truth;
+  cf_pyramid *c0, *c1;
+  cf_cuda_pyramid g0, g1;
+} scene;
+
+static void
+scene_make (scene * sc, int w, int h, cf_synth_motion motion,
+    const cf_pyramid_params * pp, int with_cpu)
+{
+  cf_synth_params sp;
+
+  memset (sc, 0, sizeof (*sc));
+  sc->width = w;
+  sc->height = h;
+  cf_synth_params_init (&sp);
+  sp.motion = motion;
+  if (motion == CF_SYNTH_ROTATION_ZOOM) {
+    sp.angle = 2.0f;
+    sp.zoom = 1.02f;
+  } else if (motion == CF_SYNTH_SMOOTH) {
+    sp.amplitude = 3.0f;
+  }
+  fail_unless_equals_int (cf_synth_pair (w, h, &sp, &sc->f0, &sc->f1,
+          &sc->truth), CF_OK);
+  if (with_cpu) {
+    sc->c0 = cf_pyramid_new (w, h, pp);
+    sc->c1 = cf_pyramid_new (w, h, pp);
+    fail_unless (sc->c0 != NULL && sc->c1 != NULL);
+    fail_unless_equals_int (cf_pyramid_build (sc->c0, sc->f0, pp), CF_OK);
+    fail_unless_equals_int (cf_pyramid_build (sc->c1, sc->f1, pp), CF_OK);
+  }
+  fail_unless_equals_int (cf_cuda_pyramid_alloc (&sc->g0, w, h, pp), CF_OK);
+  fail_unless_equals_int (cf_cuda_pyramid_alloc (&sc->g1, w, h, pp), CF_OK);
+  fail_unless_equals_int (cf_cuda_image_upload (sc->f0, &sc->g0.level[0],
+          stream), CF_OK);
+  fail_unless_equals_int (cf_cuda_image_upload (sc->f1, &sc->g1.level[0],
+          stream), CF_OK);
+  fail_unless_equals_int (cf_cuda_pyramid_build (&sc->g0, pp, stream), CF_OK);
+  fail_unless_equals_int (cf_cuda_pyramid_build (&sc->g1, pp, stream), CF_OK);
+}
+
+static void
+scene_clear (scene * sc)
+{
+  cf_image_free (sc->f0);
+  cf_image_free (sc->f1);
+  cf_flow_free (sc->truth);
+  cf_pyramid_free (sc->c0);
+  cf_pyramid_free (sc->c1);
+  cf_cuda_pyramid_release (&sc->g0);
+  cf_cuda_pyramid_release (&sc->g1);
+}
+
+/* One GPU run with a fresh plan into a host flow; @initial (host) is the
+ * warm start when not NULL. */
+static cf_flow *
+gpu_run (const scene * sc, cf_precision precision, cf_hs_kernel kernel,
+    const cf_hs_params * hp, const cf_flow * initial)
+{
+  cf_cuda_hs_plan *plan = NULL;
+  cf_cuda_flow flow;
+  cf_flow *out;
+
+  fail_unless_equals_int (cf_cuda_hs_plan_new (sc->width, sc->height,
+          precision, kernel, &plan), CF_OK);
+  if (initial != NULL)
+    gpu_flow (initial, &flow);
+  else
+    gpu_poisoned_flow (sc->width, sc->height, &flow);
+  fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &sc->g0, &sc->g1, hp,
+          initial != NULL, &flow, stream), CF_OK);
+  out = host_flow (&flow);
+  cf_cuda_flow_release (&flow);
+  cf_cuda_hs_plan_free (plan);
+  return out;
+}
+
+static double
+epe_of (const cf_flow * est, const cf_flow * truth)
+{
+  cf_flow_error err;
+
+  fail_unless_equals_int (cf_flow_compare (est, truth, EPE_BORDER, &err),
+      CF_OK);
+  return err.epe;
+}
+
+static void
+assert_flow_mean_close (const cf_flow * got, const cf_flow * ref,
+    const char *what)
+{
+  double mean = 0.0, max = 0.0;
+
+  fail_unless_equals_int (cf_flow_diff (got, ref, &mean, &max), CF_OK);
+  fail_unless (mean <= FLOW_MEAN_TOL, "%s: mean |diff| %g px (max %g)",
+      what, mean, max);
+}
+
+GST_START_TEST (test_plan_matches_cpu_flow)
+{
+  /* size, motion, levels, warps, iterations (not multiples of K) */
+  static const int cases[][6] = {
+    {257, 193, CF_SYNTH_TRANSLATION, 4, 2, 50},
+    {641, 479, CF_SYNTH_ROTATION_ZOOM, 5, 1, 21},
+    {96, 64, CF_SYNTH_SMOOTH, 3, 3, 3},
+  };
+  static const cf_hs_kernel kernels[] = { CF_HS_KERNEL_SIMPLE,
+    CF_HS_KERNEL_FUSED
+  };
+  int i, k;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (cases); i++) {
+    cf_pyramid_params pp;
+    cf_hs_params hp;
+    scene sc;
+    cf_flow *ref;
+
+    cf_pyramid_params_init (&pp);
+    pp.max_levels = cases[i][3];
+    cf_hs_params_init (&hp);
+    hp.warps = cases[i][4];
+    hp.iterations = cases[i][5];
+    scene_make (&sc, cases[i][0], cases[i][1], cases[i][2], &pp, 1);
+    ref = cf_flow_new (sc.width, sc.height);
+    fail_unless_equals_int (cf_hs_flow (sc.c0, sc.c1, &hp, 0, ref), CF_OK);
+    for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
+      cf_flow *got = gpu_run (&sc, CF_PRECISION_FP32, kernels[k], &hp, NULL);
+      assert_flow_mean_close (got, ref, "plan run vs cf_hs_flow");
+      cf_flow_free (got);
+    }
+    cf_flow_free (ref);
+    scene_clear (&sc);
+  }
+}
+
+GST_END_TEST;
+
+/* The plan's whole pipeline (graphs, zero-started first sweeps) is exact
+ * between SIMPLE and FUSED too. */
+GST_START_TEST (test_plan_simple_and_fused_identical)
+{
+  cf_pyramid_params pp;
+  cf_hs_params hp;
+  scene sc;
+  cf_flow *simple, *fused;
+
+  cf_pyramid_params_init (&pp);
+  cf_hs_params_init (&hp);
+  hp.warps = 2;
+  hp.iterations = 3 * K + 2;
+  scene_make (&sc, 641, 479, CF_SYNTH_SMOOTH, &pp, 0);
+  simple = gpu_run (&sc, CF_PRECISION_FP32, CF_HS_KERNEL_SIMPLE, &hp, NULL);
+  fused = gpu_run (&sc, CF_PRECISION_FP32, CF_HS_KERNEL_FUSED, &hp, NULL);
+  assert_flow_identical (fused, simple, "plan FUSED vs SIMPLE");
+  cf_flow_free (simple);
+  cf_flow_free (fused);
+  scene_clear (&sc);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_fp16_epe_close_to_fp32)
+{
+  static const cf_synth_motion motions[] = { CF_SYNTH_TRANSLATION,
+    CF_SYNTH_ROTATION_ZOOM, CF_SYNTH_SMOOTH
+  };
+  int m;
+
+  for (m = 0; m < (int) G_N_ELEMENTS (motions); m++) {
+    cf_pyramid_params pp;
+    cf_hs_params hp;
+    scene sc;
+    cf_flow *f32, *f16, *s16;
+    double e32, e16, es16;
+
+    cf_pyramid_params_init (&pp);
+    cf_hs_params_init (&hp);
+    hp.warps = 3;
+    hp.iterations = 100;
+    scene_make (&sc, 641, 479, motions[m], &pp, 0);
+    f32 = gpu_run (&sc, CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, &hp, NULL);
+    f16 = gpu_run (&sc, CF_PRECISION_FP16, CF_HS_KERNEL_FUSED, &hp, NULL);
+    s16 = gpu_run (&sc, CF_PRECISION_FP16, CF_HS_KERNEL_SIMPLE, &hp, NULL);
+    e32 = epe_of (f32, sc.truth);
+    e16 = epe_of (f16, sc.truth);
+    es16 = epe_of (s16, sc.truth);
+    GST_INFO ("motion %d: EPE fp32 %.5f, fp16 fused %.5f, fp16 simple %.5f",
+        motions[m], e32, e16, es16);
+    /* fp32 must have found the motion for the comparison to mean much */
+    fail_unless (e32 < 0.5, "fp32 EPE %g", e32);
+    fail_unless (fabs (e16 - e32) <= FP16_EPE_ABS + FP16_EPE_REL * e32,
+        "motion %d: fp16 EPE %g vs fp32 %g", motions[m], e16, e32);
+    fail_unless (fabs (es16 - e32) <= FP16_EPE_ABS + FP16_EPE_REL * e32,
+        "motion %d: fp16 SIMPLE EPE %g vs fp32 %g", motions[m], es16, e32);
+    /* fp16 SIMPLE and FUSED share the per-cell code: identical too */
+    assert_flow_identical (f16, s16, "fp16 FUSED vs SIMPLE");
+    cf_flow_free (f32);
+    cf_flow_free (f16);
+    cf_flow_free (s16);
+    scene_clear (&sc);
+  }
+}
+
+GST_END_TEST;
+
+/* One plan, many runs: same input -> same bits; a changed iteration count
+ * or alpha (graph re-capture) and smaller frames give what a fresh plan
+ * gives. */
+GST_START_TEST (test_plan_reuse)
+{
+  static const cf_precision precisions[] = { CF_PRECISION_FP32,
+    CF_PRECISION_FP16
+  };
+  int p;
+
+  for (p = 0; p < (int) G_N_ELEMENTS (precisions); p++) {
+    cf_pyramid_params pp;
+    cf_hs_params hp;
+    scene big, small;
+    cf_cuda_hs_plan *plan = NULL;
+    cf_cuda_flow flow, sflow;
+    cf_flow *first, *again, *fresh;
+    int round;
+
+    cf_pyramid_params_init (&pp);
+    cf_hs_params_init (&hp);
+    hp.warps = 2;
+    hp.iterations = 20;
+    scene_make (&big, 641, 479, CF_SYNTH_SMOOTH, &pp, 0);
+    scene_make (&small, 320, 241, CF_SYNTH_TRANSLATION, &pp, 0);
+    fail_unless_equals_int (cf_cuda_hs_plan_new (641, 479, precisions[p],
+            CF_HS_KERNEL_AUTO, &plan), CF_OK);
+    gpu_poisoned_flow (641, 479, &flow);
+    gpu_poisoned_flow (320, 241, &sflow);
+
+    fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &big.g0, &big.g1, &hp,
+            0, &flow, stream), CF_OK);
+    first = host_flow (&flow);
+    for (round = 0; round < 2; round++) {
+      fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &big.g0, &big.g1,
+              &hp, 0, &flow, stream), CF_OK);
+      again = host_flow (&flow);
+      assert_flow_identical (again, first, "second run of a plan");
+      cf_flow_free (again);
+    }
+
+    /* other iteration count, then other alpha */
+    hp.iterations = 13;
+    fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &big.g0, &big.g1, &hp,
+            0, &flow, stream), CF_OK);
+    again = host_flow (&flow);
+    fresh = gpu_run (&big, precisions[p], CF_HS_KERNEL_AUTO, &hp, NULL);
+    assert_flow_identical (again, fresh, "plan after new iteration count");
+    cf_flow_free (again);
+    cf_flow_free (fresh);
+    hp.alpha = 30.0f;
+    fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &big.g0, &big.g1, &hp,
+            0, &flow, stream), CF_OK);
+    again = host_flow (&flow);
+    fresh = gpu_run (&big, precisions[p], CF_HS_KERNEL_AUTO, &hp, NULL);
+    assert_flow_identical (again, fresh, "plan after new alpha");
+    cf_flow_free (again);
+    cf_flow_free (fresh);
+
+    /* smaller frames through the big plan */
+    fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &small.g0, &small.g1,
+            &hp, 0, &sflow, stream), CF_OK);
+    again = host_flow (&sflow);
+    fresh = gpu_run (&small, precisions[p], CF_HS_KERNEL_AUTO, &hp, NULL);
+    assert_flow_identical (again, fresh, "smaller frames in a big plan");
+    cf_flow_free (again);
+    cf_flow_free (fresh);
+
+    cf_flow_free (first);
+    cf_cuda_flow_release (&flow);
+    cf_cuda_flow_release (&sflow);
+    cf_cuda_hs_plan_free (plan);
+    scene_clear (&big);
+    scene_clear (&small);
+  }
+}
+
+GST_END_TEST;
+
+/* use_initial: the given flow seeds the coarsest level, like cf_hs_flow;
+ * seeded with the truth, the result is at least as good as a cold start. */
+GST_START_TEST (test_warm_start)
+{
+  cf_pyramid_params pp;
+  cf_hs_params hp;
+  scene sc;
+  cf_flow *ref, *cold, *warm;
+
+  cf_pyramid_params_init (&pp);
+  pp.max_levels = 3;
+  cf_hs_params_init (&hp);
+  hp.warps = 2;
+  hp.iterations = 30;
+  scene_make (&sc, 257, 193, CF_SYNTH_ROTATION_ZOOM, &pp, 1);
+
+  ref = cf_flow_copy (sc.truth);
+  fail_unless_equals_int (cf_hs_flow (sc.c0, sc.c1, &hp, 1, ref), CF_OK);
+  warm = gpu_run (&sc, CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, &hp, sc.truth);
+  assert_flow_mean_close (warm, ref, "warm start vs cf_hs_flow");
+  cold = gpu_run (&sc, CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, &hp, NULL);
+  fail_unless (epe_of (warm, sc.truth) <= epe_of (cold, sc.truth) + 1e-3,
+      "warm EPE %g, cold EPE %g", epe_of (warm, sc.truth),
+      epe_of (cold, sc.truth));
+
+  /* fp16 warm start follows the same path */
+  cf_flow_free (warm);
+  warm = gpu_run (&sc, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, &hp, sc.truth);
+  fail_unless (fabs (epe_of (warm, sc.truth) - epe_of (ref, sc.truth)) <=
+      FP16_EPE_ABS + FP16_EPE_REL * epe_of (ref, sc.truth));
+
+  cf_flow_free (ref);
+  cf_flow_free (cold);
+  cf_flow_free (warm);
+  scene_clear (&sc);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_plan_zero_iterations_keeps_flow)
+{
+  cf_pyramid_params pp;
+  cf_hs_params hp;
+  scene sc;
+  cf_flow *cpu, *gpu;
+
+  cf_pyramid_params_init (&pp);
+  pp.max_levels = 3;
+  cf_hs_params_init (&hp);
+  hp.iterations = 0;
+  scene_make (&sc, 65, 47, CF_SYNTH_TRANSLATION, &pp, 1);
+  cpu = cf_flow_copy (sc.truth);
+  fail_unless_equals_int (cf_hs_flow (sc.c0, sc.c1, &hp, 1, cpu), CF_OK);
+  gpu = gpu_run (&sc, CF_PRECISION_FP32, CF_HS_KERNEL_FUSED, &hp, sc.truth);
+  assert_flow_mean_close (gpu, cpu, "zero iterations, warm");
+  cf_flow_free (gpu);
+  gpu = gpu_run (&sc, CF_PRECISION_FP16, CF_HS_KERNEL_FUSED, &hp, NULL);
+  fail_unless (gpu->u[0] == 0.0f && gpu->v[gpu->width - 1] == 0.0f);
+  cf_flow_free (gpu);
+  cf_flow_free (cpu);
+  scene_clear (&sc);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_plan_rejects_bad_arguments)
+{
+  cf_pyramid_params pp;
+  cf_hs_params hp;
+  scene sc, other;
+  cf_cuda_hs_plan *plan = NULL;
+  cf_cuda_flow flow;
+
+  cf_cuda_hs_plan_free (NULL);
+  fail_unless_equals_int (cf_cuda_hs_plan_new (0, 10, CF_PRECISION_FP32,
+          CF_HS_KERNEL_AUTO, &plan), CF_ERROR_INVALID);
+  fail_unless (plan == NULL);
+  fail_unless_equals_int (cf_cuda_hs_plan_new (10, 10, (cf_precision) 7,
+          CF_HS_KERNEL_AUTO, &plan), CF_ERROR_INVALID);
+
+  cf_pyramid_params_init (&pp);
+  cf_hs_params_init (&hp);
+  scene_make (&sc, 64, 48, CF_SYNTH_TRANSLATION, &pp, 0);
+  scene_make (&other, 80, 48, CF_SYNTH_TRANSLATION, &pp, 0);
+  fail_unless_equals_int (cf_cuda_hs_plan_new (64, 48, CF_PRECISION_FP32,
+          CF_HS_KERNEL_AUTO, &plan), CF_OK);
+  gpu_poisoned_flow (64, 48, &flow);
+  /* pyramids of different sizes */
+  fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &sc.g0, &other.g1, &hp,
+          0, &flow, stream), CF_ERROR_INVALID);
+  /* frames larger than the plan */
+  fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &other.g0, &other.g1,
+          &hp, 0, &flow, stream), CF_ERROR_INVALID);
+  hp.warps = 0;
+  fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &sc.g0, &sc.g1, &hp, 0,
+          &flow, stream), CF_ERROR_INVALID);
+  hp.warps = 1;
+  hp.alpha = 0.0f;
+  fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &sc.g0, &sc.g1, &hp, 0,
+          &flow, stream), CF_ERROR_INVALID);
+  cf_cuda_flow_release (&flow);
+  cf_cuda_hs_plan_free (plan);
+  scene_clear (&sc);
+  scene_clear (&other);
+}
+
+GST_END_TEST;
+
+static Suite *
+cuda_hs_suite (void)
+{
+  Suite *s = suite_create ("cuda_hs");
+  TCase *tc = tcase_create ("general");
+
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, test_derivatives_match_cpu);
+  tcase_add_test (tc, test_jacobi_matches_cpu);
+  tcase_add_test (tc, test_fused_is_bit_identical_to_simple);
+  tcase_add_test (tc, test_jacobi_zero_iterations_and_bad_arguments);
+  tcase_add_test (tc, test_add_increment_matches_cpu);
+  tcase_add_test (tc, test_plan_matches_cpu_flow);
+  tcase_add_test (tc, test_plan_simple_and_fused_identical);
+  tcase_add_test (tc, test_fp16_epe_close_to_fp32);
+  tcase_add_test (tc, test_plan_reuse);
+  tcase_add_test (tc, test_warm_start);
+  tcase_add_test (tc, test_plan_zero_iterations_keeps_flow);
+  tcase_add_test (tc, test_plan_rejects_bad_arguments);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return cf_test_run_gpu_suite (argc, argv, "cuda_hs", cuda_hs_suite);
+}

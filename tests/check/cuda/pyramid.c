@@ -1,0 +1,676 @@
+/* gst-cudaflow — GPU pyramids, luma, warping and flow layout vs the CPU
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Every GPU result is compared with its CPU twin: max |Δ| <= 1e-4 ·
+ * max(1, max |ref|) for filters and interpolation, bit-exact for luma and
+ * flow layout. Outputs are poisoned with NaN before each GPU call, so a
+ * pixel the GPU forgets fails the comparison.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cf-test-util.h"
+#include "common/gaussian.h"
+#include "common/metrics.h"
+#include "common/planes.h"
+#include "common/pyramid.h"
+#include "common/warp.h"
+#include "cuda/flow.h"
+#include "cuda/luma.h"
+#include "cuda/pyramid.h"
+#include "cuda/warp.h"
+
+/* relative tolerance of filters and interpolation */
+#define REL_TOL 1e-4
+
+typedef struct
+{
+  int width, height;
+} test_size;
+
+static const test_size sizes[] = {
+  {1, 1}, {2, 3}, {17, 13}, {641, 479}, {1920, 1080}
+};
+
+#define N_SIZES ((int) G_N_ELEMENTS (sizes))
+
+static cudaStream_t stream;
+
+static void
+setup (void)
+{
+  fail_unless_equals_int (cudaStreamCreate (&stream), cudaSuccess);
+}
+
+static void
+teardown (void)
+{
+  cudaStreamDestroy (stream);
+}
+
+static void
+sync_stream (void)
+{
+  fail_unless_equals_int (cudaStreamSynchronize (stream), cudaSuccess);
+}
+
+/* A device copy of @src (allocated here). */
+static void
+gpu_image (const cf_image * src, cf_cuda_image * dst)
+{
+  fail_unless_equals_int (cf_cuda_image_alloc (dst, src->width, src->height),
+      CF_OK);
+  fail_unless_equals_int (cf_cuda_image_upload (src, dst, stream), CF_OK);
+}
+
+/* A device image of that size full of NaN. */
+static void
+gpu_poisoned (int width, int height, cf_cuda_image * dst)
+{
+  fail_unless_equals_int (cf_cuda_image_alloc (dst, width, height), CF_OK);
+  fail_unless_equals_int (cf_cuda_image_fill (dst, NAN, stream), CF_OK);
+}
+
+/* Host copy of a device image (waits for the stream). */
+static cf_image *
+host_image (const cf_cuda_image * src)
+{
+  cf_image *img = cf_image_new (src->width, src->height);
+
+  fail_unless (img != NULL);
+  fail_unless_equals_int (cf_cuda_image_download (src, img, stream), CF_OK);
+  sync_stream ();
+  return img;
+}
+
+static cf_image *
+random_image (int width, int height, guint32 seed, float lo, float hi)
+{
+  cf_image *img = cf_image_new (width, height);
+
+  fail_unless (img != NULL);
+  cf_test_fill_random (img, seed, lo, hi);
+  return img;
+}
+
+/* max |gpu - ref| <= tol · max(1, max |ref|); NaN fails. */
+static void
+assert_image_close (const cf_cuda_image * gpu, const cf_image * ref,
+    double tol, const char *what)
+{
+  cf_image *got = host_image (gpu);
+  double max_abs = 0.0, max_ref = 0.0;
+
+  fail_unless_equals_int (cf_image_diff (got, ref, &max_abs, &max_ref), CF_OK);
+  fail_unless (max_abs <= tol * MAX (1.0, max_ref),
+      "%s (%dx%d): max |diff| %g, max |ref| %g", what, ref->width,
+      ref->height, max_abs, max_ref);
+  cf_image_free (got);
+}
+
+/* Bit-exact equality (NaN never equal). */
+static void
+assert_image_equal (const cf_cuda_image * gpu, const cf_image * ref,
+    const char *what)
+{
+  cf_image *got = host_image (gpu);
+  int x, y;
+
+  for (y = 0; y < ref->height; y++) {
+    const float *a = cf_image_row (got, y), *b = cf_image_row (ref, y);
+    for (x = 0; x < ref->width; x++)
+      fail_unless (a[x] == b[x], "%s (%dx%d): (%d, %d) gpu %.9g cpu %.9g",
+          what, ref->width, ref->height, x, y, a[x], b[x]);
+  }
+  cf_image_free (got);
+}
+
+static cf_flow *
+random_flow (int width, int height, guint32 seed, float lo, float hi)
+{
+  cf_flow *flow = cf_flow_new (width, height);
+  cf_image u, v;
+
+  fail_unless (flow != NULL);
+  u = cf_image_view (flow->u, width, height, flow->pitch);
+  v = cf_image_view (flow->v, width, height, flow->pitch);
+  cf_test_fill_random (&u, seed, lo, hi);
+  cf_test_fill_random (&v, seed * 7919u + 1u, lo, hi);
+  return flow;
+}
+
+static void
+gpu_flow (const cf_flow * src, cf_cuda_flow * dst)
+{
+  fail_unless_equals_int (cf_cuda_flow_alloc (dst, src->width, src->height),
+      CF_OK);
+  fail_unless_equals_int (cf_cuda_flow_upload (src, dst, stream), CF_OK);
+}
+
+static cf_flow *
+host_flow (const cf_cuda_flow * src)
+{
+  cf_flow *flow = cf_flow_new (src->width, src->height);
+
+  fail_unless (flow != NULL);
+  fail_unless_equals_int (cf_cuda_flow_download (src, flow, stream), CF_OK);
+  sync_stream ();
+  return flow;
+}
+
+static void
+assert_flow_close (const cf_cuda_flow * gpu, const cf_flow * ref, double tol,
+    const char *what)
+{
+  cf_image ru = cf_image_view (ref->u, ref->width, ref->height, ref->pitch);
+  cf_image rv = cf_image_view (ref->v, ref->width, ref->height, ref->pitch);
+  cf_cuda_image gu = { gpu->u, gpu->width, gpu->height, gpu->pitch };
+  cf_cuda_image gv = { gpu->v, gpu->width, gpu->height, gpu->pitch };
+
+  assert_image_close (&gu, &ru, tol, what);
+  assert_image_close (&gv, &rv, tol, what);
+}
+
+/* ------------------------------------------------------------------ */
+
+GST_START_TEST (test_blur_matches_cpu)
+{
+  /* 0.5: radius 2; 1.039: the eta = 0.5 anti-alias (radius 5); 3: radius
+   * 12, wider than the small images (multiple reflections); 70: radius
+   * 255 (the cap) */
+  static const float sigmas[] = { 0.5f, 1.0392305f, 3.0f, 70.0f };
+  float *taps = NULL;
+  int i, s;
+
+  fail_unless_equals_int (cudaMalloc ((void **) &taps, 511 * sizeof (float)),
+      cudaSuccess);
+  for (i = 0; i < N_SIZES; i++) {
+    int w = sizes[i].width, h = sizes[i].height;
+    for (s = 0; s < (int) G_N_ELEMENTS (sigmas); s++) {
+      cf_image *src, *tmp, *ref;
+      cf_cuda_image gsrc, gtmp, gdst;
+
+      /* the CPU blur at sigma 70 on 1080p costs seconds: skip that one */
+      if (sigmas[s] > 10.0f && w * h > 1000000)
+        continue;
+      src = random_image (w, h, 11 + i, 0.0f, 255.0f);
+      tmp = cf_image_new (w, h);
+      ref = cf_image_new (w, h);
+      fail_unless_equals_int (cf_gaussian_blur (src, sigmas[s], tmp, ref),
+          CF_OK);
+
+      gpu_image (src, &gsrc);
+      gpu_poisoned (w, h, &gtmp);
+      gpu_poisoned (w, h, &gdst);
+      fail_unless_equals_int (cf_cuda_gaussian_blur (&gsrc, sigmas[s], &gtmp,
+              &gdst, taps, 511, stream), CF_OK);
+      assert_image_close (&gdst, ref, REL_TOL, "blur");
+      /* in place (src == dst) */
+      fail_unless_equals_int (cf_cuda_gaussian_blur (&gsrc, sigmas[s], &gtmp,
+              &gsrc, taps, 511, stream), CF_OK);
+      assert_image_close (&gsrc, ref, REL_TOL, "blur in place");
+
+      cf_cuda_image_release (&gsrc);
+      cf_cuda_image_release (&gtmp);
+      cf_cuda_image_release (&gdst);
+      cf_image_free (src);
+      cf_image_free (tmp);
+      cf_image_free (ref);
+    }
+  }
+  cudaFree (taps);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_blur_rejects_bad_arguments)
+{
+  cf_cuda_image a, b;
+  float *taps = NULL;
+
+  fail_unless_equals_int (cudaMalloc ((void **) &taps, 11 * sizeof (float)),
+      cudaSuccess);
+  gpu_poisoned (8, 8, &a);
+  gpu_poisoned (8, 8, &b);
+  /* radius ceil(4 * 2) = 8 needs 17 taps, only 11 available */
+  fail_unless_equals_int (cf_cuda_gaussian_blur (&a, 2.0f, &b, &a, taps, 11,
+          stream), CF_ERROR_INVALID);
+  /* tmp aliasing src, sigma <= 0 */
+  fail_unless_equals_int (cf_cuda_gaussian_blur (&a, 1.0f, &a, &b, taps, 11,
+          stream), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_gaussian_blur (&a, 0.0f, &b, &a, taps, 11,
+          stream), CF_ERROR_INVALID);
+  cf_cuda_image_release (&a);
+  cf_cuda_image_release (&b);
+  cudaFree (taps);
+}
+
+GST_END_TEST;
+
+/* Build the same pyramid on both sides, compare every level. */
+static void
+check_pyramid (int w, int h, const cf_pyramid_params * params, guint32 seed)
+{
+  cf_image *frame = random_image (w, h, seed, 0.0f, 255.0f);
+  cf_pyramid *ref = cf_pyramid_new (w, h, params);
+  cf_cuda_pyramid gpu;
+  int l;
+
+  fail_unless (ref != NULL);
+  fail_unless_equals_int (cf_pyramid_build (ref, frame, params), CF_OK);
+  fail_unless_equals_int (cf_cuda_pyramid_alloc (&gpu, w, h, params), CF_OK);
+  fail_unless_equals_int (gpu.n_levels, ref->n_levels);
+  for (l = 1; l < gpu.n_levels; l++)
+    fail_unless_equals_int (cf_cuda_image_fill (&gpu.level[l], NAN, stream),
+        CF_OK);
+  fail_unless_equals_int (cf_cuda_image_upload (frame, &gpu.level[0],
+          stream), CF_OK);
+  fail_unless_equals_int (cf_cuda_pyramid_build (&gpu, params, stream),
+      CF_OK);
+  for (l = 0; l < gpu.n_levels; l++) {
+    fail_unless_equals_int (gpu.level[l].width, ref->level[l]->width);
+    fail_unless_equals_int (gpu.level[l].height, ref->level[l]->height);
+    assert_image_close (&gpu.level[l], ref->level[l], REL_TOL,
+        "pyramid level");
+  }
+  cf_cuda_pyramid_release (&gpu);
+  cf_pyramid_free (ref);
+  cf_image_free (frame);
+}
+
+GST_START_TEST (test_pyramid_matches_cpu)
+{
+  cf_pyramid_params params;
+  int i;
+
+  cf_pyramid_params_init (&params);
+  params.min_size = 1;
+  for (i = 0; i < N_SIZES; i++)
+    check_pyramid (sizes[i].width, sizes[i].height, &params, 21 + i);
+
+  /* presmoothing on level 0, the default min size */
+  cf_pyramid_params_init (&params);
+  params.presmooth_sigma = 0.8f;
+  check_pyramid (641, 479, &params, 31);
+  check_pyramid (1920, 1080, &params, 32);
+
+  /* other eta (not every second pixel: real bicubic sampling) */
+  cf_pyramid_params_init (&params);
+  params.eta = 0.8f;
+  params.max_levels = 6;
+  params.min_size = 4;
+  check_pyramid (641, 479, &params, 33);
+  check_pyramid (17, 13, &params, 34);
+  params.eta = 0.65f;
+  params.presmooth_sigma = 1.5f;
+  check_pyramid (641, 479, &params, 35);
+}
+
+GST_END_TEST;
+
+/* Re-building with another presmoothing sigma re-uploads its taps. */
+GST_START_TEST (test_pyramid_rebuild_with_new_sigma)
+{
+  cf_pyramid_params params;
+  cf_image *frame = random_image (97, 61, 41, 0.0f, 255.0f);
+  cf_pyramid *ref;
+  cf_cuda_pyramid gpu;
+  int l, round;
+
+  cf_pyramid_params_init (&params);
+  params.min_size = 8;
+  params.presmooth_sigma = 0.6f;
+  ref = cf_pyramid_new (97, 61, &params);
+  fail_unless_equals_int (cf_cuda_pyramid_alloc (&gpu, 97, 61, &params),
+      CF_OK);
+  for (round = 0; round < 3; round++) {
+    params.presmooth_sigma = round == 1 ? 2.0f : 0.6f * (round + 1);
+    fail_unless_equals_int (cf_pyramid_build (ref, frame, &params), CF_OK);
+    fail_unless_equals_int (cf_cuda_image_upload (frame, &gpu.level[0],
+            stream), CF_OK);
+    fail_unless_equals_int (cf_cuda_pyramid_build (&gpu, &params, stream),
+        CF_OK);
+    for (l = 0; l < gpu.n_levels; l++)
+      assert_image_close (&gpu.level[l], ref->level[l], REL_TOL,
+          "rebuilt pyramid level");
+  }
+  /* a different eta gives other sizes than allocated: rejected */
+  params.eta = 0.7f;
+  fail_unless_equals_int (cf_cuda_pyramid_build (&gpu, &params, stream),
+      CF_ERROR_INVALID);
+  cf_cuda_pyramid_release (&gpu);
+  cf_cuda_pyramid_release (&gpu);       /* released twice: a no-op */
+  cf_pyramid_free (ref);
+  cf_image_free (frame);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+
+/* Random bytes on the host and the same bytes on the device. */
+static uint8_t *
+random_bytes (size_t n, guint32 seed, uint8_t ** device)
+{
+  uint8_t *bytes = g_malloc (n);
+  guint32 state = seed;
+  size_t i;
+
+  for (i = 0; i < n; i++) {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    bytes[i] = (uint8_t) (state >> 11);
+  }
+  fail_unless_equals_int (cudaMalloc ((void **) device, n), cudaSuccess);
+  fail_unless_equals_int (cudaMemcpy (*device, bytes, n,
+          cudaMemcpyHostToDevice), cudaSuccess);
+  return bytes;
+}
+
+GST_START_TEST (test_luma_from_channel_is_bit_exact)
+{
+  /* depth, pixel_stride, byte offset of the channel in a pixel */
+  static const int layouts[][3] = {
+    {8, 1, 0}, {8, 2, 1}, {8, 4, 3}, {16, 2, 0}, {16, 4, 2}, {16, 8, 6}
+  };
+  int i, k;
+
+  for (i = 0; i < N_SIZES; i++) {
+    int w = sizes[i].width, h = sizes[i].height;
+    for (k = 0; k < (int) G_N_ELEMENTS (layouts); k++) {
+      int depth = layouts[k][0], ps = layouts[k][1], off = layouts[k][2];
+      ptrdiff_t stride = (ptrdiff_t) w * ps + 5;        /* odd padding */
+      size_t n = (size_t) stride * h;
+      uint8_t *dbytes = NULL, *bytes = random_bytes (n, 51 + k, &dbytes);
+      cf_channel hch = { bytes + off, w, h, stride, ps, depth };
+      cf_channel dch = { dbytes + off, w, h, stride, ps, depth };
+      cf_image *ref = cf_image_new (w, h);
+      cf_cuda_image out;
+
+      fail_unless_equals_int (cf_luma_from_channel (&hch, ref), CF_OK);
+      gpu_poisoned (w, h, &out);
+      fail_unless_equals_int (cf_cuda_luma_from_channel (&dch, &out, stream),
+          CF_OK);
+      assert_image_equal (&out, ref, "luma from channel");
+
+      /* bottom-up rows: negative stride from the last row */
+      hch.data = bytes + off + (size_t) stride * (h - 1);
+      dch.data = dbytes + off + (size_t) stride * (h - 1);
+      hch.stride = dch.stride = -stride;
+      fail_unless_equals_int (cf_luma_from_channel (&hch, ref), CF_OK);
+      fail_unless_equals_int (cf_cuda_luma_from_channel (&dch, &out, stream),
+          CF_OK);
+      assert_image_equal (&out, ref, "luma from channel, negative stride");
+
+      cf_cuda_image_release (&out);
+      cf_image_free (ref);
+      cudaFree (dbytes);
+      g_free (bytes);
+    }
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_luma_from_rgb_is_bit_exact)
+{
+  /* pixel_stride, r, g, b: RGBA/RGBx, BGRA/BGRx, ARGB, RGB, BGR */
+  static const int layouts[][4] = {
+    {4, 0, 1, 2}, {4, 2, 1, 0}, {4, 1, 2, 3}, {3, 0, 1, 2}, {3, 2, 1, 0}
+  };
+  int i, k;
+
+  for (i = 0; i < N_SIZES; i++) {
+    int w = sizes[i].width, h = sizes[i].height;
+    for (k = 0; k < (int) G_N_ELEMENTS (layouts); k++) {
+      int ps = layouts[k][0];
+      ptrdiff_t stride = (ptrdiff_t) w * ps + 3;
+      size_t n = (size_t) stride * h;
+      uint8_t *dbytes = NULL, *bytes = random_bytes (n, 61 + k, &dbytes);
+      cf_image *ref = cf_image_new (w, h);
+      cf_cuda_image out;
+
+      fail_unless_equals_int (cf_luma_from_rgb (bytes, stride, ps,
+              layouts[k][1], layouts[k][2], layouts[k][3], ref), CF_OK);
+      gpu_poisoned (w, h, &out);
+      fail_unless_equals_int (cf_cuda_luma_from_rgb (dbytes, stride, ps,
+              layouts[k][1], layouts[k][2], layouts[k][3], &out, stream),
+          CF_OK);
+      assert_image_equal (&out, ref, "luma from rgb");
+
+      cf_cuda_image_release (&out);
+      cf_image_free (ref);
+      cudaFree (dbytes);
+      g_free (bytes);
+    }
+  }
+  /* offsets outside the pixel are rejected */
+  {
+    cf_cuda_image out;
+    gpu_poisoned (4, 4, &out);
+    fail_unless_equals_int (cf_cuda_luma_from_rgb ((void *) 16, 16, 4, 0, 1,
+            4, &out, stream), CF_ERROR_INVALID);
+    cf_cuda_image_release (&out);
+  }
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+
+GST_START_TEST (test_warp_matches_cpu)
+{
+  static const cf_warp_border borders[] = { CF_WARP_CLAMP,
+    CF_WARP_ZERO_OUTSIDE
+  };
+  int i, b;
+
+  for (i = 0; i < N_SIZES; i++) {
+    int w = sizes[i].width, h = sizes[i].height;
+    cf_image *src = random_image (w, h, 71 + i, 0.0f, 255.0f);
+    cf_flow *flow = random_flow (w, h, 81 + i, -6.0f, 6.0f);
+    cf_cuda_image gsrc;
+    cf_cuda_flow gflow;
+
+    /* a few special vectors: far outside, huge, non-finite (kept below
+     * 2^31: common/warp.c converts floorf (x) to int unchecked) */
+    flow->u[0] = 2e9f;
+    if (w > 3) {
+      flow->v[1] = -2e9f;
+      flow->u[2] = NAN;
+      flow->v[3] = INFINITY;
+    }
+    flow->u[w / 2 + (size_t) (h / 2) * flow->pitch] = -1000.5f;
+    gpu_image (src, &gsrc);
+    gpu_flow (flow, &gflow);
+    for (b = 0; b < (int) G_N_ELEMENTS (borders); b++) {
+      cf_image *ref = cf_image_new (w, h);
+      cf_cuda_image gdst;
+
+      fail_unless_equals_int (cf_warp_bicubic (src, flow, borders[b], ref),
+          CF_OK);
+      gpu_poisoned (w, h, &gdst);
+      fail_unless_equals_int (cf_cuda_warp_bicubic (&gsrc, &gflow,
+              borders[b], &gdst, stream), CF_OK);
+      assert_image_close (&gdst, ref, REL_TOL, borders[b] == CF_WARP_CLAMP ?
+          "warp, clamp" : "warp, zero outside");
+      cf_cuda_image_release (&gdst);
+      cf_image_free (ref);
+    }
+    /* src == dst is rejected */
+    fail_unless_equals_int (cf_cuda_warp_bicubic (&gsrc, &gflow,
+            CF_WARP_CLAMP, &gsrc, stream), CF_ERROR_INVALID);
+    cf_cuda_image_release (&gsrc);
+    cf_cuda_flow_release (&gflow);
+    cf_flow_free (flow);
+    cf_image_free (src);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_flow_resample_matches_cpu)
+{
+  /* src w, h -> dst w, h: one pyramid step up and down, odd ratios,
+   * degenerate sizes */
+  static const int cases[][4] = {
+    {321, 240, 641, 479}, {641, 479, 321, 240}, {960, 540, 1920, 1080},
+    {1, 1, 2, 3}, {2, 3, 17, 13}, {17, 13, 1, 1}, {17, 13, 17, 13}
+  };
+  int i;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (cases); i++) {
+    int sw = cases[i][0], sh = cases[i][1], dw = cases[i][2], dh = cases[i][3];
+    cf_flow *src = random_flow (sw, sh, 91 + i, -20.0f, 20.0f);
+    cf_flow *ref = cf_flow_new (dw, dh);
+    cf_cuda_flow gsrc, gdst;
+
+    fail_unless_equals_int (cf_flow_resample (src, ref), CF_OK);
+    gpu_flow (src, &gsrc);
+    fail_unless_equals_int (cf_cuda_flow_alloc (&gdst, dw, dh), CF_OK);
+    fail_unless_equals_int (cf_cuda_flow_fill (&gdst, NAN, NAN, stream),
+        CF_OK);
+    fail_unless_equals_int (cf_cuda_flow_resample (&gsrc, &gdst, stream),
+        CF_OK);
+    assert_flow_close (&gdst, ref, REL_TOL, "flow resample");
+    /* in place is rejected */
+    fail_unless_equals_int (cf_cuda_flow_resample (&gsrc, &gsrc, stream),
+        CF_ERROR_INVALID);
+    cf_cuda_flow_release (&gsrc);
+    cf_cuda_flow_release (&gdst);
+    cf_flow_free (src);
+    cf_flow_free (ref);
+  }
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+
+GST_START_TEST (test_flow_interleave_round_trip)
+{
+  int i;
+
+  for (i = 0; i < N_SIZES; i++) {
+    int w = sizes[i].width, h = sizes[i].height;
+    size_t stride = 2 * (size_t) w * sizeof (float) + 12;  /* padded rows */
+    cf_flow *flow = random_flow (w, h, 101 + i, -50.0f, 50.0f);
+    cf_flow *back;
+    float *ref = g_malloc (stride * h), *got = g_malloc (stride * h);
+    float *duv = NULL;
+    cf_cuda_flow gflow, gback;
+    size_t k;
+
+    flow->u[0] = CF_FLOW_UNKNOWN;
+    memset (ref, 0x5a, stride * h);
+    cf_flow_to_interleaved (flow, ref, stride);
+
+    gpu_flow (flow, &gflow);
+    fail_unless_equals_int (cudaMalloc ((void **) &duv, stride * h),
+        cudaSuccess);
+    fail_unless_equals_int (cudaMemset (duv, 0x5a, stride * h), cudaSuccess);
+    fail_unless_equals_int (cf_cuda_flow_to_interleaved (&gflow, duv, stride,
+            stream), CF_OK);
+    sync_stream ();
+    fail_unless_equals_int (cudaMemcpy (got, duv, stride * h,
+            cudaMemcpyDeviceToHost), cudaSuccess);
+    /* the padding stays untouched as well */
+    fail_unless (memcmp (got, ref, stride * h) == 0,
+        "interleaved rows differ (%dx%d)", w, h);
+
+    fail_unless_equals_int (cf_cuda_flow_alloc (&gback, w, h), CF_OK);
+    fail_unless_equals_int (cf_cuda_flow_fill (&gback, NAN, NAN, stream),
+        CF_OK);
+    fail_unless_equals_int (cf_cuda_flow_from_interleaved (&gback, duv,
+            stride, stream), CF_OK);
+    back = host_flow (&gback);
+    for (k = 0; k < (size_t) h; k++)
+      fail_unless (memcmp (back->u + k * back->pitch, flow->u +
+              k * flow->pitch, w * sizeof (float)) == 0 &&
+          memcmp (back->v + k * back->pitch, flow->v + k * flow->pitch,
+              w * sizeof (float)) == 0, "round trip differs in row %d",
+          (int) k);
+
+    /* a stride shorter than a row is rejected */
+    fail_unless_equals_int (cf_cuda_flow_to_interleaved (&gflow, duv,
+            2 * (size_t) w * sizeof (float) - 4, stream), CF_ERROR_INVALID);
+
+    cudaFree (duv);
+    cf_cuda_flow_release (&gflow);
+    cf_cuda_flow_release (&gback);
+    cf_flow_free (flow);
+    cf_flow_free (back);
+    g_free (ref);
+    g_free (got);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_flow_fill_and_view)
+{
+  cf_cuda_flow flow, view;
+  cf_flow *host;
+  int x, y;
+
+  fail_unless_equals_int (cf_cuda_flow_alloc (&flow, 37, 21), CF_OK);
+  fail_unless (flow.pitch >= 37);
+  fail_unless_equals_int (cf_cuda_flow_fill (&flow, 1.5f, -2.0f, stream),
+      CF_OK);
+  view = cf_cuda_flow_view (&flow, 10, 7);
+  fail_unless_equals_int (view.width, 10);
+  fail_unless_equals_int (view.height, 7);
+  fail_unless (view.u == flow.u && view.v == flow.v &&
+      view.pitch == flow.pitch);
+  fail_unless_equals_int (cf_cuda_flow_fill (&view, 3.0f, 4.0f, stream),
+      CF_OK);
+  host = host_flow (&flow);
+  for (y = 0; y < 21; y++)
+    for (x = 0; x < 37; x++) {
+      int in = x < 10 && y < 7;
+      fail_unless (host->u[x + (size_t) y * host->pitch] == (in ? 3.0f : 1.5f));
+      fail_unless (host->v[x + (size_t) y * host->pitch] ==
+          (in ? 4.0f : -2.0f));
+    }
+  cf_flow_free (host);
+  cf_cuda_flow_release (&flow);
+  fail_unless (flow.u == NULL);
+  cf_cuda_flow_release (&flow);
+  fail_unless_equals_int (cf_cuda_flow_alloc (&flow, 0, 5), CF_ERROR_INVALID);
+}
+
+GST_END_TEST;
+
+static Suite *
+cuda_pyramid_suite (void)
+{
+  Suite *s = suite_create ("cuda_pyramid");
+  TCase *tc = tcase_create ("general");
+
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, test_blur_matches_cpu);
+  tcase_add_test (tc, test_blur_rejects_bad_arguments);
+  tcase_add_test (tc, test_pyramid_matches_cpu);
+  tcase_add_test (tc, test_pyramid_rebuild_with_new_sigma);
+  tcase_add_test (tc, test_luma_from_channel_is_bit_exact);
+  tcase_add_test (tc, test_luma_from_rgb_is_bit_exact);
+  tcase_add_test (tc, test_warp_matches_cpu);
+  tcase_add_test (tc, test_flow_resample_matches_cpu);
+  tcase_add_test (tc, test_flow_interleave_round_trip);
+  tcase_add_test (tc, test_flow_fill_and_view);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return cf_test_run_gpu_suite (argc, argv, "cuda_pyramid",
+      cuda_pyramid_suite);
+}

@@ -1,0 +1,420 @@
+/* gst-cudaflow — cudaconvolve on the GPU: agreement with the CPU backend,
+ * CUDA memory in and out without host copies. Exits 77 without a device.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include "cf-test-util.h"
+
+static const gchar *all_formats[] = { "GRAY8", "GRAY16_LE", "NV12", "I420",
+  "RGBA", "BGRA", "RGBx", "BGRx"
+};
+
+static const gchar *all_borders[] = { "zero", "clamp", "reflect", "wrap" };
+
+static const gchar *k3_text = "1 2 0; 0 4 1; 3 0 5";
+
+static GstBuffer *
+make_random_frame (const GstVideoInfo * info, guint32 seed)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstMapInfo map;
+  guint32 s = seed;
+  gsize i;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (i = 0; i < map.size; i++) {
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    map.data[i] = (guint8) (s >> 11);
+  }
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+static gchar *
+random_kernel_text (int size, guint32 seed)
+{
+  GString *s = g_string_new (NULL);
+  int i;
+
+  for (i = 0; i < size * size; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    g_string_append_printf (s, "%.4f%s", ((seed >> 9) % 2001) / 1000.0 - 0.5,
+        (i % size == size - 1) ? ";" : " ");
+  }
+  return g_string_free (s, FALSE);
+}
+
+static GstHarness *
+harness_with_backend (const gchar * backend, const GstVideoInfo * info)
+{
+  GstHarness *h = gst_harness_new ("cudaconvolve");
+  GstCaps *caps = gst_video_info_to_caps ((GstVideoInfo *) info);
+
+  gst_util_set_object_arg (G_OBJECT (h->element), "backend", backend);
+  gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+  gst_harness_set_caps (h, gst_caps_ref (caps), caps);
+  return h;
+}
+
+/* Every sample of two frames of @info differs by at most @tol. */
+static void
+assert_frames_close (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b,
+    guint tol, const gchar * what)
+{
+  GstVideoFrame fa, fb;
+  guint comp;
+
+  fail_unless (gst_video_frame_map (&fa, (GstVideoInfo *) info, a,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, (GstVideoInfo *) info, b,
+          GST_MAP_READ));
+  for (comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (info); comp++) {
+    int w = GST_VIDEO_FRAME_COMP_WIDTH (&fa, comp);
+    int h = GST_VIDEO_FRAME_COMP_HEIGHT (&fa, comp);
+    int ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&fa, comp);
+    gboolean wide = GST_VIDEO_FRAME_COMP_DEPTH (&fa, comp) > 8;
+    int x, y;
+    for (y = 0; y < h; y++) {
+      const guint8 *ra = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&fa,
+          comp) + y * GST_VIDEO_FRAME_COMP_STRIDE (&fa, comp);
+      const guint8 *rb = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&fb,
+          comp) + y * GST_VIDEO_FRAME_COMP_STRIDE (&fb, comp);
+      for (x = 0; x < w; x++) {
+        guint va = wide ? (ra[x * ps] | ra[x * ps + 1] << 8) : ra[x * ps];
+        guint vb = wide ? (rb[x * ps] | rb[x * ps + 1] << 8) : rb[x * ps];
+        if ((guint) ABS ((gint) va - (gint) vb) > tol)
+          fail ("%s: %s comp %u (%d,%d): %u vs %u", what,
+              gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)), comp,
+              x, y, va, vb);
+      }
+    }
+  }
+  gst_video_frame_unmap (&fb);
+  gst_video_frame_unmap (&fa);
+}
+
+/* Run the same frame through backend=cuda and backend=cpu with @props
+ * (gst-launch syntax "name=value ...") and compare. */
+static void
+compare_backends (const gchar * format, int width, int height,
+    const gchar * kernel, const gchar * border, guint32 seed)
+{
+  GstVideoInfo info;
+  GstHarness *gpu, *cpu;
+  GstBuffer *in, *out_gpu, *out_cpu;
+  gchar *what;
+
+  gst_video_info_set_format (&info, gst_video_format_from_string (format),
+      width, height);
+  gpu = harness_with_backend ("cuda", &info);
+  cpu = harness_with_backend ("cpu", &info);
+  g_object_set (gpu->element, "kernel", kernel, NULL);
+  g_object_set (cpu->element, "kernel", kernel, NULL);
+  gst_util_set_object_arg (G_OBJECT (gpu->element), "border", border);
+  gst_util_set_object_arg (G_OBJECT (cpu->element), "border", border);
+
+  in = make_random_frame (&info, seed);
+  out_gpu = gst_harness_push_and_pull (gpu, gst_buffer_ref (in));
+  out_cpu = gst_harness_push_and_pull (cpu, gst_buffer_ref (in));
+  fail_unless (out_gpu != NULL && out_cpu != NULL);
+  /* fp32 sums in another order may round the other way at .5 */
+  what = g_strdup_printf ("%dx%d border %s", width, height, border);
+  assert_frames_close (&info, out_gpu, out_cpu, 1, what);
+  g_free (what);
+  gst_buffer_unref (out_gpu);
+  gst_buffer_unref (out_cpu);
+  gst_buffer_unref (in);
+  gst_harness_teardown (gpu);
+  gst_harness_teardown (cpu);
+}
+
+GST_START_TEST (test_gpu_matches_cpu_for_every_format_and_border)
+{
+  guint f, b;
+
+  for (f = 0; f < G_N_ELEMENTS (all_formats); f++)
+    for (b = 0; b < G_N_ELEMENTS (all_borders); b++)
+      compare_backends (all_formats[f], 37, 23, k3_text, all_borders[b],
+          1 + f * 4 + b);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_matches_cpu_on_tiny_odd_and_hd_sizes)
+{
+  static const int sizes[][2] = { {1, 1}, {2, 2}, {1, 9}, {641, 479},
+  {1920, 1080}
+  };
+  guint s;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    compare_backends ("NV12", sizes[s][0], sizes[s][1], k3_text, "reflect",
+        50 + s);
+    compare_backends ("RGBA", sizes[s][0], sizes[s][1], k3_text, "zero",
+        60 + s);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_matches_cpu_with_large_kernels)
+{
+  gchar *k31 = random_kernel_text (31, 7);
+  gchar *k127 = random_kernel_text (127, 8);
+  guint b;
+
+  for (b = 0; b < G_N_ELEMENTS (all_borders); b++)
+    compare_backends ("GRAY8", 200, 150, k31, all_borders[b], 70 + b);
+  compare_backends ("GRAY16_LE", 160, 130, k127, "reflect", 80);
+  /* larger than the frame */
+  compare_backends ("GRAY8", 50, 40, k127, "wrap", 81);
+  g_free (k31);
+  g_free (k127);
+}
+
+GST_END_TEST;
+
+/* A buffer of genuine GstCudaMemory (RGBA, our context) holding @src, with
+ * the device copy newer than any host copy (NEED_DOWNLOAD set). */
+static GstBuffer *
+cuda_buffer_from (GstCudaContext * ctx, const GstVideoInfo * info,
+    GstBuffer * src)
+{
+  GstAllocator *alloc = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+  GstMemory *mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc), ctx,
+      info);
+  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (mem);
+  GstBuffer *buf = gst_buffer_new ();
+  GstVideoFrame fsrc, fdst;
+  GstMapInfo map;
+  gsize offset[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+  guint p;
+
+  fail_unless (mem != NULL);
+  gst_buffer_append_memory (buf, mem);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    offset[p] = GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info, p);
+    stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, p);
+  }
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info), offset,
+      stride);
+  fail_unless (gst_video_frame_map (&fsrc, (GstVideoInfo *) info, src,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fdst, (GstVideoInfo *) info, buf,
+          GST_MAP_WRITE));
+  fail_unless (gst_video_frame_copy (&fdst, &fsrc));
+  gst_video_frame_unmap (&fdst);
+  gst_video_frame_unmap (&fsrc);
+  /* upload, then claim the device copy as the newest */
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE | GST_MAP_CUDA));
+  gst_memory_unmap (mem, &map);
+  fail_unless (GST_MEMORY_FLAG_IS_SET (mem,
+          GST_CUDA_MEMORY_TRANSFER_NEED_DOWNLOAD));
+  gst_object_unref (alloc);
+  return buf;
+}
+
+GST_START_TEST (test_cuda_memory_never_touches_the_host)
+{
+  GstCudaContext *ctx;
+  GstVideoInfo info;
+  GstHarness *h, *cpu;
+  GstBuffer *src, *in, *out, *expect;
+  GstMemory *in_mem, *out_mem;
+  GstContext *gst_ctx;
+
+  fail_unless (gst_cuda_load_library ());
+  ctx = gst_cuda_context_new (0);
+  fail_unless (ctx != NULL);
+  gst_cuda_memory_init_once ();
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+
+  h = gst_harness_new ("cudaconvolve");
+  gst_ctx = gst_context_new_cuda_context (ctx);
+  gst_element_set_context (h->element, gst_ctx);
+  gst_context_unref (gst_ctx);
+  gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cuda");
+  g_object_set (h->element, "kernel", k3_text, NULL);
+  gst_harness_set_src_caps_str (h, "video/x-raw(memory:CUDAMemory), "
+      "format=RGBA, width=64, height=48, framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw(memory:CUDAMemory), "
+      "format=RGBA, width=64, height=48, framerate=30/1");
+
+  src = make_random_frame (&info, 11);
+  in = cuda_buffer_from (ctx, &info, src);
+  in_mem = gst_buffer_peek_memory (in, 0);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+
+  /* the input was read on the device only: a host map would have cleared
+   * NEED_DOWNLOAD */
+  fail_unless (GST_MEMORY_FLAG_IS_SET (in_mem,
+          GST_CUDA_MEMORY_TRANSFER_NEED_DOWNLOAD));
+  out_mem = gst_buffer_peek_memory (out, 0);
+  fail_unless (gst_is_cuda_memory (out_mem));
+  fail_unless (GST_CUDA_MEMORY_CAST (out_mem)->context == ctx);
+  fail_unless (GST_MEMORY_FLAG_IS_SET (out_mem,
+          GST_CUDA_MEMORY_TRANSFER_NEED_DOWNLOAD));
+
+  /* and the values are right */
+  cpu = harness_with_backend ("cpu", &info);
+  g_object_set (cpu->element, "kernel", k3_text, NULL);
+  expect = gst_harness_push_and_pull (cpu, gst_buffer_ref (src));
+  assert_frames_close (&info, out, expect, 1, "cuda memory path");
+
+  gst_buffer_unref (expect);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_buffer_unref (src);
+  gst_harness_teardown (cpu);
+  gst_harness_teardown (h);
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_cudaupload_cudadownload_pipeline)
+{
+  GstElementFactory *up = gst_element_factory_find ("cudaupload");
+  GstVideoInfo info;
+  GstHarness *h, *cpu;
+  GstBuffer *in, *out, *expect;
+
+  if (up == NULL) {
+    GST_WARNING ("nvcodec's cudaupload is not available; skipping");
+    return;
+  }
+  gst_object_unref (up);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 320, 240);
+  h = gst_harness_new_parse ("cudaupload ! cudaconvolve backend=cuda "
+      "kernel-preset=gaussian sigma=2 ! cudadownload");
+  gst_harness_set_src_caps_str (h, "video/x-raw, format=NV12, width=320, "
+      "height=240, framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw, format=NV12, width=320, "
+      "height=240, framerate=30/1");
+  in = make_random_frame (&info, 21);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+
+  cpu = harness_with_backend ("cpu", &info);
+  gst_util_set_object_arg (G_OBJECT (cpu->element), "kernel-preset",
+      "gaussian");
+  g_object_set (cpu->element, "sigma", 2.0, NULL);
+  expect = gst_harness_push_and_pull (cpu, gst_buffer_ref (in));
+  assert_frames_close (&info, out, expect, 1, "cudaupload pipeline");
+  gst_buffer_unref (expect);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (cpu);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_gray_frames_in_cuda_memory_between_two_elements)
+{
+  GstVideoInfo info;
+  GstHarness *h, *cpu;
+  GstBuffer *in, *out, *expect;
+
+  /* GRAY8 cannot be a native 1.22 GstCudaMemory: this goes through the
+   * proxy layout of our pool */
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 101, 67);
+  h = gst_harness_new_parse ("cudaconvolve backend=cuda kernel=\"1 2 1\" ! "
+      "video/x-raw(memory:CUDAMemory) ! cudaconvolve backend=cuda "
+      "kernel=\"1;2;1\"");
+  gst_harness_set_src_caps_str (h, "video/x-raw, format=GRAY8, width=101, "
+      "height=67, framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw, format=GRAY8, width=101, "
+      "height=67, framerate=30/1");
+  in = make_random_frame (&info, 31);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+
+  cpu = gst_harness_new_parse ("cudaconvolve backend=cpu kernel=\"1 2 1\" ! "
+      "cudaconvolve backend=cpu kernel=\"1;2;1\"");
+  gst_harness_set_src_caps_str (cpu, "video/x-raw, format=GRAY8, width=101, "
+      "height=67, framerate=30/1");
+  gst_harness_set_sink_caps_str (cpu, "video/x-raw, format=GRAY8, "
+      "width=101, height=67, framerate=30/1");
+  expect = gst_harness_push_and_pull (cpu, gst_buffer_ref (in));
+  assert_frames_close (&info, out, expect, 1, "gray in cuda memory");
+  gst_buffer_unref (expect);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (cpu);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_many_frames_keep_results_stable)
+{
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBuffer *in, *first = NULL;
+  int i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 352, 288);
+  h = harness_with_backend ("cuda", &info);
+  g_object_set (h->element, "kernel", k3_text, NULL);
+  in = make_random_frame (&info, 41);
+  for (i = 0; i < 300; i++) {
+    GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (out != NULL);
+    if (first == NULL)
+      first = out;
+    else {
+      assert_frames_close (&info, out, first, 0, "repeat");
+      gst_buffer_unref (out);
+    }
+  }
+  gst_buffer_unref (first);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+elements_cudaconvolve_gpu_suite (void)
+{
+  Suite *s = suite_create ("cudaconvolve-gpu");
+  TCase *tc = tcase_create ("gpu");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_gpu_matches_cpu_for_every_format_and_border);
+  tcase_add_test (tc, test_gpu_matches_cpu_on_tiny_odd_and_hd_sizes);
+  tcase_add_test (tc, test_gpu_matches_cpu_with_large_kernels);
+  tcase_add_test (tc, test_cuda_memory_never_touches_the_host);
+  tcase_add_test (tc, test_cudaupload_cudadownload_pipeline);
+  tcase_add_test (tc, test_gray_frames_in_cuda_memory_between_two_elements);
+  tcase_add_test (tc, test_many_frames_keep_results_stable);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return cf_test_run_gpu_suite (argc, argv, "elements_cudaconvolve_gpu",
+      elements_cudaconvolve_gpu_suite);
+}

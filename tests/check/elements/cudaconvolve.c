@@ -1,0 +1,703 @@
+/* gst-cudaflow — cudaconvolve element tests on the CPU backend (run in CI)
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The expected frames are computed here with a plain per-pixel loop and a
+ * border rule written out again, independent of common/convolve.c.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include "cf-test-util.h"
+
+static const gchar *all_formats[] = { "GRAY8", "GRAY16_LE", "NV12", "I420",
+  "RGBA", "BGRA", "RGBx", "BGRx"
+};
+
+static const gchar *all_borders[] = { "zero", "clamp", "reflect", "wrap" };
+
+/* --- an independent reference --------------------------------------- */
+
+static int
+ref_fold (int i, int n, const gchar * border)
+{
+  if (i >= 0 && i < n)
+    return i;
+  if (!strcmp (border, "zero"))
+    return -1;
+  if (!strcmp (border, "clamp"))
+    return i < 0 ? 0 : n - 1;
+  if (!strcmp (border, "wrap"))
+    return ((i % n) + n) % n;
+  /* reflect, half-sample symmetric: walk back and forth until inside */
+  while (i < 0 || i >= n) {
+    if (i < 0)
+      i = -1 - i;
+    if (i >= n)
+      i = 2 * n - 1 - i;
+  }
+  return i;
+}
+
+typedef struct
+{
+  int w, h;
+  const double *k;              /* row-major */
+} RefKernel;
+
+/* Expected sample of one channel (values as doubles in native range). */
+static double
+ref_sample (const double *plane, int w, int h, int x, int y,
+    const RefKernel * k, const gchar * border, gboolean correlation)
+{
+  int ax = k->w / 2, ay = k->h / 2, i, j;
+  double sum = 0.0;
+
+  for (j = 0; j < k->h; j++) {
+    for (i = 0; i < k->w; i++) {
+      int sx, sy;
+      if (correlation) {
+        sx = ref_fold (x + i - ax, w, border);
+        sy = ref_fold (y + j - ay, h, border);
+      } else {
+        sx = ref_fold (x - i + ax, w, border);
+        sy = ref_fold (y - j + ay, h, border);
+      }
+      if (sx < 0 || sy < 0)
+        continue;
+      sum += k->k[j * k->w + i] * plane[sy * w + sx];
+    }
+  }
+  return sum;
+}
+
+/* --- frames ---------------------------------------------------------- */
+
+static GstBuffer *
+make_random_frame (const GstVideoInfo * info, guint32 seed)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstMapInfo map;
+  guint32 s = seed;
+  gsize i;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (i = 0; i < map.size; i++) {
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    map.data[i] = (guint8) (s >> 11);
+  }
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+static guint
+read_sample (const GstVideoFrame * f, guint comp, int x, int y)
+{
+  const guint8 *p = GST_VIDEO_FRAME_COMP_DATA (f, comp);
+  p += y * GST_VIDEO_FRAME_COMP_STRIDE (f, comp) +
+      x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, comp);
+  if (GST_VIDEO_FRAME_COMP_DEPTH (f, comp) > 8)
+    return p[0] | (p[1] << 8);
+  return p[0];
+}
+
+/* Check every component of @out against @in: filtered ones against the
+ * reference (within 1 for rounding), the rest bit-exact. Returns the number
+ * of filtered samples compared. */
+static int
+check_frame (const GstVideoInfo * info, GstBuffer * inbuf, GstBuffer * outbuf,
+    const RefKernel * k, const gchar * border, gboolean correlation,
+    gboolean filter_alpha, double offset)
+{
+  GstVideoFrame fin, fout;
+  guint comp;
+  int compared = 0;
+
+  fail_unless (gst_video_frame_map (&fin, (GstVideoInfo *) info, inbuf,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fout, (GstVideoInfo *) info, outbuf,
+          GST_MAP_READ));
+  for (comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (info); comp++) {
+    int w = GST_VIDEO_FRAME_COMP_WIDTH (&fin, comp);
+    int h = GST_VIDEO_FRAME_COMP_HEIGHT (&fin, comp);
+    double max = GST_VIDEO_FRAME_COMP_DEPTH (&fin, comp) > 8 ? 65535 : 255;
+    gboolean is_alpha = GST_VIDEO_FORMAT_INFO_HAS_ALPHA (info->finfo) &&
+        comp == 3;
+    gboolean filtered = !is_alpha || filter_alpha;
+    double *plane = g_new (double, w * h);
+    int x, y;
+
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++)
+        plane[y * w + x] = read_sample (&fin, comp, x, y);
+
+    for (y = 0; y < h; y++) {
+      for (x = 0; x < w; x++) {
+        guint got = read_sample (&fout, comp, x, y);
+        if (filtered) {
+          double v = ref_sample (plane, w, h, x, y, k, border, correlation) +
+              offset * max;
+          double want = floor (v + 0.5);
+          want = want < 0 ? 0 : (want > max ? max : want);
+          if (fabs (got - want) > 1.0)
+            fail ("%s comp %u (%d,%d) border %s: got %u, want %.0f (%.4f)",
+                gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)),
+                comp, x, y, border, got, want, v);
+          compared++;
+        } else {
+          fail_unless_equals_int (got, (guint) plane[y * w + x]);
+        }
+      }
+    }
+    g_free (plane);
+  }
+  gst_video_frame_unmap (&fout);
+  gst_video_frame_unmap (&fin);
+  return compared;
+}
+
+static GstHarness *
+harness_for (const gchar * format, int width, int height, GstVideoInfo * info)
+{
+  GstHarness *h = gst_harness_new ("cudaconvolve");
+  GstCaps *caps;
+
+  g_object_set (h->element, "backend", 2 /* cpu */ , NULL);
+  gst_video_info_set_format (info, gst_video_format_from_string (format),
+      width, height);
+  caps = gst_video_info_to_caps (info);
+  gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+  gst_harness_set_caps (h, gst_caps_ref (caps), caps);
+  return h;
+}
+
+/* Push one random frame through @h and compare with the reference. */
+static void
+run_and_check (GstHarness * h, const GstVideoInfo * info, guint32 seed,
+    const RefKernel * k, const gchar * border, gboolean correlation,
+    double offset)
+{
+  GstBuffer *in = make_random_frame (info, seed);
+  GstBuffer *out;
+
+  gst_buffer_ref (in);
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  check_frame (info, in, out, k, border, correlation, FALSE, offset);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+}
+
+/* asymmetric, so a flip or anchor mistake shows */
+static const double k3_taps[] = { 1, 2, 0, 0, 4, 1, 3, 0, 5 };
+static const gchar *k3_text = "1 2 0; 0 4 1; 3 0 5";
+
+/* --- tests ----------------------------------------------------------- */
+
+GST_START_TEST (test_every_format_and_border_matches_reference)
+{
+  RefKernel k = { 3, 3, NULL };
+  double taps[9];
+  guint f, b, i;
+
+  /* normalize=true divides by the sum, 16 */
+  for (i = 0; i < 9; i++)
+    taps[i] = k3_taps[i] / 16.0;
+  k.k = taps;
+
+  for (f = 0; f < G_N_ELEMENTS (all_formats); f++) {
+    for (b = 0; b < G_N_ELEMENTS (all_borders); b++) {
+      GstVideoInfo info;
+      GstHarness *h = harness_for (all_formats[f], 37, 23, &info);
+
+      gst_util_set_object_arg (G_OBJECT (h->element), "border",
+          all_borders[b]);
+      g_object_set (h->element, "kernel", k3_text, NULL);
+      run_and_check (h, &info, 17 + f * 7 + b, &k, all_borders[b], FALSE, 0);
+      gst_harness_teardown (h);
+    }
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_correlation_does_not_flip_kernel)
+{
+  RefKernel k = { 3, 3, k3_taps };
+  GstVideoInfo info;
+  GstHarness *h = harness_for ("GRAY16_LE", 19, 11, &info);
+
+  g_object_set (h->element, "kernel", k3_text, "normalize", FALSE,
+      "border", 1 /* clamp */ , NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "mode", "correlation");
+  run_and_check (h, &info, 5, &k, "clamp", TRUE, 0);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_tiny_and_odd_sizes)
+{
+  static const int sizes[][2] = { {1, 1}, {2, 2}, {1, 7}, {7, 1}, {3, 5},
+  {641, 479}
+  };
+  RefKernel k = { 3, 3, NULL };
+  double taps[9];
+  guint s, f, i;
+
+  for (i = 0; i < 9; i++)
+    taps[i] = k3_taps[i] / 16.0;
+  k.k = taps;
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    for (f = 0; f < G_N_ELEMENTS (all_formats); f++) {
+      GstVideoInfo info;
+      GstHarness *h;
+      /* the large size once, in one format, keeps the suite quick */
+      if (sizes[s][0] > 100 && f > 0)
+        continue;
+      h = harness_for (all_formats[f], sizes[s][0], sizes[s][1], &info);
+      g_object_set (h->element, "kernel", k3_text, NULL);
+      run_and_check (h, &info, 100 + s * 10 + f, &k, "reflect", FALSE, 0);
+      gst_harness_teardown (h);
+    }
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_kernel_larger_than_frame)
+{
+  RefKernel k = { 15, 15, NULL };
+  double taps[15 * 15];
+  guint b, i;
+  GString *text = g_string_new (NULL);
+
+  for (i = 0; i < 15 * 15; i++) {
+    int v = (int) ((i * 37) % 11) - 3;
+    taps[i] = v / 64.0;
+    g_string_append_printf (text, "%g%s", taps[i], (i % 15 == 14) ? ";" : " ");
+  }
+  k.k = taps;
+  for (b = 0; b < G_N_ELEMENTS (all_borders); b++) {
+    GstVideoInfo info;
+    GstHarness *h = harness_for ("GRAY8", 7, 5, &info);
+    g_object_set (h->element, "kernel", text->str, "normalize", FALSE, NULL);
+    gst_util_set_object_arg (G_OBJECT (h->element), "border", all_borders[b]);
+    run_and_check (h, &info, 99 + b, &k, all_borders[b], FALSE, 0);
+    gst_harness_teardown (h);
+  }
+  g_string_free (text, TRUE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_no_kernel_is_passthrough)
+{
+  GstVideoInfo info;
+  GstHarness *h = harness_for ("RGBA", 16, 8, &info);
+  GstBuffer *in = make_random_frame (&info, 3), *out;
+
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  /* passthrough hands the very same buffer on */
+  fail_unless (out == in);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_identity_kernel_is_passthrough)
+{
+  GstVideoInfo info;
+  GstHarness *h = harness_for ("NV12", 16, 8, &info);
+  GstBuffer *in = make_random_frame (&info, 4), *out;
+
+  g_object_set (h->element, "kernel", "0 0 0; 0 1 0; 0 0 0", NULL);
+  fail_unless (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM
+          (h->element)));
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out == in);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_alpha_and_unselected_channels_untouched)
+{
+  RefKernel k = { 3, 3, NULL };
+  double taps[9];
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBuffer *in, *out;
+  GstVideoFrame fin, fout;
+  int x, y, i;
+
+  for (i = 0; i < 9; i++)
+    taps[i] = 1.0 / 9.0;
+  k.k = taps;
+
+  /* RGBA: alpha untouched by default (check_frame asserts it bit-exact) */
+  h = harness_for ("BGRA", 21, 9, &info);
+  g_object_set (h->element, "kernel", "1 1 1; 1 1 1; 1 1 1", NULL);
+  run_and_check (h, &info, 8, &k, "reflect", FALSE, 0);
+  gst_harness_teardown (h);
+
+  /* NV12 with channels=y: the UV plane passes unchanged */
+  h = harness_for ("NV12", 20, 10, &info);
+  g_object_set (h->element, "kernel", "1 1 1; 1 1 1; 1 1 1", NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "channels", "y");
+  in = make_random_frame (&info, 9);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (gst_video_frame_map (&fin, &info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fout, &info, out, GST_MAP_READ));
+  for (y = 0; y < 5; y++)
+    for (x = 0; x < 20; x++)
+      fail_unless_equals_int (read_sample (&fout, 1 + (x & 1), x / 2, y),
+          read_sample (&fin, 1 + (x & 1), x / 2, y));
+  /* and luma did change somewhere */
+  {
+    gboolean changed = FALSE;
+    for (y = 0; y < 10 && !changed; y++)
+      for (x = 0; x < 20 && !changed; x++)
+        changed = read_sample (&fout, 0, x, y) != read_sample (&fin, 0, x, y);
+    fail_unless (changed);
+  }
+  gst_video_frame_unmap (&fout);
+  gst_video_frame_unmap (&fin);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_offset_shows_laplacian_of_flat_frame_as_mid_grey)
+{
+  GstVideoInfo info;
+  GstHarness *h = harness_for ("GRAY8", 9, 7, &info);
+  GstBuffer *in = gst_buffer_new_allocate (NULL, info.size, NULL), *out;
+  GstMapInfo map;
+  gsize i;
+
+  gst_buffer_memset (in, 0, 77, info.size);
+  gst_util_set_object_arg (G_OBJECT (h->element), "kernel-preset",
+      "laplacian");
+  /* the 3x3 five-point stencil has integer taps: exactly 0 on a flat frame */
+  g_object_set (h->element, "offset", 0.5, "kernel-size", 3, NULL);
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  /* zero response + 127.5 rounds half up to 128 */
+  for (i = 0; i < map.size; i++)
+    if (i % GST_VIDEO_INFO_PLANE_STRIDE (&info, 0) < 9)
+      fail_unless_equals_int (map.data[i], 128);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_presets_blur_an_impulse)
+{
+  static const gchar *presets[] = { "gaussian", "box", "disk" };
+  guint p;
+
+  for (p = 0; p < G_N_ELEMENTS (presets); p++) {
+    GstVideoInfo info;
+    GstHarness *h = harness_for ("GRAY16_LE", 15, 15, &info);
+    GstBuffer *in = gst_buffer_new_allocate (NULL, info.size, NULL), *out;
+    GstVideoFrame f;
+    guint64 total = 0;
+    int x, y;
+
+    gst_buffer_memset (in, 0, 0, info.size);
+    fail_unless (gst_video_frame_map (&f, &info, in, GST_MAP_WRITE));
+    ((guint16 *) ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) +
+            7 * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0)))[7] = 60000;
+    gst_video_frame_unmap (&f);
+
+    gst_util_set_object_arg (G_OBJECT (h->element), "kernel-preset",
+        presets[p]);
+    g_object_set (h->element, "kernel-size", 5, "sigma", 1.0, NULL);
+    out = gst_harness_push_and_pull (h, in);
+    fail_unless (gst_video_frame_map (&f, &info, out, GST_MAP_READ));
+    for (y = 0; y < 15; y++)
+      for (x = 0; x < 15; x++) {
+        guint v = read_sample (&f, 0, x, y);
+        total += v;
+        /* a 5x5 kernel spreads the impulse over |dx|,|dy| <= 2 only */
+        if (ABS (x - 7) > 2 || ABS (y - 7) > 2)
+          fail_unless_equals_int (v, 0);
+      }
+    /* the kernels sum to 1: energy is kept up to rounding */
+    fail_unless (total > 60000 - 25 && total < 60000 + 25,
+        "%s: total %" G_GUINT64_FORMAT, presets[p], total);
+    fail_unless (read_sample (&f, 0, 7, 7) < 60000);
+    gst_video_frame_unmap (&f);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_every_method_accepted_on_cpu)
+{
+  static const gchar *methods[] = { "auto", "direct", "separable", "fft",
+    "im2tensor"
+  };
+  RefKernel k = { 3, 3, NULL };
+  double taps[9];
+  guint m, i;
+
+  for (i = 0; i < 9; i++)
+    taps[i] = k3_taps[i] / 16.0;
+  k.k = taps;
+  for (m = 0; m < G_N_ELEMENTS (methods); m++) {
+    GstVideoInfo info;
+    GstHarness *h = harness_for ("I420", 24, 18, &info);
+    gst_util_set_object_arg (G_OBJECT (h->element), "method", methods[m]);
+    g_object_set (h->element, "kernel", k3_text, NULL);
+    run_and_check (h, &info, 40 + m, &k, "reflect", FALSE, 0);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_renegotiation_to_another_size_and_format)
+{
+  RefKernel k = { 3, 3, NULL };
+  double taps[9];
+  GstVideoInfo info;
+  GstHarness *h;
+  GstCaps *caps;
+  guint i;
+
+  for (i = 0; i < 9; i++)
+    taps[i] = k3_taps[i] / 16.0;
+  k.k = taps;
+  h = harness_for ("RGBx", 32, 24, &info);
+  g_object_set (h->element, "kernel", k3_text, NULL);
+  run_and_check (h, &info, 1, &k, "reflect", FALSE, 0);
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 17, 13);
+  caps = gst_video_info_to_caps (&info);
+  gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+  gst_harness_set_caps (h, gst_caps_ref (caps), caps);
+  run_and_check (h, &info, 2, &k, "reflect", FALSE, 0);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_property_change_while_playing)
+{
+  RefKernel k3 = { 3, 3, NULL }, k1 = { 1, 3, NULL };
+  double taps[9];
+  static const double t1[] = { 0.25, 0.5, 0.25 };
+  GstVideoInfo info;
+  GstHarness *h;
+  guint i;
+
+  for (i = 0; i < 9; i++)
+    taps[i] = k3_taps[i] / 16.0;
+  k3.k = taps;
+  k1.k = t1;
+  h = harness_for ("GRAY8", 30, 20, &info);
+  g_object_set (h->element, "kernel", k3_text, NULL);
+  run_and_check (h, &info, 1, &k3, "reflect", FALSE, 0);
+  /* a column kernel and another border, mid-stream */
+  g_object_set (h->element, "kernel", "1;2;1", NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "border", "wrap");
+  run_and_check (h, &info, 2, &k1, "wrap", FALSE, 0);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Run a pipeline to its end; return the error text (or NULL on EOS). */
+static gchar *
+run_pipeline_error (const gchar * description)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (description, &error);
+  GstBus *bus;
+  GstMessage *msg;
+  gchar *text = NULL;
+
+  fail_unless (pipeline != NULL, "%s", error ? error->message : "?");
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL, "pipeline neither finished nor failed");
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gst_message_parse_error (msg, &err, NULL);
+    text = g_strdup (err->message);
+    g_error_free (err);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return text;
+}
+
+GST_START_TEST (test_rejects_kernel_with_ragged_rows)
+{
+  gchar *err = run_pipeline_error ("videotestsrc num-buffers=2 ! "
+      "cudaconvolve backend=cpu kernel=\"1 2 3; 4 5\" ! fakesink");
+  fail_unless (err != NULL);
+  fail_unless (strstr (err, "row 2") != NULL, "message: %s", err);
+  fail_unless (strstr (err, "expected 3") != NULL, "message: %s", err);
+  g_free (err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_rejects_kernel_that_is_not_a_number)
+{
+  gchar *err = run_pipeline_error ("videotestsrc num-buffers=2 ! "
+      "cudaconvolve backend=cpu kernel=\"1 2; 3 x4\" ! fakesink");
+  fail_unless (err != NULL);
+  fail_unless (strstr (err, "x4") != NULL, "message: %s", err);
+  g_free (err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_rejects_kernel_file_with_wrong_count)
+{
+  gchar *path = g_build_filename (g_get_tmp_dir (), "cf-bad-kernel.txt", NULL);
+  gchar *pipe, *err;
+
+  fail_unless (g_file_set_contents (path,
+          "# a 3x3 kernel with a short last row\n1 2 1\n2 4 2\n1 2\n", -1,
+          NULL));
+  pipe = g_strdup_printf ("videotestsrc num-buffers=2 ! cudaconvolve "
+      "backend=cpu kernel-location=\"%s\" ! fakesink", path);
+  err = run_pipeline_error (pipe);
+  fail_unless (err != NULL);
+  fail_unless (strstr (err, "line 4") != NULL, "message: %s", err);
+  g_free (err);
+  g_free (pipe);
+  unlink (path);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reports_missing_kernel_file)
+{
+  gchar *err = run_pipeline_error ("videotestsrc num-buffers=2 ! "
+      "cudaconvolve backend=cpu kernel-location=/nonexistent/k.txt ! "
+      "fakesink");
+  fail_unless (err != NULL);
+  fail_unless (strstr (err, "/nonexistent/k.txt") != NULL, "message: %s",
+      err);
+  g_free (err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_invalid_kernel_set_while_playing_stops_cleanly)
+{
+  GstVideoInfo info;
+  GstHarness *h = harness_for ("GRAY8", 8, 8, &info);
+  GstBuffer *in;
+  GstFlowReturn ret;
+
+  g_object_set (h->element, "kernel", "1 1 1", NULL);
+  in = make_random_frame (&info, 1);
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  g_object_set (h->element, "kernel", "1 1 nan", NULL);
+  ret = gst_harness_push (h, make_random_frame (&info, 2));
+  fail_unless_equals_int (ret, GST_FLOW_ERROR);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_backend_cuda_without_gpu_fails_with_message)
+{
+  gchar *err;
+
+  if (cf_test_gpu_available ())
+    return;                     /* covered by the GPU suite on a GPU host */
+  err = run_pipeline_error ("videotestsrc num-buffers=2 ! "
+      "cudaconvolve backend=cuda kernel-preset=box ! fakesink");
+  fail_unless (err != NULL);
+  fail_unless (strstr (err, "backend=cpu") != NULL, "message: %s", err);
+  g_free (err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_gaussian_pipeline_to_png_runs)
+{
+  gchar *dir = g_dir_make_tmp ("cf-conv-XXXXXX", NULL);
+  gchar *pipe, *err, *first;
+
+  pipe = g_strdup_printf ("videotestsrc num-buffers=3 ! "
+      "video/x-raw,width=160,height=120 ! cudaconvolve kernel-preset=gaussian "
+      "sigma=2 ! videoconvert ! pngenc ! multifilesink location=%s/f_%%05d.png",
+      dir);
+  err = run_pipeline_error (pipe);
+  fail_unless (err == NULL, "pipeline failed: %s", err);
+  first = g_build_filename (dir, "f_00002.png", NULL);
+  fail_unless (g_file_test (first, G_FILE_TEST_EXISTS));
+  g_free (first);
+  g_free (pipe);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+static Suite *
+elements_cudaconvolve_suite (void)
+{
+  Suite *s = suite_create ("cudaconvolve");
+  TCase *tc = tcase_create ("cpu");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_every_format_and_border_matches_reference);
+  tcase_add_test (tc, test_correlation_does_not_flip_kernel);
+  tcase_add_test (tc, test_tiny_and_odd_sizes);
+  tcase_add_test (tc, test_kernel_larger_than_frame);
+  tcase_add_test (tc, test_no_kernel_is_passthrough);
+  tcase_add_test (tc, test_identity_kernel_is_passthrough);
+  tcase_add_test (tc, test_alpha_and_unselected_channels_untouched);
+  tcase_add_test (tc, test_offset_shows_laplacian_of_flat_frame_as_mid_grey);
+  tcase_add_test (tc, test_presets_blur_an_impulse);
+  tcase_add_test (tc, test_every_method_accepted_on_cpu);
+  tcase_add_test (tc, test_renegotiation_to_another_size_and_format);
+  tcase_add_test (tc, test_property_change_while_playing);
+  tcase_add_test (tc, test_rejects_kernel_with_ragged_rows);
+  tcase_add_test (tc, test_rejects_kernel_that_is_not_a_number);
+  tcase_add_test (tc, test_rejects_kernel_file_with_wrong_count);
+  tcase_add_test (tc, test_reports_missing_kernel_file);
+  tcase_add_test (tc, test_invalid_kernel_set_while_playing_stops_cleanly);
+  tcase_add_test (tc, test_backend_cuda_without_gpu_fails_with_message);
+  tcase_add_test (tc, test_gaussian_pipeline_to_png_runs);
+  return s;
+}
+
+GST_CHECK_MAIN (elements_cudaconvolve);

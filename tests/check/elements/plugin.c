@@ -1,0 +1,93 @@
+/* gst-cudaflow — the plugin loads and documents itself (no GPU needed)
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include <gst/check/gstcheck.h>
+#include <gst/base/gstbasetransform.h>
+
+static const gchar *elements[] = { "cudaconvolve", "cudaflowhs", "flowviz",
+  "floenc", "flodec"
+};
+
+GST_START_TEST (test_plugin_registers_every_element)
+{
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (),
+      "cudaflow");
+  guint i;
+
+  fail_unless (plugin != NULL, "plugin 'cudaflow' not found");
+  gst_object_unref (plugin);
+  for (i = 0; i < G_N_ELEMENTS (elements); i++) {
+    GstElement *e = gst_element_factory_make (elements[i], NULL);
+    fail_unless (e != NULL, "cannot create %s", elements[i]);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_every_property_has_a_sentence_as_blurb)
+{
+  guint i, j, n;
+
+  for (i = 0; i < G_N_ELEMENTS (elements); i++) {
+    GstElement *e = gst_element_factory_make (elements[i], NULL);
+    GParamSpec **props =
+        g_object_class_list_properties (G_OBJECT_GET_CLASS (e), &n);
+
+    for (j = 0; j < n; j++) {
+      const gchar *blurb = g_param_spec_get_blurb (props[j]);
+      const gchar *nick = g_param_spec_get_nick (props[j]);
+      if (props[j]->owner_type == GST_TYPE_OBJECT)      /* "name" */
+        continue;
+      if (props[j]->owner_type == GST_TYPE_BASE_TRANSFORM)      /* "qos" */
+        continue;
+      fail_unless (blurb != NULL && strlen (blurb) > 20 &&
+          g_strcmp0 (blurb, nick) != 0,
+          "%s::%s has no useful blurb", elements[i], props[j]->name);
+    }
+    g_free (props);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_element_metadata_is_complete)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (elements); i++) {
+    GstElementFactory *f = gst_element_factory_find (elements[i]);
+    const gchar *klass;
+    fail_unless (f != NULL);
+    klass = gst_element_factory_get_metadata (f, GST_ELEMENT_METADATA_KLASS);
+    fail_unless (klass != NULL && strstr (klass, "Video") != NULL);
+    fail_unless (gst_element_factory_get_metadata (f,
+            GST_ELEMENT_METADATA_DESCRIPTION) != NULL);
+    fail_unless_equals_int (gst_element_factory_get_num_pad_templates (f), 2);
+    gst_object_unref (f);
+  }
+}
+
+GST_END_TEST;
+
+static Suite *
+elements_plugin_suite (void)
+{
+  Suite *s = suite_create ("plugin");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_plugin_registers_every_element);
+  tcase_add_test (tc, test_every_property_has_a_sentence_as_blurb);
+  tcase_add_test (tc, test_element_metadata_is_complete);
+  return s;
+}
+
+GST_CHECK_MAIN (elements_plugin);

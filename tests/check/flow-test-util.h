@@ -1,0 +1,53 @@
+/* gst-cudaflow — helpers for the flow element suites
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CF_FLOW_TEST_UTIL_H
+#define CF_FLOW_TEST_UTIL_H
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+
+#include "common/image.h"
+#include "common/metrics.h"
+#include "common/synth.h"
+
+G_BEGIN_DECLS
+
+/* Harness around @element with backend=@backend, system-memory video caps
+ * of @format at 30/1 on the sink side, flow caps accepted on the source. */
+GstHarness *flow_harness_new (const gchar * element, const gchar * backend,
+    const gchar * format, int width, int height);
+
+/* Apply "name=value name=value" settings (gst-launch syntax). */
+void flow_test_set_properties (GstElement * element, const gchar * settings);
+
+/* A frame of random bytes, PTS = index/30 s, duration 1/30 s. */
+GstBuffer *flow_test_random_frame (const gchar * format, int width,
+    int height, guint32 seed, int index);
+
+/* A frame of @format carrying the grey image @grey (0..255): every luma
+ * path (Y, 16-bit, R=G=B) reproduces it. */
+GstBuffer *flow_test_frame_from_grey (const gchar * format,
+    const cf_image * grey, int index);
+
+/* Packed UV_F32LE system buffer -> planar flow. */
+cf_flow *flow_test_buffer_to_flow (GstBuffer * buffer, int width, int height);
+float flow_test_max_abs (const cf_flow * flow);
+gboolean flow_test_all_finite (const cf_flow * flow);
+
+/* Run the synthetic pair of @params through the element; EPE against the
+ * exact ground truth, 8-pixel border excluded. */
+double flow_test_synthetic_epe (const gchar * element, const gchar * backend,
+    const gchar * format, int width, int height,
+    const cf_synth_params * params, const gchar * settings,
+    cf_flow_error * result);
+
+/* A translation by (tx, ty) per frame over @n_frames; mean EPE over the
+ * flows after the first. */
+double flow_test_synthetic_epe_sequence (const gchar * element,
+    const gchar * backend, int width, int height,
+    const cf_synth_params * params, const gchar * settings, int n_frames,
+    cf_flow_error * result);
+
+G_END_DECLS
+#endif /* CF_FLOW_TEST_UTIL_H */

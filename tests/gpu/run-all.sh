@@ -1,0 +1,70 @@
+#!/bin/bash
+# Run every test suite on a machine with an NVIDIA GPU (the GPU suites skip
+# elsewhere), then compute-sanitizer memcheck/racecheck on the GPU suites,
+# then the example pipelines. Logs go to $OUT (default _out/gpu).
+#
+#   tests/gpu/run-all.sh [BUILD_DIR]
+#
+# The machine needs the CUDA driver; GStreamer comes from the system or from
+# a bundle made by ../shared/gpu-host/make-gst-bundle at .gst-runtime/.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$top/_build}
+out=${OUT:-$top/_out/gpu}
+mkdir -p "$out"
+
+if ! command -v gst-launch-1.0 >/dev/null 2>&1 && [ -f "$top/.gst-runtime/env.sh" ]; then
+  # shellcheck disable=SC1091
+  source "$top/.gst-runtime/env.sh"
+fi
+export GST_PLUGIN_PATH_1_0=$build/gst/.libs
+export GST_REGISTRY_1_0=${TMPDIR:-/tmp}/cudaflow-gpu-registry-$$.bin
+export CK_FORK=no                 # CUDA state does not survive fork
+export CK_DEFAULT_TIMEOUT=900
+export CUDAFLOW_EXAMPLES_DIR=$top/examples/pipelines
+[ -n "${CUDAFLOW_DATA_DIR:-}" ] || { [ -d "$top/.data" ] && export CUDAFLOW_DATA_DIR=$top/.data; }
+
+nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || echo "no nvidia-smi" > "$out/nvidia-smi.txt"
+
+pass=0 fail=0 skip=0
+summary="$out/summary.txt"
+: > "$summary"
+record() {  # name rc
+  case $2 in
+    0) pass=$((pass + 1)); echo "PASS  $1" | tee -a "$summary" ;;
+    77) skip=$((skip + 1)); echo "SKIP  $1" | tee -a "$summary" ;;
+    *) fail=$((fail + 1)); echo "FAIL  $1 (exit $2)" | tee -a "$summary" ;;
+  esac
+}
+
+suites=$(cd "$build/tests/check" && ls common/* cuda/* elements/* 2>/dev/null | grep -v '\.\(o\|log\|trs\)$' | sort)
+for s in $suites; do
+  [ -x "$build/tests/check/$s" ] || continue
+  log="$out/$(echo "$s" | tr / _).log"
+  (cd "$build/tests/check" && "./$s") > "$log" 2>&1
+  record "$s" $?
+done
+
+# memory and race checks of everything that launches kernels
+if command -v compute-sanitizer >/dev/null 2>&1; then
+  for s in $(echo "$suites" | grep -E '^cuda/|-gpu$'); do
+    log="$out/memcheck_$(echo "$s" | tr / _).log"
+    (cd "$build/tests/check" && compute-sanitizer --tool memcheck --leak-check full \
+      --error-exitcode 86 "./$s") > "$log" 2>&1
+    record "memcheck $s" $?
+  done
+  for s in $(echo "$suites" | grep -E '^cuda/'); do
+    log="$out/racecheck_$(echo "$s" | tr / _).log"
+    (cd "$build/tests/check" && compute-sanitizer --tool racecheck \
+      --error-exitcode 86 "./$s") > "$log" 2>&1
+    record "racecheck $s" $?
+  done
+else
+  echo "compute-sanitizer not found: memcheck/racecheck not run" | tee -a "$summary"
+fi
+
+sh "$top/tests/check/pipelines.sh" > "$out/pipelines.log" 2>&1
+record "examples/pipelines" $?
+
+echo "$pass passed, $fail failed, $skip skipped" | tee -a "$summary"
+[ "$fail" -eq 0 ]
