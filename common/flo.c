@@ -73,7 +73,7 @@ cf_flo_size (int width, int height)
   if (width < 1 || height < 1 || width > CF_MAX_DIMENSION
       || height > CF_MAX_DIMENSION)
     return 0;
-  pixels = (size_t) width *(size_t) height;
+  pixels = (size_t) width * height;
   if (pixels > (SIZE_MAX - CF_FLO_HEADER_SIZE) / 8)
     return 0;
   return CF_FLO_HEADER_SIZE + 8 * pixels;
@@ -81,8 +81,7 @@ cf_flo_size (int width, int height)
 
 /* Header bytes: "PIEH", width and height as little-endian int32. */
 cf_status
-cf_flo_write_header (uint8_t header[CF_FLO_HEADER_SIZE], int width,
-    int height)
+cf_flo_write_header (uint8_t header[CF_FLO_HEADER_SIZE], int width, int height)
 {
   if (header == NULL || cf_flo_size (width, height) == 0)
     return CF_ERROR_INVALID;
@@ -107,9 +106,9 @@ cf_flo_parse_header (const uint8_t * bytes, size_t n_bytes, int *width,
     return CF_ERROR_FORMAT;
   }
   if (memcmp (bytes, flo_magic, sizeof (flo_magic)) != 0) {
-    cf_error_set (err, "not a .flo file: tag is %02x %02x %02x %02x, "
-        "expected \"PIEH\" (float %.2f)", bytes[0], bytes[1], bytes[2],
-        bytes[3], (double) CF_FLO_TAG);
+    cf_error_set (err, "bad tag: not a .flo file (tag bytes %02x %02x %02x "
+        "%02x, expected \"PIEH\", float %.2f)", bytes[0], bytes[1],
+        bytes[2], bytes[3], (double) CF_FLO_TAG);
     return CF_ERROR_FORMAT;
   }
   w = (int32_t) get_u32_le (bytes + 4);
@@ -339,8 +338,7 @@ cf_flo_write (const char *path, const cf_flow * flow, cf_error * err)
   }
   free (bytes);
   if (status != CF_OK) {
-    cf_error_set (err, "cannot write '%s': %s", path,
-        strerror (saved_errno));
+    cf_error_set (err, "cannot write '%s': %s", path, strerror (saved_errno));
     if (is_regular)
       remove (path);
   }

@@ -56,8 +56,7 @@ cf_flow_compare (const cf_flow * estimate, const cf_flow * truth, int border,
   int x, y;
 
   if (estimate == NULL || truth == NULL || result == NULL || border < 0
-      || estimate->width != truth->width
-      || estimate->height != truth->height)
+      || estimate->width != truth->width || estimate->height != truth->height)
     return CF_ERROR_INVALID;
 
   for (y = border; y < truth->height - border; y++) {

@@ -199,18 +199,15 @@ make_motion (const cf_synth_params * params, int width, int height,
   if (period < SMOOTH_MIN_PERIOD)
     period = SMOOTH_MIN_PERIOD;
   m->k = CF_SYNTH_TWO_PI / period;
-  if (SMOOTH_GRADIENT_FACTOR * fabs (m->amplitude) * m->k >
-      SMOOTH_MAX_GRADIENT)
-    m->k = SMOOTH_MAX_GRADIENT / (SMOOTH_GRADIENT_FACTOR *
-        fabs (m->amplitude));
+  if (SMOOTH_GRADIENT_FACTOR * fabs (m->amplitude) * m->k > SMOOTH_MAX_GRADIENT)
+    m->k = SMOOTH_MAX_GRADIENT / (SMOOTH_GRADIENT_FACTOR * fabs (m->amplitude));
   for (i = 0; i < 5; i++)
     m->p[i] = CF_SYNTH_TWO_PI * next_unit (&state);
 }
 
 /* w (x, y) = A s (cos phi, sin phi): the smooth non-rigid field. */
 static void
-smooth_motion (const motion_model * m, double x, double y, double *u,
-    double *v)
+smooth_motion (const motion_model * m, double x, double y, double *u, double *v)
 {
   double k = m->k;
   double s = sin (k * x + m->p[0]) * cos (0.8 * k * y + m->p[1]);
@@ -224,8 +221,7 @@ smooth_motion (const motion_model * m, double x, double y, double *u,
 /* w (x) = x' - x with x' = c + z R (x - c) + t (rotation/zoom about the
  * centre, then translation; R turns counter-clockwise on screen). */
 static void
-affine_motion (const motion_model * m, double x, double y, double *u,
-    double *v)
+affine_motion (const motion_model * m, double x, double y, double *u, double *v)
 {
   double rx = x - m->cx, ry = y - m->cy;
   double nx = m->cx + m->zoom * (m->cos_a * rx + m->sin_a * ry) + m->tx;

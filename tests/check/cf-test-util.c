@@ -34,6 +34,23 @@ cf_test_run_gpu_suite (int argc, char **argv, const char *name,
   return gst_check_run_suite (suite, name, __FILE__);
 }
 
+GstHarness *
+cf_test_harness_new (const gchar * factory, const gchar * backend,
+    GstContext * context)
+{
+  GstElement *element = gst_element_factory_make (factory, NULL);
+  GstHarness *h;
+
+  fail_unless (element != NULL, "cannot create %s", factory);
+  if (backend != NULL)
+    gst_util_set_object_arg (G_OBJECT (element), "backend", backend);
+  if (context != NULL)
+    gst_element_set_context (element, context);
+  h = gst_harness_new_with_element (element, "sink", "src");
+  gst_object_unref (element);
+  return h;
+}
+
 void
 cf_test_fill_random (cf_image * image, guint32 seed, float lo, float hi)
 {

@@ -5,6 +5,7 @@
 #define CF_TEST_UTIL_H
 
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 
 #include "common/image.h"
 
@@ -21,6 +22,12 @@ int cf_test_gpu_available (void);
  * does not survive fork) and returns the number of failures. */
 int cf_test_run_gpu_suite (int argc, char **argv, const char *name,
     Suite * (*make_suite) (void));
+
+/* A harness around a new @factory element whose `backend` (when not NULL)
+ * and CUDA context (when not NULL) are set before it starts: a harness
+ * starts its element at once, and both are fixed at start. */
+GstHarness *cf_test_harness_new (const gchar * factory, const gchar * backend,
+    GstContext * context);
 
 /* Deterministic pseudo-random fill in [lo, hi) (xorshift, seeded). */
 void cf_test_fill_random (cf_image * image, guint32 seed, float lo, float hi);

@@ -6,6 +6,7 @@
 #endif
 
 #include "flow-test-util.h"
+#include "cf-test-util.h"
 
 #include <math.h>
 #include <string.h>
@@ -18,10 +19,9 @@ GstHarness *
 flow_harness_new (const gchar * element, const gchar * backend,
     const gchar * format, int width, int height)
 {
-  GstHarness *h = gst_harness_new (element);
+  GstHarness *h = cf_test_harness_new (element, backend, NULL);
   gchar *caps;
 
-  gst_util_set_object_arg (G_OBJECT (h->element), "backend", backend);
   caps = g_strdup_printf ("video/x-raw, format=%s, width=%d, height=%d, "
       "framerate=30/1", format, width, height);
   gst_harness_set_src_caps_str (h, caps);

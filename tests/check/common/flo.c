@@ -482,8 +482,7 @@ common_flo_suite (void)
   tcase_add_test (tc, test_decode_survives_random_garbage);
   tcase_add_test (tc, test_file_round_trip_in_temp_dir);
   tcase_add_test (tc, test_unreadable_path_reports_path_and_reason);
-  tcase_add_test (tc,
-      test_reads_middlebury_ground_truth_sizes_unknowns_ranges);
+  tcase_add_test (tc, test_reads_middlebury_ground_truth_sizes_unknowns_ranges);
   tcase_add_test (tc, test_middlebury_unknown_marker_is_1666666752);
   return s;
 }

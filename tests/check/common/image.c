@@ -150,8 +150,7 @@ GST_START_TEST (test_flow_new_fill_and_copy)
   cf_flow_fill (flow, 1.25f, -7.5f);
   for (y = 0; y < 5; y++)
     for (x = 0; x < 3; x++)
-      fail_unless (flow->u[x + y * 3] == 1.25f
-          && flow->v[x + y * 3] == -7.5f);
+      fail_unless (flow->u[x + y * 3] == 1.25f && flow->v[x + y * 3] == -7.5f);
   flow->u[7] = 42.0f;
   flow->v[14] = NAN;
   copy = cf_flow_copy (flow);

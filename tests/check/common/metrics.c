@@ -151,8 +151,7 @@ GST_START_TEST (test_border_skips_that_many_pixels_each_side)
   assert_close (r.aae, 0.0, 1e-12);
   /* nothing left */
   fail_unless_equals_int (cf_flow_compare (est, gt, 3, &r), CF_ERROR_INVALID);
-  fail_unless_equals_int (cf_flow_compare (est, gt, -1, &r),
-      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_flow_compare (est, gt, -1, &r), CF_ERROR_INVALID);
   cf_flow_free (est);
   cf_flow_free (gt);
 }
@@ -199,8 +198,7 @@ GST_START_TEST (test_opposite_large_vectors_give_finite_angle)
   fail_unless_equals_int (cf_flow_compare (est, gt, 0, &r), CF_OK);
   assert_close (r.epe, 2000.0, 1e-9);
   /* acos ((1 - 1e6) / (1 + 1e6)) */
-  assert_close (r.aae, acos ((1.0 - 1e6) / (1.0 + 1e6)) * 180.0 / G_PI,
-      1e-9);
+  assert_close (r.aae, acos ((1.0 - 1e6) / (1.0 + 1e6)) * 180.0 / G_PI, 1e-9);
   fail_unless (r.aae > 179.8 && r.aae <= 180.0);
   cf_flow_free (est);
   cf_flow_free (gt);

@@ -226,8 +226,7 @@ invert_smooth (const cf_synth_params * p, int w, int h, double y0, double y1,
 /* Check a smooth pair: truth = w at pixels, |w| <= A (and >= min_peak A
  * somewhere), |grad w| well below 1, frame1 inverts w. */
 static void
-check_smooth (int w, int h, float amplitude, unsigned int seed,
-    double min_peak)
+check_smooth (int w, int h, float amplitude, unsigned int seed, double min_peak)
 {
   cf_synth_params p;
   pair s;
@@ -461,6 +460,113 @@ GST_START_TEST (test_rejects_invalid_sizes_and_params)
 
 GST_END_TEST;
 
+/* cf_synth_motion_inverse_at solves x + w (x) = y (to 1e-4 px, float
+ * output) for every motion, and frame1 (y) is T at that point. */
+static void
+check_inverse (int w, int h, const cf_synth_params * p)
+{
+  pair s = make_pair (w, h, p);
+  double worst = 0.0;
+  int x, y;
+
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      float sx, sy, u, v;
+      double r;
+
+      cf_synth_motion_inverse_at (p, w, h, x, y, &sx, &sy);
+      cf_synth_motion_at (p, w, h, sx, sy, &u, &v);
+      r = hypot ((double) sx + u - x, (double) sy + v - y);
+      worst = MAX (worst, r);
+      fail_unless (fabsf (px (s.f1, x, y) - cf_synth_sample (p, sx, sy))
+          <= 5e-3f, "(%d, %d): frame1 %.9g, T (x) %.9g", x, y,
+          px (s.f1, x, y), cf_synth_sample (p, sx, sy));
+    }
+  fail_unless (worst < 1e-4, "motion %d: inversion error %g px", p->motion,
+      worst);
+  free_pair (&s);
+}
+
+GST_START_TEST (test_motion_inverse_at_solves_x_plus_w_equals_y)
+{
+  cf_synth_params p;
+  float x, y;
+
+  cf_synth_params_init (&p);    /* translation (1.5, -0.75) */
+  check_inverse (23, 17, &p);
+  cf_synth_motion_inverse_at (&p, 23, 17, 4.0f, 4.0f, &x, &y);
+  fail_unless (x == 2.5f && y == 4.75f, "(%g, %g)", x, y);
+
+  p.motion = CF_SYNTH_ROTATION_ZOOM;
+  p.angle = -12.0f;
+  p.zoom = 0.9f;
+  check_inverse (64, 48, &p);
+
+  cf_synth_params_init (&p);
+  p.motion = CF_SYNTH_SMOOTH;
+  p.amplitude = 3.0f;
+  check_inverse (97, 61, &p);
+  p.amplitude = 25.0f;          /* large field on a small frame */
+  check_inverse (33, 17, &p);
+
+  /* parameters cf_synth_pair rejects give NaN, not garbage */
+  p.amplitude = -1.0f;
+  cf_synth_motion_inverse_at (&p, 33, 17, 1.0f, 1.0f, &x, &y);
+  fail_unless (isnan (x) && isnan (y));
+  cf_synth_motion_at (&p, 33, 17, 1.0f, 1.0f, &x, &y);
+  fail_unless (isnan (x) && isnan (y));
+}
+
+GST_END_TEST;
+
+/* Every 16x16 block of the default texture has a mean gradient of at least
+ * 1 grey level per pixel, in both directions: the smaller eigenvalue of the
+ * block's structure tensor is at least 0.3^2 (measured: >= 1.57 and >=
+ * 0.64^2 over seeds 0-19). */
+GST_START_TEST (test_texture_gradient_is_non_negligible_in_every_block)
+{
+  const int w = 256, h = 192, b = 16;
+  cf_image *img = cf_image_new (w, h);
+  unsigned int seed;
+
+  for (seed = 1; seed <= 5; seed++) {
+    cf_synth_params p;
+    int bx, by, x, y;
+
+    cf_synth_params_init (&p);
+    p.seed = seed;
+    fail_unless_equals_int (cf_synth_texture (&p, 0, 0, img), CF_OK);
+    for (by = 0; by < h; by += b)
+      for (bx = 0; bx < w; bx += b) {
+        double mag = 0, jxx = 0, jxy = 0, jyy = 0, tr, det, lmin;
+        int n = 0;
+
+        for (y = MAX (by, 1); y < MIN (by + b, h - 1); y++)
+          for (x = MAX (bx, 1); x < MIN (bx + b, w - 1); x++) {
+            double gx = 0.5 * (px (img, x + 1, y) - px (img, x - 1, y));
+            double gy = 0.5 * (px (img, x, y + 1) - px (img, x, y - 1));
+
+            mag += hypot (gx, gy);
+            jxx += gx * gx;
+            jxy += gx * gy;
+            jyy += gy * gy;
+            n++;
+          }
+        mag /= n;
+        tr = (jxx + jyy) / n;
+        det = (jxx * jyy - jxy * jxy) / ((double) n * n);
+        lmin = 0.5 * tr - sqrt (MAX (0.25 * tr * tr - det, 0.0));
+        fail_unless (mag > 1.0, "seed %u block (%d, %d): mean |grad| %g",
+            seed, bx, by, mag);
+        fail_unless (lmin > 0.09, "seed %u block (%d, %d): lambda_min %g",
+            seed, bx, by, lmin);
+      }
+  }
+  cf_image_free (img);
+}
+
+GST_END_TEST;
+
 static Suite *
 common_synth_suite (void)
 {
@@ -481,6 +587,8 @@ common_synth_suite (void)
   tcase_add_test (tc, test_texture_has_gradient_in_every_direction);
   tcase_add_test (tc, test_texture_renders_t_at_shifted_points);
   tcase_add_test (tc, test_rejects_invalid_sizes_and_params);
+  tcase_add_test (tc, test_motion_inverse_at_solves_x_plus_w_equals_y);
+  tcase_add_test (tc, test_texture_gradient_is_non_negligible_in_every_block);
   return s;
 }
 

@@ -62,10 +62,9 @@ random_kernel_text (int size, guint32 seed)
 static GstHarness *
 harness_with_backend (const gchar * backend, const GstVideoInfo * info)
 {
-  GstHarness *h = gst_harness_new ("cudaconvolve");
+  GstHarness *h = cf_test_harness_new ("cudaconvolve", backend, NULL);
   GstCaps *caps = gst_video_info_to_caps ((GstVideoInfo *) info);
 
-  gst_util_set_object_arg (G_OBJECT (h->element), "backend", backend);
   gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
   gst_harness_set_caps (h, gst_caps_ref (caps), caps);
   return h;
@@ -247,11 +246,9 @@ GST_START_TEST (test_cuda_memory_never_touches_the_host)
   gst_cuda_memory_init_once ();
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
 
-  h = gst_harness_new ("cudaconvolve");
   gst_ctx = gst_context_new_cuda_context (ctx);
-  gst_element_set_context (h->element, gst_ctx);
+  h = cf_test_harness_new ("cudaconvolve", "cuda", gst_ctx);
   gst_context_unref (gst_ctx);
-  gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cuda");
   g_object_set (h->element, "kernel", k3_text, NULL);
   gst_harness_set_src_caps_str (h, "video/x-raw(memory:CUDAMemory), "
       "format=RGBA, width=64, height=48, framerate=30/1");

@@ -170,10 +170,9 @@ check_frame (const GstVideoInfo * info, GstBuffer * inbuf, GstBuffer * outbuf,
 static GstHarness *
 harness_for (const gchar * format, int width, int height, GstVideoInfo * info)
 {
-  GstHarness *h = gst_harness_new ("cudaconvolve");
+  GstHarness *h = cf_test_harness_new ("cudaconvolve", "cpu", NULL);
   GstCaps *caps;
 
-  g_object_set (h->element, "backend", 2 /* cpu */ , NULL);
   gst_video_info_set_format (info, gst_video_format_from_string (format),
       width, height);
   caps = gst_video_info_to_caps (info);

@@ -14,14 +14,15 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 
+#include "cf-test-util.h"
+
 static GstHarness *
 viz_harness (const gchar * format, int width, int height,
     const gchar * settings)
 {
-  GstHarness *h = gst_harness_new ("flowviz");
+  GstHarness *h = cf_test_harness_new ("flowviz", "cpu", NULL);
   gchar *caps;
 
-  gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
   if (settings) {
     gchar **tok = g_strsplit (settings, " ", -1);
     guint i;

@@ -1,0 +1,254 @@
+/* gst-cudaflow — flow elements on the GPU against the CPU backend, and in
+ * CUDA memory end to end. Exits 77 without a device.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include "cf-test-util.h"
+#include "flow-test-util.h"
+#include "common/metrics.h"
+#include "common/synth.h"
+
+/* The second flow of the synthetic pair from @element on @backend. */
+static cf_flow *
+synthetic_flow (const gchar * element, const gchar * backend,
+    const gchar * format, int w, int h, const cf_synth_params * sp,
+    const gchar * settings, cf_flow ** truth)
+{
+  cf_image *f0, *f1;
+  GstHarness *hh;
+  GstBuffer *out;
+  cf_flow *flow;
+
+  fail_unless_equals_int (cf_synth_pair (w, h, sp, &f0, &f1, truth), CF_OK);
+  hh = flow_harness_new (element, backend, format, w, h);
+  flow_test_set_properties (hh->element, settings);
+  gst_buffer_unref (gst_harness_push_and_pull (hh,
+          flow_test_frame_from_grey (format, f0, 0)));
+  out = gst_harness_push_and_pull (hh, flow_test_frame_from_grey (format, f1,
+          1));
+  fail_if (GST_BUFFER_FLAG_IS_SET (out, GST_BUFFER_FLAG_GAP));
+  flow = flow_test_buffer_to_flow (out, w, h);
+  gst_buffer_unref (out);
+  gst_harness_teardown (hh);
+  cf_image_free (f0);
+  cf_image_free (f1);
+  return flow;
+}
+
+static void
+compare_hs_backends (const gchar * format, int w, int h,
+    const gchar * settings, double tol)
+{
+  cf_synth_params sp;
+  cf_flow *gt0, *gt1, *gpu, *cpu;
+  double mean, max;
+
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_SMOOTH;
+  gpu = synthetic_flow ("cudaflowhs", "cuda", format, w, h, &sp, settings,
+      &gt0);
+  cpu = synthetic_flow ("cudaflowhs", "cpu", format, w, h, &sp, settings,
+      &gt1);
+  fail_unless_equals_int (cf_flow_diff (gpu, cpu, &mean, &max), CF_OK);
+  GST_INFO ("%s %dx%d [%s]: mean |gpu - cpu| %.2e px, max %.2e", format, w,
+      h, settings, mean, max);
+  fail_unless (mean <= tol, "%s %dx%d [%s]: mean |gpu - cpu| = %g px",
+      format, w, h, settings, mean);
+  cf_flow_free (gpu);
+  cf_flow_free (cpu);
+  cf_flow_free (gt0);
+  cf_flow_free (gt1);
+}
+
+GST_START_TEST (test_hs_gpu_matches_cpu_in_fp32)
+{
+  compare_hs_backends ("GRAY8", 96, 72, "", 1e-3);
+  compare_hs_backends ("NV12", 161, 97, "preset=realtime", 1e-3);
+  compare_hs_backends ("BGRx", 64, 48, "warps=3 iterations=50", 1e-3);
+  compare_hs_backends ("GRAY16_LE", 640, 480, "levels=5 iterations=200",
+      1e-3);
+  compare_hs_backends ("I420", 1, 1, "", 1e-3);
+  compare_hs_backends ("RGBA", 3, 2, "", 1e-3);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_hs_fp16_epe_close_to_fp32)
+{
+  cf_synth_params sp;
+  cf_flow_error e32, e16;
+  double epe32, epe16;
+
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_ROTATION_ZOOM;
+  sp.angle = 1.5f;
+  sp.zoom = 1.01f;
+  epe32 = flow_test_synthetic_epe ("cudaflowhs", "cuda", "GRAY8", 320, 240,
+      &sp, "precision=fp32", &e32);
+  epe16 = flow_test_synthetic_epe ("cudaflowhs", "cuda", "GRAY8", 320, 240,
+      &sp, "precision=fp16", &e16);
+  GST_INFO ("EPE fp32 %.4f fp16 %.4f", epe32, epe16);
+  fail_unless (epe16 < epe32 * 1.05 + 0.01, "fp16 %.4f vs fp32 %.4f", epe16,
+      epe32);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_jacobi_kernels_give_identical_flow)
+{
+  cf_synth_params sp;
+  cf_flow *a, *b, *gt0, *gt1;
+  double mean, max;
+
+  cf_synth_params_init (&sp);
+  a = synthetic_flow ("cudaflowhs", "cuda", "GRAY8", 200, 150, &sp,
+      "jacobi-kernel=simple iterations=37", &gt0);
+  b = synthetic_flow ("cudaflowhs", "cuda", "GRAY8", 200, 150, &sp,
+      "jacobi-kernel=fused iterations=37", &gt1);
+  fail_unless_equals_int (cf_flow_diff (a, b, &mean, &max), CF_OK);
+  fail_unless (max == 0.0, "simple vs fused differ by %g", max);
+  cf_flow_free (a);
+  cf_flow_free (b);
+  cf_flow_free (gt0);
+  cf_flow_free (gt1);
+}
+
+GST_END_TEST;
+
+/* Frames into flow and colour with everything in CUDA memory; compare the
+ * pictures with the CPU chain. */
+GST_START_TEST (test_cuda_memory_chain_matches_cpu_chain)
+{
+  GstElementFactory *up = gst_element_factory_find ("cudaupload");
+  cf_synth_params sp;
+  cf_image *f0, *f1;
+  cf_flow *gt;
+  GstHarness *gpu, *cpu;
+  GstBuffer *a, *b;
+  GstMapInfo ma, mb;
+  gsize i, differ = 0;
+
+  if (up == NULL)
+    return;
+  gst_object_unref (up);
+  cf_synth_params_init (&sp);
+  fail_unless_equals_int (cf_synth_pair (128, 96, &sp, &f0, &f1, &gt), CF_OK);
+  gpu = gst_harness_new_parse ("cudaupload ! cudaflowhs backend=cuda ! "
+      "flowviz backend=cuda max-flow=3 ! cudadownload");
+  cpu = gst_harness_new_parse ("cudaflowhs backend=cpu ! flowviz backend=cpu "
+      "max-flow=3");
+  gst_harness_set_src_caps_str (gpu, "video/x-raw, format=NV12, width=128, "
+      "height=96, framerate=30/1");
+  gst_harness_set_sink_caps_str (gpu, "video/x-raw, format=RGBA");
+  gst_harness_set_src_caps_str (cpu, "video/x-raw, format=NV12, width=128, "
+      "height=96, framerate=30/1");
+  gst_harness_set_sink_caps_str (cpu, "video/x-raw, format=RGBA");
+
+  gst_buffer_unref (gst_harness_push_and_pull (gpu,
+          flow_test_frame_from_grey ("NV12", f0, 0)));
+  gst_buffer_unref (gst_harness_push_and_pull (cpu,
+          flow_test_frame_from_grey ("NV12", f0, 0)));
+  a = gst_harness_push_and_pull (gpu, flow_test_frame_from_grey ("NV12", f1,
+          1));
+  b = gst_harness_push_and_pull (cpu, flow_test_frame_from_grey ("NV12", f1,
+          1));
+  gst_buffer_map (a, &ma, GST_MAP_READ);
+  gst_buffer_map (b, &mb, GST_MAP_READ);
+  fail_unless_equals_int (ma.size, mb.size);
+  for (i = 0; i < ma.size; i++)
+    if (ABS ((int) ma.data[i] - (int) mb.data[i]) > 2)
+      differ++;
+  /* flows agree to 1e-3 px; colours may move a level or two */
+  fail_unless (differ < ma.size / 1000, "%" G_GSIZE_FORMAT " bytes differ",
+      differ);
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_harness_teardown (gpu);
+  gst_harness_teardown (cpu);
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (gt);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_flow_in_cuda_memory_saves_to_flo)
+{
+  GstHarness *h = gst_harness_new_parse ("cudaflowhs backend=cuda "
+      "preset=realtime ! video/x-optical-flow(memory:CUDAMemory) ! floenc");
+  GstBuffer *out;
+  int i;
+
+  gst_harness_set_src_caps_str (h, "video/x-raw, format=GRAY8, width=33, "
+      "height=17, framerate=30/1");
+  for (i = 0; i < 2; i++) {
+    out = gst_harness_push_and_pull (h, flow_test_random_frame ("GRAY8", 33,
+            17, 3 + i, i));
+    fail_unless_equals_int (gst_buffer_get_size (out), 12 + 33 * 17 * 8);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_many_frames_and_size_changes_on_gpu)
+{
+  GstHarness *h = flow_harness_new ("cudaflowhs", "cuda", "GRAY8", 320, 240);
+  int i;
+
+  gst_util_set_object_arg (G_OBJECT (h->element), "preset", "realtime");
+  for (i = 0; i < 200; i++) {
+    GstBuffer *out = gst_harness_push_and_pull (h,
+        flow_test_random_frame ("GRAY8", 320, 240, i + 1, i));
+    fail_unless (out != NULL);
+    gst_buffer_unref (out);
+  }
+  gst_harness_set_src_caps_str (h, "video/x-raw, format=GRAY8, width=1921, "
+      "height=1081, framerate=30/1");
+  for (i = 0; i < 3; i++) {
+    GstBuffer *out = gst_harness_push_and_pull (h,
+        flow_test_random_frame ("GRAY8", 1921, 1081, i + 7, 200 + i));
+    fail_unless_equals_int (gst_buffer_get_size (out), 1921 * 1081 * 8);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+elements_flow_gpu_suite (void)
+{
+  Suite *s = suite_create ("flow-gpu");
+  TCase *tc = tcase_create ("gpu");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_hs_gpu_matches_cpu_in_fp32);
+  tcase_add_test (tc, test_hs_fp16_epe_close_to_fp32);
+  tcase_add_test (tc, test_jacobi_kernels_give_identical_flow);
+  tcase_add_test (tc, test_cuda_memory_chain_matches_cpu_chain);
+  tcase_add_test (tc, test_flow_in_cuda_memory_saves_to_flo);
+  tcase_add_test (tc, test_many_frames_and_size_changes_on_gpu);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return cf_test_run_gpu_suite (argc, argv, "elements_flow_gpu",
+      elements_flow_gpu_suite);
+}
