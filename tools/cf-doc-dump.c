@@ -36,7 +36,8 @@ value_string (const GValue * value)
 {
   if (G_VALUE_HOLDS_STRING (value)) {
     const gchar *str = g_value_get_string (value);
-    return g_strdup_printf ("\"%s\"", str ? str : "NULL");
+    /* an unset string is NULL, which is not the text "NULL" */
+    return str ? g_strdup_printf ("\"%s\"", str) : g_strdup ("(unset)");
   }
   return gst_value_serialize (value);
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Run every test suite on a machine with an NVIDIA GPU (the GPU suites skip
 # elsewhere), then compute-sanitizer memcheck/racecheck on the GPU suites,
-# then the example pipelines. Logs go to $OUT (default _out/gpu).
+# then the example pipelines and the tools. Logs go to $OUT (default
+# _out/gpu). Speed and accuracy measurements: tests/gpu/flow-measure.sh.
 #
 #   tests/gpu/run-all.sh [BUILD_DIR]
 #
@@ -70,6 +71,8 @@ fi
 
 sh "$top/tests/check/pipelines.sh" > "$out/pipelines.log" 2>&1
 record "examples/pipelines" $?
+CUDAFLOW_TOOLS_DIR=$build/tools sh "$top/tests/check/tools.sh" > "$out/tools.log" 2>&1
+record "tools (cf-flow-eval, cf-flow-bench)" $?
 
 echo "$pass passed, $fail failed, $skip skipped" | tee -a "$summary"
 # one archive of every log (the failing ones are what matters)

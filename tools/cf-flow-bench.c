@@ -1,0 +1,475 @@
+/* gst-cudaflow — GPU time per frame and per stage of the flow methods
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ *   cf-flow-bench [--sizes WxH,...] [--frames N] [--config NAME,...]
+ *                 [--json FILE] [--markdown FILE]
+ *
+ * Runs the same sequence of calls as the flow elements' GPU path on one
+ * stream, frame after frame, with the previous frame's pyramid kept:
+ *   luma     8-bit frame (device memory) -> float level 0
+ *   pyramid  Gaussian anti-alias + decimation of the new frame
+ *   solve    the method on (previous, current) pyramids
+ *   output   planar flow -> interleaved UV_F32LE (device memory)
+ * Each stage is bracketed by CUDA events; the numbers are medians over
+ * --frames frames after 3 warm-up frames. Allocation happens once, before
+ * timing, as in the elements (plans live until caps change).
+ *
+ * "solve" is split further by timing a second plan with the same settings
+ * and zero Jacobi iterations: its solve time is the per-warp work around
+ * the sweeps (warp, derivatives, increments, flow upsampling), the
+ * difference is the sweeps themselves. From the sweeps' time and the
+ * number of cells they update, "GB/s" is the fp32 traffic model of
+ * research/perf-anchors.md §5.3 (28 bytes per cell per sweep: read
+ * Ix, Iy, It, du, dv, write du, dv, plus the neighbours, counted once)
+ * divided by time; for fp16 it is the same fp32-equivalent figure.
+ *
+ * Frames are synthetic (common/synth: band-limited texture, smooth motion),
+ * the same pair alternating, so every frame does the full work.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "common/hs.h"
+#include "common/synth.h"
+#include "cuda/flow.h"
+#include "cuda/hs.h"
+#include "cuda/luma.h"
+#include "cuda/pyramid.h"
+
+#define MAX_SIZES 16
+#define WARMUP_FRAMES 3
+#define HS_BYTES_PER_CELL_SWEEP 28.0
+
+typedef struct
+{
+  const char *name;
+  const char *description;
+  int levels;
+  int warps;
+  int iterations;
+  float alpha;
+  cf_precision precision;
+  cf_hs_kernel kernel;
+} bench_config;
+
+/* alpha on 0..255 intensities: 51 = cuda-samples' 0.2 on [0, 1]. */
+static const bench_config configs[] = {
+  {"hs-cuda-samples", "cudaflowhs preset=cuda-samples (5 levels x 3 warps "
+        "x 500 iterations, fused Jacobi)", 5, 3, 500, 51.0f,
+      CF_PRECISION_FP32, CF_HS_KERNEL_AUTO},
+  {"hs-cuda-samples-fp16", "the same, precision=fp16", 5, 3, 500, 51.0f,
+      CF_PRECISION_FP16, CF_HS_KERNEL_AUTO},
+  {"hs-cuda-samples-simple", "the same, jacobi-kernel=simple (one sweep "
+        "per launch)", 5, 3, 500, 51.0f, CF_PRECISION_FP32,
+      CF_HS_KERNEL_SIMPLE},
+  {"hs-default", "cudaflowhs defaults (5 levels x 1 warp x 500 "
+        "iterations)", 5, 1, 500, 15.0f, CF_PRECISION_FP32,
+      CF_HS_KERNEL_AUTO},
+  {"hs-realtime", "cudaflowhs preset=realtime (3 levels x 1 warp x 10 "
+        "iterations, the seed's configuration)", 3, 1, 10, 15.0f,
+      CF_PRECISION_FP32, CF_HS_KERNEL_AUTO},
+  {"hs-realtime-fp16", "the same, precision=fp16", 3, 1, 10, 15.0f,
+      CF_PRECISION_FP16, CF_HS_KERNEL_AUTO},
+};
+
+#define N_CONFIGS ((int) (sizeof (configs) / sizeof (configs[0])))
+
+enum
+{ STAGE_LUMA, STAGE_PYRAMID, STAGE_SOLVE, STAGE_OUTPUT, N_STAGES };
+static const char *stage_names[N_STAGES] =
+    { "luma", "pyramid", "solve", "output" };
+
+typedef struct
+{
+  const bench_config *config;
+  int width, height;
+  int n_levels;
+  double stage_ms[N_STAGES];    /* medians */
+  double frame_ms;              /* median of the frame's total */
+  double around_sweeps_ms;      /* solve with 0 iterations */
+  double sweeps_ms;
+  double cells_swept;           /* cells x sweeps per frame, all levels */
+  double gbps;
+} bench_result;
+
+#define CHECK(call) do { cf_status s_ = (call); if (s_ != CF_OK) { \
+  fprintf (stderr, "cf-flow-bench: %s failed: %s (%s)\n", #call, \
+      cf_status_name (s_), cf_cuda_last_error_name ()); exit (1); } } while (0)
+#define CHECK_CUDA(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+  fprintf (stderr, "cf-flow-bench: %s failed: %s\n", #call, \
+      cudaGetErrorString (e_)); exit (1); } } while (0)
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+median (double *v, int n)
+{
+  qsort (v, n, sizeof (double), compare_doubles);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* An 8-bit device frame holding @image rounded. */
+static uint8_t *
+upload_grey8 (const cf_image * image, size_t *pitch)
+{
+  size_t n = (size_t) image->width * image->height;
+  uint8_t *host = malloc (n), *dev = NULL;
+  int x, y;
+
+  for (y = 0; y < image->height; y++)
+    for (x = 0; x < image->width; x++) {
+      float v = cf_image_row (image, y)[x] + 0.5f;
+      host[(size_t) y * image->width + x] =
+          (uint8_t) (v < 0 ? 0 : v > 255 ? 255 : v);
+    }
+  CHECK_CUDA (cudaMallocPitch ((void **) &dev, pitch, image->width,
+          image->height));
+  CHECK_CUDA (cudaMemcpy2D (dev, *pitch, host, image->width, image->width,
+          image->height, cudaMemcpyHostToDevice));
+  free (host);
+  return dev;
+}
+
+/* Median solve time of @plan over @frames runs (stream idle around). */
+static double
+time_solve_only (cf_cuda_hs_plan * plan, cf_cuda_pyramid * p0,
+    cf_cuda_pyramid * p1, const cf_hs_params * hp, cf_cuda_flow * flow,
+    int frames, cudaStream_t stream)
+{
+  cudaEvent_t a, b;
+  double *t = calloc (frames, sizeof (double));
+  double m;
+  int i;
+
+  CHECK_CUDA (cudaEventCreate (&a));
+  CHECK_CUDA (cudaEventCreate (&b));
+  for (i = -WARMUP_FRAMES; i < frames; i++) {
+    float ms;
+    CHECK_CUDA (cudaEventRecord (a, stream));
+    CHECK (cf_cuda_hs_plan_run (plan, p0, p1, hp, 0, flow, stream));
+    CHECK_CUDA (cudaEventRecord (b, stream));
+    CHECK_CUDA (cudaEventSynchronize (b));
+    CHECK_CUDA (cudaEventElapsedTime (&ms, a, b));
+    if (i >= 0)
+      t[i] = ms;
+  }
+  m = median (t, frames);
+  cudaEventDestroy (a);
+  cudaEventDestroy (b);
+  free (t);
+  return m;
+}
+
+static void
+run_one (const bench_config * c, int width, int height, int frames,
+    bench_result * r)
+{
+  cf_synth_params sp;
+  cf_image *f0 = NULL, *f1 = NULL;
+  cf_flow *truth = NULL;
+  uint8_t *dev_frame[2];
+  size_t frame_pitch[2];
+  cf_pyramid_params pp;
+  cf_cuda_pyramid pyr[2];
+  cf_cuda_flow flow;
+  cf_cuda_hs_plan *plan = NULL, *plan0 = NULL;
+  cf_hs_params hp, hp0;
+  float *uv = NULL;
+  size_t uv_pitch;
+  cudaStream_t stream;
+  cudaEvent_t ev[N_STAGES + 1];
+  double *t[N_STAGES + 1];
+  int i, s, l, cur = 0;
+
+  memset (r, 0, sizeof (*r));
+  r->config = c;
+  r->width = width;
+  r->height = height;
+
+  cf_synth_params_init (&sp);
+  CHECK (cf_synth_pair (width, height, &sp, &f0, &f1, &truth));
+  dev_frame[0] = upload_grey8 (f0, &frame_pitch[0]);
+  dev_frame[1] = upload_grey8 (f1, &frame_pitch[1]);
+
+  cf_pyramid_params_init (&pp);
+  pp.max_levels = c->levels;
+  pp.presmooth_sigma = 0.0f;    /* as cudaflowhs */
+  memset (pyr, 0, sizeof (pyr));
+  CHECK (cf_cuda_pyramid_alloc (&pyr[0], width, height, &pp));
+  CHECK (cf_cuda_pyramid_alloc (&pyr[1], width, height, &pp));
+  r->n_levels = pyr[0].n_levels;
+  CHECK (cf_cuda_flow_alloc (&flow, width, height));
+  CHECK_CUDA (cudaMallocPitch ((void **) &uv, &uv_pitch,
+          (size_t) width * 2 * sizeof (float), height));
+  CHECK_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+
+  cf_hs_params_init (&hp);
+  hp.alpha = c->alpha;
+  hp.warps = c->warps;
+  hp.iterations = c->iterations;
+  hp0 = hp;
+  hp0.iterations = 0;
+  CHECK (cf_cuda_hs_plan_new (width, height, c->precision, c->kernel, &plan));
+  CHECK (cf_cuda_hs_plan_new (width, height, c->precision, c->kernel,
+          &plan0));
+
+  for (s = 0; s <= N_STAGES; s++) {
+    CHECK_CUDA (cudaEventCreate (&ev[s]));
+    t[s] = calloc (frames, sizeof (double));
+  }
+
+  /* The element's loop: frame k becomes the current pyramid, (k-1) the
+   * previous one; the first frame only fills its pyramid. */
+  for (i = -WARMUP_FRAMES - 1; i < frames; i++) {
+    cf_channel ch = { dev_frame[cur], width, height,
+      (ptrdiff_t) frame_pitch[cur], 1, 8
+    };
+    cf_cuda_pyramid *now = &pyr[cur], *before = &pyr[1 - cur];
+
+    CHECK_CUDA (cudaEventRecord (ev[0], stream));
+    CHECK (cf_cuda_luma_from_channel (&ch, &now->level[0], stream));
+    CHECK_CUDA (cudaEventRecord (ev[1], stream));
+    CHECK (cf_cuda_pyramid_build (now, &pp, stream));
+    CHECK_CUDA (cudaEventRecord (ev[2], stream));
+    if (i > -WARMUP_FRAMES - 1)
+      CHECK (cf_cuda_hs_plan_run (plan, before, now, &hp, 0, &flow, stream));
+    CHECK_CUDA (cudaEventRecord (ev[3], stream));
+    CHECK (cf_cuda_flow_to_interleaved (&flow, uv, uv_pitch, stream));
+    CHECK_CUDA (cudaEventRecord (ev[4], stream));
+    CHECK_CUDA (cudaEventSynchronize (ev[4]));
+    if (i >= 0) {
+      float ms;
+      for (s = 0; s < N_STAGES; s++) {
+        CHECK_CUDA (cudaEventElapsedTime (&ms, ev[s], ev[s + 1]));
+        t[s][i] = ms;
+      }
+      CHECK_CUDA (cudaEventElapsedTime (&ms, ev[0], ev[N_STAGES]));
+      t[N_STAGES][i] = ms;
+    }
+    cur = 1 - cur;
+  }
+  for (s = 0; s < N_STAGES; s++)
+    r->stage_ms[s] = median (t[s], frames);
+  r->frame_ms = median (t[N_STAGES], frames);
+
+  r->around_sweeps_ms = time_solve_only (plan0, &pyr[1 - cur], &pyr[cur],
+      &hp0, &flow, frames, stream);
+  r->sweeps_ms = r->stage_ms[STAGE_SOLVE] - r->around_sweeps_ms;
+  for (l = 0; l < r->n_levels; l++)
+    r->cells_swept += (double) pyr[0].level[l].width *
+        pyr[0].level[l].height * c->warps * c->iterations;
+  if (r->sweeps_ms > 0)
+    r->gbps = r->cells_swept * HS_BYTES_PER_CELL_SWEEP /
+        (r->sweeps_ms * 1e-3) / 1e9;
+
+  for (s = 0; s <= N_STAGES; s++) {
+    cudaEventDestroy (ev[s]);
+    free (t[s]);
+  }
+  cf_cuda_hs_plan_free (plan);
+  cf_cuda_hs_plan_free (plan0);
+  cudaStreamDestroy (stream);
+  cudaFree (uv);
+  cf_cuda_flow_release (&flow);
+  cf_cuda_pyramid_release (&pyr[0]);
+  cf_cuda_pyramid_release (&pyr[1]);
+  cudaFree (dev_frame[0]);
+  cudaFree (dev_frame[1]);
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (truth);
+}
+
+static void
+write_json (FILE * f, const char *device, const bench_result * r, int n,
+    int frames)
+{
+  int i, s;
+
+  fprintf (f, "{\n  \"device\": \"%s\",\n  \"frames\": %d,\n"
+      "  \"results\": [\n", device, frames);
+  for (i = 0; i < n; i++) {
+    fprintf (f, "    {\"config\": \"%s\", \"width\": %d, \"height\": %d, "
+        "\"levels\": %d, \"frame_ms\": %.4f", r[i].config->name, r[i].width,
+        r[i].height, r[i].n_levels, r[i].frame_ms);
+    for (s = 0; s < N_STAGES; s++)
+      fprintf (f, ", \"%s_ms\": %.4f", stage_names[s], r[i].stage_ms[s]);
+    fprintf (f, ", \"sweeps_ms\": %.4f, \"around_sweeps_ms\": %.4f, "
+        "\"cells_swept\": %.0f, \"sweep_gbps_fp32_model\": %.1f}%s\n",
+        r[i].sweeps_ms, r[i].around_sweeps_ms, r[i].cells_swept, r[i].gbps,
+        i + 1 < n ? "," : "");
+  }
+  fprintf (f, "  ]\n}\n");
+}
+
+static void
+write_markdown (FILE * f, const char *device, const bench_result * r, int n,
+    int frames)
+{
+  int i, c;
+
+  fprintf (f, "Device: %s. Medians of %d frames after %d warm-up frames, "
+      "CUDA events on one stream.\n\n", device, frames, WARMUP_FRAMES);
+  for (c = 0; c < N_CONFIGS; c++) {
+    int any = 0;
+    for (i = 0; i < n; i++)
+      if (r[i].config == &configs[c])
+        any = 1;
+    if (!any)
+      continue;
+    fprintf (f, "### %s\n\n%s\n\n", configs[c].name, configs[c].description);
+    fprintf (f, "| size | frame ms | luma | pyramid | solve: sweeps | "
+        "solve: around sweeps | output | sweeps GB/s (fp32 model) |\n"
+        "|---|---|---|---|---|---|---|---|\n");
+    for (i = 0; i < n; i++) {
+      const bench_result *x = &r[i];
+      double total = x->frame_ms > 0 ? x->frame_ms : 1;
+      if (x->config != &configs[c])
+        continue;
+      fprintf (f, "| %dx%d | %.3f | %.1f %% | %.1f %% | %.1f %% | %.1f %% | "
+          "%.1f %% | %.0f |\n", x->width, x->height, x->frame_ms,
+          100 * x->stage_ms[STAGE_LUMA] / total,
+          100 * x->stage_ms[STAGE_PYRAMID] / total,
+          100 * x->sweeps_ms / total, 100 * x->around_sweeps_ms / total,
+          100 * x->stage_ms[STAGE_OUTPUT] / total, x->gbps);
+    }
+    fprintf (f, "\n");
+  }
+}
+
+static void
+usage (void)
+{
+  int c;
+  fprintf (stderr, "usage: cf-flow-bench [--sizes WxH,...] [--frames N] "
+      "[--config NAME,...] [--json FILE] [--markdown FILE]\n"
+      "  default sizes 640x480,1280x720,1920x1080,3840x2160; configs:\n");
+  for (c = 0; c < N_CONFIGS; c++)
+    fprintf (stderr, "    %-24s %s\n", configs[c].name,
+        configs[c].description);
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *sizes = "640x480,1280x720,1920x1080,3840x2160";
+  const char *wanted = NULL, *json_path = NULL, *md_path = NULL;
+  int frames = 20, w[MAX_SIZES], h[MAX_SIZES], n_sizes = 0, i, c, k, n = 0;
+  bench_result *results;
+  struct cudaDeviceProp prop;
+  char device[512];
+  char *list, *tok, *save = NULL;
+
+  for (i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--sizes") && i + 1 < argc)
+      sizes = argv[++i];
+    else if (!strcmp (argv[i], "--frames") && i + 1 < argc)
+      frames = atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--config") && i + 1 < argc)
+      wanted = argv[++i];
+    else if (!strcmp (argv[i], "--json") && i + 1 < argc)
+      json_path = argv[++i];
+    else if (!strcmp (argv[i], "--markdown") && i + 1 < argc)
+      md_path = argv[++i];
+    else {
+      usage ();
+      return 2;
+    }
+  }
+  if (frames < 1) {
+    usage ();
+    return 2;
+  }
+  list = strdup (sizes);
+  for (tok = strtok_r (list, ",", &save); tok && n_sizes < MAX_SIZES;
+      tok = strtok_r (NULL, ",", &save)) {
+    if (sscanf (tok, "%dx%d", &w[n_sizes], &h[n_sizes]) != 2 ||
+        w[n_sizes] < 1 || h[n_sizes] < 1 || w[n_sizes] > 16384 ||
+        h[n_sizes] > 16384) {
+      fprintf (stderr, "cf-flow-bench: bad size '%s'\n", tok);
+      return 2;
+    }
+    n_sizes++;
+  }
+  free (list);
+  if (wanted) {
+    list = strdup (wanted);
+    for (tok = strtok_r (list, ",", &save); tok;
+        tok = strtok_r (NULL, ",", &save)) {
+      for (c = 0; c < N_CONFIGS && strcmp (tok, configs[c].name); c++);
+      if (c == N_CONFIGS) {
+        fprintf (stderr, "cf-flow-bench: unknown config '%s'\n", tok);
+        usage ();
+        return 2;
+      }
+    }
+    free (list);
+  }
+  if (!cf_cuda_device_available ()) {
+    fprintf (stderr, "cf-flow-bench: no usable CUDA device\n");
+    return 77;
+  }
+  CHECK_CUDA (cudaGetDeviceProperties (&prop, 0));
+  snprintf (device, sizeof (device), "%s (%d SMs)", prop.name,
+      prop.multiProcessorCount);
+
+  results = calloc ((size_t) N_CONFIGS * n_sizes, sizeof (bench_result));
+  for (c = 0; c < N_CONFIGS; c++) {
+    if (wanted) {
+      /* whole-word match in the comma list */
+      const char *p = strstr (wanted, configs[c].name);
+      size_t len = strlen (configs[c].name);
+      int hit = 0;
+      while (p) {
+        if ((p == wanted || p[-1] == ',') && (p[len] == ',' || !p[len]))
+          hit = 1;
+        p = strstr (p + 1, configs[c].name);
+      }
+      if (!hit)
+        continue;
+    }
+    for (k = 0; k < n_sizes; k++) {
+      run_one (&configs[c], w[k], h[k], frames, &results[n]);
+      fprintf (stderr, "%-24s %5dx%-5d %9.3f ms/frame (solve %.3f, sweeps "
+          "%.3f, %.0f GB/s)\n", configs[c].name, w[k], h[k],
+          results[n].frame_ms, results[n].stage_ms[STAGE_SOLVE],
+          results[n].sweeps_ms, results[n].gbps);
+      n++;
+    }
+  }
+
+  write_markdown (stdout, device, results, n, frames);
+  if (md_path) {
+    FILE *f = fopen (md_path, "w");
+    if (!f) {
+      perror (md_path);
+      return 1;
+    }
+    write_markdown (f, device, results, n, frames);
+    fclose (f);
+  }
+  if (json_path) {
+    FILE *f = fopen (json_path, "w");
+    if (!f) {
+      perror (json_path);
+      return 1;
+    }
+    write_json (f, device, results, n, frames);
+    fclose (f);
+  }
+  free (results);
+  return 0;
+}

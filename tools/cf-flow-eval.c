@@ -1,0 +1,355 @@
+/* gst-cudaflow — accuracy of a flow element on Middlebury-format data,
+ * through GStreamer
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ *   cf-flow-eval [--element NAME] [--set prop=value ...] [--png OUT_DIR]
+ *                DATA_DIR [SEQ ...]
+ *
+ * DATA_DIR holds <seq>/frame10.png, frame11.png and flow10.flo (e.g.
+ * ../shared/data/middlebury); without SEQ every sub-directory that has the
+ * three files is evaluated. For each pair the program builds
+ *   appsrc (GRAY8) ! NAME prop=value ... ! appsink (UV_F32LE, system memory)
+ * pushes the two frames and compares the second flow field with the ground
+ * truth: EPE and AAE per sequence and the mean, as a markdown table. The
+ * element runs exactly as in a pipeline (backend=auto picks the GPU where
+ * there is one). With --png, OUT_DIR/<seq>.png is the Middlebury colour
+ * coding of the estimate and OUT_DIR/<seq>-truth.png that of the ground
+ * truth, both scaled by the ground truth's largest known magnitude.
+ *
+ * Frames go in as 8-bit luma (grey PNGs exactly; colour ones through
+ * Rec.601 rounded to 8 bits, like a GRAY8 stream would carry them).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gst/gst.h>
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+
+#include "common/flo.h"
+#include "common/flowviz.h"
+#include "common/metrics.h"
+#include "png-io.h"
+
+#define MAX_SEQS 256
+#define MAX_SETS 64
+
+typedef struct
+{
+  const char *element;
+  const char *sets[MAX_SETS];
+  int n_sets;
+  const char *png_dir;
+} eval_config;
+
+static GstBuffer *
+grey_buffer (const cf_image * image, int index)
+{
+  int stride = (image->width + 3) & ~3; /* GstVideoInfo's GRAY8 stride */
+  GstBuffer *buffer = gst_buffer_new_allocate (NULL,
+      (gsize) stride * image->height, NULL);
+  GstMapInfo map;
+  int x, y;
+
+  gst_buffer_map (buffer, &map, GST_MAP_WRITE);
+  for (y = 0; y < image->height; y++) {
+    const float *row = cf_image_row (image, y);
+    guint8 *out = map.data + (gsize) y * stride;
+    for (x = 0; x < image->width; x++) {
+      float v = roundf (row[x]);
+      out[x] = (guint8) (v < 0 ? 0 : v > 255 ? 255 : v);
+    }
+  }
+  gst_buffer_unmap (buffer, &map);
+  GST_BUFFER_PTS (buffer) = gst_util_uint64_scale (index, GST_SECOND, 30);
+  GST_BUFFER_DURATION (buffer) = gst_util_uint64_scale (1, GST_SECOND, 30);
+  return buffer;
+}
+
+/* Element description for gst_parse_launch: NAME prop=value ... */
+static gchar *
+element_description (const eval_config * c)
+{
+  GString *s = g_string_new (c->element);
+  int i;
+
+  for (i = 0; i < c->n_sets; i++)
+    g_string_append_printf (s, " %s", c->sets[i]);
+  return g_string_free (s, FALSE);
+}
+
+/* Run the element on (f0, f1); the flow of the second frame, or NULL with
+ * the reason printed. */
+static cf_flow *
+run_element (const eval_config * c, const char *seq, const cf_image * f0,
+    const cf_image * f1)
+{
+  gchar *desc = element_description (c);
+  gchar *launch = g_strdup_printf ("appsrc name=src format=time "
+      "caps=video/x-raw,format=GRAY8,width=%d,height=%d,framerate=30/1 ! "
+      "%s ! appsink name=sink sync=false "
+      "caps=video/x-optical-flow,format=UV_F32LE", f0->width, f0->height,
+      desc);
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (launch, &error);
+  GstElement *src = NULL, *sink = NULL;
+  GstSample *samples[2] = { NULL, NULL };
+  cf_flow *flow = NULL;
+  int i;
+
+  g_free (desc);
+  g_free (launch);
+  if (pipeline == NULL || error != NULL) {
+    fprintf (stderr, "%s: %s\n", seq, error ? error->message : "no pipeline");
+    g_clear_error (&error);
+    if (pipeline)
+      gst_object_unref (pipeline);
+    return NULL;
+  }
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE) {
+    fprintf (stderr, "%s: the pipeline does not start\n", seq);
+    goto out;
+  }
+  gst_app_src_push_buffer (GST_APP_SRC (src), grey_buffer (f0, 0));
+  gst_app_src_push_buffer (GST_APP_SRC (src), grey_buffer (f1, 1));
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  for (i = 0; i < 2; i++) {
+    samples[i] = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        600 * GST_SECOND);
+    if (samples[i] == NULL)
+      break;
+  }
+  if (samples[1] == NULL) {
+    GstBus *bus = gst_element_get_bus (pipeline);
+    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    if (msg) {
+      gchar *dbg = NULL;
+      gst_message_parse_error (msg, &error, &dbg);
+      fprintf (stderr, "%s: %s (%s)\n", seq, error->message, dbg ? dbg : "");
+      g_clear_error (&error);
+      g_free (dbg);
+      gst_message_unref (msg);
+    } else {
+      fprintf (stderr, "%s: the element gave fewer than two outputs\n", seq);
+    }
+    gst_object_unref (bus);
+    goto out;
+  }
+  {
+    GstBuffer *buffer = gst_sample_get_buffer (samples[1]);
+    GstMapInfo map;
+    gsize row = (gsize) f0->width * 2 * sizeof (float);
+    if (gst_buffer_get_size (buffer) < row * f0->height) {
+      fprintf (stderr, "%s: flow buffer too small\n", seq);
+      goto out;
+    }
+    flow = cf_flow_new (f0->width, f0->height);
+    gst_buffer_map (buffer, &map, GST_MAP_READ);
+    cf_flow_from_interleaved (flow, (const float *) map.data, row);
+    gst_buffer_unmap (buffer, &map);
+  }
+
+out:
+  for (i = 0; i < 2; i++)
+    if (samples[i])
+      gst_sample_unref (samples[i]);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_clear_object (&src);
+  gst_clear_object (&sink);
+  gst_object_unref (pipeline);
+  return flow;
+}
+
+static void
+write_png (const char *path, const cf_flow * flow, float max_flow)
+{
+  cf_flowviz_params vp = { CF_FLOWVIZ_MIDDLEBURY, 16, 0, 1, 2, 3 };
+  size_t uv_stride = (size_t) flow->width * 2 * sizeof (float);
+  float *uv = g_malloc (uv_stride * flow->height);
+  guint8 *rgba = g_malloc ((size_t) flow->width * 4 * flow->height);
+  guint8 *rgb = g_malloc ((size_t) flow->width * 3 * flow->height);
+  cf_error err = { {0} };
+  size_t i, n = (size_t) flow->width * flow->height;
+
+  cf_flow_to_interleaved (flow, uv, uv_stride);
+  cf_flowviz_render (uv, uv_stride, flow->width, flow->height, &vp, max_flow,
+      rgba, (size_t) flow->width * 4);
+  for (i = 0; i < n; i++)
+    memcpy (rgb + 3 * i, rgba + 4 * i, 3);
+  if (cf_png_write_rgb (path, rgb, flow->width, flow->height,
+          flow->width * 3, &err) != CF_OK)
+    fprintf (stderr, "%s: %s\n", path, err.message);
+  g_free (uv);
+  g_free (rgba);
+  g_free (rgb);
+}
+
+static int
+eval_sequence (const eval_config * c, const char *dir, const char *seq,
+    cf_flow_error * result, double *seconds)
+{
+  char p0[4096], p1[4096], pf[4096];
+  cf_image *f0 = NULL, *f1 = NULL;
+  cf_flow *truth = NULL, *flow = NULL;
+  cf_error err = { {0} };
+  gint64 t0;
+  int ok = 0;
+
+  snprintf (p0, sizeof (p0), "%s/%s/frame10.png", dir, seq);
+  snprintf (p1, sizeof (p1), "%s/%s/frame11.png", dir, seq);
+  snprintf (pf, sizeof (pf), "%s/%s/flow10.flo", dir, seq);
+  if (cf_png_read_luma (p0, &f0, &err) != CF_OK ||
+      cf_png_read_luma (p1, &f1, &err) != CF_OK ||
+      cf_flo_read (pf, &truth, &err) != CF_OK) {
+    fprintf (stderr, "%s: %s\n", seq, err.message);
+    goto out;
+  }
+  if (f0->width != f1->width || f0->height != f1->height ||
+      truth->width != f0->width || truth->height != f0->height) {
+    fprintf (stderr, "%s: frames and ground truth differ in size\n", seq);
+    goto out;
+  }
+  t0 = g_get_monotonic_time ();
+  flow = run_element (c, seq, f0, f1);
+  *seconds = (g_get_monotonic_time () - t0) / 1e6;
+  if (flow == NULL)
+    goto out;
+  ok = cf_flow_compare (flow, truth, 0, result) == CF_OK;
+  if (ok && c->png_dir) {
+    size_t uv_stride = (size_t) truth->width * 2 * sizeof (float);
+    float *uv = g_malloc (uv_stride * truth->height);
+    float max_flow;
+    gchar *path;
+
+    cf_flow_to_interleaved (truth, uv, uv_stride);
+    max_flow = cf_flowviz_max_magnitude (uv, uv_stride, truth->width,
+        truth->height);
+    g_free (uv);
+    path = g_strdup_printf ("%s/%s.png", c->png_dir, seq);
+    write_png (path, flow, max_flow);
+    g_free (path);
+    path = g_strdup_printf ("%s/%s-truth.png", c->png_dir, seq);
+    write_png (path, truth, max_flow);
+    g_free (path);
+  }
+
+out:
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (truth);
+  cf_flow_free (flow);
+  return ok;
+}
+
+static int
+compare_strings (const void *a, const void *b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static void
+usage (void)
+{
+  fprintf (stderr, "usage: cf-flow-eval [--element NAME] "
+      "[--set prop=value ...] [--png OUT_DIR] DATA_DIR [SEQ ...]\n"
+      "  NAME: cudaflowhs (default), or any element with video in and\n"
+      "  UV_F32LE flow out; prop=value as in gst-launch-1.0\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  eval_config c;
+  const char *dir = NULL;
+  char *seqs[MAX_SEQS];
+  int n_seqs = 0, i, n_ok = 0;
+  double sum_epe = 0, sum_aae = 0, sum_t = 0;
+
+  gst_init (&argc, &argv);
+  memset (&c, 0, sizeof (c));
+  c.element = "cudaflowhs";
+  for (i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--element") && i + 1 < argc) {
+      c.element = argv[++i];
+    } else if (!strcmp (argv[i], "--set") && i + 1 < argc) {
+      if (c.n_sets == MAX_SETS || strchr (argv[i + 1], '=') == NULL) {
+        usage ();
+        return 2;
+      }
+      c.sets[c.n_sets++] = argv[++i];
+    } else if (!strcmp (argv[i], "--png") && i + 1 < argc) {
+      c.png_dir = argv[++i];
+    } else if (argv[i][0] == '-') {
+      usage ();
+      return 2;
+    } else if (dir == NULL) {
+      dir = argv[i];
+    } else if (n_seqs < MAX_SEQS) {
+      seqs[n_seqs++] = argv[i];
+    }
+  }
+  if (dir == NULL) {
+    usage ();
+    return 2;
+  }
+  if (c.png_dir && g_mkdir_with_parents (c.png_dir, 0755) != 0) {
+    perror (c.png_dir);
+    return 1;
+  }
+  if (n_seqs == 0) {
+    DIR *d = opendir (dir);
+    struct dirent *e;
+    if (d == NULL) {
+      perror (dir);
+      return 1;
+    }
+    while ((e = readdir (d)) != NULL && n_seqs < MAX_SEQS) {
+      gchar *probe;
+      if (e->d_name[0] == '.')
+        continue;
+      probe = g_strdup_printf ("%s/%s/flow10.flo", dir, e->d_name);
+      if (g_file_test (probe, G_FILE_TEST_IS_REGULAR))
+        seqs[n_seqs++] = g_strdup (e->d_name);
+      g_free (probe);
+    }
+    closedir (d);
+    qsort (seqs, n_seqs, sizeof (char *), compare_strings);
+  }
+  if (n_seqs == 0) {
+    fprintf (stderr, "cf-flow-eval: no <seq>/flow10.flo under %s\n", dir);
+    return 1;
+  }
+
+  {
+    gchar *desc = element_description (&c);
+    printf ("`%s`\n\n", desc);
+    g_free (desc);
+  }
+  printf ("| sequence | EPE | AAE (deg) | seconds |\n|---|---|---|---|\n");
+  for (i = 0; i < n_seqs; i++) {
+    cf_flow_error r;
+    double t = 0;
+    if (!eval_sequence (&c, dir, seqs[i], &r, &t))
+      continue;
+    printf ("| %s | %.3f | %.3f | %.2f |\n", seqs[i], r.epe, r.aae, t);
+    fflush (stdout);
+    sum_epe += r.epe;
+    sum_aae += r.aae;
+    sum_t += t;
+    n_ok++;
+  }
+  if (n_ok > 0)
+    printf ("| **mean** | **%.3f** | **%.3f** | %.2f |\n", sum_epe / n_ok,
+        sum_aae / n_ok, sum_t / n_ok);
+  return n_ok == n_seqs ? 0 : 1;
+}
