@@ -13,6 +13,7 @@
 #include "cuda/luma.h"
 #include "cuda/cuda-internal.h"
 
+#include <math.h>
 #include <stdint.h>
 
 /* 2-D launch shape of both kernels */
@@ -121,6 +122,85 @@ cf_cuda_luma_from_rgb (const void *data, ptrdiff_t stride, int pixel_stride,
       stream >>> ((const uint8_t *) data, stride, pixel_stride, r, g, b,
       dst->width, dst->height, dst->data, dst->pitch);
   CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+/* --- min / max -------------------------------------------------------- */
+
+/* Blocks of the first pass (each leaves one (min, max) pair in scratch);
+ * the second pass is one block over those pairs. */
+#define MIN_MAX_BLOCKS (CF_CUDA_MIN_MAX_SCRATCH / 2)
+#define MIN_MAX_THREADS 256
+
+/** \brief Block-wise (min, max) of @n_pairs pairs (or of the plane when
+ *  @data is set), written to pairs_out[2 blockIdx], [2 blockIdx + 1]. */
+__global__ static void
+min_max_kernel (const float *data, int width, int height, size_t pitch,
+    const float *pairs_in, int n_pairs, float *pairs_out)
+{
+  __shared__ float s_min[MIN_MAX_THREADS], s_max[MIN_MAX_THREADS];
+  float lo = INFINITY, hi = -INFINITY;
+  int t = threadIdx.x;
+
+  if (data) {
+    long n = (long) width * height;
+    for (long i = blockIdx.x * (long) blockDim.x + t; i < n;
+        i += (long) gridDim.x * blockDim.x) {
+      float v = data[(i / width) * pitch + i % width];
+      lo = fminf (lo, v);
+      hi = fmaxf (hi, v);
+    }
+  } else {
+    for (int i = t; i < n_pairs; i += blockDim.x) {
+      lo = fminf (lo, pairs_in[2 * i]);
+      hi = fmaxf (hi, pairs_in[2 * i + 1]);
+    }
+  }
+  s_min[t] = lo;
+  s_max[t] = hi;
+  __syncthreads ();
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (t < half) {
+      s_min[t] = fminf (s_min[t], s_min[t + half]);
+      s_max[t] = fmaxf (s_max[t], s_max[t + half]);
+    }
+    __syncthreads ();
+  }
+  if (t == 0) {
+    pairs_out[2 * blockIdx.x] = s_min[0];
+    pairs_out[2 * blockIdx.x + 1] = s_max[0];
+  }
+}
+
+extern "C" cf_status
+cf_cuda_image_min_max (const cf_cuda_image * img, float *scratch,
+    float *min_value, float *max_value, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  float result[2];
+  long n;
+  int blocks;
+
+  if (!plane_is_valid (img) || scratch == NULL || min_value == NULL ||
+      max_value == NULL)
+    return CF_ERROR_INVALID;
+  n = (long) img->width * img->height;
+  blocks = (int) ((n + MIN_MAX_THREADS - 1) / MIN_MAX_THREADS);
+  if (blocks > MIN_MAX_BLOCKS)
+    blocks = MIN_MAX_BLOCKS;
+  min_max_kernel <<< blocks, MIN_MAX_THREADS, 0, stream >>> (img->data,
+      img->width, img->height, img->pitch, NULL, 0, scratch);
+  CF_CUDA_TRY_LAUNCH ();
+  /* the pairs of pass 1 are read before pass 2's block writes pair 0 */
+  min_max_kernel <<< 1, MIN_MAX_THREADS, 0, stream >>> (NULL, 0, 0, 0,
+      scratch, blocks, scratch);
+  CF_CUDA_TRY_LAUNCH ();
+  CF_CUDA_TRY (cudaMemcpyAsync (result, scratch, sizeof (result),
+          cudaMemcpyDeviceToHost, stream));
+  CF_CUDA_TRY (cudaStreamSynchronize (stream));
+  *min_value = result[0];
+  *max_value = result[1];
 out:
   return status;
 }

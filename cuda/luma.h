@@ -21,6 +21,15 @@ cf_status cf_cuda_luma_from_rgb (const void *data, ptrdiff_t stride,
     int pixel_stride, int r, int g, int b, cf_cuda_image * dst,
     cudaStream_t stream);
 
+/* Device floats cf_cuda_image_min_max needs as scratch. */
+#define CF_CUDA_MIN_MAX_SCRATCH 512
+
+/* Smallest and largest value of @img (NaN-free), through @scratch
+ * (CF_CUDA_MIN_MAX_SCRATCH device floats). The two values are copied to the
+ * host, so @stream is synchronised. For TV-L1's intensity normalisation. */
+cf_status cf_cuda_image_min_max (const cf_cuda_image * img, float *scratch,
+    float *min_value, float *max_value, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -65,6 +65,8 @@ typedef struct
   cf_flow *cpu_flow;
   cf_cuda_pyramid gpu_pyramid[2];
   cf_cuda_flow gpu_flow;
+  gfloat range[2][2];           /* per slot: luma min, max (needs_frame_range) */
+  float *range_scratch;         /* device, CF_CUDA_MIN_MAX_SCRATCH floats */
 } GstCfFlowBasePrivate;
 
 #define gst_cf_flow_base_parent_class parent_class
@@ -329,6 +331,10 @@ free_frames (GstCfFlowBase * self)
   }
   g_clear_pointer (&priv->cpu_flow, cf_flow_free);
   cf_cuda_flow_release (&priv->gpu_flow);
+  if (priv->range_scratch) {
+    cudaFree (priv->range_scratch);
+    priv->range_scratch = NULL;
+  }
   priv->allocated = FALSE;
   reset_history (self);
 }
@@ -406,6 +412,10 @@ allocate_frames (GstCfFlowBase * self, gint width, gint height,
         status = CF_ERROR_NO_MEMORY;
     }
   }
+  if (status == CF_OK && on_device &&
+      GST_CF_FLOW_BASE_GET_CLASS (self)->needs_frame_range)
+    status = cf_cuda_check (cudaMalloc ((void **) &priv->range_scratch,
+            CF_CUDA_MIN_MAX_SCRATCH * sizeof (float)));
   if (status == CF_OK) {
     if (on_device) {
       status = cf_cuda_flow_alloc (&priv->gpu_flow, width, height);
@@ -464,6 +474,42 @@ extract_luma (GstCfFlowBase * self, const GstCfPlanes * in, cudaStream_t s)
   }
 }
 
+/* Luma range of the current frame, before the pyramid smooths it. */
+static cf_status
+record_range (GstCfFlowBase * self, gboolean on_device, cudaStream_t s)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  gfloat *range = priv->range[priv->cur];
+
+  if (on_device)
+    return cf_cuda_image_min_max (&priv->gpu_pyramid[priv->cur].level[0],
+        priv->range_scratch, &range[0], &range[1], s);
+  {
+    const cf_image *l0 = priv->cpu_pyramid[priv->cur]->level[0];
+    gint x, y;
+    range[0] = G_MAXFLOAT;
+    range[1] = -G_MAXFLOAT;
+    for (y = 0; y < l0->height; y++) {
+      const float *row = cf_image_row (l0, y);
+      for (x = 0; x < l0->width; x++) {
+        range[0] = MIN (range[0], row[x]);
+        range[1] = MAX (range[1], row[x]);
+      }
+    }
+  }
+  return CF_OK;
+}
+
+void
+gst_cf_flow_base_get_pair_range (GstCfFlowBase * self, gfloat * min,
+    gfloat * max)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+
+  *min = MIN (priv->range[0][0], priv->range[1][0]);
+  *max = MAX (priv->range[0][1], priv->range[1][1]);
+}
+
 static GstFlowReturn
 gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
     const GstCfPlanes * in, GstBuffer * outbuf, const GstCfPlanes * out)
@@ -490,6 +536,8 @@ gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
 
   /* this frame's pyramid, kept for the next frame */
   status = extract_luma (self, in, stream);
+  if (status == CF_OK && klass->needs_frame_range)
+    status = record_range (self, on_device, stream);
   if (status == CF_OK) {
     if (on_device)
       status = cf_cuda_pyramid_build (&priv->gpu_pyramid[priv->cur],

@@ -53,6 +53,12 @@ struct _GstCfFlowBaseClass
 
   /* Free solver plans and scratch (context pushed when on the GPU). */
   void (*free_solver) (GstCfFlowBase * self);
+
+  /* Set by methods whose parameters depend on the intensity range of the
+   * pair (TV-L1's normalisation): the base then records each frame's luma
+   * minimum and maximum before the pyramid is built (on the GPU this costs
+   * one small reduction and a stream synchronisation per frame). */
+  gboolean needs_frame_range;
 };
 
 /* Properties every flow element has; the subclass installs them (so each
@@ -71,6 +77,11 @@ gboolean gst_cf_flow_base_set_common_property (GObject * object,
     guint prop_id, const GValue * value);
 gboolean gst_cf_flow_base_get_common_property (GObject * object,
     guint prop_id, GValue * value);
+
+/* Joint luma range (0..255 scale, before presmoothing) of frames t-1 and t,
+ * inside solve_cpu/solve_cuda of a class with needs_frame_range. */
+void gst_cf_flow_base_get_pair_range (GstCfFlowBase * self, gfloat * min,
+    gfloat * max);
 
 /* The precision of the frame being processed (streaming thread). */
 cf_precision gst_cf_flow_base_get_precision (GstCfFlowBase * self);
