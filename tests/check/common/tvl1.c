@@ -953,9 +953,9 @@ GST_START_TEST (test_middlebury_rubberwhale_epe_near_ipol)
     GST_INFO ("CUDAFLOW_DATA_DIR not set: Middlebury check skipped");
     return;
   }
-  p0 = g_build_filename (dir, "RubberWhale", "frame10.png", NULL);
-  p1 = g_build_filename (dir, "RubberWhale", "frame11.png", NULL);
-  pf = g_build_filename (dir, "RubberWhale", "flow10.flo", NULL);
+  p0 = g_build_filename (dir, "middlebury", "RubberWhale", "frame10.png", NULL);
+  p1 = g_build_filename (dir, "middlebury", "RubberWhale", "frame11.png", NULL);
+  pf = g_build_filename (dir, "middlebury", "RubberWhale", "flow10.flo", NULL);
   if (!g_file_test (pf, G_FILE_TEST_EXISTS)) {
     GST_INFO ("%s missing: Middlebury check skipped", pf);
   } else {

@@ -1,0 +1,1267 @@
+/* gst-cudaflow — TV-L1 optical flow on the GPU
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Twin of common/tvl1.c (research/seed-003-tvl1.md §1.2–1.3, §5): the same
+ * pixel grid, the same borders, the same step order V, Div, U, fG, P, and
+ * every per-pixel operation in the CPU's order. The arithmetic is spelled
+ * with __fadd_rn / __fsub_rn / __fmul_rn / __fdiv_rn / __fsqrt_rn so nvcc
+ * can neither contract it into FMAs nor approximate a division or a root:
+ * the x86-64 reference is built without contraction, so each single step
+ * gives the CPU's bits. The per-warp samples come from cf_cuda_warp_bicubic,
+ * itself bit-equal to common/warp.c.
+ *
+ * Kernels, one thread per pixel, 32 x 8 blocks:
+ *  - STEPS: one kernel per step, the single-step twins below (V; Div twice;
+ *    U; fG twice; P twice), through the plan's v, div, du1, du2 planes.
+ *  - FUSED: two kernels per iteration.
+ *      U-kernel: TH from u and the warp constants, div p1 and div p2 from
+ *        the west / north neighbours of p, u ← v + θ div, in place (a
+ *        thread reads and writes only its own u; p is read-only here), and
+ *        the block's share of Σ |Δu|².
+ *      P-kernel: forward gradients of the new u from the east / south
+ *        neighbours, then the P step on p in place (u is read-only here).
+ *    Splitting at the two stencils is what lets both update in place: no
+ *    kernel reads a neighbour of what it writes. The per-pixel functions
+ *    are the ones STEPS uses, so the two paths are bit-identical.
+ *  - AUTO = FUSED.
+ *
+ * ε stopping (IPOL: after every iteration, mean |u^{n+1} − u^n|² <= ε²,
+ * and that iteration's fG and P still run — cf_tvl1_iteration does all
+ * five steps before solve_level tests): every block of the U step writes
+ * its partial sum (double, fixed tree order) to plan->partials; a reducer
+ * (its own one-block kernel in STEPS, block (0, 0) of the P-kernel in
+ * FUSED, same code) sums them in a fixed order, counts the iteration and,
+ * when the mean is <= ε², sets control->stop = n + 1. Every kernel of
+ * iteration m returns at once when stop > 0 and m >= stop, so the P step of
+ * iteration n still runs and nothing after it does. The reduction is
+ * deterministic (no atomics), so STEPS and FUSED stop at the same
+ * iteration, run after run. The host launches CHECK_EVERY iterations, then
+ * reads stop (one pinned 4-byte copy and a stream synchronisation) to
+ * decide whether to launch more; ε = 0 launches max_iterations with no
+ * check, no reduction and no synchronisation.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "cuda/tvl1.h"
+#include "cuda/cuda-internal.h"
+#include "cuda/warp.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* 2-D launch shape of every kernel; the reducer relies on 256 threads
+ * (8 warps) per block */
+#define TVL1_BLOCK_X 32
+#define TVL1_BLOCK_Y 8
+#define TVL1_BLOCK_THREADS (TVL1_BLOCK_X * TVL1_BLOCK_Y)
+#define TVL1_BLOCK_WARPS (TVL1_BLOCK_THREADS / 32)
+
+/* Iterations launched between two looks at the stop flag: each look drains
+ * the stream (~10 µs of idle GPU), each iteration launched after the stop
+ * costs two early-returning launches (~2 µs each). */
+#define TVL1_CHECK_EVERY 10
+
+/* Per-run solver state on the device (one for the whole run: it is reset
+ * per warp, and `iterations` accumulates over levels and warps). */
+struct tvl1_control
+{
+  int stop;                     /* 0: running; n + 1: iteration n met ε */
+  int pad;
+  long long iterations;         /* iterations run with ε > 0 */
+};
+
+/* The per-warp constants as the V step reads them */
+struct tvl1_consts
+{
+  const float *wx, *wy, *g, *rc;
+  size_t pwx, pwy, pg, prc;     /* pitches, elements */
+};
+
+/* A flow or a dual field: two planes, one pitch */
+struct tvl1_field
+{
+  float *a, *b;
+  size_t pitch;
+};
+
+/* ---------------------------------------------------------------------
+ * Per-pixel arithmetic, shared by STEPS and FUSED
+ * --------------------------------------------------------------------- */
+
+/** \brief Step V at one pixel (cf_tvl1_threshold): ρ = ρc + (I1wx u1 +
+ *  I1wy u2), then the three cases and the zero-gradient guard, in the
+ *  CPU's order.
+ *  \param lt  λθ, rounded on the host as the CPU does
+ *  \return (v1, v2) */
+static __device__ __forceinline__ float2
+tvl1_threshold_at (float gx, float gy, float g, float rc, float u1, float u2,
+    float lt)
+{
+  const float rho = __fadd_rn (rc, __fadd_rn (__fmul_rn (gx, u1),
+          __fmul_rn (gy, u2)));
+  float d1, d2;
+
+  if (rho < __fmul_rn (-lt, g)) {
+    d1 = __fmul_rn (lt, gx);
+    d2 = __fmul_rn (lt, gy);
+  } else if (rho > __fmul_rn (lt, g)) {
+    d1 = __fmul_rn (-lt, gx);
+    d2 = __fmul_rn (-lt, gy);
+  } else if (g < CF_TVL1_GRAD_IS_ZERO) {
+    d1 = d2 = 0.0f;
+  } else {
+    const float fi = __fdiv_rn (-rho, g);
+    d1 = __fmul_rn (fi, gx);
+    d2 = __fmul_rn (fi, gy);
+  }
+  return make_float2 (__fadd_rn (u1, d1), __fadd_rn (u2, d2));
+}
+
+/** \brief Step Div at (x, y) for one dual field (cf_tvl1_divergence): the
+ *  x part (px(x) − px(x−1), px(−1) = 0, px(w−1) unread, 0 on a 1-wide
+ *  image), then the y part added the way the CPU adds it. Reads only
+ *  columns x−1, x and rows y−1, y. */
+static __device__ __forceinline__ float
+tvl1_divergence_at (const float *px, size_t ppx, const float *py, size_t ppy,
+    int x, int y, int w, int h)
+{
+  const float *a = px + (size_t) y * ppx;
+  float d;
+
+  if (w == 1)
+    d = 0.0f;
+  else if (x == 0)
+    d = a[0];
+  else if (x == w - 1)
+    d = -a[w - 2];
+  else
+    d = __fsub_rn (a[x], a[x - 1]);
+
+  if (h == 1)
+    return d;
+  if (y == 0)
+    return __fadd_rn (d, py[x]);
+  if (y == h - 1)
+    return __fsub_rn (d, py[x + (size_t) (y - 1) * ppy]);
+  return __fadd_rn (d, __fsub_rn (py[x + (size_t) y * ppy],
+          py[x + (size_t) (y - 1) * ppy]));
+}
+
+/** \brief Step U for one component: v + θ div. */
+static __device__ __forceinline__ float
+tvl1_update_u_at (float v, float div, float theta)
+{
+  return __fadd_rn (v, __fmul_rn (theta, div));
+}
+
+/** \brief One pixel's term of the ε sum: (double) (e1² + e2²), the inner
+ *  sum in fp32 as the CPU. */
+static __device__ __forceinline__ double
+tvl1_sq_term (float e1, float e2)
+{
+  return (double) __fadd_rn (__fmul_rn (e1, e1), __fmul_rn (e2, e2));
+}
+
+/** \brief Step fG at (x, y) (cf_tvl1_forward_gradient): (f(x+1) − f(x),
+ *  f(y+1) − f(y)), 0 on the last column / row. */
+static __device__ __forceinline__ float2
+tvl1_forward_gradient_at (const float *f, size_t pitch, int x, int y, int w,
+    int h)
+{
+  const float *c = f + x + (size_t) y * pitch;
+  const float fc = c[0];
+
+  return make_float2 (x < w - 1 ? __fsub_rn (c[1], fc) : 0.0f,
+      y < h - 1 ? __fsub_rn (c[pitch], fc) : 0.0f);
+}
+
+/** \brief Step P at one pixel (cf_tvl1_update_p): (p + τ/θ ∇u) /
+ *  (1 + τ/θ |∇u|), |∇u| = sqrt(ux² + uy²) correctly rounded.
+ *  \param taut  τ/θ, rounded on the host as the CPU does */
+static __device__ __forceinline__ float2
+tvl1_update_p_at (float2 grad, float pa, float pb, float taut)
+{
+  const float norm = __fsqrt_rn (__fadd_rn (__fmul_rn (grad.x, grad.x),
+          __fmul_rn (grad.y, grad.y)));
+  const float den = __fadd_rn (1.0f, __fmul_rn (taut, norm));
+
+  return make_float2 (__fdiv_rn (__fadd_rn (pa, __fmul_rn (taut, grad.x)),
+          den), __fdiv_rn (__fadd_rn (pb, __fmul_rn (taut, grad.y)), den));
+}
+
+/* ---------------------------------------------------------------------
+ * ε bookkeeping
+ * --------------------------------------------------------------------- */
+
+/** \brief 1 when iteration @n of this warp comes after the one that met ε.
+ *  The same for every thread of a block: the only writer of stop is the
+ *  reducer, which moves it from 0 to n + 1 during iteration n, and both
+ *  values let iteration n run. */
+static __device__ __forceinline__ bool
+tvl1_skipped (const tvl1_control * ctl, int n)
+{
+  int stop;
+
+  if (ctl == NULL)
+    return false;
+  stop = *(const volatile int *) &ctl->stop;
+  return stop > 0 && n >= stop;
+}
+
+/** \brief Sum of @v over a TVL1_BLOCK_THREADS block in a fixed order (warp
+ *  shuffles, then the warp sums); the total is returned to thread 0. Every
+ *  thread of the block must call it. */
+static __device__ double
+tvl1_block_sum (double v)
+{
+  __shared__ double warp_sum[TVL1_BLOCK_WARPS];
+  const int t = threadIdx.x + threadIdx.y * blockDim.x;
+  const int lane = t & 31, warp = t >> 5;
+  int off;
+
+  for (off = 16; off > 0; off >>= 1)
+    v += __shfl_down_sync (0xffffffffu, v, off);
+  if (lane == 0)
+    warp_sum[warp] = v;
+  __syncthreads ();
+  if (warp == 0) {
+    v = lane < TVL1_BLOCK_WARPS ? warp_sum[lane] : 0.0;
+    for (off = 16; off > 0; off >>= 1)
+      v += __shfl_down_sync (0xffffffffu, v, off);
+  }
+  /* warp_sum may be reused by a later call */
+  __syncthreads ();
+  return v;
+}
+
+/** \brief The reducer of iteration @n: Σ partials in a fixed order, mean =
+ *  Σ / count (count = w h, in double like solve_level), one iteration
+ *  counted, stop = n + 1 when !(mean > ε²). Every thread of one
+ *  TVL1_BLOCK_THREADS block calls it. */
+static __device__ void
+tvl1_reduce (tvl1_control * ctl, const double *partials, int n_partials,
+    double count, double eps2, int n)
+{
+  const int t = threadIdx.x + threadIdx.y * blockDim.x;
+  double s = 0.0;
+  int i;
+
+  for (i = t; i < n_partials; i += TVL1_BLOCK_THREADS)
+    s += partials[i];
+  s = tvl1_block_sum (s);
+  if (t == 0) {
+    ctl->iterations += 1;
+    if (!(__ddiv_rn (s, count) > eps2))
+      ctl->stop = n + 1;
+  }
+}
+
+/** \brief The block's partial of the ε sum: into partials[block] (plan),
+ *  or added to *sum (single step); neither when both are NULL. Uniform per
+ *  block. */
+static __device__ __forceinline__ void
+tvl1_store_partial (double term, double *partials, double *sum)
+{
+  double s;
+
+  if (partials == NULL && sum == NULL)
+    return;
+  s = tvl1_block_sum (term);
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    if (partials != NULL)
+      partials[blockIdx.x + blockIdx.y * gridDim.x] = s;
+    else
+      atomicAdd (sum, s);
+  }
+}
+
+/* ---------------------------------------------------------------------
+ * Kernels
+ * --------------------------------------------------------------------- */
+
+/** \brief ∇I1 by centred differences with clamped taps, halved everywhere
+ *  (twin of cf_tvl1_centered_gradient). */
+__global__ static void
+tvl1_centered_gradient_kernel (const float *__restrict__ i1, size_t p1,
+    int w, int h, float *__restrict__ gx, size_t pgx, float *__restrict__ gy,
+    size_t pgy)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const float *row;
+  int xl, xr, yu, yd;
+
+  if (x >= w || y >= h)
+    return;
+  xl = max (x - 1, 0);
+  xr = min (x + 1, w - 1);
+  yu = max (y - 1, 0);
+  yd = min (y + 1, h - 1);
+  row = i1 + (size_t) y * p1;
+  gx[x + (size_t) y * pgx] = __fmul_rn (0.5f, __fsub_rn (row[xr], row[xl]));
+  gy[x + (size_t) y * pgy] = __fmul_rn (0.5f, __fsub_rn (i1[x + (size_t) yd *
+              p1], i1[x + (size_t) yu * p1]));
+}
+
+/** \brief The pointwise half of cf_tvl1_warp_prepare, once I1w, I1wx, I1wy
+ *  are sampled: g = I1wx² + I1wy², ρc = ((I1w − I1wx u0_1) − I1wy u0_2)
+ *  − I0. */
+__global__ static void
+tvl1_warp_constants_kernel (const float *__restrict__ i0, size_t p0,
+    const float *__restrict__ w1, size_t pw, const float *__restrict__ wx,
+    size_t pwx, const float *__restrict__ wy, size_t pwy,
+    const float *__restrict__ u0, const float *__restrict__ v0, size_t pu,
+    int w, int h, float *__restrict__ g, size_t pg, float *__restrict__ rc,
+    size_t prc)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  float a, b, s, sx, sy;
+
+  if (x >= w || y >= h)
+    return;
+  a = u0[x + (size_t) y * pu];
+  b = v0[x + (size_t) y * pu];
+  s = w1[x + (size_t) y * pw];
+  sx = wx[x + (size_t) y * pwx];
+  sy = wy[x + (size_t) y * pwy];
+  g[x + (size_t) y * pg] = __fadd_rn (__fmul_rn (sx, sx), __fmul_rn (sy, sy));
+  rc[x + (size_t) y * prc] = __fsub_rn (__fsub_rn (__fsub_rn (s,
+              __fmul_rn (sx, a)), __fmul_rn (sy, b)), i0[x + (size_t) y * p0]);
+}
+
+/** \brief Step V (twin of cf_tvl1_threshold); @v may be @u. */
+__global__ static void
+tvl1_threshold_kernel (tvl1_consts k, tvl1_field u, float lt, tvl1_field v,
+    int w, int h, const tvl1_control * ctl, int n)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  size_t iu, iv;
+  float2 r;
+
+  if (tvl1_skipped (ctl, n) || x >= w || y >= h)
+    return;
+  iu = x + (size_t) y * u.pitch;
+  iv = x + (size_t) y * v.pitch;
+  r = tvl1_threshold_at (k.wx[x + (size_t) y * k.pwx],
+      k.wy[x + (size_t) y * k.pwy], k.g[x + (size_t) y * k.pg],
+      k.rc[x + (size_t) y * k.prc], u.a[iu], u.b[iu], lt);
+  v.a[iv] = r.x;
+  v.b[iv] = r.y;
+}
+
+/** \brief Step Div for one dual field (twin of cf_tvl1_divergence). */
+__global__ static void
+tvl1_divergence_kernel (const float *__restrict__ px, size_t ppx,
+    const float *__restrict__ py, size_t ppy, int w, int h,
+    float *__restrict__ div, size_t pd, const tvl1_control * ctl, int n)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (tvl1_skipped (ctl, n) || x >= w || y >= h)
+    return;
+  div[x + (size_t) y * pd] = tvl1_divergence_at (px, ppx, py, ppy, x, y, w,
+      h);
+}
+
+/** \brief Step U (twin of cf_tvl1_update_u): u ← v + θ div in place, and
+ *  the block's partial of Σ |Δu|² (see tvl1_store_partial). @v may be @u.
+ *  No early return before the block sum: every thread takes part. */
+__global__ static void
+tvl1_update_u_kernel (tvl1_field v, tvl1_field div, float theta,
+    tvl1_field u, int w, int h, double *partials, double *sum,
+    const tvl1_control * ctl, int n)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  double term = 0.0;
+
+  if (tvl1_skipped (ctl, n))
+    return;                     /* uniform per block */
+  if (x < w && y < h) {
+    const size_t iu = x + (size_t) y * u.pitch;
+    const size_t iv = x + (size_t) y * v.pitch;
+    const size_t id = x + (size_t) y * div.pitch;
+    const float u1 = u.a[iu], u2 = u.b[iu];
+    const float n1 = tvl1_update_u_at (v.a[iv], div.a[id], theta);
+    const float n2 = tvl1_update_u_at (v.b[iv], div.b[id], theta);
+
+    u.a[iu] = n1;
+    u.b[iu] = n2;
+    term = tvl1_sq_term (__fsub_rn (n1, u1), __fsub_rn (n2, u2));
+  }
+  tvl1_store_partial (term, partials, sum);
+}
+
+/** \brief Step fG for one plane (twin of cf_tvl1_forward_gradient). */
+__global__ static void
+tvl1_forward_gradient_kernel (const float *__restrict__ f, size_t pf, int w,
+    int h, float *__restrict__ fx, size_t pfx, float *__restrict__ fy,
+    size_t pfy, const tvl1_control * ctl, int n)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  float2 g;
+
+  if (tvl1_skipped (ctl, n) || x >= w || y >= h)
+    return;
+  g = tvl1_forward_gradient_at (f, pf, x, y, w, h);
+  fx[x + (size_t) y * pfx] = g.x;
+  fy[x + (size_t) y * pfy] = g.y;
+}
+
+/** \brief Step P for one dual field (twin of cf_tvl1_update_p); @p_out may
+ *  be @p_in. */
+__global__ static void
+tvl1_update_p_kernel (const float *__restrict__ ux, size_t pux,
+    const float *__restrict__ uy, size_t puy, tvl1_field p_in, float taut,
+    tvl1_field p_out, int w, int h, const tvl1_control * ctl, int n)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  size_t ii, io;
+  float2 r;
+
+  if (tvl1_skipped (ctl, n) || x >= w || y >= h)
+    return;
+  ii = x + (size_t) y * p_in.pitch;
+  io = x + (size_t) y * p_out.pitch;
+  r = tvl1_update_p_at (make_float2 (ux[x + (size_t) y * pux],
+          uy[x + (size_t) y * puy]), p_in.a[ii], p_in.b[ii], taut);
+  p_out.a[io] = r.x;
+  p_out.b[io] = r.y;
+}
+
+/** \brief The STEPS reducer: one TVL1_BLOCK_X x TVL1_BLOCK_Y block. */
+__global__ static void
+tvl1_reduce_kernel (tvl1_control * ctl, const double *partials,
+    int n_partials, double count, double eps2, int n)
+{
+  if (tvl1_skipped (ctl, n))
+    return;
+  tvl1_reduce (ctl, partials, n_partials, count, eps2, n);
+}
+
+/** \brief FUSED U-kernel: V, Div (both fields) and U at one pixel, u in
+ *  place, and the block's partial of the ε sum when @partials is set. p is
+ *  only read here (west and north neighbours). */
+__global__ static void
+tvl1_fused_u_kernel (tvl1_consts k, tvl1_field p1, tvl1_field p2,
+    tvl1_field u, int w, int h, float lt, float theta, double *partials,
+    const tvl1_control * ctl, int n)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  double term = 0.0;
+
+  if (tvl1_skipped (ctl, n))
+    return;                     /* uniform per block */
+  if (x < w && y < h) {
+    const size_t iu = x + (size_t) y * u.pitch;
+    const float u1 = u.a[iu], u2 = u.b[iu];
+    const float2 v = tvl1_threshold_at (__ldg (k.wx + x + (size_t) y * k.pwx),
+        __ldg (k.wy + x + (size_t) y * k.pwy),
+        __ldg (k.g + x + (size_t) y * k.pg),
+        __ldg (k.rc + x + (size_t) y * k.prc), u1, u2, lt);
+    const float d1 = tvl1_divergence_at (p1.a, p1.pitch, p1.b, p1.pitch, x,
+        y, w, h);
+    const float d2 = tvl1_divergence_at (p2.a, p2.pitch, p2.b, p2.pitch, x,
+        y, w, h);
+    const float n1 = tvl1_update_u_at (v.x, d1, theta);
+    const float n2 = tvl1_update_u_at (v.y, d2, theta);
+
+    u.a[iu] = n1;
+    u.b[iu] = n2;
+    term = tvl1_sq_term (__fsub_rn (n1, u1), __fsub_rn (n2, u2));
+  }
+  tvl1_store_partial (term, partials, NULL);
+}
+
+/** \brief FUSED P-kernel: fG of both components of the new u (east and
+ *  south neighbours; u is only read here) and P on both dual fields in
+ *  place. With @partials set, block (0, 0) first runs the reducer of this
+ *  iteration (the U-kernel that wrote the partials has finished). */
+__global__ static void
+tvl1_fused_p_kernel (tvl1_field u, tvl1_field p1, tvl1_field p2, int w,
+    int h, float taut, tvl1_control * ctl, int n, const double *partials,
+    int n_partials, double count, double eps2)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  size_t i1, i2;
+  float2 g1, g2, r;
+
+  if (tvl1_skipped (ctl, n))
+    return;                     /* uniform per block */
+  if (partials != NULL && blockIdx.x == 0 && blockIdx.y == 0)
+    tvl1_reduce (ctl, partials, n_partials, count, eps2, n);
+  if (x >= w || y >= h)
+    return;
+  g1 = tvl1_forward_gradient_at (u.a, u.pitch, x, y, w, h);
+  g2 = tvl1_forward_gradient_at (u.b, u.pitch, x, y, w, h);
+  i1 = x + (size_t) y * p1.pitch;
+  i2 = x + (size_t) y * p2.pitch;
+  r = tvl1_update_p_at (g1, p1.a[i1], p1.b[i1], taut);
+  p1.a[i1] = r.x;
+  p1.b[i1] = r.y;
+  r = tvl1_update_p_at (g2, p2.a[i2], p2.b[i2], taut);
+  p2.a[i2] = r.x;
+  p2.b[i2] = r.y;
+}
+
+/* ---------------------------------------------------------------------
+ * Launchers and checks
+ * --------------------------------------------------------------------- */
+
+static dim3
+tvl1_grid (int width, int height)
+{
+  return dim3 (cf_div_up (width, TVL1_BLOCK_X),
+      cf_div_up (height, TVL1_BLOCK_Y));
+}
+
+static dim3
+tvl1_block (void)
+{
+  return dim3 (TVL1_BLOCK_X, TVL1_BLOCK_Y);
+}
+
+static int
+image_is_valid (const cf_cuda_image * img)
+{
+  return img != NULL && img->data != NULL && img->width > 0 &&
+      img->height > 0 && img->pitch >= (size_t) img->width;
+}
+
+static int
+flow_is_valid (const cf_cuda_flow * flow)
+{
+  return flow != NULL && flow->u != NULL && flow->v != NULL &&
+      flow->width > 0 && flow->height > 0 &&
+      flow->pitch >= (size_t) flow->width;
+}
+
+static int
+same_size (const cf_cuda_image * a, const cf_cuda_image * b)
+{
+  return a->width == b->width && a->height == b->height;
+}
+
+static int
+flow_matches (const cf_cuda_flow * f, const cf_cuda_image * a)
+{
+  return f->width == a->width && f->height == a->height;
+}
+
+/* 1 when @f's planes are distinct from @a's (a flow and a plane). */
+static int
+flow_avoids (const cf_cuda_flow * f, const float *a)
+{
+  return f->u != a && f->v != a;
+}
+
+/* Same rules as common/tvl1.c params_valid. */
+static int
+params_valid (const cf_tvl1_params * params)
+{
+  return params != NULL && params->tau > 0.0f && params->tau <= 0.25f &&
+      params->lambda > 0.0f && params->theta > 0.0f && params->warps >= 1 &&
+      params->max_iterations >= 1 && params->epsilon >= 0.0f &&
+      params->presmooth_sigma >= 0.0f &&
+      (params->warp_border == CF_WARP_CLAMP ||
+      params->warp_border == CF_WARP_ZERO_OUTSIDE);
+}
+
+static tvl1_consts
+make_consts (const cf_cuda_image * wx, const cf_cuda_image * wy,
+    const cf_cuda_image * g, const cf_cuda_image * rc)
+{
+  tvl1_consts k;
+
+  k.wx = wx->data;
+  k.wy = wy->data;
+  k.g = g->data;
+  k.rc = rc->data;
+  k.pwx = wx->pitch;
+  k.pwy = wy->pitch;
+  k.pg = g->pitch;
+  k.prc = rc->pitch;
+  return k;
+}
+
+static tvl1_field
+make_field (const cf_cuda_flow * f)
+{
+  tvl1_field d;
+
+  d.a = f->u;
+  d.b = f->v;
+  d.pitch = f->pitch;
+  return d;
+}
+
+/* One plane of a flow as an image. */
+static cf_cuda_image
+flow_plane (const cf_cuda_flow * f, int second)
+{
+  cf_cuda_image img;
+
+  img.data = second ? f->v : f->u;
+  img.width = f->width;
+  img.height = f->height;
+  img.pitch = f->pitch;
+  return img;
+}
+
+/* The enqueue halves of the single steps (arguments already checked);
+ * @ctl / @n gate the kernels in the plan, NULL / 0 outside it. */
+
+static cf_status
+enqueue_threshold (const cf_cuda_image * i1wx, const cf_cuda_image * i1wy,
+    const cf_cuda_image * grad, const cf_cuda_image * rho_c,
+    const cf_cuda_flow * u, float lt, cf_cuda_flow * v,
+    const tvl1_control * ctl, int n, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+
+  tvl1_threshold_kernel <<< tvl1_grid (u->width, u->height), tvl1_block (),
+      0, stream >>> (make_consts (i1wx, i1wy, grad, rho_c), make_field (u),
+      lt, make_field (v), u->width, u->height, ctl, n);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+static cf_status
+enqueue_divergence (const cf_cuda_image * px, const cf_cuda_image * py,
+    cf_cuda_image * div, const tvl1_control * ctl, int n,
+    cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+
+  tvl1_divergence_kernel <<< tvl1_grid (px->width, px->height),
+      tvl1_block (), 0, stream >>> (px->data, px->pitch, py->data, py->pitch,
+      px->width, px->height, div->data, div->pitch, ctl, n);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+static cf_status
+enqueue_update_u (const cf_cuda_flow * v, const cf_cuda_flow * div,
+    float theta, cf_cuda_flow * u, double *partials, double *sum,
+    const tvl1_control * ctl, int n, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+
+  tvl1_update_u_kernel <<< tvl1_grid (u->width, u->height), tvl1_block (),
+      0, stream >>> (make_field (v), make_field (div), theta, make_field (u),
+      u->width, u->height, partials, sum, ctl, n);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+static cf_status
+enqueue_forward_gradient (const cf_cuda_image * f, cf_cuda_image * fx,
+    cf_cuda_image * fy, const tvl1_control * ctl, int n, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+
+  tvl1_forward_gradient_kernel <<< tvl1_grid (f->width, f->height),
+      tvl1_block (), 0, stream >>> (f->data, f->pitch, f->width, f->height,
+      fx->data, fx->pitch, fy->data, fy->pitch, ctl, n);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+static cf_status
+enqueue_update_p (const cf_cuda_image * ux, const cf_cuda_image * uy,
+    const cf_cuda_flow * p_in, float taut, cf_cuda_flow * p_out,
+    const tvl1_control * ctl, int n, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+
+  tvl1_update_p_kernel <<< tvl1_grid (ux->width, ux->height), tvl1_block (),
+      0, stream >>> (ux->data, ux->pitch, uy->data, uy->pitch,
+      make_field (p_in), taut, make_field (p_out), ux->width, ux->height,
+      ctl, n);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+/* ---------------------------------------------------------------------
+ * Single steps
+ * --------------------------------------------------------------------- */
+
+extern "C" cf_status
+cf_cuda_tvl1_centered_gradient (const cf_cuda_image * i1,
+    cf_cuda_image * i1x, cf_cuda_image * i1y, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+
+  if (!image_is_valid (i1) || !image_is_valid (i1x) || !image_is_valid (i1y)
+      || !same_size (i1, i1x) || !same_size (i1, i1y) ||
+      i1x->data == i1y->data || i1->data == i1x->data ||
+      i1->data == i1y->data)
+    return CF_ERROR_INVALID;
+  tvl1_centered_gradient_kernel <<< tvl1_grid (i1->width, i1->height),
+      tvl1_block (), 0, stream >>> (i1->data, i1->pitch, i1->width,
+      i1->height, i1x->data, i1x->pitch, i1y->data, i1y->pitch);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+extern "C" cf_status
+cf_cuda_tvl1_warp_prepare (const cf_cuda_image * i0,
+    const cf_cuda_image * i1, const cf_cuda_image * i1x,
+    const cf_cuda_image * i1y, const cf_cuda_flow * u0,
+    cf_warp_border border, cf_cuda_image * i1w, cf_cuda_image * i1wx,
+    cf_cuda_image * i1wy, cf_cuda_image * grad, cf_cuda_image * rho_c,
+    cudaStream_t stream)
+{
+  const cf_cuda_image *in[4] = { i0, i1, i1x, i1y };
+  cf_cuda_image *outs[5] = { i1w, i1wx, i1wy, grad, rho_c };
+  cf_status status = CF_OK;
+  int i, j;
+
+  if (!flow_is_valid (u0) || (border != CF_WARP_CLAMP &&
+          border != CF_WARP_ZERO_OUTSIDE))
+    return CF_ERROR_INVALID;
+  for (i = 0; i < 4; i++)
+    if (!image_is_valid (in[i]) || !same_size (in[i], i0) ||
+        !flow_avoids (u0, in[i]->data))
+      return CF_ERROR_INVALID;
+  /* outputs: distinct from each other, from the inputs and from u0 (the
+   * samples are read back by the second kernel) */
+  for (i = 0; i < 5; i++) {
+    if (!image_is_valid (outs[i]) || !same_size (outs[i], i0) ||
+        !flow_avoids (u0, outs[i]->data))
+      return CF_ERROR_INVALID;
+    for (j = 0; j < 4; j++)
+      if (outs[i]->data == in[j]->data)
+        return CF_ERROR_INVALID;
+    for (j = 0; j < i; j++)
+      if (outs[i]->data == outs[j]->data)
+        return CF_ERROR_INVALID;
+  }
+  if (!flow_matches (u0, i0))
+    return CF_ERROR_INVALID;
+
+  /* the three samples at x + u0 (cf_bicubic_at's twin), then g and ρc */
+  status = cf_cuda_warp_bicubic (i1, u0, border, i1w, stream);
+  if (status == CF_OK)
+    status = cf_cuda_warp_bicubic (i1x, u0, border, i1wx, stream);
+  if (status == CF_OK)
+    status = cf_cuda_warp_bicubic (i1y, u0, border, i1wy, stream);
+  if (status != CF_OK)
+    return status;
+  tvl1_warp_constants_kernel <<< tvl1_grid (i0->width, i0->height),
+      tvl1_block (), 0, stream >>> (i0->data, i0->pitch, i1w->data,
+      i1w->pitch, i1wx->data, i1wx->pitch, i1wy->data, i1wy->pitch, u0->u,
+      u0->v, u0->pitch, i0->width, i0->height, grad->data, grad->pitch,
+      rho_c->data, rho_c->pitch);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+extern "C" cf_status
+cf_cuda_tvl1_threshold (const cf_cuda_image * i1wx,
+    const cf_cuda_image * i1wy, const cf_cuda_image * grad,
+    const cf_cuda_image * rho_c, const cf_cuda_flow * u, float lambda,
+    float theta, cf_cuda_flow * v, cudaStream_t stream)
+{
+  /* λθ rounded once on the host, as cf_tvl1_threshold's l_t */
+  const float lt = lambda * theta;
+
+  if (!image_is_valid (i1wx) || !image_is_valid (i1wy) ||
+      !image_is_valid (grad) || !image_is_valid (rho_c) || !flow_is_valid (u)
+      || !flow_is_valid (v) || !same_size (i1wx, i1wy) ||
+      !same_size (i1wx, grad) || !same_size (i1wx, rho_c) ||
+      !flow_matches (u, i1wx) || !flow_matches (v, i1wx) ||
+      !flow_avoids (v, i1wx->data) || !flow_avoids (v, i1wy->data) ||
+      !flow_avoids (v, grad->data) || !flow_avoids (v, rho_c->data) ||
+      (v->u != u->u && (v->u == u->v || v->v == u->u || v->v == u->v)))
+    return CF_ERROR_INVALID;
+  return enqueue_threshold (i1wx, i1wy, grad, rho_c, u, lt, v, NULL, 0,
+      stream);
+}
+
+extern "C" cf_status
+cf_cuda_tvl1_divergence (const cf_cuda_image * px, const cf_cuda_image * py,
+    cf_cuda_image * div, cudaStream_t stream)
+{
+  if (!image_is_valid (px) || !image_is_valid (py) || !image_is_valid (div)
+      || !same_size (px, py) || !same_size (px, div) ||
+      div->data == px->data || div->data == py->data)
+    return CF_ERROR_INVALID;
+  return enqueue_divergence (px, py, div, NULL, 0, stream);
+}
+
+extern "C" cf_status
+cf_cuda_tvl1_update_u (const cf_cuda_flow * v, const cf_cuda_flow * div,
+    float theta, cf_cuda_flow * u, double *sum_sq, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+
+  if (!flow_is_valid (v) || !flow_is_valid (div) || !flow_is_valid (u) ||
+      v->width != u->width || v->height != u->height ||
+      div->width != u->width || div->height != u->height ||
+      !flow_avoids (div, u->u) || !flow_avoids (div, u->v) ||
+      (v->u != u->u && (v->u == u->v || v->v == u->u || v->v == u->v)))
+    return CF_ERROR_INVALID;
+  /* the blocks add their partials into *sum_sq */
+  if (sum_sq != NULL)
+    CF_CUDA_TRY (cudaMemsetAsync (sum_sq, 0, sizeof (double), stream));
+  status = enqueue_update_u (v, div, theta, u, NULL, sum_sq, NULL, 0, stream);
+out:
+  return status;
+}
+
+extern "C" cf_status
+cf_cuda_tvl1_forward_gradient (const cf_cuda_image * f, cf_cuda_image * fx,
+    cf_cuda_image * fy, cudaStream_t stream)
+{
+  if (!image_is_valid (f) || !image_is_valid (fx) || !image_is_valid (fy) ||
+      !same_size (f, fx) || !same_size (f, fy) || fx->data == fy->data ||
+      f->data == fx->data || f->data == fy->data)
+    return CF_ERROR_INVALID;
+  return enqueue_forward_gradient (f, fx, fy, NULL, 0, stream);
+}
+
+extern "C" cf_status
+cf_cuda_tvl1_update_p (const cf_cuda_image * ux, const cf_cuda_image * uy,
+    const cf_cuda_flow * p_in, float tau, float theta, cf_cuda_flow * p_out,
+    cudaStream_t stream)
+{
+  /* τ/θ rounded once on the host, as cf_tvl1_update_p's taut */
+  const float taut = tau / theta;
+
+  if (!image_is_valid (ux) || !image_is_valid (uy) || !flow_is_valid (p_in)
+      || !flow_is_valid (p_out) || !same_size (ux, uy) ||
+      !flow_matches (p_in, ux) || !flow_matches (p_out, ux) ||
+      !flow_avoids (p_out, ux->data) || !flow_avoids (p_out, uy->data) ||
+      (p_out->u != p_in->u && (p_out->u == p_in->v || p_out->v == p_in->u
+              || p_out->v == p_in->v)))
+    return CF_ERROR_INVALID;
+  return enqueue_update_p (ux, uy, p_in, taut, p_out, NULL, 0, stream);
+}
+
+/* ---------------------------------------------------------------------
+ * Plan
+ * --------------------------------------------------------------------- */
+
+struct cf_cuda_tvl1_plan
+{
+  int width, height;
+  cf_tvl1_kernel kernel;        /* STEPS or FUSED (AUTO resolved) */
+
+  cf_cuda_flow u;               /* flow of the current level */
+  cf_cuda_image i1x, i1y;       /* ∇I1, per level */
+  cf_cuda_image i1w, i1wx, i1wy, grad, rho_c;   /* per warp */
+  cf_cuda_flow p1, p2;          /* dual fields of u1 and u2 */
+  cf_cuda_flow v, div, du1, du2;        /* STEPS only */
+
+  double *partials;             /* one per U-step block at level 0 */
+  tvl1_control *control;        /* device */
+  tvl1_control *host_control;   /* pinned: stop between chunks, and the
+                                 * iteration count at the end of a run */
+  long host_iterations;         /* iterations run with ε = 0 */
+};
+
+extern "C" void
+cf_cuda_tvl1_plan_free (cf_cuda_tvl1_plan * plan)
+{
+  if (plan == NULL)
+    return;
+  cf_cuda_flow_release (&plan->u);
+  cf_cuda_image_release (&plan->i1x);
+  cf_cuda_image_release (&plan->i1y);
+  cf_cuda_image_release (&plan->i1w);
+  cf_cuda_image_release (&plan->i1wx);
+  cf_cuda_image_release (&plan->i1wy);
+  cf_cuda_image_release (&plan->grad);
+  cf_cuda_image_release (&plan->rho_c);
+  cf_cuda_flow_release (&plan->p1);
+  cf_cuda_flow_release (&plan->p2);
+  cf_cuda_flow_release (&plan->v);
+  cf_cuda_flow_release (&plan->div);
+  cf_cuda_flow_release (&plan->du1);
+  cf_cuda_flow_release (&plan->du2);
+  if (plan->partials != NULL)
+    cf_cuda_check (cudaFree (plan->partials));
+  if (plan->control != NULL)
+    cf_cuda_check (cudaFree (plan->control));
+  if (plan->host_control != NULL)
+    cf_cuda_check (cudaFreeHost (plan->host_control));
+  free (plan);
+}
+
+extern "C" cf_status
+cf_cuda_tvl1_plan_new (int width, int height, cf_precision precision,
+    cf_tvl1_kernel kernel, cf_cuda_tvl1_plan ** plan_out)
+{
+  cf_status status = CF_OK;
+  cf_cuda_tvl1_plan *plan = NULL;
+  dim3 grid;
+  void *p = NULL;
+
+  if (plan_out == NULL)
+    return CF_ERROR_INVALID;
+  *plan_out = NULL;
+  if (width < 1 || height < 1 || width > CF_MAX_DIMENSION ||
+      height > CF_MAX_DIMENSION || (precision != CF_PRECISION_FP32 &&
+          precision != CF_PRECISION_FP16) || (kernel != CF_TVL1_KERNEL_AUTO &&
+          kernel != CF_TVL1_KERNEL_STEPS && kernel != CF_TVL1_KERNEL_FUSED))
+    return CF_ERROR_INVALID;
+  if (precision == CF_PRECISION_FP16)
+    return CF_ERROR_UNSUPPORTED;
+  plan = (cf_cuda_tvl1_plan *) calloc (1, sizeof (*plan));
+  if (plan == NULL)
+    return CF_ERROR_NO_MEMORY;
+  plan->width = width;
+  plan->height = height;
+  plan->kernel = kernel == CF_TVL1_KERNEL_STEPS ? CF_TVL1_KERNEL_STEPS :
+      CF_TVL1_KERNEL_FUSED;
+
+  if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
+      (status = cf_cuda_image_alloc (&plan->i1x, width, height)) != CF_OK ||
+      (status = cf_cuda_image_alloc (&plan->i1y, width, height)) != CF_OK ||
+      (status = cf_cuda_image_alloc (&plan->i1w, width, height)) != CF_OK ||
+      (status = cf_cuda_image_alloc (&plan->i1wx, width, height)) != CF_OK ||
+      (status = cf_cuda_image_alloc (&plan->i1wy, width, height)) != CF_OK ||
+      (status = cf_cuda_image_alloc (&plan->grad, width, height)) != CF_OK ||
+      (status = cf_cuda_image_alloc (&plan->rho_c, width, height)) != CF_OK ||
+      (status = cf_cuda_flow_alloc (&plan->p1, width, height)) != CF_OK ||
+      (status = cf_cuda_flow_alloc (&plan->p2, width, height)) != CF_OK)
+    goto out;
+  if (plan->kernel == CF_TVL1_KERNEL_STEPS &&
+      ((status = cf_cuda_flow_alloc (&plan->v, width, height)) != CF_OK ||
+          (status = cf_cuda_flow_alloc (&plan->div, width, height)) != CF_OK
+          || (status = cf_cuda_flow_alloc (&plan->du1, width,
+                  height)) != CF_OK ||
+          (status = cf_cuda_flow_alloc (&plan->du2, width, height)) != CF_OK))
+    goto out;
+
+  /* coarser levels have fewer blocks than level 0 */
+  grid = tvl1_grid (width, height);
+  CF_CUDA_TRY (cudaMalloc (&p, (size_t) grid.x * grid.y * sizeof (double)));
+  plan->partials = (double *) p;
+  CF_CUDA_TRY (cudaMalloc (&p, sizeof (tvl1_control)));
+  plan->control = (tvl1_control *) p;
+  CF_CUDA_TRY (cudaMallocHost (&p, sizeof (tvl1_control)));
+  plan->host_control = (tvl1_control *) p;
+  plan->host_control->stop = 0;
+  plan->host_control->iterations = 0;
+
+out:
+  if (status != CF_OK) {
+    cf_cuda_tvl1_plan_free (plan);
+    plan = NULL;
+  }
+  *plan_out = plan;
+  return status;
+}
+
+extern "C" long
+cf_cuda_tvl1_plan_iterations (const cf_cuda_tvl1_plan * plan)
+{
+  if (plan == NULL)
+    return 0;
+  return plan->host_iterations + (long) plan->host_control->iterations;
+}
+
+/* The plan's scratch seen at one level's size. */
+typedef struct
+{
+  int width, height;
+  cf_cuda_flow u;
+  cf_cuda_image i1x, i1y, i1w, i1wx, i1wy, grad, rho_c;
+  cf_cuda_flow p1, p2, v, div, du1, du2;
+} tvl1_level;
+
+static cf_cuda_image
+image_view (const cf_cuda_image * img, int width, int height)
+{
+  cf_cuda_image view = *img;
+
+  view.width = width;
+  view.height = height;
+  return view;
+}
+
+static void
+level_views (const cf_cuda_tvl1_plan * plan, int width, int height,
+    tvl1_level * lv)
+{
+  lv->width = width;
+  lv->height = height;
+  lv->u = cf_cuda_flow_view (&plan->u, width, height);
+  lv->i1x = image_view (&plan->i1x, width, height);
+  lv->i1y = image_view (&plan->i1y, width, height);
+  lv->i1w = image_view (&plan->i1w, width, height);
+  lv->i1wx = image_view (&plan->i1wx, width, height);
+  lv->i1wy = image_view (&plan->i1wy, width, height);
+  lv->grad = image_view (&plan->grad, width, height);
+  lv->rho_c = image_view (&plan->rho_c, width, height);
+  lv->p1 = cf_cuda_flow_view (&plan->p1, width, height);
+  lv->p2 = cf_cuda_flow_view (&plan->p2, width, height);
+  /* STEPS planes (NULL in FUSED plans; views of NULL stay NULL) */
+  lv->v = cf_cuda_flow_view (&plan->v, width, height);
+  lv->div = cf_cuda_flow_view (&plan->div, width, height);
+  lv->du1 = cf_cuda_flow_view (&plan->du1, width, height);
+  lv->du2 = cf_cuda_flow_view (&plan->du2, width, height);
+}
+
+/* What one warp's iterations need besides the level's planes. */
+typedef struct
+{
+  float lt, theta, taut;
+  tvl1_control *ctl;            /* NULL: ε = 0, no gating, no reduction */
+  double count, eps2;           /* w h and ε², in double as solve_level */
+} tvl1_iter_args;
+
+/* Enqueue iteration @n (V, Div, U, fG, P) on the level's planes. */
+static cf_status
+enqueue_iteration (cf_cuda_tvl1_plan * plan, tvl1_level * lv,
+    const tvl1_iter_args * a, int n, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  const dim3 grid = tvl1_grid (lv->width, lv->height);
+  const int n_partials = (int) (grid.x * grid.y);
+  double *partials = a->ctl != NULL ? plan->partials : NULL;
+
+  if (plan->kernel == CF_TVL1_KERNEL_FUSED) {
+    tvl1_fused_u_kernel <<< grid, tvl1_block (), 0, stream >>>
+        (make_consts (&lv->i1wx, &lv->i1wy, &lv->grad, &lv->rho_c),
+        make_field (&lv->p1), make_field (&lv->p2), make_field (&lv->u),
+        lv->width, lv->height, a->lt, a->theta, partials, a->ctl, n);
+    CF_CUDA_TRY_LAUNCH ();
+    tvl1_fused_p_kernel <<< grid, tvl1_block (), 0, stream >>>
+        (make_field (&lv->u), make_field (&lv->p1), make_field (&lv->p2),
+        lv->width, lv->height, a->taut, a->ctl, n, partials, n_partials,
+        a->count, a->eps2);
+    CF_CUDA_TRY_LAUNCH ();
+  } else {
+    cf_cuda_image p11 = flow_plane (&lv->p1, 0), p12 = flow_plane (&lv->p1, 1);
+    cf_cuda_image p21 = flow_plane (&lv->p2, 0), p22 = flow_plane (&lv->p2, 1);
+    cf_cuda_image div1 = flow_plane (&lv->div, 0);
+    cf_cuda_image div2 = flow_plane (&lv->div, 1);
+    cf_cuda_image u1 = flow_plane (&lv->u, 0), u2 = flow_plane (&lv->u, 1);
+    cf_cuda_image u1x = flow_plane (&lv->du1, 0);
+    cf_cuda_image u1y = flow_plane (&lv->du1, 1);
+    cf_cuda_image u2x = flow_plane (&lv->du2, 0);
+    cf_cuda_image u2y = flow_plane (&lv->du2, 1);
+
+    /* cf_tvl1_iteration's sequence, step by step */
+    status = enqueue_threshold (&lv->i1wx, &lv->i1wy, &lv->grad, &lv->rho_c,
+        &lv->u, a->lt, &lv->v, a->ctl, n, stream);
+    if (status == CF_OK)
+      status = enqueue_divergence (&p11, &p12, &div1, a->ctl, n, stream);
+    if (status == CF_OK)
+      status = enqueue_divergence (&p21, &p22, &div2, a->ctl, n, stream);
+    if (status == CF_OK)
+      status = enqueue_update_u (&lv->v, &lv->div, a->theta, &lv->u,
+          partials, NULL, a->ctl, n, stream);
+    if (status != CF_OK)
+      goto out;
+    if (a->ctl != NULL) {
+      tvl1_reduce_kernel <<< 1, tvl1_block (), 0, stream >>> (a->ctl,
+          partials, n_partials, a->count, a->eps2, n);
+      CF_CUDA_TRY_LAUNCH ();
+    }
+    status = enqueue_forward_gradient (&u1, &u1x, &u1y, a->ctl, n, stream);
+    if (status == CF_OK)
+      status = enqueue_forward_gradient (&u2, &u2x, &u2y, a->ctl, n, stream);
+    if (status == CF_OK)
+      status = enqueue_update_p (&u1x, &u1y, &lv->p1, a->taut, &lv->p1,
+          a->ctl, n, stream);
+    if (status == CF_OK)
+      status = enqueue_update_p (&u2x, &u2y, &lv->p2, a->taut, &lv->p2,
+          a->ctl, n, stream);
+  }
+out:
+  return status;
+}
+
+/* One warp's iterations (solve_level's inner loop): max_iterations of
+ * them with ε = 0, else until the reducer sets stop, looked at every
+ * TVL1_CHECK_EVERY launches. */
+static cf_status
+run_iterations (cf_cuda_tvl1_plan * plan, tvl1_level * lv,
+    const cf_tvl1_params * params, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  tvl1_iter_args a;
+  int n = 0;
+
+  a.lt = params->lambda * params->theta;
+  a.theta = params->theta;
+  a.taut = params->tau / params->theta;
+  a.count = (double) lv->width * (double) lv->height;
+  a.eps2 = (double) params->epsilon * (double) params->epsilon;
+
+  if (!(params->epsilon > 0.0f)) {
+    a.ctl = NULL;
+    for (n = 0; n < params->max_iterations; n++) {
+      status = enqueue_iteration (plan, lv, &a, n, stream);
+      if (status != CF_OK)
+        goto out;
+    }
+    plan->host_iterations += params->max_iterations;
+    goto out;
+  }
+
+  a.ctl = plan->control;
+  CF_CUDA_TRY (cudaMemsetAsync (&plan->control->stop, 0, sizeof (int),
+          stream));
+  while (n < params->max_iterations) {
+    int end = params->max_iterations - n > TVL1_CHECK_EVERY ?
+        n + TVL1_CHECK_EVERY : params->max_iterations;
+
+    for (; n < end; n++) {
+      status = enqueue_iteration (plan, lv, &a, n, stream);
+      if (status != CF_OK)
+        goto out;
+    }
+    /* after the last possible iteration there is nothing to decide */
+    if (n >= params->max_iterations)
+      break;
+    CF_CUDA_TRY (cudaMemcpyAsync (&plan->host_control->stop,
+            &plan->control->stop, sizeof (int), cudaMemcpyDeviceToHost,
+            stream));
+    CF_CUDA_TRY (cudaStreamSynchronize (stream));
+    if (plan->host_control->stop != 0)
+      break;
+  }
+out:
+  return status;
+}
+
+/* Solve one level (solve_level): ∇I1 and p = 0 once, then per warp the
+ * constants around the current u and the iterations. */
+static cf_status
+solve_level (cf_cuda_tvl1_plan * plan, const cf_cuda_image * f0,
+    const cf_cuda_image * f1, const cf_tvl1_params * params, tvl1_level * lv,
+    cudaStream_t stream)
+{
+  cf_status status;
+  int k;
+
+  status = cf_cuda_tvl1_centered_gradient (f1, &lv->i1x, &lv->i1y, stream);
+  if (status == CF_OK)
+    status = cf_cuda_flow_fill (&lv->p1, 0.0f, 0.0f, stream);
+  if (status == CF_OK)
+    status = cf_cuda_flow_fill (&lv->p2, 0.0f, 0.0f, stream);
+  for (k = 0; status == CF_OK && k < params->warps; k++) {
+    status = cf_cuda_tvl1_warp_prepare (f0, f1, &lv->i1x, &lv->i1y, &lv->u,
+        params->warp_border, &lv->i1w, &lv->i1wx, &lv->i1wy, &lv->grad,
+        &lv->rho_c, stream);
+    if (status == CF_OK)
+      status = run_iterations (plan, lv, params, stream);
+  }
+  return status;
+}
+
+/* dst = src, both width x height flows on the device. */
+static cf_status
+copy_flow (const cf_cuda_flow * src, cf_cuda_flow * dst, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  size_t row = (size_t) src->width * sizeof (float);
+
+  CF_CUDA_TRY (cudaMemcpy2DAsync (dst->u, dst->pitch * sizeof (float), src->u,
+          src->pitch * sizeof (float), row, (size_t) src->height,
+          cudaMemcpyDeviceToDevice, stream));
+  CF_CUDA_TRY (cudaMemcpy2DAsync (dst->v, dst->pitch * sizeof (float), src->v,
+          src->pitch * sizeof (float), row, (size_t) src->height,
+          cudaMemcpyDeviceToDevice, stream));
+out:
+  return status;
+}
+
+/* The pyramids and @flow suit a run of this plan: level 0 and @flow of
+ * the plan's size, the checks of cf_tvl1_flow otherwise. */
+static int
+run_args_valid (const cf_cuda_tvl1_plan * plan, const cf_cuda_pyramid * p0,
+    const cf_cuda_pyramid * p1, const cf_tvl1_params * params,
+    const cf_cuda_flow * flow)
+{
+  int l;
+
+  if (plan == NULL || p0 == NULL || p1 == NULL || !params_valid (params) ||
+      !flow_is_valid (flow) || p0->n_levels != p1->n_levels ||
+      p0->n_levels < 1 || p0->n_levels > CF_PYRAMID_MAX_LEVELS ||
+      flow->width != plan->width || flow->height != plan->height ||
+      p0->level[0].width != plan->width ||
+      p0->level[0].height != plan->height)
+    return 0;
+  for (l = 0; l < p0->n_levels; l++) {
+    const cf_cuda_image *a = &p0->level[l], *b = &p1->level[l];
+    if (!image_is_valid (a) || !image_is_valid (b) || !same_size (a, b) ||
+        a->width > plan->width || a->height > plan->height ||
+        flow_avoids (flow, a->data) == 0 || flow_avoids (flow, b->data) == 0)
+      return 0;
+  }
+  return 1;
+}
+
+extern "C" cf_status
+cf_cuda_tvl1_plan_run (cf_cuda_tvl1_plan * plan, const cf_cuda_pyramid * p0,
+    const cf_cuda_pyramid * p1, const cf_tvl1_params * params,
+    int use_initial, cf_cuda_flow * flow, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  int l;
+
+  if (!run_args_valid (plan, p0, p1, params, flow))
+    return CF_ERROR_INVALID;
+
+  plan->host_iterations = 0;
+  CF_CUDA_TRY (cudaMemsetAsync (plan->control, 0, sizeof (tvl1_control),
+          stream));
+
+  for (l = p0->n_levels - 1; l >= 0; l--) {
+    const cf_cuda_image *f0 = &p0->level[l], *f1 = &p1->level[l];
+    cf_cuda_flow parked = cf_cuda_flow_view (flow, f0->width, f0->height);
+    tvl1_level lv;
+
+    level_views (plan, f0->width, f0->height, &lv);
+
+    /* the flow entering this level, as cf_tvl1_flow */
+    if (l == p0->n_levels - 1) {
+      if (use_initial)
+        status = cf_cuda_flow_resample (flow, &lv.u, stream);
+      else
+        status = cf_cuda_flow_fill (&lv.u, 0.0f, 0.0f, stream);
+    } else {
+      /* the coarser level's result is parked in `flow`'s buffer */
+      cf_cuda_flow prev = cf_cuda_flow_view (flow, p0->level[l + 1].width,
+          p0->level[l + 1].height);
+      status = cf_cuda_flow_resample (&prev, &lv.u, stream);
+    }
+    if (status == CF_OK)
+      status = solve_level (plan, f0, f1, params, &lv, stream);
+    /* park this level's result in `flow`'s buffer */
+    if (status == CF_OK)
+      status = copy_flow (&lv.u, &parked, stream);
+    if (status != CF_OK)
+      goto out;
+  }
+
+  /* the ε-path count, for cf_cuda_tvl1_plan_iterations once the caller has
+   * synchronised */
+  CF_CUDA_TRY (cudaMemcpyAsync (&plan->host_control->iterations,
+          &plan->control->iterations, sizeof (long long),
+          cudaMemcpyDeviceToHost, stream));
+out:
+  return status;
+}

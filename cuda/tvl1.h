@@ -1,0 +1,92 @@
+/* gst-cudaflow — TV-L1 optical flow on the GPU (twin of common/tvl1.h)
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Same scheme, same order of operations, same grid as common/tvl1.h; every
+ * step there has a twin here with the same argument order. The solver
+ * (cf_cuda_tvl1_plan_run) fuses the five per-iteration steps into two
+ * stencil kernels:
+ *   U-kernel  V + Div + U   (reads p, writes u; the ε partial sums)
+ *   P-kernel  fG + P        (reads u, writes p)
+ * which give bit-identical results to the step-by-step path in fp32
+ * (CF_TVL1_KERNEL_STEPS, kept for tests and benchmarks).
+ *
+ * ε stopping without a host round trip per iteration: the U-kernel adds
+ * |u^{n+1} − u^n|² into a device accumulator, a one-thread kernel turns it
+ * into "done" when the mean is <= ε² (IPOL's test, per iteration), and
+ * every later kernel of that warp returns at once when done is set; the
+ * host looks at the flag only every few iterations to stop launching.
+ */
+#ifndef CF_CUDA_TVL1_H
+#define CF_CUDA_TVL1_H
+
+#include "common/tvl1.h"
+#include "cuda/flow.h"
+#include "cuda/pyramid.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Inner-loop implementation, selectable for benchmarks and tests. */
+typedef enum
+{
+  CF_TVL1_KERNEL_AUTO = 0,      /* fastest measured */
+  CF_TVL1_KERNEL_STEPS,         /* one kernel per step (V, Div, U, fG, P) */
+  CF_TVL1_KERNEL_FUSED          /* U-kernel + P-kernel per iteration */
+} cf_tvl1_kernel;
+
+typedef struct cf_cuda_tvl1_plan cf_cuda_tvl1_plan;
+
+/* For frames of width x height (scratch is level-0 sized; coarser levels
+ * use views of it). Only CF_PRECISION_FP32 is implemented:
+ * CF_ERROR_UNSUPPORTED for fp16. */
+cf_status cf_cuda_tvl1_plan_new (int width, int height,
+    cf_precision precision, cf_tvl1_kernel kernel,
+    cf_cuda_tvl1_plan ** plan);
+
+/* Twin of cf_tvl1_flow: p0 (frame t−1), p1 (frame t) built from frames
+ * normalised like cf_tvl1_normalize_pair (or with λ scaled to match, see
+ * gst/gstcudaflowtvl1.c); @flow level-0 size, the initial estimate when
+ * @use_initial, and the result. */
+cf_status cf_cuda_tvl1_plan_run (cf_cuda_tvl1_plan * plan,
+    const cf_cuda_pyramid * p0, const cf_cuda_pyramid * p1,
+    const cf_tvl1_params * params, int use_initial, cf_cuda_flow * flow,
+    cudaStream_t stream);
+
+/* Iterations run in the last plan_run, summed over levels and warps
+ * (after the stream is synchronised); for tests and benchmarks. */
+long cf_cuda_tvl1_plan_iterations (const cf_cuda_tvl1_plan * plan);
+
+void cf_cuda_tvl1_plan_free (cf_cuda_tvl1_plan * plan);
+
+/* Single steps, twins of common/tvl1.h, for tests against the CPU
+ * reference. Planes of one call share width and height. */
+cf_status cf_cuda_tvl1_centered_gradient (const cf_cuda_image * i1,
+    cf_cuda_image * i1x, cf_cuda_image * i1y, cudaStream_t stream);
+cf_status cf_cuda_tvl1_warp_prepare (const cf_cuda_image * i0,
+    const cf_cuda_image * i1, const cf_cuda_image * i1x,
+    const cf_cuda_image * i1y, const cf_cuda_flow * u0,
+    cf_warp_border border, cf_cuda_image * i1w, cf_cuda_image * i1wx,
+    cf_cuda_image * i1wy, cf_cuda_image * grad, cf_cuda_image * rho_c,
+    cudaStream_t stream);
+cf_status cf_cuda_tvl1_threshold (const cf_cuda_image * i1wx,
+    const cf_cuda_image * i1wy, const cf_cuda_image * grad,
+    const cf_cuda_image * rho_c, const cf_cuda_flow * u, float lambda,
+    float theta, cf_cuda_flow * v, cudaStream_t stream);
+cf_status cf_cuda_tvl1_divergence (const cf_cuda_image * px,
+    const cf_cuda_image * py, cf_cuda_image * div, cudaStream_t stream);
+/* @sum_sq: device pointer to one double that receives the sum over pixels
+ * of |u^{n+1} − u^n|² (may be NULL). */
+cf_status cf_cuda_tvl1_update_u (const cf_cuda_flow * v,
+    const cf_cuda_flow * div, float theta, cf_cuda_flow * u,
+    double *sum_sq, cudaStream_t stream);
+cf_status cf_cuda_tvl1_forward_gradient (const cf_cuda_image * f,
+    cf_cuda_image * fx, cf_cuda_image * fy, cudaStream_t stream);
+cf_status cf_cuda_tvl1_update_p (const cf_cuda_image * ux,
+    const cf_cuda_image * uy, const cf_cuda_flow * p_in, float tau,
+    float theta, cf_cuda_flow * p_out, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CF_CUDA_TVL1_H */

@@ -1,0 +1,1292 @@
+/* gst-cudaflow — GPU TV-L1 vs the CPU reference
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Each single step against its common/tvl1.c twin on tiny, odd and
+ * 1-pixel-wide sizes (max |Δ| <= 1e-5 · max(1, max |ref|); the kernels
+ * spell the CPU's fp32 operations in its order, so the expected difference
+ * is 0 and any non-zero one is logged — warp_prepare inherits an ulp from
+ * cf_cuda_warp_bicubic for clamped samples 2 to 3 px left of or above the
+ * image, where common/warp.c keeps the fraction and cuda/warp.cu uses 0),
+ * the ε sum against the CPU's, FUSED
+ * vs STEPS bit for bit, full plan runs against cf_tvl1_flow (mean |Δflow|
+ * <= 1e-3 px, iteration counts), plan reuse and argument checks. Outputs
+ * are poisoned with NaN first. The plan runs read pyramids uploaded from
+ * the CPU's, so both solvers see the same input bits.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/video/video.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "cf-test-util.h"
+#include "common/flo.h"
+#include "common/metrics.h"
+#include "common/pyramid.h"
+#include "common/synth.h"
+#include "common/tvl1.h"
+#include "common/warp.h"
+#include "cuda/tvl1.h"
+
+/* Single steps: the brief's per-step tolerance, relative to the largest
+ * reference value (expected: 0, same operations in the same order). */
+#define STEP_REL_TOL 1e-5
+/* Σ |Δu|² of update_u: double sums in another order (block tree vs the
+ * CPU's running sum) over at most ~1e5 terms differ by ~1e-12 relative. */
+#define SUM_REL_TOL 1e-9
+/* mean |Δflow| of a full GPU run against cf_tvl1_flow, pixels */
+#define FLOW_MEAN_TOL 1e-3
+/* ε-stopped runs: GPU and CPU iteration counts may differ when a warp's
+ * mean |Δu|² lands within rounding (~1e-16 relative) of ε², where the two
+ * reduction orders can disagree; after one such flip the later warps start
+ * from slightly different flows. Not expected at all on these inputs, but
+ * allowed up to 1 % of the count. */
+#define ITER_REL_TOL 0.01
+/* Middlebury: GPU EPE within 1 % of the CPU's */
+#define EPE_REL_TOL 0.01
+
+typedef struct
+{
+  int width, height;
+} test_size;
+
+/* Tiny, 1-pixel axes, odd and medium sizes: every border branch. */
+static const test_size step_sizes[] = { {1, 1}, {2, 3}, {5, 1}, {1, 6},
+{37, 29}, {320, 241}
+};
+
+static cudaStream_t stream;
+
+static void
+setup (void)
+{
+  fail_unless_equals_int (cudaStreamCreate (&stream), cudaSuccess);
+}
+
+static void
+teardown (void)
+{
+  cudaStreamDestroy (stream);
+}
+
+static void
+sync_stream (void)
+{
+  fail_unless_equals_int (cudaStreamSynchronize (stream), cudaSuccess);
+}
+
+/* Pixel (x, y) of an image, of a flow's planes. */
+#define PX(img, x, y) ((img)->data[(x) + (size_t) (y) * (img)->pitch])
+#define FU(f, x, y) ((f)->u[(x) + (size_t) (y) * (f)->pitch])
+#define FV(f, x, y) ((f)->v[(x) + (size_t) (y) * (f)->pitch])
+
+static cf_image *
+random_image (int width, int height, guint32 seed, float lo, float hi)
+{
+  cf_image *img = cf_image_new (width, height);
+
+  fail_unless (img != NULL);
+  cf_test_fill_random (img, seed, lo, hi);
+  return img;
+}
+
+static cf_flow *
+random_flow (int width, int height, guint32 seed, float lo, float hi)
+{
+  cf_flow *flow = cf_flow_new (width, height);
+  cf_image u, v;
+
+  fail_unless (flow != NULL);
+  u = cf_image_view (flow->u, width, height, flow->pitch);
+  v = cf_image_view (flow->v, width, height, flow->pitch);
+  cf_test_fill_random (&u, seed, lo, hi);
+  cf_test_fill_random (&v, seed * 7919u + 1u, lo, hi);
+  return flow;
+}
+
+/* The planes of a host flow, of a device flow, as images. */
+static cf_image
+plane_u (const cf_flow * f)
+{
+  return cf_image_view (f->u, f->width, f->height, f->pitch);
+}
+
+static cf_image
+plane_v (const cf_flow * f)
+{
+  return cf_image_view (f->v, f->width, f->height, f->pitch);
+}
+
+static cf_cuda_image
+gpu_plane (const cf_cuda_flow * f, int second)
+{
+  cf_cuda_image img;
+
+  img.data = second ? f->v : f->u;
+  img.width = f->width;
+  img.height = f->height;
+  img.pitch = f->pitch;
+  return img;
+}
+
+static void
+gpu_image (const cf_image * src, cf_cuda_image * dst)
+{
+  fail_unless_equals_int (cf_cuda_image_alloc (dst, src->width, src->height),
+      CF_OK);
+  fail_unless_equals_int (cf_cuda_image_upload (src, dst, stream), CF_OK);
+}
+
+static void
+gpu_poisoned (int width, int height, cf_cuda_image * dst)
+{
+  fail_unless_equals_int (cf_cuda_image_alloc (dst, width, height), CF_OK);
+  fail_unless_equals_int (cf_cuda_image_fill (dst, NAN, stream), CF_OK);
+}
+
+static cf_image *
+host_image (const cf_cuda_image * src)
+{
+  cf_image *img = cf_image_new (src->width, src->height);
+
+  fail_unless (img != NULL);
+  fail_unless_equals_int (cf_cuda_image_download (src, img, stream), CF_OK);
+  sync_stream ();
+  return img;
+}
+
+static void
+gpu_flow (const cf_flow * src, cf_cuda_flow * dst)
+{
+  fail_unless_equals_int (cf_cuda_flow_alloc (dst, src->width, src->height),
+      CF_OK);
+  fail_unless_equals_int (cf_cuda_flow_upload (src, dst, stream), CF_OK);
+}
+
+static void
+gpu_poisoned_flow (int width, int height, cf_cuda_flow * dst)
+{
+  fail_unless_equals_int (cf_cuda_flow_alloc (dst, width, height), CF_OK);
+  fail_unless_equals_int (cf_cuda_flow_fill (dst, NAN, NAN, stream), CF_OK);
+}
+
+static cf_flow *
+host_flow (const cf_cuda_flow * src)
+{
+  cf_flow *flow = cf_flow_new (src->width, src->height);
+
+  fail_unless (flow != NULL);
+  fail_unless_equals_int (cf_cuda_flow_download (src, flow, stream), CF_OK);
+  sync_stream ();
+  return flow;
+}
+
+/* max |gpu − ref| <= STEP_REL_TOL · max(1, max |ref|); NaN (a pixel left
+ * poisoned) fails too. */
+static void
+assert_image_close (const cf_cuda_image * gpu, const cf_image * ref,
+    const char *what)
+{
+  cf_image *got = host_image (gpu);
+  double max_abs = 0.0, max_ref = 0.0;
+  int x, y;
+
+  for (y = 0; y < got->height; y++)
+    for (x = 0; x < got->width; x++)
+      fail_unless (!isnan (PX (got, x, y)) || isnan (PX (ref, x, y)),
+          "%s (%dx%d): NaN at (%d, %d)", what, ref->width, ref->height, x, y);
+  fail_unless_equals_int (cf_image_diff (got, ref, &max_abs, &max_ref), CF_OK);
+  if (max_abs > 0.0)
+    GST_INFO ("%s (%dx%d): not bit-identical, max |diff| %g (max |ref| %g)",
+        what, ref->width, ref->height, max_abs, max_ref);
+  fail_unless (max_abs <= STEP_REL_TOL * MAX (1.0, max_ref),
+      "%s (%dx%d): max |diff| %g, max |ref| %g", what, ref->width,
+      ref->height, max_abs, max_ref);
+  cf_image_free (got);
+}
+
+static void
+assert_flow_close (const cf_cuda_flow * gpu, const cf_flow * ref,
+    const char *what)
+{
+  cf_image ru = plane_u (ref), rv = plane_v (ref);
+  cf_cuda_image gu = gpu_plane (gpu, 0), gv = gpu_plane (gpu, 1);
+
+  assert_image_close (&gu, &ru, what);
+  assert_image_close (&gv, &rv, what);
+}
+
+/* Bitwise equality of two host flows of one size. */
+static void
+assert_flow_identical (const cf_flow * a, const cf_flow * b, const char *what)
+{
+  int y;
+
+  fail_unless (a->width == b->width && a->height == b->height);
+  for (y = 0; y < a->height; y++) {
+    fail_unless (memcmp (a->u + (size_t) y * a->pitch,
+            b->u + (size_t) y * b->pitch, a->width * sizeof (float)) == 0 &&
+        memcmp (a->v + (size_t) y * a->pitch, b->v + (size_t) y * b->pitch,
+            a->width * sizeof (float)) == 0,
+        "%s (%dx%d): row %d differs", what, a->width, a->height, y);
+  }
+}
+
+/* ------------------------------------------------------ single steps */
+
+GST_START_TEST (test_centered_gradient_matches_cpu)
+{
+  int i;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (step_sizes); i++) {
+    int w = step_sizes[i].width, h = step_sizes[i].height;
+    cf_image *i1 = random_image (w, h, 1 + i, 0.0f, 255.0f);
+    cf_image *gx = cf_image_new (w, h), *gy = cf_image_new (w, h);
+    cf_cuda_image g1, ggx, ggy;
+
+    fail_unless_equals_int (cf_tvl1_centered_gradient (i1, gx, gy), CF_OK);
+    gpu_image (i1, &g1);
+    gpu_poisoned (w, h, &ggx);
+    gpu_poisoned (w, h, &ggy);
+    fail_unless_equals_int (cf_cuda_tvl1_centered_gradient (&g1, &ggx, &ggy,
+            stream), CF_OK);
+    assert_image_close (&ggx, gx, "centred I1x");
+    assert_image_close (&ggy, gy, "centred I1y");
+
+    /* the CPU's aliasing rules */
+    fail_unless_equals_int (cf_cuda_tvl1_centered_gradient (&g1, &ggx, &ggx,
+            stream), CF_ERROR_INVALID);
+    fail_unless_equals_int (cf_cuda_tvl1_centered_gradient (&g1, &g1, &ggy,
+            stream), CF_ERROR_INVALID);
+
+    cf_cuda_image_release (&g1);
+    cf_cuda_image_release (&ggx);
+    cf_cuda_image_release (&ggy);
+    cf_image_free (i1);
+    cf_image_free (gx);
+    cf_image_free (gy);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_warp_prepare_matches_cpu)
+{
+  static const cf_warp_border borders[] = { CF_WARP_ZERO_OUTSIDE,
+    CF_WARP_CLAMP
+  };
+  int i, b;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (step_sizes); i++) {
+    int w = step_sizes[i].width, h = step_sizes[i].height;
+    cf_image *i0 = random_image (w, h, 11 + i, 0.0f, 255.0f);
+    cf_image *i1 = random_image (w, h, 21 + i, 0.0f, 255.0f);
+    cf_image *i1x = cf_image_new (w, h), *i1y = cf_image_new (w, h);
+    /* displacements up to 3 px: samples inside, near and past the border */
+    cf_flow *u0 = random_flow (w, h, 31 + i, -3.0f, 3.0f);
+    cf_cuda_image g0, g1, gx, gy;
+    cf_cuda_flow gu0;
+
+    fail_unless_equals_int (cf_tvl1_centered_gradient (i1, i1x, i1y), CF_OK);
+    gpu_image (i0, &g0);
+    gpu_image (i1, &g1);
+    gpu_image (i1x, &gx);
+    gpu_image (i1y, &gy);
+    gpu_flow (u0, &gu0);
+    for (b = 0; b < (int) G_N_ELEMENTS (borders); b++) {
+      cf_image *w1 = cf_image_new (w, h), *wx = cf_image_new (w, h);
+      cf_image *wy = cf_image_new (w, h), *g = cf_image_new (w, h);
+      cf_image *rc = cf_image_new (w, h);
+      cf_cuda_image gw1, gwx, gwy, gg, grc;
+
+      fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
+              borders[b], w1, wx, wy, g, rc), CF_OK);
+      gpu_poisoned (w, h, &gw1);
+      gpu_poisoned (w, h, &gwx);
+      gpu_poisoned (w, h, &gwy);
+      gpu_poisoned (w, h, &gg);
+      gpu_poisoned (w, h, &grc);
+      fail_unless_equals_int (cf_cuda_tvl1_warp_prepare (&g0, &g1, &gx, &gy,
+              &gu0, borders[b], &gw1, &gwx, &gwy, &gg, &grc, stream), CF_OK);
+      assert_image_close (&gw1, w1, "I1w");
+      assert_image_close (&gwx, wx, "I1wx");
+      assert_image_close (&gwy, wy, "I1wy");
+      assert_image_close (&gg, g, "g");
+      assert_image_close (&grc, rc, "rho_c");
+      /* an output on an input or on another output */
+      fail_unless_equals_int (cf_cuda_tvl1_warp_prepare (&g0, &g1, &gx, &gy,
+              &gu0, borders[b], &gw1, &gwx, &gwy, &gg, &gg, stream),
+          CF_ERROR_INVALID);
+      fail_unless_equals_int (cf_cuda_tvl1_warp_prepare (&g0, &g1, &gx, &gy,
+              &gu0, borders[b], &g1, &gwx, &gwy, &gg, &grc, stream),
+          CF_ERROR_INVALID);
+
+      cf_cuda_image_release (&gw1);
+      cf_cuda_image_release (&gwx);
+      cf_cuda_image_release (&gwy);
+      cf_cuda_image_release (&gg);
+      cf_cuda_image_release (&grc);
+      cf_image_free (w1);
+      cf_image_free (wx);
+      cf_image_free (wy);
+      cf_image_free (g);
+      cf_image_free (rc);
+    }
+    cf_cuda_image_release (&g0);
+    cf_cuda_image_release (&g1);
+    cf_cuda_image_release (&gx);
+    cf_cuda_image_release (&gy);
+    cf_cuda_flow_release (&gu0);
+    cf_image_free (i0);
+    cf_image_free (i1);
+    cf_image_free (i1x);
+    cf_image_free (i1y);
+    cf_flow_free (u0);
+  }
+}
+
+GST_END_TEST;
+
+/* Warp constants for TH: random ∇I1w, g = |∇I1w|² (0 on every 7th pixel,
+ * for the zero-gradient guard), random ρc; with λθ = 0.045 the three TH
+ * cases all occur. */
+typedef struct
+{
+  cf_image *wx, *wy, *g, *rc;
+  cf_cuda_image gwx, gwy, gg, grc;
+} th_consts;
+
+static void
+th_consts_make (th_consts * k, int w, int h, guint32 seed)
+{
+  int x, y;
+
+  k->wx = random_image (w, h, seed, -20.0f, 20.0f);
+  k->wy = random_image (w, h, seed + 1, -20.0f, 20.0f);
+  k->rc = random_image (w, h, seed + 2, -30.0f, 30.0f);
+  k->g = cf_image_new (w, h);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      if ((x + y * w) % 7 == 3)
+        PX (k->wx, x, y) = PX (k->wy, x, y) = 0.0f;
+      PX (k->g, x, y) = PX (k->wx, x, y) * PX (k->wx, x, y) +
+          PX (k->wy, x, y) * PX (k->wy, x, y);
+    }
+  gpu_image (k->wx, &k->gwx);
+  gpu_image (k->wy, &k->gwy);
+  gpu_image (k->g, &k->gg);
+  gpu_image (k->rc, &k->grc);
+}
+
+static void
+th_consts_clear (th_consts * k)
+{
+  cf_image_free (k->wx);
+  cf_image_free (k->wy);
+  cf_image_free (k->g);
+  cf_image_free (k->rc);
+  cf_cuda_image_release (&k->gwx);
+  cf_cuda_image_release (&k->gwy);
+  cf_cuda_image_release (&k->gg);
+  cf_cuda_image_release (&k->grc);
+}
+
+GST_START_TEST (test_threshold_matches_cpu)
+{
+  const float lambda = 0.15f, theta = 0.3f;
+  int i;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (step_sizes); i++) {
+    int w = step_sizes[i].width, h = step_sizes[i].height;
+    th_consts k;
+    cf_flow *u = random_flow (w, h, 41 + i, -2.0f, 2.0f);
+    cf_flow *v = cf_flow_new (w, h);
+    cf_cuda_flow gu, gv;
+
+    th_consts_make (&k, w, h, 51 + 3 * i);
+    fail_unless_equals_int (cf_tvl1_threshold (k.wx, k.wy, k.g, k.rc, u,
+            lambda, theta, v), CF_OK);
+    gpu_flow (u, &gu);
+    gpu_poisoned_flow (w, h, &gv);
+    fail_unless_equals_int (cf_cuda_tvl1_threshold (&k.gwx, &k.gwy, &k.gg,
+            &k.grc, &gu, lambda, theta, &gv, stream), CF_OK);
+    assert_flow_close (&gv, v, "TH");
+    /* in place (v = u), as the CPU allows */
+    fail_unless_equals_int (cf_cuda_tvl1_threshold (&k.gwx, &k.gwy, &k.gg,
+            &k.grc, &gu, lambda, theta, &gu, stream), CF_OK);
+    assert_flow_close (&gu, v, "TH in place");
+
+    cf_cuda_flow_release (&gu);
+    cf_cuda_flow_release (&gv);
+    th_consts_clear (&k);
+    cf_flow_free (u);
+    cf_flow_free (v);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_divergence_matches_cpu)
+{
+  int i;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (step_sizes); i++) {
+    int w = step_sizes[i].width, h = step_sizes[i].height;
+    /* arbitrary p: the last column of px and last row of py are not 0,
+     * so the "not read" rule is checked too */
+    cf_image *px = random_image (w, h, 61 + i, -1.0f, 1.0f);
+    cf_image *py = random_image (w, h, 71 + i, -1.0f, 1.0f);
+    cf_image *div = cf_image_new (w, h);
+    cf_cuda_image gpx, gpy, gdiv;
+
+    fail_unless_equals_int (cf_tvl1_divergence (px, py, div), CF_OK);
+    gpu_image (px, &gpx);
+    gpu_image (py, &gpy);
+    gpu_poisoned (w, h, &gdiv);
+    fail_unless_equals_int (cf_cuda_tvl1_divergence (&gpx, &gpy, &gdiv,
+            stream), CF_OK);
+    assert_image_close (&gdiv, div, "div p");
+    fail_unless_equals_int (cf_cuda_tvl1_divergence (&gpx, &gpy, &gpx,
+            stream), CF_ERROR_INVALID);
+
+    cf_cuda_image_release (&gpx);
+    cf_cuda_image_release (&gpy);
+    cf_cuda_image_release (&gdiv);
+    cf_image_free (px);
+    cf_image_free (py);
+    cf_image_free (div);
+  }
+}
+
+GST_END_TEST;
+
+static double
+download_double (const double *device)
+{
+  double value = NAN;
+
+  fail_unless_equals_int (cudaMemcpy (&value, device, sizeof (double),
+          cudaMemcpyDeviceToHost), cudaSuccess);
+  return value;
+}
+
+GST_START_TEST (test_update_u_matches_cpu)
+{
+  const float theta = 0.3f;
+  const double nan = NAN;
+  double *gsum = NULL;
+  int i;
+
+  fail_unless_equals_int (cudaMalloc ((void **) &gsum, sizeof (double)),
+      cudaSuccess);
+  for (i = 0; i < (int) G_N_ELEMENTS (step_sizes); i++) {
+    int w = step_sizes[i].width, h = step_sizes[i].height;
+    cf_flow *v = random_flow (w, h, 81 + i, -3.0f, 3.0f);
+    cf_flow *div = random_flow (w, h, 91 + i, -2.0f, 2.0f);
+    cf_flow *u0 = random_flow (w, h, 101 + i, -3.0f, 3.0f);
+    cf_flow *u = cf_flow_copy (u0);
+    cf_cuda_flow gv, gdiv, gu;
+    double sum = -1.0, gpu_sum;
+
+    fail_unless_equals_int (cf_tvl1_update_u (v, div, theta, u, &sum), CF_OK);
+    gpu_flow (v, &gv);
+    gpu_flow (div, &gdiv);
+    gpu_flow (u0, &gu);
+    /* poisoned: the step must set the sum, not add to it */
+    fail_unless_equals_int (cudaMemcpy (gsum, &nan, sizeof (double),
+            cudaMemcpyHostToDevice), cudaSuccess);
+    fail_unless_equals_int (cf_cuda_tvl1_update_u (&gv, &gdiv, theta, &gu,
+            gsum, stream), CF_OK);
+    assert_flow_close (&gu, u, "U");
+    gpu_sum = download_double (gsum);
+    GST_INFO ("%dx%d: sum |du|^2 CPU %.17g GPU %.17g", w, h, sum, gpu_sum);
+    fail_unless (fabs (gpu_sum - sum) <= SUM_REL_TOL * fabs (sum),
+        "%dx%d: sum %.17g, CPU %.17g", w, h, gpu_sum, sum);
+
+    /* no sum wanted; then v = u in place */
+    fail_unless_equals_int (cf_cuda_flow_upload (u0, &gu, stream), CF_OK);
+    fail_unless_equals_int (cf_cuda_tvl1_update_u (&gv, &gdiv, theta, &gu,
+            NULL, stream), CF_OK);
+    assert_flow_close (&gu, u, "U without sum");
+    cf_flow_free (u);
+    u = cf_flow_copy (v);
+    fail_unless_equals_int (cf_tvl1_update_u (u, div, theta, u, &sum), CF_OK);
+    fail_unless_equals_int (cf_cuda_tvl1_update_u (&gv, &gdiv, theta, &gv,
+            gsum, stream), CF_OK);
+    assert_flow_close (&gv, u, "U in place");
+    gpu_sum = download_double (gsum);
+    fail_unless (fabs (gpu_sum - sum) <= SUM_REL_TOL * fabs (sum),
+        "%dx%d in place: sum %.17g, CPU %.17g", w, h, gpu_sum, sum);
+
+    /* div on u: rejected like the CPU */
+    fail_unless_equals_int (cf_cuda_tvl1_update_u (&gv, &gu, theta, &gu,
+            gsum, stream), CF_ERROR_INVALID);
+
+    cf_cuda_flow_release (&gv);
+    cf_cuda_flow_release (&gdiv);
+    cf_cuda_flow_release (&gu);
+    cf_flow_free (v);
+    cf_flow_free (div);
+    cf_flow_free (u0);
+    cf_flow_free (u);
+  }
+  cudaFree (gsum);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_forward_gradient_matches_cpu)
+{
+  int i;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (step_sizes); i++) {
+    int w = step_sizes[i].width, h = step_sizes[i].height;
+    cf_image *f = random_image (w, h, 111 + i, -10.0f, 10.0f);
+    cf_image *fx = cf_image_new (w, h), *fy = cf_image_new (w, h);
+    cf_cuda_image gf, gfx, gfy;
+
+    fail_unless_equals_int (cf_tvl1_forward_gradient (f, fx, fy), CF_OK);
+    gpu_image (f, &gf);
+    gpu_poisoned (w, h, &gfx);
+    gpu_poisoned (w, h, &gfy);
+    fail_unless_equals_int (cf_cuda_tvl1_forward_gradient (&gf, &gfx, &gfy,
+            stream), CF_OK);
+    assert_image_close (&gfx, fx, "forward ux");
+    assert_image_close (&gfy, fy, "forward uy");
+    fail_unless_equals_int (cf_cuda_tvl1_forward_gradient (&gf, &gf, &gfy,
+            stream), CF_ERROR_INVALID);
+
+    cf_cuda_image_release (&gf);
+    cf_cuda_image_release (&gfx);
+    cf_cuda_image_release (&gfy);
+    cf_image_free (f);
+    cf_image_free (fx);
+    cf_image_free (fy);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_update_p_matches_cpu)
+{
+  const float tau = 0.25f, theta = 0.3f;
+  int i;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (step_sizes); i++) {
+    int w = step_sizes[i].width, h = step_sizes[i].height;
+    cf_image *ux = random_image (w, h, 121 + i, -5.0f, 5.0f);
+    cf_image *uy = random_image (w, h, 131 + i, -5.0f, 5.0f);
+    cf_flow *p = random_flow (w, h, 141 + i, -0.7f, 0.7f);
+    cf_flow *q = cf_flow_new (w, h);
+    cf_cuda_image gux, guy;
+    cf_cuda_flow gp, gq;
+
+    fail_unless_equals_int (cf_tvl1_update_p (ux, uy, p, tau, theta, q),
+        CF_OK);
+    gpu_image (ux, &gux);
+    gpu_image (uy, &guy);
+    gpu_flow (p, &gp);
+    gpu_poisoned_flow (w, h, &gq);
+    fail_unless_equals_int (cf_cuda_tvl1_update_p (&gux, &guy, &gp, tau,
+            theta, &gq, stream), CF_OK);
+    assert_flow_close (&gq, q, "P");
+    /* in place */
+    fail_unless_equals_int (cf_cuda_tvl1_update_p (&gux, &guy, &gp, tau,
+            theta, &gp, stream), CF_OK);
+    assert_flow_close (&gp, q, "P in place");
+
+    cf_cuda_image_release (&gux);
+    cf_cuda_image_release (&guy);
+    cf_cuda_flow_release (&gp);
+    cf_cuda_flow_release (&gq);
+    cf_image_free (ux);
+    cf_image_free (uy);
+    cf_flow_free (p);
+    cf_flow_free (q);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_steps_reject_size_mismatch)
+{
+  cf_cuda_image a, b, c, small;
+  cf_cuda_flow f, g, fs;
+
+  gpu_poisoned (9, 7, &a);
+  gpu_poisoned (9, 7, &b);
+  gpu_poisoned (9, 7, &c);
+  gpu_poisoned (8, 7, &small);
+  gpu_poisoned_flow (9, 7, &f);
+  gpu_poisoned_flow (9, 7, &g);
+  gpu_poisoned_flow (9, 6, &fs);
+  fail_unless_equals_int (cf_cuda_tvl1_centered_gradient (&a, &b, &small,
+          stream), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_tvl1_divergence (&a, &small, &c, stream),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_tvl1_forward_gradient (&a, &b, &small,
+          stream), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_tvl1_update_u (&f, &g, 0.3f, &fs, NULL,
+          stream), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_tvl1_update_p (&a, &b, &f, 0.25f, 0.3f,
+          &fs, stream), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_tvl1_threshold (&a, &b, &c, &small, &f,
+          0.15f, 0.3f, &g, stream), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_tvl1_warp_prepare (&a, &b, &c, &small, &f,
+          CF_WARP_ZERO_OUTSIDE, &a, &b, &c, &small, &small, stream),
+      CF_ERROR_INVALID);
+  cf_cuda_image_release (&a);
+  cf_cuda_image_release (&b);
+  cf_cuda_image_release (&c);
+  cf_cuda_image_release (&small);
+  cf_cuda_flow_release (&f);
+  cf_cuda_flow_release (&g);
+  cf_cuda_flow_release (&fs);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------- plans */
+
+/* A normalised pair with CPU pyramids and GPU pyramids holding the same
+ * levels (uploaded, not rebuilt: the GPU pyramid's blur sums in another
+ * order, and the solvers are compared here, not the pyramids). */
+typedef struct
+{
+  int width, height;
+  cf_image *f0, *f1;
+  cf_flow *truth;               /* NULL for real frames without it */
+  cf_pyramid *c0, *c1;
+  cf_cuda_pyramid g0, g1;
+} scene;
+
+static void
+gpu_pyramid_from (const cf_pyramid * cpu, int w, int h,
+    const cf_pyramid_params * pp, cf_cuda_pyramid * gpu)
+{
+  int l;
+
+  fail_unless_equals_int (cf_cuda_pyramid_alloc (gpu, w, h, pp), CF_OK);
+  fail_unless_equals_int (gpu->n_levels, cpu->n_levels);
+  for (l = 0; l < cpu->n_levels; l++)
+    fail_unless_equals_int (cf_cuda_image_upload (cpu->level[l],
+            &gpu->level[l], stream), CF_OK);
+}
+
+/* Takes @f0, @f1 and @truth. */
+static void
+scene_from_frames (scene * sc, cf_image * f0, cf_image * f1, cf_flow * truth,
+    int levels, const cf_tvl1_params * params)
+{
+  cf_pyramid_params pp;
+  int w = f0->width, h = f0->height;
+
+  memset (sc, 0, sizeof (*sc));
+  sc->width = w;
+  sc->height = h;
+  sc->f0 = f0;
+  sc->f1 = f1;
+  sc->truth = truth;
+  cf_pyramid_params_init (&pp);
+  pp.max_levels = levels;
+  cf_tvl1_prepare_pyramid_params (params, &pp);
+  cf_tvl1_normalize_pair (sc->f0, sc->f1);
+  sc->c0 = cf_pyramid_new (w, h, &pp);
+  sc->c1 = cf_pyramid_new (w, h, &pp);
+  fail_unless (sc->c0 != NULL && sc->c1 != NULL);
+  fail_unless_equals_int (cf_pyramid_build (sc->c0, sc->f0, &pp), CF_OK);
+  fail_unless_equals_int (cf_pyramid_build (sc->c1, sc->f1, &pp), CF_OK);
+  gpu_pyramid_from (sc->c0, w, h, &pp, &sc->g0);
+  gpu_pyramid_from (sc->c1, w, h, &pp, &sc->g1);
+  sync_stream ();
+}
+
+static void
+scene_synth (scene * sc, int w, int h, cf_synth_motion motion, int levels,
+    const cf_tvl1_params * params)
+{
+  cf_synth_params sp;
+  cf_image *f0 = NULL, *f1 = NULL;
+  cf_flow *truth = NULL;
+
+  cf_synth_params_init (&sp);
+  sp.motion = motion;
+  if (motion == CF_SYNTH_ROTATION_ZOOM) {
+    sp.angle = 3.0f;
+    sp.zoom = 1.03f;
+  } else if (motion == CF_SYNTH_SMOOTH) {
+    sp.amplitude = 2.0f;
+  } else {
+    sp.tx = 2.5f;
+    sp.ty = -1.25f;
+  }
+  fail_unless_equals_int (cf_synth_pair (w, h, &sp, &f0, &f1, &truth), CF_OK);
+  scene_from_frames (sc, f0, f1, truth, levels, params);
+}
+
+static void
+scene_clear (scene * sc)
+{
+  cf_image_free (sc->f0);
+  cf_image_free (sc->f1);
+  cf_flow_free (sc->truth);
+  cf_pyramid_free (sc->c0);
+  cf_pyramid_free (sc->c1);
+  cf_cuda_pyramid_release (&sc->g0);
+  cf_cuda_pyramid_release (&sc->g1);
+}
+
+/* One run with @plan into a host flow; @initial (host) is the warm start
+ * when not NULL; *iterations (may be NULL) gets the plan's count. */
+static cf_flow *
+plan_run (cf_cuda_tvl1_plan * plan, const scene * sc,
+    const cf_tvl1_params * params, const cf_flow * initial, long *iterations)
+{
+  cf_cuda_flow flow;
+  cf_flow *out;
+
+  if (initial != NULL)
+    gpu_flow (initial, &flow);
+  else
+    gpu_poisoned_flow (sc->width, sc->height, &flow);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc->g0, &sc->g1,
+          params, initial != NULL, &flow, stream), CF_OK);
+  out = host_flow (&flow);      /* synchronises the stream */
+  if (iterations != NULL)
+    *iterations = cf_cuda_tvl1_plan_iterations (plan);
+  cf_cuda_flow_release (&flow);
+  return out;
+}
+
+/* The same with a fresh plan. */
+static cf_flow *
+gpu_run (const scene * sc, cf_tvl1_kernel kernel,
+    const cf_tvl1_params * params, const cf_flow * initial, long *iterations)
+{
+  cf_cuda_tvl1_plan *plan = NULL;
+  cf_flow *out;
+
+  fail_unless_equals_int (cf_cuda_tvl1_plan_new (sc->width, sc->height,
+          CF_PRECISION_FP32, kernel, &plan), CF_OK);
+  out = plan_run (plan, sc, params, initial, iterations);
+  cf_cuda_tvl1_plan_free (plan);
+  return out;
+}
+
+static cf_flow
+flow_view (const cf_flow * f, int width, int height)
+{
+  cf_flow view = *f;
+
+  view.width = width;
+  view.height = height;
+  view.owns_data = 0;
+  return view;
+}
+
+/* cf_tvl1_flow written out with the public steps, counting iterations
+ * (cf_tvl1_flow does not report them); test_plan_matches_cpu_flow checks
+ * that it gives cf_tvl1_flow's bits. */
+static long
+cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
+    int use_initial, cf_flow * flow)
+{
+  const double eps2 = (double) params->epsilon * (double) params->epsilon;
+  cf_tvl1_workspace *ws = cf_tvl1_workspace_new (sc->width, sc->height);
+  cf_flow *u = cf_flow_new (sc->width, sc->height);
+  long count = 0;
+  int l, k, n, y;
+
+  fail_unless (ws != NULL && u != NULL);
+  for (l = sc->c0->n_levels - 1; l >= 0; l--) {
+    const cf_image *f0 = sc->c0->level[l], *f1 = sc->c1->level[l];
+    cf_flow ul = flow_view (u, f0->width, f0->height);
+    cf_flow parked = flow_view (flow, f0->width, f0->height);
+    cf_tvl1_workspace wl;
+
+    fail_unless_equals_int (cf_tvl1_workspace_level (ws, f0->width,
+            f0->height, &wl), CF_OK);
+    if (l == sc->c0->n_levels - 1) {
+      if (use_initial) {
+        fail_unless_equals_int (cf_flow_resample (flow, &ul), CF_OK);
+      } else {
+        cf_flow_fill (&ul, 0.0f, 0.0f);
+      }
+    } else {
+      cf_flow prev = flow_view (flow, sc->c0->level[l + 1]->width,
+          sc->c0->level[l + 1]->height);
+      fail_unless_equals_int (cf_flow_resample (&prev, &ul), CF_OK);
+    }
+    fail_unless_equals_int (cf_tvl1_centered_gradient (f1, &wl.i1x,
+            &wl.i1y), CF_OK);
+    cf_flow_fill (&wl.p1, 0.0f, 0.0f);
+    cf_flow_fill (&wl.p2, 0.0f, 0.0f);
+    for (k = 0; k < params->warps; k++) {
+      fail_unless_equals_int (cf_tvl1_warp_prepare (f0, f1, &wl.i1x,
+              &wl.i1y, &ul, params->warp_border, &wl.i1w, &wl.i1wx,
+              &wl.i1wy, &wl.grad, &wl.rho_c), CF_OK);
+      for (n = 0; n < params->max_iterations; n++) {
+        double e = 0.0;
+        fail_unless_equals_int (cf_tvl1_iteration (&wl, params, &ul, &e),
+            CF_OK);
+        count++;
+        if (params->epsilon > 0.0f && !(e > eps2))
+          break;
+      }
+    }
+    for (y = 0; y < ul.height; y++) {
+      memcpy (parked.u + (size_t) y * parked.pitch,
+          ul.u + (size_t) y * ul.pitch, ul.width * sizeof (float));
+      memcpy (parked.v + (size_t) y * parked.pitch,
+          ul.v + (size_t) y * ul.pitch, ul.width * sizeof (float));
+    }
+  }
+  cf_tvl1_workspace_free (ws);
+  cf_flow_free (u);
+  return count;
+}
+
+static void
+assert_flow_mean_close (const cf_flow * got, const cf_flow * ref,
+    const char *what)
+{
+  double mean = 0.0, max = 0.0;
+
+  fail_unless_equals_int (cf_flow_diff (got, ref, &mean, &max), CF_OK);
+  GST_INFO ("%s: mean |diff| %g px, max %g px", what, mean, max);
+  fail_unless (mean <= FLOW_MEAN_TOL, "%s: mean |diff| %g px (max %g)",
+      what, mean, max);
+}
+
+static void
+assert_iterations_close (long gpu, long cpu, const char *what)
+{
+  GST_INFO ("%s: iterations GPU %ld, CPU %ld", what, gpu, cpu);
+  fail_unless (labs (gpu - cpu) <= ITER_REL_TOL * (double) cpu,
+      "%s: GPU ran %ld iterations, CPU %ld", what, gpu, cpu);
+}
+
+/* FUSED and STEPS share the per-pixel code and the ε reduction: the same
+ * bits and, with ε > 0, the same stopping iterations. */
+GST_START_TEST (test_fused_identical_to_steps)
+{
+  cf_tvl1_params params;
+  scene sc;
+  cf_flow *steps, *fused, *automatic;
+  long n_steps = -1, n_fused = -2;
+
+  cf_tvl1_params_init (&params);
+  params.warps = 2;
+  params.max_iterations = 20;
+  params.epsilon = 0.0f;
+  scene_synth (&sc, 97, 61, CF_SYNTH_SMOOTH, 3, &params);
+  fail_unless_equals_int (sc.c0->n_levels, 3);
+
+  steps = gpu_run (&sc, CF_TVL1_KERNEL_STEPS, &params, NULL, &n_steps);
+  fused = gpu_run (&sc, CF_TVL1_KERNEL_FUSED, &params, NULL, &n_fused);
+  automatic = gpu_run (&sc, CF_TVL1_KERNEL_AUTO, &params, NULL, NULL);
+  fail_unless (isfinite (fused->u[0]) && isfinite (fused->v[0]));
+  assert_flow_identical (fused, steps, "FUSED vs STEPS, eps = 0");
+  assert_flow_identical (automatic, fused, "AUTO vs FUSED");
+  fail_unless_equals_int (n_steps, 3 * 2 * 20);
+  fail_unless_equals_int (n_fused, 3 * 2 * 20);
+  cf_flow_free (steps);
+  cf_flow_free (fused);
+  cf_flow_free (automatic);
+
+  /* ε > 0: stops inside and between the launch chunks */
+  params.max_iterations = 300;
+  params.epsilon = 0.02f;
+  steps = gpu_run (&sc, CF_TVL1_KERNEL_STEPS, &params, NULL, &n_steps);
+  fused = gpu_run (&sc, CF_TVL1_KERNEL_FUSED, &params, NULL, &n_fused);
+  GST_INFO ("eps 0.02: STEPS %ld, FUSED %ld iterations", n_steps, n_fused);
+  fail_unless_equals_int (n_fused, n_steps);
+  fail_unless (n_fused >= 3 * 2 && n_fused <= 3 * 2 * 300);
+  assert_flow_identical (fused, steps, "FUSED vs STEPS, eps = 0.02");
+  cf_flow_free (steps);
+  cf_flow_free (fused);
+  scene_clear (&sc);
+}
+
+GST_END_TEST;
+
+/* ε = 0 runs max_iterations per warp; a huge ε stops every warp after its
+ * first iteration — whose P step still runs (IPOL), which shows in the
+ * second warp of a level: the same bits as max_iterations = 1. */
+GST_START_TEST (test_epsilon_stop_and_iteration_counts)
+{
+  static const cf_tvl1_kernel kernels[] = { CF_TVL1_KERNEL_STEPS,
+    CF_TVL1_KERNEL_FUSED
+  };
+  cf_tvl1_params params;
+  scene sc;
+  int k;
+
+  cf_tvl1_params_init (&params);
+  params.warps = 3;
+  scene_synth (&sc, 64, 48, CF_SYNTH_TRANSLATION, 3, &params);
+  for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
+    cf_flow *a, *b, *cpu;
+    long n = -1;
+
+    params.epsilon = 1e3f;
+    params.max_iterations = 300;
+    a = gpu_run (&sc, kernels[k], &params, NULL, &n);
+    fail_unless_equals_int (n, sc.c0->n_levels * params.warps);
+    cpu = cf_flow_new (sc.width, sc.height);
+    fail_unless_equals_int (cpu_run_counting (&sc, &params, 0, cpu),
+        sc.c0->n_levels * params.warps);
+    assert_flow_mean_close (a, cpu, "huge eps vs CPU");
+
+    params.epsilon = 0.0f;
+    params.max_iterations = 1;
+    b = gpu_run (&sc, kernels[k], &params, NULL, &n);
+    fail_unless_equals_int (n, sc.c0->n_levels * params.warps);
+    assert_flow_identical (a, b, "huge eps vs one iteration");
+
+    params.max_iterations = 7;
+    cf_flow_free (b);
+    b = gpu_run (&sc, kernels[k], &params, NULL, &n);
+    fail_unless_equals_int (n, sc.c0->n_levels * params.warps * 7);
+
+    cf_flow_free (a);
+    cf_flow_free (b);
+    cf_flow_free (cpu);
+  }
+  scene_clear (&sc);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_plan_matches_cpu_flow)
+{
+  static const cf_synth_motion motions[] = { CF_SYNTH_TRANSLATION,
+    CF_SYNTH_ROTATION_ZOOM, CF_SYNTH_SMOOTH
+  };
+  int m;
+
+  for (m = 0; m < (int) G_N_ELEMENTS (motions); m++) {
+    cf_tvl1_params params;
+    scene sc;
+    cf_flow *ref, *mirror, *gpu;
+    long n_cpu, n_gpu = -1;
+
+    /* IPOL defaults: ε = 0.01, 5 warps, 300 iterations */
+    cf_tvl1_params_init (&params);
+    scene_synth (&sc, 160, 128, motions[m], 4, &params);
+    fail_unless_equals_int (sc.c0->n_levels, 4);
+    ref = cf_flow_new (sc.width, sc.height);
+    mirror = cf_flow_new (sc.width, sc.height);
+    fail_unless_equals_int (cf_tvl1_flow (sc.c0, sc.c1, &params, 0, ref),
+        CF_OK);
+    n_cpu = cpu_run_counting (&sc, &params, 0, mirror);
+    assert_flow_identical (mirror, ref, "counting mirror vs cf_tvl1_flow");
+
+    gpu = gpu_run (&sc, CF_TVL1_KERNEL_AUTO, &params, NULL, &n_gpu);
+    assert_flow_mean_close (gpu, ref, "plan vs cf_tvl1_flow");
+    assert_iterations_close (n_gpu, n_cpu, "plan vs cf_tvl1_flow");
+    cf_flow_free (gpu);
+
+    gpu = gpu_run (&sc, CF_TVL1_KERNEL_STEPS, &params, NULL, &n_gpu);
+    assert_flow_mean_close (gpu, ref, "STEPS plan vs cf_tvl1_flow");
+    assert_iterations_close (n_gpu, n_cpu, "STEPS plan vs cf_tvl1_flow");
+    cf_flow_free (gpu);
+    cf_flow_free (ref);
+    cf_flow_free (mirror);
+    scene_clear (&sc);
+  }
+}
+
+GST_END_TEST;
+
+/* use_initial: the given flow, resampled, seeds the coarsest level. */
+GST_START_TEST (test_warm_start_matches_cpu)
+{
+  cf_tvl1_params params;
+  scene sc;
+  cf_flow *ref, *gpu;
+
+  cf_tvl1_params_init (&params);
+  params.warps = 2;
+  params.max_iterations = 30;
+  scene_synth (&sc, 96, 64, CF_SYNTH_ROTATION_ZOOM, 3, &params);
+  ref = cf_flow_copy (sc.truth);
+  fail_unless_equals_int (cf_tvl1_flow (sc.c0, sc.c1, &params, 1, ref),
+      CF_OK);
+  gpu = gpu_run (&sc, CF_TVL1_KERNEL_AUTO, &params, sc.truth, NULL);
+  assert_flow_mean_close (gpu, ref, "warm start vs cf_tvl1_flow");
+  cf_flow_free (gpu);
+
+  /* one level: the initial flow is resampled onto its own grid */
+  cf_flow_free (ref);
+  scene_clear (&sc);
+  scene_synth (&sc, 96, 64, CF_SYNTH_TRANSLATION, 1, &params);
+  ref = cf_flow_copy (sc.truth);
+  fail_unless_equals_int (cf_tvl1_flow (sc.c0, sc.c1, &params, 1, ref),
+      CF_OK);
+  gpu = gpu_run (&sc, CF_TVL1_KERNEL_FUSED, &params, sc.truth, NULL);
+  assert_flow_mean_close (gpu, ref, "one-level warm start vs cf_tvl1_flow");
+  cf_flow_free (gpu);
+  cf_flow_free (ref);
+  scene_clear (&sc);
+}
+
+GST_END_TEST;
+
+/* One plan, several runs: the same input gives the same bits and count,
+ * another pair in between changes nothing. */
+GST_START_TEST (test_plan_reuse)
+{
+  cf_tvl1_params params;
+  scene a, b;
+  cf_cuda_tvl1_plan *plan = NULL;
+  cf_flow *first, *again, *other, *fresh;
+  long n_first = -1, n_again = -2, n_other = -3, n_fresh = -4;
+
+  cf_tvl1_params_init (&params);
+  params.warps = 2;
+  params.epsilon = 0.02f;
+  scene_synth (&a, 120, 90, CF_SYNTH_SMOOTH, 3, &params);
+  scene_synth (&b, 120, 90, CF_SYNTH_ROTATION_ZOOM, 3, &params);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_new (120, 90, CF_PRECISION_FP32,
+          CF_TVL1_KERNEL_AUTO, &plan), CF_OK);
+
+  first = plan_run (plan, &a, &params, NULL, &n_first);
+  again = plan_run (plan, &a, &params, NULL, &n_again);
+  assert_flow_identical (again, first, "second run of a plan");
+  fail_unless_equals_int (n_again, n_first);
+  cf_flow_free (again);
+
+  other = plan_run (plan, &b, &params, NULL, &n_other);
+  fresh = gpu_run (&b, CF_TVL1_KERNEL_AUTO, &params, NULL, &n_fresh);
+  assert_flow_identical (other, fresh, "other pair through a used plan");
+  fail_unless_equals_int (n_other, n_fresh);
+
+  /* then ε = 0 through the same plan: the count is the host's */
+  params.epsilon = 0.0f;
+  params.max_iterations = 5;
+  again = plan_run (plan, &a, &params, NULL, &n_again);
+  fail_unless_equals_int (n_again, a.c0->n_levels * params.warps * 5);
+  cf_flow_free (again);
+
+  params.epsilon = 0.02f;
+  params.max_iterations = 300;
+  again = plan_run (plan, &a, &params, NULL, &n_again);
+  assert_flow_identical (again, first, "plan after other runs");
+  fail_unless_equals_int (n_again, n_first);
+
+  cf_flow_free (first);
+  cf_flow_free (again);
+  cf_flow_free (other);
+  cf_flow_free (fresh);
+  cf_cuda_tvl1_plan_free (plan);
+  scene_clear (&a);
+  scene_clear (&b);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_plan_rejects_bad_arguments)
+{
+  cf_tvl1_params params;
+  scene sc, wide, narrow;
+  cf_cuda_tvl1_plan *plan = NULL;
+  cf_cuda_flow flow, small;
+
+  cf_cuda_tvl1_plan_free (NULL);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_new (64, 48, CF_PRECISION_FP16,
+          CF_TVL1_KERNEL_AUTO, &plan), CF_ERROR_UNSUPPORTED);
+  fail_unless (plan == NULL);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_new (0, 48, CF_PRECISION_FP32,
+          CF_TVL1_KERNEL_AUTO, &plan), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_new (64, 48, (cf_precision) 7,
+          CF_TVL1_KERNEL_AUTO, &plan), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_new (64, 48, CF_PRECISION_FP32,
+          (cf_tvl1_kernel) 9, &plan), CF_ERROR_INVALID);
+  fail_unless (plan == NULL);
+
+  cf_tvl1_params_init (&params);
+  params.max_iterations = 3;
+  scene_synth (&sc, 64, 48, CF_SYNTH_TRANSLATION, 2, &params);
+  scene_synth (&wide, 80, 48, CF_SYNTH_TRANSLATION, 2, &params);
+  scene_synth (&narrow, 48, 48, CF_SYNTH_TRANSLATION, 2, &params);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_new (64, 48, CF_PRECISION_FP32,
+          CF_TVL1_KERNEL_AUTO, &plan), CF_OK);
+  gpu_poisoned_flow (64, 48, &flow);
+  gpu_poisoned_flow (48, 48, &small);
+
+  fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
+          &params, 0, &flow, stream), CF_OK);
+  /* pyramids of different sizes; frames larger, then smaller than the
+   * plan (a plan serves one frame size) */
+  fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &wide.g1,
+          &params, 0, &flow, stream), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &wide.g0, &wide.g1,
+          &params, 0, &flow, stream), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &narrow.g0,
+          &narrow.g1, &params, 0, &small, stream), CF_ERROR_INVALID);
+  /* flow of another size */
+  fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
+          &params, 0, &small, stream), CF_ERROR_INVALID);
+  /* parameters cf_tvl1_flow rejects */
+  params.warps = 0;
+  fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
+          &params, 0, &flow, stream), CF_ERROR_INVALID);
+  cf_tvl1_params_init (&params);
+  params.tau = 0.3f;
+  fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
+          &params, 0, &flow, stream), CF_ERROR_INVALID);
+  cf_tvl1_params_init (&params);
+  params.max_iterations = 0;
+  fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
+          &params, 0, &flow, stream), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
+          NULL, 0, &flow, stream), CF_ERROR_INVALID);
+  sync_stream ();
+
+  cf_cuda_flow_release (&flow);
+  cf_cuda_flow_release (&small);
+  cf_cuda_tvl1_plan_free (plan);
+  scene_clear (&sc);
+  scene_clear (&wide);
+  scene_clear (&narrow);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------ Middlebury */
+
+/* Decode a PNG to 0..255 luma with pngdec (no libpng in the suites), as
+ * tests/check/common/tvl1.c does. */
+static cf_image *
+read_png_grey (const char *path)
+{
+  GstHarness *h;
+  GstBuffer *in, *out;
+  GstCaps *caps;
+  GstVideoInfo info;
+  GstMapInfo map;
+  gchar *bytes = NULL;
+  gsize size = 0;
+  cf_image *img = NULL;
+  int x, y;
+
+  if (!g_file_get_contents (path, &bytes, &size, NULL))
+    return NULL;
+  h = gst_harness_new_parse ("pngdec ! videoconvert ! "
+      "capsfilter caps=video/x-raw,format=GRAY8");
+  gst_harness_set_src_caps_str (h, "image/png");
+  in = gst_buffer_new_wrapped (bytes, size);
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  img = cf_image_new (GST_VIDEO_INFO_WIDTH (&info),
+      GST_VIDEO_INFO_HEIGHT (&info));
+  for (y = 0; y < img->height; y++) {
+    const guint8 *row = map.data + (gsize) y *
+        GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+    for (x = 0; x < img->width; x++)
+      PX (img, x, y) = row[x];
+  }
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+  return img;
+}
+
+GST_START_TEST (test_middlebury_rubberwhale_matches_cpu)
+{
+  const char *dir = cf_test_data_dir ();
+  gchar *p0, *p1, *pf;
+
+  if (dir == NULL) {
+    GST_INFO ("CUDAFLOW_DATA_DIR not set: Middlebury check skipped");
+    return;
+  }
+  p0 = g_build_filename (dir, "middlebury", "RubberWhale", "frame10.png", NULL);
+  p1 = g_build_filename (dir, "middlebury", "RubberWhale", "frame11.png", NULL);
+  pf = g_build_filename (dir, "middlebury", "RubberWhale", "flow10.flo", NULL);
+  if (!g_file_test (pf, G_FILE_TEST_EXISTS)) {
+    GST_INFO ("%s missing: Middlebury check skipped", pf);
+  } else {
+    cf_image *f0 = read_png_grey (p0), *f1 = read_png_grey (p1);
+    cf_flow *truth = NULL, *cpu, *gpu;
+    cf_tvl1_params params;
+    cf_flow_error cpu_err, gpu_err;
+    scene sc;
+    long n_gpu = -1;
+
+    fail_unless (f0 != NULL && f1 != NULL);
+    fail_unless_equals_int (cf_flo_read (pf, &truth, NULL), CF_OK);
+    /* IPOL README settings: 5 scales, η 0.5, 5 warps, ε 0.01 */
+    cf_tvl1_params_init (&params);
+    scene_from_frames (&sc, f0, f1, truth, 5, &params);
+    cpu = cf_flow_new (sc.width, sc.height);
+    fail_unless_equals_int (cf_tvl1_flow (sc.c0, sc.c1, &params, 0, cpu),
+        CF_OK);
+    gpu = gpu_run (&sc, CF_TVL1_KERNEL_AUTO, &params, NULL, &n_gpu);
+    assert_flow_mean_close (gpu, cpu, "RubberWhale GPU vs CPU");
+    fail_unless_equals_int (cf_flow_compare (cpu, sc.truth, 0, &cpu_err),
+        CF_OK);
+    fail_unless_equals_int (cf_flow_compare (gpu, sc.truth, 0, &gpu_err),
+        CF_OK);
+    GST_INFO ("RubberWhale: EPE CPU %.4f, GPU %.4f (%ld iterations)",
+        cpu_err.epe, gpu_err.epe, n_gpu);
+    fail_unless (fabs (gpu_err.epe - cpu_err.epe) <= EPE_REL_TOL *
+        cpu_err.epe, "EPE GPU %.4f, CPU %.4f", gpu_err.epe, cpu_err.epe);
+    cf_flow_free (cpu);
+    cf_flow_free (gpu);
+    scene_clear (&sc);
+  }
+  g_free (p0);
+  g_free (p1);
+  g_free (pf);
+}
+
+GST_END_TEST;
+
+static Suite *
+cuda_tvl1_suite (void)
+{
+  Suite *s = suite_create ("cuda_tvl1");
+  TCase *steps = tcase_create ("steps");
+  TCase *plans = tcase_create ("plans");
+
+  suite_add_tcase (s, steps);
+  tcase_add_checked_fixture (steps, setup, teardown);
+  tcase_add_test (steps, test_centered_gradient_matches_cpu);
+  tcase_add_test (steps, test_warp_prepare_matches_cpu);
+  tcase_add_test (steps, test_threshold_matches_cpu);
+  tcase_add_test (steps, test_divergence_matches_cpu);
+  tcase_add_test (steps, test_update_u_matches_cpu);
+  tcase_add_test (steps, test_forward_gradient_matches_cpu);
+  tcase_add_test (steps, test_update_p_matches_cpu);
+  tcase_add_test (steps, test_steps_reject_size_mismatch);
+
+  suite_add_tcase (s, plans);
+  /* the CPU reference runs (Middlebury at IPOL defaults) take a while */
+  tcase_set_timeout (plans, 300);
+  tcase_add_checked_fixture (plans, setup, teardown);
+  tcase_add_test (plans, test_fused_identical_to_steps);
+  tcase_add_test (plans, test_epsilon_stop_and_iteration_counts);
+  tcase_add_test (plans, test_plan_matches_cpu_flow);
+  tcase_add_test (plans, test_warm_start_matches_cpu);
+  tcase_add_test (plans, test_plan_reuse);
+  tcase_add_test (plans, test_plan_rejects_bad_arguments);
+  tcase_add_test (plans, test_middlebury_rubberwhale_matches_cpu);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return cf_test_run_gpu_suite (argc, argv, "cuda_tvl1", cuda_tvl1_suite);
+}
