@@ -7,12 +7,17 @@
  *   correlation  F = K,                 (ax, ay) = (kw/2, kh/2)
  *   convolution  F[j][i] = K[kh-1-j][kw-1-i],
  *                (ax, ay) = (kw-1-kw/2, kh-1-kh/2)
- * (for even sizes the flipped anchor differs from kw/2 by one). F lives in
- * device memory owned by the plan; running never allocates.
+ * (for even sizes the flipped anchor differs from kw/2 by one). Everything a
+ * method needs lives in device memory owned by the plan; running never
+ * allocates. A plan must not run on two streams at once (the separable and
+ * FFT methods keep intermediates in the plan).
  *
- * Methods: only CF_CONV_METHOD_DIRECT is built so far; AUTO resolves to it.
- * resolve_method () and run_method () are the single dispatch points where
- * the separable, FFT and tensor-core methods slot in.
+ * Methods (resolve_method () and run_method () are the dispatch points):
+ *   direct     any kernel (convolve-direct.cu)
+ *   separable  rank-1 kernels, F = c r^T factored at plan_new within
+ *              CF_SEPARABLE_TOLERANCE (convolve-separable.cu)
+ *   fft        any kernel, when cuFFT can be loaded (convolve-fft.cu)
+ *   im2tensor  not built yet
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -21,6 +26,9 @@
 #include "cuda/cuda-internal.h"
 #include "cuda/convolve.h"
 #include "cuda/convolve-direct.h"
+#include "cuda/convolve-fft.h"
+#include "cuda/convolve-separable.h"
+#include "cuda/cufft-loader.h"
 
 #include <stdlib.h>
 
@@ -34,24 +42,51 @@ struct cf_cuda_convolve_plan
   int kh;
   int ax;                       /* anchor of F */
   int ay;
-  float *taps;                  /* device: F, kh rows of kw floats */
+  float *taps;                  /* device: F, kh rows of kw floats (direct
+                                 * and fft) */
+  float *row_taps;              /* separable: device, kw floats (r) */
+  float *col_taps;              /* separable: device, kh floats (c) */
+  cf_cuda_image tmp;            /* separable: row pass output */
+  cf_cuda_convolve_fft *fft;    /* fft: buffers, cuFFT plans, spectrum */
   cudaError_t last_error;       /* last CUDA failure of this plan */
 };
 
-/* The method a request resolves to, or CF_ERROR_UNSUPPORTED for methods
- * this build does not have yet. */
+/* The method a request resolves to, or CF_ERROR_UNSUPPORTED when this
+ * build or this kernel cannot serve it. rank1: F factors as c r^T
+ * (cf_convolve_rank1 ()). */
 static cf_status
-resolve_method (cf_conv_method requested, const cf_kernel * kernel,
+resolve_method (cf_conv_method requested, int kw, int kh, int rank1,
     cf_conv_method * method)
 {
-  (void) kernel;                /* AUTO will look at size and rank */
   switch (requested) {
     case CF_CONV_METHOD_AUTO:
+      /* A rank-1 kernel costs 2 (kw + kh) FMAs per pixel separably against
+       * 2 kw kh directly, so from 5 x 5 up separable wins on arithmetic
+       * alone; below that the two are close and direct is kept. The FFT
+       * crossover is pending measurement on our own direct method (the
+       * H100 anchors in research/perf-anchors.md §4.1 put cuFFT ahead of
+       * NPP from K ~ 13-15 at 4096^2), so AUTO never picks FFT yet. */
+      *method = rank1 && kw >= 5 && kh >= 5 ? CF_CONV_METHOD_SEPARABLE
+          : CF_CONV_METHOD_DIRECT;
+      return CF_OK;
     case CF_CONV_METHOD_DIRECT:
       *method = CF_CONV_METHOD_DIRECT;
       return CF_OK;
     case CF_CONV_METHOD_SEPARABLE:
+      /* Not rank 1 (rank > 1): the only reason separable is refused. The
+       * element reports it as "kernel is not separable" and suggests
+       * method=direct or method=fft. */
+      if (!rank1)
+        return CF_ERROR_UNSUPPORTED;
+      *method = CF_CONV_METHOD_SEPARABLE;
+      return CF_OK;
     case CF_CONV_METHOD_FFT:
+      /* cuFFT is opened at run time; without it the element reports that
+       * CF_CUFFT_SONAME could not be loaded. */
+      if (!cf_cuda_convolve_fft_available ())
+        return CF_ERROR_UNSUPPORTED;
+      *method = CF_CONV_METHOD_FFT;
+      return CF_OK;
     case CF_CONV_METHOD_IM2TENSOR:
       return CF_ERROR_UNSUPPORTED;
     default:
@@ -69,6 +104,14 @@ run_method (const cf_cuda_convolve_plan * plan, const float *src,
       return cf_cuda_convolve_direct (src, src_pitch, dst, dst_pitch,
           plan->width, plan->height, plan->taps, plan->kw, plan->kh,
           plan->ax, plan->ay, plan->border, stream);
+    case CF_CONV_METHOD_SEPARABLE:
+      return cf_cuda_convolve_separable (src, src_pitch, dst, dst_pitch,
+          plan->tmp.data, plan->tmp.pitch, plan->width, plan->height,
+          plan->row_taps, plan->col_taps, plan->kw, plan->kh, plan->ax,
+          plan->ay, plan->border, stream);
+    case CF_CONV_METHOD_FFT:
+      return cf_cuda_convolve_fft_run (plan->fft, src, src_pitch, dst,
+          dst_pitch, stream);
     default:
       return CF_ERROR_UNSUPPORTED;
   }
@@ -80,9 +123,9 @@ cf_cuda_convolve_plan_new (int width, int height, const cf_kernel * kernel,
 {
   cf_status status = CF_OK;
   cf_cuda_convolve_plan *p = NULL;
-  float *f = NULL;
+  float *f = NULL, *col = NULL, *row = NULL;
   size_t n;
-  int kw, kh, i, j;
+  int kw, kh, i, j, rank1;
 
   if (plan != NULL)
     *plan = NULL;
@@ -99,9 +142,6 @@ cf_cuda_convolve_plan_new (int width, int height, const cf_kernel * kernel,
   p = (cf_cuda_convolve_plan *) calloc (1, sizeof (*p));
   if (p == NULL)
     return CF_ERROR_NO_MEMORY;
-  status = resolve_method (params->method, kernel, &p->method);
-  if (status != CF_OK)
-    goto out;
 
   kw = kernel->width;
   kh = kernel->height;
@@ -113,9 +153,12 @@ cf_cuda_convolve_plan_new (int width, int height, const cf_kernel * kernel,
   p->kh = kh;
   p->last_error = cudaSuccess;
 
-  /* F and its anchor (file comment) */
+  /* F and its anchor (file comment), and F's rank-1 factors if it has
+   * them: AUTO and SEPARABLE both depend on the rank */
   f = (float *) malloc (n * sizeof (float));
-  if (f == NULL) {
+  col = (float *) malloc ((size_t) kh * sizeof (float));
+  row = (float *) malloc ((size_t) kw * sizeof (float));
+  if (f == NULL || col == NULL || row == NULL) {
     status = CF_ERROR_NO_MEMORY;
     goto out;
   }
@@ -133,15 +176,42 @@ cf_cuda_convolve_plan_new (int width, int height, const cf_kernel * kernel,
         f[i + (size_t) j * kw] =
             kernel->taps[(kw - 1 - i) + (size_t) (kh - 1 - j) * kw];
   }
+  rank1 = cf_convolve_rank1 (f, kw, kh, col, row);
+  status = resolve_method (params->method, kw, kh, rank1, &p->method);
+  if (status != CF_OK)
+    goto out;
 
-  /* plan creation is not a run path: a synchronous copy from pageable
+  /* plan creation is not a run path: synchronous copies from pageable
    * memory, in the caller's current context */
-  CF_CUDA_TRY (cudaMalloc ((void **) &p->taps, n * sizeof (float)));
-  CF_CUDA_TRY (cudaMemcpy (p->taps, f, n * sizeof (float),
-          cudaMemcpyHostToDevice));
+  if (p->method == CF_CONV_METHOD_SEPARABLE) {
+    CF_CUDA_TRY (cudaMalloc ((void **) &p->row_taps, kw * sizeof (float)));
+    CF_CUDA_TRY (cudaMalloc ((void **) &p->col_taps, kh * sizeof (float)));
+    CF_CUDA_TRY (cudaMemcpy (p->row_taps, row, kw * sizeof (float),
+            cudaMemcpyHostToDevice));
+    CF_CUDA_TRY (cudaMemcpy (p->col_taps, col, kh * sizeof (float),
+            cudaMemcpyHostToDevice));
+    status = cf_cuda_image_alloc (&p->tmp, width, height);
+    if (status != CF_OK)
+      goto out;
+  } else {
+    CF_CUDA_TRY (cudaMalloc ((void **) &p->taps, n * sizeof (float)));
+    CF_CUDA_TRY (cudaMemcpy (p->taps, f, n * sizeof (float),
+            cudaMemcpyHostToDevice));
+  }
+  if (p->method == CF_CONV_METHOD_FFT) {
+    status = cf_cuda_convolve_fft_new (width, height, p->taps, kw, kh, p->ax,
+        p->ay, p->border, &p->fft);
+    if (status != CF_OK)
+      goto out;
+  }
+  /* a pageable cudaMemcpy may return before its DMA lands, and runs are
+   * queued on streams that need not order after the default stream */
+  CF_CUDA_TRY (cudaStreamSynchronize (0));
 
 out:
   free (f);
+  free (col);
+  free (row);
   if (status != CF_OK) {
     cf_cuda_convolve_plan_free (p);
     return status;
@@ -177,8 +247,14 @@ cf_cuda_convolve_plan_free (cf_cuda_convolve_plan * plan)
 {
   if (plan == NULL)
     return;
+  cf_cuda_convolve_fft_free (plan->fft);
   if (plan->taps != NULL)
     cf_cuda_check (cudaFree (plan->taps));
+  if (plan->row_taps != NULL)
+    cf_cuda_check (cudaFree (plan->row_taps));
+  if (plan->col_taps != NULL)
+    cf_cuda_check (cudaFree (plan->col_taps));
+  cf_cuda_image_release (&plan->tmp);
   free (plan);
 }
 
@@ -199,4 +275,10 @@ cf_conv_method_name (cf_conv_method method)
     default:
       return "unknown";
   }
+}
+
+extern "C" const char *
+cf_cuda_convolve_fft_load_error (void)
+{
+  return cf_cufft_load_error ();
 }

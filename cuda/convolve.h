@@ -34,7 +34,9 @@ typedef struct
 
 typedef struct cf_cuda_convolve_plan cf_cuda_convolve_plan;
 
-/* CF_ERROR_UNSUPPORTED for a method this build does not implement yet. */
+/* CF_ERROR_UNSUPPORTED for a method this build does not implement yet,
+ * for CF_CONV_METHOD_SEPARABLE with a kernel that is not rank 1, and for
+ * CF_CONV_METHOD_FFT when cuFFT cannot be loaded. */
 cf_status cf_cuda_convolve_plan_new (int width, int height,
     const cf_kernel * kernel, const cf_convolve_params * params,
     cf_cuda_convolve_plan ** plan);
@@ -51,6 +53,10 @@ cf_conv_method cf_cuda_convolve_plan_method (const cf_cuda_convolve_plan *
 void cf_cuda_convolve_plan_free (cf_cuda_convolve_plan * plan);
 
 const char *cf_conv_method_name (cf_conv_method method);
+
+/* Why CF_CONV_METHOD_FFT is refused: the text of the failed dlopen or
+ * dlsym of cuFFT (opened at run time), or "" when cuFFT is available. */
+const char *cf_cuda_convolve_fft_load_error (void);
 
 #ifdef __cplusplus
 }

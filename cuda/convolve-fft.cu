@@ -1,0 +1,398 @@
+/* gst-cudaflow — FFT 2-D correlation with cuFFT (R2C, multiply, C2R)
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Computes out(x, y) = sum_{j<kh} sum_{i<kw} F[j][i] in(fold(x+i-ax),
+ * fold(y+j-ay)), the correlation form of cf_convolve (), as one circular
+ * convolution of PW x PH real arrays:
+ *
+ *  - P, the padded image: P(u, v) = in(fold(u - ax), fold(v - ay)) for
+ *    u < W + kw - 1 and v < H + kh - 1 (0 where the zero rule says
+ *    "outside"), and 0 in the rest of the PW x PH array. Every sample the
+ *    output needs, P(x + i, y + j), lies in that extent, so each border
+ *    rule is applied exactly as the CPU applies it, kernels larger than the
+ *    image included.
+ *  - G, F flipped and wrapped: G((ax - i) mod PW, (ay - j) mod PH) =
+ *    F[j][i], 0 elsewhere. Then the circular convolution
+ *      R(u, v) = sum_t G(t) P(u - t) = sum_{j,i} F[j][i] P(u - ax + i, ...)
+ *    gives out(x, y) = R(x + ax, y + ay): padded index (x + pad_left,
+ *    y + pad_top) with pad_left = ax, pad_top = ay. For x < W the indices
+ *    x + i stay below W + kw - 1 <= PW, so nothing wraps; the same holds
+ *    for even kernel sizes, whatever anchor the plan chose.
+ *  - PW = the smallest even 2^a 3^b 5^c 7^d >= W + kw - 1 (R2C runs on
+ *    the contiguous axis, where an even length is cheaper); PH = the
+ *    smallest 2^a 3^b 5^c 7^d >= max (H + kh - 1, 2).
+ *
+ * The spectrum of G is computed once at plan creation. Per run: pad (one
+ * kernel), R2C, multiply by the kernel spectrum and by 1 / (PW PH) (cuFFT
+ * does not normalise), C2R, crop (one kernel). All buffers and both cuFFT
+ * plans are made at creation; runs never allocate. fp32 throughout.
+ *
+ * The padded arrays are compact (rows of PW reals, PW / 2 + 1 complex) and
+ * the transforms out of place, cuFFT's default layout for cufftPlan2d.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "cuda/cuda-internal.h"
+#include "cuda/convolve-fft.h"
+#include "cuda/cufft-loader.h"
+
+#include "common/border.h"
+#include "common/kernel.h"
+
+#include <stdlib.h>
+
+struct cf_cuda_convolve_fft
+{
+  const cf_cufft_api *api;
+  int width;
+  int height;
+  int kw;
+  int kh;
+  int ax;
+  int ay;
+  cf_border border;
+  int pw;                       /* padded (transform) size */
+  int ph;
+  int cw;                       /* complex samples per spectrum row */
+  cufftReal *real;              /* ph rows of pw: padded image, then result */
+  cufftComplex *spec;           /* ph rows of cw: image spectrum */
+  cufftComplex *kspec;          /* ph rows of cw: spectrum of G */
+  cufftHandle r2c;
+  cufftHandle c2r;
+  int have_r2c;
+  int have_c2r;
+};
+
+namespace {
+
+/* 2-D launch shape of the pad and crop kernels. */
+constexpr int FFT_BLOCK_X = 32;
+constexpr int FFT_BLOCK_Y = 8;
+/* 1-D launch shape of the spectrum product; grid-stride beyond the cap. */
+constexpr int MUL_THREADS = 256;
+constexpr int MUL_MAX_BLOCKS = 65535;
+
+/* Map a cuFFT result to a status. cuFFT errors are not CUDA runtime
+ * errors, so cf_cuda_last_error () does not see them. */
+static cf_status
+cufft_status (cufftResult r)
+{
+  switch (r) {
+    case CUFFT_SUCCESS:
+      return CF_OK;
+    case CUFFT_ALLOC_FAILED:
+      return CF_ERROR_NO_MEMORY;
+    default:
+      return CF_ERROR_CUDA;
+  }
+}
+
+/* Like CF_CUDA_TRY (cuda-internal.h), for cuFFT calls. */
+#define CF_CUFFT_TRY(expr)                                  \
+  do {                                                      \
+    cufftResult cf_cufft_res_ = (expr);                     \
+    if (cf_cufft_res_ != CUFFT_SUCCESS) {                   \
+      status = cufft_status (cf_cufft_res_);                \
+      goto out;                                             \
+    }                                                       \
+  } while (0)
+
+/* 1 when n has no prime factor above 7. */
+static int
+is_fast_size (int n)
+{
+  static const int primes[] = { 2, 3, 5, 7 };
+  int k;
+
+  for (k = 0; k < 4; k++)
+    while (n % primes[k] == 0)
+      n /= primes[k];
+  return n == 1;
+}
+
+/**
+ * \brief Padded image: real(u, v) = src(fold(u - ax), fold(v - ay)) inside
+ * the (W + kw - 1) x (H + kh - 1) extent, 0 outside it. Writes every one
+ * of the pw x ph samples (a stale non-finite value anywhere would spread
+ * through the transform to every output).
+ *
+ * \param[in]  src        input plane
+ * \param[in]  src_pitch  elements between rows of src
+ * \param[out] real       pw x ph compact array
+ * \param[in]  pw         padded width (row length of real)
+ * \param[in]  ph         padded height
+ * \param[in]  width      image width
+ * \param[in]  height     image height
+ * \param[in]  ext_w      W + kw - 1: columns the output reads
+ * \param[in]  ext_h      H + kh - 1: rows the output reads
+ * \param[in]  ax         anchor column of F (left padding)
+ * \param[in]  ay         anchor row of F (top padding)
+ * \param[in]  border     rule for out-of-image samples (cf_border_fold ())
+ */
+__global__ void
+pad_kernel (const float *__restrict__ src, size_t src_pitch,
+    float *__restrict__ real, int pw, int ph, int width, int height,
+    int ext_w, int ext_h, int ax, int ay, cf_border border)
+{
+  const int u = blockIdx.x * blockDim.x + threadIdx.x;
+  const int v = blockIdx.y * blockDim.y + threadIdx.y;
+  float value = 0.0f;
+
+  if (u >= pw || v >= ph)
+    return;
+  if (u < ext_w && v < ext_h) {
+    const int sx = cf_border_fold (u - ax, width, border);
+    const int sy = cf_border_fold (v - ay, height, border);
+
+    if (sx >= 0 && sy >= 0)
+      value = src[(size_t) sy * src_pitch + sx];
+  }
+  real[(size_t) v * pw + u] = value;
+}
+
+/**
+ * \brief G: tap F[j][i] at ((ax - i) mod pw, (ay - j) mod ph). The array
+ * must be zeroed first; pw >= kw and ph >= kh, so no two taps collide.
+ *
+ * \param[in]  taps  F, kh rows of kw floats
+ * \param[in]  kw    kernel width
+ * \param[in]  kh    kernel height
+ * \param[in]  ax    anchor column of F
+ * \param[in]  ay    anchor row of F
+ * \param[out] real  pw x ph compact array
+ * \param[in]  pw    padded width
+ * \param[in]  ph    padded height
+ */
+__global__ void
+place_kernel (const float *__restrict__ taps, int kw, int kh, int ax, int ay,
+    float *__restrict__ real, int pw, int ph)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int j = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (i < kw && j < kh) {
+    /* ax - i > -kw >= -pw, so one + pw makes the remainder non-negative */
+    const int u = (ax - i + pw) % pw;
+    const int v = (ay - j + ph) % ph;
+
+    real[(size_t) v * pw + u] = taps[i + (size_t) j * kw];
+  }
+}
+
+/**
+ * \brief spec[k] *= kspec[k] * scale for every spectrum sample.
+ *
+ * \param[in,out] spec   image spectrum
+ * \param[in]     kspec  spectrum of G
+ * \param[in]     n      samples in each spectrum (ph * (pw / 2 + 1))
+ * \param[in]     scale  1 / (pw ph): cuFFT's inverse is unnormalised
+ */
+__global__ void
+multiply_kernel (cufftComplex * __restrict__ spec,
+    const cufftComplex * __restrict__ kspec, size_t n, float scale)
+{
+  const size_t stride = (size_t) gridDim.x * blockDim.x;
+
+  for (size_t k = (size_t) blockIdx.x * blockDim.x + threadIdx.x; k < n;
+      k += stride) {
+    const cufftComplex a = spec[k];
+    const cufftComplex b = kspec[k];
+    cufftComplex p;
+
+    p.x = (a.x * b.x - a.y * b.y) * scale;
+    p.y = (a.x * b.y + a.y * b.x) * scale;
+    spec[k] = p;
+  }
+}
+
+/**
+ * \brief dst(x, y) = real(x + ax, y + ay): the 'same' window of R.
+ *
+ * \param[in]  real       pw x ph compact array (the C2R result)
+ * \param[in]  pw         padded width (row length of real)
+ * \param[in]  ax         anchor column of F (left padding)
+ * \param[in]  ay         anchor row of F (top padding)
+ * \param[out] dst        output plane; only in-image samples written
+ * \param[in]  dst_pitch  elements between rows of dst
+ * \param[in]  width      image width
+ * \param[in]  height     image height
+ */
+__global__ void
+crop_kernel (const float *__restrict__ real, int pw, int ax, int ay,
+    float *__restrict__ dst, size_t dst_pitch, int width, int height)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (x < width && y < height)
+    dst[(size_t) y * dst_pitch + x] =
+        real[(size_t) (y + ay) * pw + (x + ax)];
+}
+
+}                               /* namespace */
+
+extern "C" int
+cf_cuda_convolve_fft_available (void)
+{
+  return cf_cufft_load () != NULL;
+}
+
+extern "C" int
+cf_fft_fast_size (int m)
+{
+  int n = m < 1 ? 1 : m;
+
+  /* at most a few percent above m: 7-smooth numbers are dense */
+  while (!is_fast_size (n))
+    n++;
+  return n;
+}
+
+extern "C" cf_status
+cf_cuda_convolve_fft_new (int width, int height, const float *taps, int kw,
+    int kh, int ax, int ay, cf_border border, cf_cuda_convolve_fft ** fft)
+{
+  cf_status status = CF_OK;
+  cf_cuda_convolve_fft *p = NULL;
+  const cf_cufft_api *api;
+  size_t real_bytes, spec_bytes;
+
+  if (fft != NULL)
+    *fft = NULL;
+  if (fft == NULL || taps == NULL || width < 1 || height < 1
+      || width > CF_MAX_DIMENSION || height > CF_MAX_DIMENSION
+      || kw < 1 || kh < 1 || kw > CF_KERNEL_MAX_SIZE
+      || kh > CF_KERNEL_MAX_SIZE || ax < 0 || ax >= kw || ay < 0 || ay >= kh
+      || (unsigned) border >= CF_BORDER_COUNT)
+    return CF_ERROR_INVALID;
+  api = cf_cufft_load ();
+  if (api == NULL)
+    return CF_ERROR_UNSUPPORTED;
+
+  p = (cf_cuda_convolve_fft *) calloc (1, sizeof (*p));
+  if (p == NULL)
+    return CF_ERROR_NO_MEMORY;
+  p->api = api;
+  p->width = width;
+  p->height = height;
+  p->kw = kw;
+  p->kh = kh;
+  p->ax = ax;
+  p->ay = ay;
+  p->border = border;
+  /* sizes: file comment; 2 * fast (ceil (m / 2)) is the smallest even
+   * 7-smooth number >= m */
+  p->pw = 2 * cf_fft_fast_size ((width + kw - 1 + 1) / 2);
+  p->ph = cf_fft_fast_size (height + kh - 1 > 2 ? height + kh - 1 : 2);
+  p->cw = p->pw / 2 + 1;
+
+  real_bytes = (size_t) p->pw * p->ph * sizeof (cufftReal);
+  spec_bytes = (size_t) p->cw * p->ph * sizeof (cufftComplex);
+  CF_CUDA_TRY (cudaMalloc ((void **) &p->real, real_bytes));
+  CF_CUDA_TRY (cudaMalloc ((void **) &p->spec, spec_bytes));
+  CF_CUDA_TRY (cudaMalloc ((void **) &p->kspec, spec_bytes));
+
+  /* cufftPlan2d: nx is the slow (row) axis, ny the contiguous one */
+  CF_CUFFT_TRY (api->plan_2d (&p->r2c, p->ph, p->pw, CUFFT_R2C));
+  p->have_r2c = 1;
+  CF_CUFFT_TRY (api->plan_2d (&p->c2r, p->ph, p->pw, CUFFT_C2R));
+  p->have_c2r = 1;
+
+  /* The kernel spectrum, once. Queued on the default stream, after the
+   * caller's synchronous copy of taps, and waited for: plan creation is
+   * not a run path. */
+  CF_CUDA_TRY (cudaMemsetAsync (p->real, 0, real_bytes, 0));
+  {
+    const dim3 block (FFT_BLOCK_X, FFT_BLOCK_Y);
+    const dim3 grid (cf_div_up (kw, FFT_BLOCK_X), cf_div_up (kh, FFT_BLOCK_Y));
+
+    place_kernel <<< grid, block, 0, 0 >>> (taps, kw, kh, ax, ay, p->real,
+        p->pw, p->ph);
+    CF_CUDA_TRY_LAUNCH ();
+  }
+  CF_CUFFT_TRY (api->set_stream (p->r2c, 0));
+  CF_CUFFT_TRY (api->exec_r2c (p->r2c, p->real, p->kspec));
+  CF_CUDA_TRY (cudaStreamSynchronize (0));
+
+out:
+  if (status != CF_OK) {
+    cf_cuda_convolve_fft_free (p);
+    return status;
+  }
+  *fft = p;
+  return CF_OK;
+}
+
+extern "C" cf_status
+cf_cuda_convolve_fft_run (cf_cuda_convolve_fft * fft, const float *src,
+    size_t src_pitch, float *dst, size_t dst_pitch, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  const dim3 block (FFT_BLOCK_X, FFT_BLOCK_Y);
+  size_t n;
+  int blocks;
+  float scale;
+
+  if (fft == NULL || src == NULL || dst == NULL
+      || src_pitch < (size_t) fft->width || dst_pitch < (size_t) fft->width)
+    return CF_ERROR_INVALID;
+
+  {
+    const dim3 grid (cf_div_up (fft->pw, FFT_BLOCK_X),
+        cf_div_up (fft->ph, FFT_BLOCK_Y));
+
+    pad_kernel <<< grid, block, 0, stream >>> (src, src_pitch, fft->real,
+        fft->pw, fft->ph, fft->width, fft->height, fft->width + fft->kw - 1,
+        fft->height + fft->kh - 1, fft->ax, fft->ay, fft->border);
+    CF_CUDA_TRY_LAUNCH ();
+  }
+
+  /* the plans follow the caller's stream on every run */
+  CF_CUFFT_TRY (fft->api->set_stream (fft->r2c, stream));
+  CF_CUFFT_TRY (fft->api->set_stream (fft->c2r, stream));
+  CF_CUFFT_TRY (fft->api->exec_r2c (fft->r2c, fft->real, fft->spec));
+
+  n = (size_t) fft->cw * fft->ph;
+  blocks = (n + MUL_THREADS - 1) / MUL_THREADS < (size_t) MUL_MAX_BLOCKS
+      ? (int) ((n + MUL_THREADS - 1) / MUL_THREADS) : MUL_MAX_BLOCKS;
+  scale = (float) (1.0 / ((double) fft->pw * (double) fft->ph));
+  multiply_kernel <<< blocks, MUL_THREADS, 0, stream >>> (fft->spec,
+      fft->kspec, n, scale);
+  CF_CUDA_TRY_LAUNCH ();
+
+  /* out of place: C2R may overwrite spec, which is rebuilt every run */
+  CF_CUFFT_TRY (fft->api->exec_c2r (fft->c2r, fft->spec, fft->real));
+
+  {
+    const dim3 grid (cf_div_up (fft->width, FFT_BLOCK_X),
+        cf_div_up (fft->height, FFT_BLOCK_Y));
+
+    crop_kernel <<< grid, block, 0, stream >>> (fft->real, fft->pw, fft->ax,
+        fft->ay, dst, dst_pitch, fft->width, fft->height);
+    CF_CUDA_TRY_LAUNCH ();
+  }
+out:
+  return status;
+}
+
+extern "C" void
+cf_cuda_convolve_fft_free (cf_cuda_convolve_fft * fft)
+{
+  if (fft == NULL)
+    return;
+  /* destroying a plan waits for nothing: callers free a plan only once
+   * its stream is idle (as for every buffer of the layer) */
+  if (fft->have_r2c)
+    fft->api->destroy (fft->r2c);
+  if (fft->have_c2r)
+    fft->api->destroy (fft->c2r);
+  if (fft->real != NULL)
+    cf_cuda_check (cudaFree (fft->real));
+  if (fft->spec != NULL)
+    cf_cuda_check (cudaFree (fft->spec));
+  if (fft->kspec != NULL)
+    cf_cuda_check (cudaFree (fft->kspec));
+  free (fft);
+}
