@@ -18,6 +18,8 @@ plugin_init (GstPlugin * plugin)
 
   ret |= GST_ELEMENT_REGISTER (cudaconvolve, plugin);
   ret |= GST_ELEMENT_REGISTER (cudaflowhs, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudaflowtvl1, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudaflowclg, plugin);
   ret |= GST_ELEMENT_REGISTER (flowviz, plugin);
   ret |= GST_ELEMENT_REGISTER (floenc, plugin);
   ret |= GST_ELEMENT_REGISTER (flodec, plugin);

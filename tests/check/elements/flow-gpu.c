@@ -46,7 +46,7 @@ synthetic_flow (const gchar * element, const gchar * backend,
 }
 
 static void
-compare_hs_backends (const gchar * format, int w, int h,
+compare_backends (const gchar * element, const gchar * format, int w, int h,
     const gchar * settings, double tol)
 {
   cf_synth_params sp;
@@ -55,15 +55,13 @@ compare_hs_backends (const gchar * format, int w, int h,
 
   cf_synth_params_init (&sp);
   sp.motion = CF_SYNTH_SMOOTH;
-  gpu = synthetic_flow ("cudaflowhs", "cuda", format, w, h, &sp, settings,
-      &gt0);
-  cpu = synthetic_flow ("cudaflowhs", "cpu", format, w, h, &sp, settings,
-      &gt1);
+  gpu = synthetic_flow (element, "cuda", format, w, h, &sp, settings, &gt0);
+  cpu = synthetic_flow (element, "cpu", format, w, h, &sp, settings, &gt1);
   fail_unless_equals_int (cf_flow_diff (gpu, cpu, &mean, &max), CF_OK);
-  GST_INFO ("%s %dx%d [%s]: mean |gpu - cpu| %.2e px, max %.2e", format, w,
-      h, settings, mean, max);
-  fail_unless (mean <= tol, "%s %dx%d [%s]: mean |gpu - cpu| = %g px",
-      format, w, h, settings, mean);
+  GST_INFO ("%s %s %dx%d [%s]: mean |gpu - cpu| %.2e px, max %.2e", element,
+      format, w, h, settings, mean, max);
+  fail_unless (mean <= tol, "%s %s %dx%d [%s]: mean |gpu - cpu| = %g px",
+      element, format, w, h, settings, mean);
   cf_flow_free (gpu);
   cf_flow_free (cpu);
   cf_flow_free (gt0);
@@ -72,13 +70,13 @@ compare_hs_backends (const gchar * format, int w, int h,
 
 GST_START_TEST (test_hs_gpu_matches_cpu_in_fp32)
 {
-  compare_hs_backends ("GRAY8", 96, 72, "", 1e-3);
-  compare_hs_backends ("NV12", 161, 97, "preset=realtime", 1e-3);
-  compare_hs_backends ("BGRx", 64, 48, "warps=3 iterations=50", 1e-3);
-  compare_hs_backends ("GRAY16_LE", 640, 480, "levels=5 iterations=200",
+  compare_backends ("cudaflowhs", "GRAY8", 96, 72, "", 1e-3);
+  compare_backends ("cudaflowhs", "NV12", 161, 97, "preset=realtime", 1e-3);
+  compare_backends ("cudaflowhs", "BGRx", 64, 48, "warps=3 iterations=50", 1e-3);
+  compare_backends ("cudaflowhs", "GRAY16_LE", 640, 480, "levels=5 iterations=200",
       1e-3);
-  compare_hs_backends ("I420", 1, 1, "", 1e-3);
-  compare_hs_backends ("RGBA", 3, 2, "", 1e-3);
+  compare_backends ("cudaflowhs", "I420", 1, 1, "", 1e-3);
+  compare_backends ("cudaflowhs", "RGBA", 3, 2, "", 1e-3);
 }
 
 GST_END_TEST;
@@ -121,6 +119,98 @@ GST_START_TEST (test_jacobi_kernels_give_identical_flow)
   cf_flow_free (b);
   cf_flow_free (gt0);
   cf_flow_free (gt1);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_tvl1_gpu_matches_cpu_in_fp32)
+{
+  compare_backends ("cudaflowtvl1", "GRAY8", 96, 72, "", 1e-3);
+  compare_backends ("cudaflowtvl1", "NV12", 161, 97, "preset=realtime", 1e-3);
+  compare_backends ("cudaflowtvl1", "BGRx", 64, 48,
+      "solver-kernel=steps warps=2 iterations=40 epsilon=0", 1e-3);
+  compare_backends ("cudaflowtvl1", "GRAY16_LE", 640, 480, "", 1e-3);
+  compare_backends ("cudaflowtvl1", "I420", 1, 1, "", 1e-3);
+  compare_backends ("cudaflowtvl1", "RGBA", 3, 2, "", 1e-3);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_clg_gpu_matches_cpu_in_fp32)
+{
+  compare_backends ("cudaflowclg", "GRAY8", 96, 72, "", 1e-3);
+  compare_backends ("cudaflowclg", "NV12", 161, 97, "preset=config-b", 1e-3);
+  compare_backends ("cudaflowclg", "BGRx", 64, 48,
+      "jacobi-kernel=simple iterations=37 rho=0", 1e-3);
+  compare_backends ("cudaflowclg", "GRAY16_LE", 640, 480, "sigma=1", 1e-3);
+  compare_backends ("cudaflowclg", "I420", 1, 1, "", 1e-3);
+  compare_backends ("cudaflowclg", "RGBA", 3, 2, "", 1e-3);
+}
+
+GST_END_TEST;
+
+/* The solver variants are bit-identical in fp32 (tests/check/cuda/ checks
+ * the kernels; this checks the elements select them). */
+GST_START_TEST (test_tvl1_and_clg_kernels_give_identical_flow)
+{
+  cf_synth_params sp;
+  cf_flow *a, *b, *gt0, *gt1;
+  double mean, max;
+
+  cf_synth_params_init (&sp);
+  a = synthetic_flow ("cudaflowtvl1", "cuda", "GRAY8", 200, 150, &sp,
+      "solver-kernel=steps", &gt0);
+  b = synthetic_flow ("cudaflowtvl1", "cuda", "GRAY8", 200, 150, &sp,
+      "solver-kernel=fused", &gt1);
+  fail_unless_equals_int (cf_flow_diff (a, b, &mean, &max), CF_OK);
+  fail_unless (max == 0.0, "TV-L1 steps vs fused differ by %g", max);
+  cf_flow_free (a);
+  cf_flow_free (b);
+  cf_flow_free (gt0);
+  cf_flow_free (gt1);
+
+  a = synthetic_flow ("cudaflowclg", "cuda", "GRAY8", 200, 150, &sp,
+      "jacobi-kernel=simple iterations-per-level=37,41,5", &gt0);
+  b = synthetic_flow ("cudaflowclg", "cuda", "GRAY8", 200, 150, &sp,
+      "jacobi-kernel=fused iterations-per-level=37,41,5", &gt1);
+  fail_unless_equals_int (cf_flow_diff (a, b, &mean, &max), CF_OK);
+  fail_unless (max == 0.0, "CLG simple vs fused differ by %g", max);
+  cf_flow_free (a);
+  cf_flow_free (b);
+  cf_flow_free (gt0);
+  cf_flow_free (gt1);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_fp16_is_refused_clearly_by_tvl1_and_clg)
+{
+  static const gchar *elements[] = { "cudaflowtvl1", "cudaflowclg" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (elements); i++) {
+    GstHarness *h = flow_harness_new (elements[i], "cuda", "GRAY8", 32, 24);
+    GstBus *bus = gst_bus_new ();
+    GstMessage *msg;
+    GError *error = NULL;
+
+    gst_element_set_bus (h->element, bus);
+    gst_util_set_object_arg (G_OBJECT (h->element), "precision", "fp16");
+    fail_unless_equals_int (gst_harness_push (h,
+            flow_test_random_frame ("GRAY8", 32, 24, 1, 0)), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (h,
+            flow_test_random_frame ("GRAY8", 32, 24, 2, 1)), GST_FLOW_ERROR);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL);
+    gst_message_parse_error (msg, &error, NULL);
+    fail_unless (strstr (error->message, "fp16") != NULL, "%s",
+        error->message);
+    g_error_free (error);
+    gst_message_unref (msg);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+  }
 }
 
 GST_END_TEST;
@@ -240,6 +330,10 @@ elements_flow_gpu_suite (void)
   tcase_add_test (tc, test_hs_gpu_matches_cpu_in_fp32);
   tcase_add_test (tc, test_hs_fp16_epe_close_to_fp32);
   tcase_add_test (tc, test_jacobi_kernels_give_identical_flow);
+  tcase_add_test (tc, test_tvl1_gpu_matches_cpu_in_fp32);
+  tcase_add_test (tc, test_clg_gpu_matches_cpu_in_fp32);
+  tcase_add_test (tc, test_tvl1_and_clg_kernels_give_identical_flow);
+  tcase_add_test (tc, test_fp16_is_refused_clearly_by_tvl1_and_clg);
   tcase_add_test (tc, test_cuda_memory_chain_matches_cpu_chain);
   tcase_add_test (tc, test_flow_in_cuda_memory_saves_to_flo);
   tcase_add_test (tc, test_many_frames_and_size_changes_on_gpu);

@@ -10,7 +10,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/base/gstbasetransform.h>
 
-static const gchar *elements[] = { "cudaconvolve", "cudaflowhs", "flowviz",
+static const gchar *elements[] = { "cudaconvolve", "cudaflowhs", "cudaflowtvl1", "cudaflowclg", "flowviz",
   "floenc", "flodec"
 };
 

@@ -1,0 +1,462 @@
+/* gst-cudaflow — cudaflowtvl1: dense TV-L1 optical flow
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-cudaflowtvl1
+ * @title: cudaflowtvl1
+ *
+ * Dense TV-L1 optical flow: the dual scheme of Zach, Pock and Bischof as
+ * implemented by IPOL `tvl1flow` (Sánchez, Meinhardt-Llopis, Facciolo
+ * 2013) and accelerated in seeds 003/004: per iteration a thresholding
+ * step, the primal update u = v + θ div p and the dual update of p, on a
+ * coarse-to-fine pyramid with bicubic warping. Emits
+ * `video/x-optical-flow, format=UV_F32LE`.
+ *
+ * The defaults are IPOL's (τ 0.25, λ 0.15, θ 0.3, 5 levels at scale 0.5,
+ * 5 warps, up to 300 iterations per warp stopped at ε 0.01, Gaussian
+ * presmoothing σ 0.8), which give IPOL's accuracy on the Middlebury pairs
+ * (mean EPE 0.375; docs/flow-accuracy.md). `preset=realtime` is the
+ * seeds' time-budget configuration (3 levels, 1 warp, 10 iterations).
+ *
+ * Like IPOL, each pair of frames is normalised so that its joint intensity
+ * range maps to 0..255 (`normalize`); the element does it by scaling λ by
+ * 255 / (max − min), which is the same thing for this model and keeps each
+ * frame's pyramid reusable for the next pair.
+ *
+ * Only fp32 is implemented on the GPU so far: `precision=fp16` makes the
+ * element fail at the first pair with a clear error.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc pattern=ball num-buffers=30 ! cudaflowtvl1 ! flowviz ! videoconvert ! pngenc ! multifilesink location=tvl1_%05d.png
+ * ]| Colour-coded flow of a moving ball (GPU when present, else CPU).
+ * |[
+ * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudaflowtvl1 preset=realtime ! flowviz ! cudadownload ! autovideosink
+ * ]| Decoded frames stay in CUDA memory from the decoder to flowviz.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudaflowtvl1.h"
+#include "gstcudaflowelements.h"
+
+#include "common/tvl1.h"
+#include "cuda/tvl1.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_flow_tvl1_debug);
+#define GST_CAT_DEFAULT gst_cuda_flow_tvl1_debug
+
+#define DEFAULT_LEVELS 5
+#define DEFAULT_TAU 0.25
+#define DEFAULT_LAMBDA 0.15
+#define DEFAULT_THETA 0.3
+#define DEFAULT_WARPS 5
+#define DEFAULT_ITERATIONS 300
+#define DEFAULT_EPSILON 0.01
+#define DEFAULT_SIGMA 0.8
+#define DEFAULT_NORMALIZE TRUE
+#define DEFAULT_PRESET GST_CUDA_FLOW_TVL1_PRESET_NONE
+#define DEFAULT_KERNEL CF_TVL1_KERNEL_AUTO
+
+enum
+{
+  PROP_0,
+  PROP_TAU,
+  PROP_LAMBDA,
+  PROP_THETA,
+  PROP_WARPS,
+  PROP_ITERATIONS,
+  PROP_EPSILON,
+  PROP_SIGMA,
+  PROP_NORMALIZE,
+  PROP_PRESET,
+  PROP_KERNEL
+};
+
+typedef enum
+{
+  GST_CUDA_FLOW_TVL1_PRESET_NONE = 0,
+  GST_CUDA_FLOW_TVL1_PRESET_IPOL,
+  GST_CUDA_FLOW_TVL1_PRESET_REALTIME
+} GstCudaFlowTvl1Preset;
+
+struct _GstCudaFlowTvl1
+{
+  GstCfFlowBase parent;
+
+  /* properties, object lock */
+  cf_tvl1_params params;
+  gboolean normalize;
+  GstCudaFlowTvl1Preset preset;
+  cf_tvl1_kernel kernel;
+
+  /* streaming thread */
+  cf_tvl1_params stream_params;
+  gboolean stream_normalize;
+  cf_tvl1_kernel stream_kernel;
+  cf_cuda_tvl1_plan *plan;
+};
+
+#define gst_cuda_flow_tvl1_parent_class parent_class
+G_DEFINE_TYPE (GstCudaFlowTvl1, gst_cuda_flow_tvl1, GST_TYPE_CF_FLOW_BASE);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaflowtvl1, "cudaflowtvl1",
+    GST_RANK_NONE, GST_TYPE_CUDA_FLOW_TVL1,
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_flow_tvl1_debug, "cudaflowtvl1", 0,
+        "TV-L1 optical flow"));
+
+static void gst_cuda_flow_tvl1_set_property (GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec);
+static void gst_cuda_flow_tvl1_get_property (GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec);
+static void gst_cuda_flow_tvl1_get_pyramid_params (GstCfFlowBase * base,
+    cf_pyramid_params * params);
+static gboolean gst_cuda_flow_tvl1_sync_settings (GstCfFlowBase * base);
+static gboolean gst_cuda_flow_tvl1_solve_cpu (GstCfFlowBase * base,
+    const cf_pyramid * p0, const cf_pyramid * p1, gboolean use_initial,
+    cf_flow * flow);
+static gboolean gst_cuda_flow_tvl1_solve_cuda (GstCfFlowBase * base,
+    const cf_cuda_pyramid * p0, const cf_cuda_pyramid * p1,
+    gboolean use_initial, cf_cuda_flow * flow, cudaStream_t stream);
+static void gst_cuda_flow_tvl1_free_solver (GstCfFlowBase * base);
+
+#define GST_TYPE_CUDA_FLOW_TVL1_PRESET (gst_cuda_flow_tvl1_preset_get_type ())
+static GType
+gst_cuda_flow_tvl1_preset_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_FLOW_TVL1_PRESET_NONE, "Use the individual properties", "none"},
+    {GST_CUDA_FLOW_TVL1_PRESET_IPOL, "IPOL tvl1flow defaults: 5 levels, "
+          "5 warps, up to 300 iterations, epsilon 0.01 (the element's "
+          "defaults)", "ipol"},
+    {GST_CUDA_FLOW_TVL1_PRESET_REALTIME, "Seeds' time-budget configuration: "
+          "3 levels, 1 warp, 10 iterations, epsilon 0", "realtime"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstCudaFlowTvl1Preset", values));
+  return (GType) type;
+}
+
+#define GST_TYPE_CUDA_FLOW_TVL1_KERNEL (gst_cuda_flow_tvl1_kernel_get_type ())
+static GType
+gst_cuda_flow_tvl1_kernel_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {CF_TVL1_KERNEL_AUTO, "Fastest measured", "auto"},
+    {CF_TVL1_KERNEL_STEPS, "One kernel per step of an iteration", "steps"},
+    {CF_TVL1_KERNEL_FUSED, "Two fused stencil kernels per iteration "
+          "(identical results)", "fused"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstCudaFlowTvl1Kernel", values));
+  return (GType) type;
+}
+
+static void
+gst_cuda_flow_tvl1_class_init (GstCudaFlowTvl1Class * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstCfFlowBaseClass *flow_class = GST_CF_FLOW_BASE_CLASS (klass);
+  const GParamFlags rw_playing = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+
+  gobject_class->set_property = gst_cuda_flow_tvl1_set_property;
+  gobject_class->get_property = gst_cuda_flow_tvl1_get_property;
+
+  gst_cf_flow_base_install_properties (gobject_class, DEFAULT_LEVELS);
+  g_object_class_install_property (gobject_class, PROP_TAU,
+      g_param_spec_double ("tau", "Tau",
+          "Time step of the dual update (stable up to 0.25)", 0.001, 0.25,
+          DEFAULT_TAU, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_LAMBDA,
+      g_param_spec_double ("lambda", "Lambda",
+          "Weight of the data term (intensities normalised to 0..255, see "
+          "normalize); smaller = smoother flow", 0.0001, 1000.0,
+          DEFAULT_LAMBDA, rw_playing | GST_PARAM_CONTROLLABLE));
+  g_object_class_install_property (gobject_class, PROP_THETA,
+      g_param_spec_double ("theta", "Theta",
+          "Coupling between the flow u and its auxiliary v (|u - v|^2 / "
+          "2 theta)", 0.001, 100.0, DEFAULT_THETA, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_WARPS,
+      g_param_spec_int ("warps", "Warps",
+          "Warps per pyramid level: each re-warps frame t by the current flow",
+          1, 1000, DEFAULT_WARPS, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_ITERATIONS,
+      g_param_spec_int ("iterations", "Iterations",
+          "Iterations per warp: the count when epsilon is 0, else the most",
+          1, 100000, DEFAULT_ITERATIONS, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_EPSILON,
+      g_param_spec_double ("epsilon", "Epsilon",
+          "Stop a warp's iterations when the mean squared update of the flow "
+          "falls below epsilon^2 (pixels); 0 = always run iterations", 0.0,
+          10.0, DEFAULT_EPSILON, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_SIGMA,
+      g_param_spec_double ("sigma", "Sigma",
+          "Gaussian presmoothing of both frames before the pyramid, pixels "
+          "(0 = none)", 0.0, 50.0, DEFAULT_SIGMA, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_NORMALIZE,
+      g_param_spec_boolean ("normalize", "Normalize",
+          "Stretch each pair's joint intensity range to 0..255 (as IPOL), so "
+          "lambda means the same for dark and bright video", DEFAULT_NORMALIZE,
+          rw_playing));
+  g_object_class_install_property (gobject_class, PROP_PRESET,
+      g_param_spec_enum ("preset", "Preset",
+          "Set levels, warps, iterations and epsilon at once (later property "
+          "settings still apply)", GST_TYPE_CUDA_FLOW_TVL1_PRESET,
+          DEFAULT_PRESET, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_KERNEL,
+      g_param_spec_enum ("solver-kernel", "Solver Kernel",
+          "GPU implementation of the iterations (for benchmarks; all give "
+          "the same flow)", GST_TYPE_CUDA_FLOW_TVL1_KERNEL, DEFAULT_KERNEL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA TV-L1 optical flow", "Filter/Analyzer/Video/Hardware",
+      "Dense TV-L1 optical flow on the GPU, IPOL's scheme (CPU reference "
+      "without a GPU): video in, UV_F32LE flow fields out", "gst-cudaflow");
+
+  flow_class->get_pyramid_params =
+      GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_get_pyramid_params);
+  flow_class->sync_settings =
+      GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_sync_settings);
+  flow_class->solve_cpu = GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_solve_cpu);
+  flow_class->solve_cuda = GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_solve_cuda);
+  flow_class->free_solver =
+      GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_free_solver);
+  flow_class->needs_frame_range = TRUE;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FLOW_TVL1_PRESET, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FLOW_TVL1_KERNEL, 0);
+}
+
+static void
+gst_cuda_flow_tvl1_init (GstCudaFlowTvl1 * self)
+{
+  cf_tvl1_params_init (&self->params);
+  /* the property defaults above are IPOL's, as cf_tvl1_params_init */
+  self->normalize = DEFAULT_NORMALIZE;
+  self->preset = DEFAULT_PRESET;
+  self->kernel = DEFAULT_KERNEL;
+}
+
+/* A preset is a shortcut: it writes the properties it stands for. */
+static void
+apply_preset (GstCudaFlowTvl1 * self, GstCudaFlowTvl1Preset preset)
+{
+  GObject *object = G_OBJECT (self);
+
+  switch (preset) {
+    case GST_CUDA_FLOW_TVL1_PRESET_IPOL:
+      g_object_set (object, "levels", DEFAULT_LEVELS, "scale-factor", 0.5,
+          "warps", DEFAULT_WARPS, "iterations", DEFAULT_ITERATIONS,
+          "epsilon", DEFAULT_EPSILON, "tau", DEFAULT_TAU, "lambda",
+          DEFAULT_LAMBDA, "theta", DEFAULT_THETA, NULL);
+      break;
+    case GST_CUDA_FLOW_TVL1_PRESET_REALTIME:
+      g_object_set (object, "levels", 3, "warps", 1, "iterations", 10,
+          "epsilon", 0.0, NULL);
+      break;
+    case GST_CUDA_FLOW_TVL1_PRESET_NONE:
+      break;
+  }
+}
+
+static void
+gst_cuda_flow_tvl1_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (object);
+
+  if (gst_cf_flow_base_set_common_property (object, prop_id, value))
+    return;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_TAU:
+      self->params.tau = (float) g_value_get_double (value);
+      break;
+    case PROP_LAMBDA:
+      self->params.lambda = (float) g_value_get_double (value);
+      break;
+    case PROP_THETA:
+      self->params.theta = (float) g_value_get_double (value);
+      break;
+    case PROP_WARPS:
+      self->params.warps = g_value_get_int (value);
+      break;
+    case PROP_ITERATIONS:
+      self->params.max_iterations = g_value_get_int (value);
+      break;
+    case PROP_EPSILON:
+      self->params.epsilon = (float) g_value_get_double (value);
+      break;
+    case PROP_SIGMA:
+      self->params.presmooth_sigma = (float) g_value_get_double (value);
+      break;
+    case PROP_NORMALIZE:
+      self->normalize = g_value_get_boolean (value);
+      break;
+    case PROP_PRESET:
+      self->preset = g_value_get_enum (value);
+      break;
+    case PROP_KERNEL:
+      self->kernel = g_value_get_enum (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  if (prop_id == PROP_PRESET)
+    apply_preset (self, g_value_get_enum (value));
+}
+
+static void
+gst_cuda_flow_tvl1_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (object);
+
+  if (gst_cf_flow_base_get_common_property (object, prop_id, value))
+    return;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_TAU:
+      g_value_set_double (value, self->params.tau);
+      break;
+    case PROP_LAMBDA:
+      g_value_set_double (value, self->params.lambda);
+      break;
+    case PROP_THETA:
+      g_value_set_double (value, self->params.theta);
+      break;
+    case PROP_WARPS:
+      g_value_set_int (value, self->params.warps);
+      break;
+    case PROP_ITERATIONS:
+      g_value_set_int (value, self->params.max_iterations);
+      break;
+    case PROP_EPSILON:
+      g_value_set_double (value, self->params.epsilon);
+      break;
+    case PROP_SIGMA:
+      g_value_set_double (value, self->params.presmooth_sigma);
+      break;
+    case PROP_NORMALIZE:
+      g_value_set_boolean (value, self->normalize);
+      break;
+    case PROP_PRESET:
+      g_value_set_enum (value, self->preset);
+      break;
+    case PROP_KERNEL:
+      g_value_set_enum (value, self->kernel);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_flow_tvl1_get_pyramid_params (GstCfFlowBase * base,
+    cf_pyramid_params * params)
+{
+  GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (base);
+
+  cf_tvl1_prepare_pyramid_params (&self->params, params);
+}
+
+static gboolean
+gst_cuda_flow_tvl1_sync_settings (GstCfFlowBase * base)
+{
+  GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (base);
+  gboolean rebuild = self->kernel != self->stream_kernel;
+
+  self->stream_params = self->params;
+  self->stream_normalize = self->normalize;
+  self->stream_kernel = self->kernel;
+  return rebuild;
+}
+
+/* The parameters for this pair: with normalize, λ scaled so that the raw
+ * frames behave as IPOL's frames stretched to 0..255 (the data term and the
+ * thresholds scale with the intensities; every other step is linear). */
+static cf_tvl1_params
+pair_params (GstCudaFlowTvl1 * self)
+{
+  cf_tvl1_params p = self->stream_params;
+
+  if (self->stream_normalize) {
+    gfloat lo, hi;
+    gst_cf_flow_base_get_pair_range (GST_CF_FLOW_BASE (self), &lo, &hi);
+    if (hi > lo)
+      p.lambda = p.lambda * (255.0f / (hi - lo));
+  }
+  return p;
+}
+
+static gboolean
+gst_cuda_flow_tvl1_solve_cpu (GstCfFlowBase * base, const cf_pyramid * p0,
+    const cf_pyramid * p1, gboolean use_initial, cf_flow * flow)
+{
+  GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (base);
+  cf_tvl1_params params = pair_params (self);
+  cf_status status = cf_tvl1_flow (p0, p1, &params, use_initial, flow);
+
+  if (status != CF_OK) {
+    gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
+        "TV-L1 on the CPU failed");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_flow_tvl1_solve_cuda (GstCfFlowBase * base,
+    const cf_cuda_pyramid * p0, const cf_cuda_pyramid * p1,
+    gboolean use_initial, cf_cuda_flow * flow, cudaStream_t stream)
+{
+  GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (base);
+  cf_tvl1_params params = pair_params (self);
+  cf_status status = CF_OK;
+
+  if (self->plan == NULL) {
+    status = cf_cuda_tvl1_plan_new (flow->width, flow->height,
+        gst_cf_flow_base_get_precision (base), self->stream_kernel,
+        &self->plan);
+    if (status == CF_ERROR_UNSUPPORTED) {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("precision=fp16 is not implemented for TV-L1 yet; use fp32"),
+          (NULL));
+      return FALSE;
+    }
+  }
+  if (status == CF_OK)
+    status = cf_cuda_tvl1_plan_run (self->plan, p0, p1, &params,
+        use_initial, flow, stream);
+  if (status != CF_OK) {
+    gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
+        "TV-L1 on the GPU failed");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+gst_cuda_flow_tvl1_free_solver (GstCfFlowBase * base)
+{
+  GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (base);
+
+  g_clear_pointer (&self->plan, cf_cuda_tvl1_plan_free);
+}

@@ -1,0 +1,400 @@
+/* gst-cudaflow — cudaflowtvl1 on the CPU backend
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Accuracy on synthetic pairs with exact ground truth, the IPOL
+ * normalisation done by scaling lambda (checked against the CPU reference
+ * run on normalised frames), Middlebury RubberWhale at the defaults (IPOL's
+ * quality), formats, sizes, presets. The GPU path is compared with the
+ * same reference in tests/check/cuda/tvl1.c and elements/flow-gpu.c.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include "cf-test-util.h"
+#include "flow-test-util.h"
+#include "common/flo.h"
+#include "common/metrics.h"
+#include "common/pyramid.h"
+#include "common/synth.h"
+#include "common/tvl1.h"
+
+GST_START_TEST (test_defaults_are_ipol)
+{
+  GstElement *e = gst_element_factory_make ("cudaflowtvl1", NULL);
+  gint levels, warps, iterations;
+  gdouble tau, lambda, theta, epsilon, scale;
+  gboolean normalize;
+
+  g_object_get (e, "levels", &levels, "warps", &warps, "iterations",
+      &iterations, "tau", &tau, "lambda", &lambda, "theta", &theta,
+      "epsilon", &epsilon, "scale-factor", &scale, "normalize", &normalize,
+      NULL);
+  fail_unless_equals_int (levels, 5);
+  fail_unless_equals_int (warps, 5);
+  fail_unless_equals_int (iterations, 300);
+  fail_unless (fabs (tau - 0.25) < 1e-6 && fabs (lambda - 0.15) < 1e-6 &&
+      fabs (theta - 0.3) < 1e-6 && fabs (epsilon - 0.01) < 1e-6 &&
+      fabs (scale - 0.5) < 1e-9);
+  fail_unless (normalize);
+
+  gst_util_set_object_arg (G_OBJECT (e), "preset", "realtime");
+  g_object_get (e, "levels", &levels, "warps", &warps, "iterations",
+      &iterations, "epsilon", &epsilon, NULL);
+  fail_unless_equals_int (levels, 3);
+  fail_unless_equals_int (warps, 1);
+  fail_unless_equals_int (iterations, 10);
+  fail_unless (epsilon == 0.0);
+
+  gst_util_set_object_arg (G_OBJECT (e), "preset", "ipol");
+  g_object_get (e, "levels", &levels, "warps", &warps, "iterations",
+      &iterations, "epsilon", &epsilon, NULL);
+  fail_unless_equals_int (levels, 5);
+  fail_unless_equals_int (warps, 5);
+  fail_unless_equals_int (iterations, 300);
+  fail_unless (fabs (epsilon - 0.01) < 1e-6);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_first_frame_is_gap)
+{
+  GstHarness *h = flow_harness_new ("cudaflowtvl1", "cpu", "GRAY8", 32, 24);
+  GstBuffer *out;
+
+  gst_util_set_object_arg (G_OBJECT (h->element), "preset", "realtime");
+  out = gst_harness_push_and_pull (h, flow_test_random_frame ("GRAY8", 32, 24,
+          1, 0));
+  fail_unless (GST_BUFFER_FLAG_IS_SET (out, GST_BUFFER_FLAG_GAP));
+  gst_buffer_unref (out);
+  out = gst_harness_push_and_pull (h, flow_test_random_frame ("GRAY8", 32, 24,
+          2, 1));
+  fail_if (GST_BUFFER_FLAG_IS_SET (out, GST_BUFFER_FLAG_GAP));
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_synthetic_epe_bounds)
+{
+  cf_synth_params sp;
+  cf_flow_error err;
+  double epe;
+
+  /* defaults (IPOL): measured 0.020, 0.017, 0.169 and (realtime) 0.031
+   * when the element was written (printed by GST_INFO); the bounds leave
+   * room for rounding, not for a different algorithm */
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_TRANSLATION;
+  sp.tx = 1.25f;
+  sp.ty = -0.5f;
+  epe = flow_test_synthetic_epe ("cudaflowtvl1", "cpu", "GRAY8", 96, 72, &sp,
+      "", &err);
+  GST_INFO ("translation EPE %.4f", epe);
+  fail_unless (epe < 0.05, "translation EPE %.4f", epe);
+
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_ROTATION_ZOOM;
+  sp.angle = 2.0f;
+  sp.zoom = 1.02f;
+  sp.tx = sp.ty = 0.0f;
+  epe = flow_test_synthetic_epe ("cudaflowtvl1", "cpu", "GRAY8", 96, 72, &sp,
+      "", &err);
+  GST_INFO ("rotation/zoom EPE %.4f", epe);
+  fail_unless (epe < 0.05, "rotation/zoom EPE %.4f", epe);
+
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_SMOOTH;
+  sp.amplitude = 2.0f;
+  epe = flow_test_synthetic_epe ("cudaflowtvl1", "cpu", "GRAY8", 96, 72, &sp,
+      "", &err);
+  GST_INFO ("smooth EPE %.4f", epe);
+  fail_unless (epe < 0.25, "smooth EPE %.4f", epe);
+
+  /* the realtime preset still finds a small translation */
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_TRANSLATION;
+  sp.tx = 0.75f;
+  sp.ty = 0.25f;
+  epe = flow_test_synthetic_epe ("cudaflowtvl1", "cpu", "GRAY8", 96, 72, &sp,
+      "preset=realtime", &err);
+  GST_INFO ("realtime translation EPE %.4f", epe);
+  fail_unless (epe < 0.1, "realtime translation EPE %.4f", epe);
+}
+
+GST_END_TEST;
+
+/* Push two grey frames, return the second flow. */
+static cf_flow *
+element_flow (const cf_image * f0, const cf_image * f1, const gchar * settings)
+{
+  GstHarness *h = flow_harness_new ("cudaflowtvl1", "cpu", "GRAY8",
+      f0->width, f0->height);
+  GstBuffer *out;
+  cf_flow *flow;
+
+  flow_test_set_properties (h->element, settings);
+  gst_buffer_unref (gst_harness_push_and_pull (h,
+          flow_test_frame_from_grey ("GRAY8", f0, 0)));
+  out = gst_harness_push_and_pull (h, flow_test_frame_from_grey ("GRAY8", f1,
+          1));
+  flow = flow_test_buffer_to_flow (out, f0->width, f0->height);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  return flow;
+}
+
+/* Low-contrast frames (0.4 I + 60, rounded as GRAY8 carries them): the
+ * element's lambda scaling must give the reference's flow on the frames
+ * stretched to 0..255 (IPOL's normalisation). */
+GST_START_TEST (test_normalize_matches_stretched_reference)
+{
+  const gchar *settings = "levels=3 warps=2 iterations=30 epsilon=0";
+  cf_synth_params sp;
+  cf_image *f0, *f1, *r0, *r1;
+  cf_flow *truth, *flow, *flow_raw, *ref;
+  cf_pyramid_params pp;
+  cf_pyramid *y0, *y1;
+  cf_tvl1_params tp;
+  double mean, max, mean_raw, max_raw;
+  int x, y;
+
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_SMOOTH;
+  sp.amplitude = 1.5f;
+  fail_unless_equals_int (cf_synth_pair (80, 60, &sp, &f0, &f1, &truth),
+      CF_OK);
+  for (y = 0; y < f0->height; y++)
+    for (x = 0; x < f0->width; x++) {
+      cf_image_row (f0, y)[x] = roundf (0.4f * cf_image_row (f0, y)[x] + 60);
+      cf_image_row (f1, y)[x] = roundf (0.4f * cf_image_row (f1, y)[x] + 60);
+    }
+
+  flow = element_flow (f0, f1, settings);
+  flow_raw = element_flow (f0, f1,
+      "levels=3 warps=2 iterations=30 epsilon=0 normalize=false");
+
+  /* the reference: IPOL's path, frames stretched first */
+  r0 = cf_image_copy (f0);
+  r1 = cf_image_copy (f1);
+  cf_tvl1_normalize_pair (r0, r1);
+  cf_tvl1_params_init (&tp);
+  tp.warps = 2;
+  tp.max_iterations = 30;
+  tp.epsilon = 0;
+  cf_pyramid_params_init (&pp);
+  pp.max_levels = 3;
+  cf_tvl1_prepare_pyramid_params (&tp, &pp);
+  y0 = cf_pyramid_new (80, 60, &pp);
+  y1 = cf_pyramid_new (80, 60, &pp);
+  fail_unless_equals_int (cf_pyramid_build (y0, r0, &pp), CF_OK);
+  fail_unless_equals_int (cf_pyramid_build (y1, r1, &pp), CF_OK);
+  ref = cf_flow_new (80, 60);
+  fail_unless_equals_int (cf_tvl1_flow (y0, y1, &tp, 0, ref), CF_OK);
+
+  fail_unless_equals_int (cf_flow_diff (flow, ref, &mean, &max), CF_OK);
+  fail_unless_equals_int (cf_flow_diff (flow_raw, ref, &mean_raw, &max_raw),
+      CF_OK);
+  GST_INFO ("normalize: mean |d| %.2e max %.2e; without: mean %.2e", mean,
+      max, mean_raw);
+  fail_unless (mean < 1e-3 && max < 1e-2, "mean %.2e max %.2e", mean, max);
+  /* and the normalisation matters on such frames */
+  fail_unless (mean_raw > 10 * mean + 1e-3, "without normalize: %.2e",
+      mean_raw);
+
+  cf_pyramid_free (y0);
+  cf_pyramid_free (y1);
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_image_free (r0);
+  cf_image_free (r1);
+  cf_flow_free (truth);
+  cf_flow_free (flow);
+  cf_flow_free (flow_raw);
+  cf_flow_free (ref);
+}
+
+GST_END_TEST;
+
+/* Decode a PNG to GRAY8 luma with pngdec (the suites have no libpng). */
+static cf_image *
+read_png_grey (const char *path)
+{
+  GstHarness *h;
+  GstBuffer *out;
+  GstCaps *caps;
+  GstVideoInfo info;
+  GstMapInfo map;
+  gchar *bytes = NULL;
+  gsize size = 0;
+  cf_image *img;
+  int x, y;
+
+  if (!g_file_get_contents (path, &bytes, &size, NULL))
+    return NULL;
+  h = gst_harness_new_parse ("pngdec ! videoconvert ! "
+      "capsfilter caps=video/x-raw,format=GRAY8");
+  gst_harness_set_src_caps_str (h, "image/png");
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_wrapped (bytes,
+              size)), GST_FLOW_OK);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  out = gst_harness_pull (h);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  img = cf_image_new (GST_VIDEO_INFO_WIDTH (&info),
+      GST_VIDEO_INFO_HEIGHT (&info));
+  for (y = 0; y < img->height; y++)
+    for (x = 0; x < img->width; x++)
+      cf_image_row (img, y)[x] = map.data[(gsize) y *
+          GST_VIDEO_INFO_PLANE_STRIDE (&info, 0) + x];
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+  return img;
+}
+
+/* What users get when they set nothing: IPOL's accuracy (IPOL tvl1flow
+ * 0.215 on this pair; the reference 0.2155). */
+GST_START_TEST (test_defaults_give_ipol_epe_on_rubberwhale)
+{
+  const char *dir = cf_test_data_dir ();
+  gchar *seq;
+  cf_image *f0 = NULL, *f1 = NULL;
+  cf_flow *truth = NULL, *flow;
+  cf_flow_error err;
+
+  if (dir == NULL) {
+    GST_INFO ("CUDAFLOW_DATA_DIR not set: Middlebury check skipped");
+    return;
+  }
+  seq = g_build_filename (dir, "middlebury", "RubberWhale", NULL);
+  if (!g_file_test (seq, G_FILE_TEST_IS_DIR)) {
+    GST_INFO ("%s missing: skipped", seq);
+    g_free (seq);
+    return;
+  }
+  {
+    gchar *p0 = g_build_filename (seq, "frame10.png", NULL);
+    gchar *p1 = g_build_filename (seq, "frame11.png", NULL);
+    gchar *pf = g_build_filename (seq, "flow10.flo", NULL);
+    f0 = read_png_grey (p0);
+    f1 = read_png_grey (p1);
+    fail_unless (f0 && f1);
+    fail_unless_equals_int (cf_flo_read (pf, &truth, NULL), CF_OK);
+    g_free (p0);
+    g_free (p1);
+    g_free (pf);
+  }
+  flow = element_flow (f0, f1, "");
+  fail_unless_equals_int (cf_flow_compare (flow, truth, 0, &err), CF_OK);
+  GST_INFO ("RubberWhale through the element: EPE %.4f AAE %.3f", err.epe,
+      err.aae);
+  fail_unless (err.epe < 0.2155 * 1.02, "EPE %.4f", err.epe);
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (truth);
+  cf_flow_free (flow);
+  g_free (seq);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_every_input_format_gives_the_same_flow)
+{
+  static const gchar *formats[] = { "GRAY8", "GRAY16_LE", "NV12", "I420",
+    "RGBA", "BGRA", "RGBx", "BGRx"
+  };
+  cf_synth_params sp;
+  cf_flow_error err;
+  double first = -1;
+  guint f;
+
+  cf_synth_params_init (&sp);
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    double epe = flow_test_synthetic_epe ("cudaflowtvl1", "cpu", formats[f],
+        64, 48, &sp, "preset=realtime", &err);
+    if (first < 0)
+      first = epe;
+    fail_unless (fabs (epe - first) < 0.02, "%s: EPE %.4f vs %.4f",
+        formats[f], epe, first);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_tiny_odd_wide_and_flat_frames)
+{
+  static const int sizes[][2] = { {1, 1}, {2, 2}, {3, 1}, {161, 119},
+  {2048, 20}
+  };
+  guint s;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    int w = sizes[s][0], hh = sizes[s][1];
+    GstHarness *h = flow_harness_new ("cudaflowtvl1", "cpu", "GRAY8", w, hh);
+    int i;
+    gst_util_set_object_arg (G_OBJECT (h->element), "preset", "realtime");
+    for (i = 0; i < 2; i++) {
+      GstBuffer *out = gst_harness_push_and_pull (h,
+          flow_test_random_frame ("GRAY8", w, hh, 5 + i, i));
+      cf_flow *flow = flow_test_buffer_to_flow (out, w, hh);
+      fail_unless (flow_test_all_finite (flow), "%dx%d: non-finite flow", w,
+          hh);
+      cf_flow_free (flow);
+      gst_buffer_unref (out);
+    }
+    gst_harness_teardown (h);
+  }
+
+  /* two identical flat frames: no range to normalise, zero gradient */
+  {
+    GstHarness *h = flow_harness_new ("cudaflowtvl1", "cpu", "GRAY8", 16, 12);
+    cf_image *flat = cf_image_new (16, 12);
+    int i;
+    cf_image_fill (flat, 77.0f);
+    for (i = 0; i < 2; i++) {
+      GstBuffer *out = gst_harness_push_and_pull (h,
+          flow_test_frame_from_grey ("GRAY8", flat, i));
+      cf_flow *flow = flow_test_buffer_to_flow (out, 16, 12);
+      fail_unless (flow_test_all_finite (flow));
+      fail_unless (flow_test_max_abs (flow) == 0.0f);
+      cf_flow_free (flow);
+      gst_buffer_unref (out);
+    }
+    cf_image_free (flat);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+static Suite *
+elements_cudaflowtvl1_suite (void)
+{
+  Suite *s = suite_create ("cudaflowtvl1");
+  TCase *tc = tcase_create ("cpu");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_defaults_are_ipol);
+  tcase_add_test (tc, test_first_frame_is_gap);
+  tcase_add_test (tc, test_synthetic_epe_bounds);
+  tcase_add_test (tc, test_normalize_matches_stretched_reference);
+  tcase_add_test (tc, test_defaults_give_ipol_epe_on_rubberwhale);
+  tcase_add_test (tc, test_every_input_format_gives_the_same_flow);
+  tcase_add_test (tc, test_tiny_odd_wide_and_flat_frames);
+  return s;
+}
+
+GST_CHECK_MAIN (elements_cudaflowtvl1);
