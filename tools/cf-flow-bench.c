@@ -15,13 +15,18 @@
  * timing, as in the elements (plans live until caps change).
  *
  * "solve" is split further by timing a second plan with the same settings
- * and zero Jacobi iterations: its solve time is the per-warp work around
- * the sweeps (warp, derivatives, increments, flow upsampling), the
- * difference is the sweeps themselves. From the sweeps' time and the
- * number of cells they update, "GB/s" is the fp32 traffic model of
- * research/perf-anchors.md §5.3 (28 bytes per cell per sweep: read
- * Ix, Iy, It, du, dv, write du, dv, plus the neighbours, counted once)
- * divided by time; for fp16 it is the same fp32-equivalent figure.
+ * and zero iterations (HS, CLG) or one (TV-L1, whose count is >= 1; its
+ * per-iteration time is then taken out): that is the work around the
+ * iterations (warps, derivatives or structure tensor, increments, flow
+ * upsampling); the rest is the iterations themselves. Over the
+ * pixel-iterations they make (pixels of each level times warps times
+ * iterations), they give "ns/px-it" and a bandwidth figure from the
+ * unfused fp32 traffic models of research/perf-anchors.md §5.3–5.4: 28
+ * bytes per pixel per HS sweep, 36 per CLG sweep, 64 per fused TV-L1
+ * iteration — above the device's bandwidth it shows DRAM traffic that
+ * shared-memory fusion avoids. With TV-L1's epsilon > 0 the iteration
+ * count depends on the data; the "iterations" column gives it and the
+ * per-iteration figures are left out.
  *
  * Frames are synthetic (common/synth: band-limited texture, smooth motion),
  * the same pair alternating, so every frame does the full work.
@@ -37,47 +42,85 @@
 
 #include <cuda_runtime_api.h>
 
+#include "common/clg.h"
 #include "common/hs.h"
 #include "common/synth.h"
+#include "common/tvl1.h"
+#include "cuda/clg.h"
 #include "cuda/flow.h"
 #include "cuda/hs.h"
 #include "cuda/luma.h"
 #include "cuda/pyramid.h"
+#include "cuda/tvl1.h"
 
 #define MAX_SIZES 16
 #define WARMUP_FRAMES 3
-#define HS_BYTES_PER_CELL_SWEEP 28.0
+#define CHECK(call) do { cf_status s_ = (call); if (s_ != CF_OK) { \
+  fprintf (stderr, "cf-flow-bench: %s failed: %s (%s)\n", #call, \
+      cf_status_name (s_), cf_cuda_last_error_name ()); exit (1); } } while (0)
+#define CHECK_CUDA(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+  fprintf (stderr, "cf-flow-bench: %s failed: %s\n", #call, \
+      cudaGetErrorString (e_)); exit (1); } } while (0)
+
+typedef enum
+{ METHOD_HS, METHOD_TVL1, METHOD_CLG } bench_method;
+
+/* fp32 bytes per pixel and iteration, perf-anchors.md §5.3–5.4 */
+static const double bytes_per_px_it[] = { 28.0, 64.0, 36.0 };
 
 typedef struct
 {
   const char *name;
   const char *description;
+  bench_method method;
   int levels;
   int warps;
-  int iterations;
-  float alpha;
+  int iterations;               /* per level and warp (TV-L1: the cap) */
+  float alpha;                  /* HS, CLG */
   cf_precision precision;
-  cf_hs_kernel kernel;
+  int kernel;                   /* cf_hs_kernel, cf_tvl1_kernel, cf_clg_kernel */
+  float epsilon;                /* TV-L1 */
+  const char *per_level;        /* CLG iterations-per-level, or NULL */
 } bench_config;
 
 /* alpha on 0..255 intensities: 51 = cuda-samples' 0.2 on [0, 1]. */
 static const bench_config configs[] = {
   {"hs-cuda-samples", "cudaflowhs preset=cuda-samples (5 levels x 3 warps "
-        "x 500 iterations, fused Jacobi)", 5, 3, 500, 51.0f,
-      CF_PRECISION_FP32, CF_HS_KERNEL_AUTO},
-  {"hs-cuda-samples-fp16", "the same, precision=fp16", 5, 3, 500, 51.0f,
-      CF_PRECISION_FP16, CF_HS_KERNEL_AUTO},
+        "x 500 iterations, fused Jacobi)", METHOD_HS, 5, 3, 500, 51.0f,
+      CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
+  {"hs-cuda-samples-fp16", "the same, precision=fp16", METHOD_HS, 5, 3, 500,
+      51.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL},
   {"hs-cuda-samples-simple", "the same, jacobi-kernel=simple (one sweep "
-        "per launch)", 5, 3, 500, 51.0f, CF_PRECISION_FP32,
-      CF_HS_KERNEL_SIMPLE},
+        "per launch)", METHOD_HS, 5, 3, 500, 51.0f, CF_PRECISION_FP32,
+      CF_HS_KERNEL_SIMPLE, 0, NULL},
   {"hs-default", "cudaflowhs defaults (5 levels x 1 warp x 500 "
-        "iterations)", 5, 1, 500, 15.0f, CF_PRECISION_FP32,
-      CF_HS_KERNEL_AUTO},
+        "iterations)", METHOD_HS, 5, 1, 500, 15.0f, CF_PRECISION_FP32,
+      CF_HS_KERNEL_AUTO, 0, NULL},
   {"hs-realtime", "cudaflowhs preset=realtime (3 levels x 1 warp x 10 "
-        "iterations, the seed's configuration)", 3, 1, 10, 15.0f,
-      CF_PRECISION_FP32, CF_HS_KERNEL_AUTO},
-  {"hs-realtime-fp16", "the same, precision=fp16", 3, 1, 10, 15.0f,
-      CF_PRECISION_FP16, CF_HS_KERNEL_AUTO},
+        "iterations, the seed's configuration)", METHOD_HS, 3, 1, 10, 15.0f,
+      CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
+  {"hs-realtime-fp16", "the same, precision=fp16", METHOD_HS, 3, 1, 10,
+      15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL},
+  {"tvl1-ipol", "cudaflowtvl1 defaults = preset=ipol (5 levels x 5 warps x "
+        "up to 300 iterations, epsilon 0.01)", METHOD_TVL1, 5, 5, 300, 0,
+      CF_PRECISION_FP32, CF_TVL1_KERNEL_AUTO, 0.01f, NULL},
+  {"tvl1-realtime", "cudaflowtvl1 preset=realtime (3 levels x 1 warp x 10 "
+        "iterations)", METHOD_TVL1, 3, 1, 10, 0, CF_PRECISION_FP32,
+      CF_TVL1_KERNEL_AUTO, 0.0f, NULL},
+  {"tvl1-realtime-steps", "the same, solver-kernel=steps (one kernel per "
+        "step)", METHOD_TVL1, 3, 1, 10, 0, CF_PRECISION_FP32,
+      CF_TVL1_KERNEL_STEPS, 0.0f, NULL},
+  {"tvl1-fixed-100", "cudaflowtvl1 3 levels x 1 warp x 100 iterations "
+        "(per-iteration cost)", METHOD_TVL1, 3, 1, 100, 0, CF_PRECISION_FP32,
+      CF_TVL1_KERNEL_AUTO, 0.0f, NULL},
+  {"clg-config-b", "cudaflowclg preset=config-b (4 levels, 60,120,180,240 "
+        "sweeps)", METHOD_CLG, 4, 1, 0, 50.0f, CF_PRECISION_FP32,
+      CF_CLG_KERNEL_AUTO, 0, "60,120,180,240"},
+  {"clg-config-b-simple", "the same, jacobi-kernel=simple", METHOD_CLG, 4, 1,
+      0, 50.0f, CF_PRECISION_FP32, CF_CLG_KERNEL_SIMPLE, 0, "60,120,180,240"},
+  {"clg-config-a", "cudaflowclg preset=config-a (4 levels x 75 sweeps)",
+      METHOD_CLG, 4, 1, 75, 50.0f, CF_PRECISION_FP32, CF_CLG_KERNEL_AUTO, 0,
+      NULL},
 };
 
 #define N_CONFIGS ((int) (sizeof (configs) / sizeof (configs[0])))
@@ -94,18 +137,122 @@ typedef struct
   int n_levels;
   double stage_ms[N_STAGES];    /* medians */
   double frame_ms;              /* median of the frame's total */
-  double around_sweeps_ms;      /* solve with 0 iterations */
-  double sweeps_ms;
-  double cells_swept;           /* cells x sweeps per frame, all levels */
+  double around_sweeps_ms;      /* solve without the iterations */
+  double sweeps_ms;             /* the iterations */
+  double cells_swept;           /* pixel-iterations per frame, all levels;
+                                 * 0 when data-dependent */
+  double ns_per_px_it;
   double gbps;
+  long iterations;              /* TV-L1: iterations run, all levels/warps */
 } bench_result;
 
-#define CHECK(call) do { cf_status s_ = (call); if (s_ != CF_OK) { \
-  fprintf (stderr, "cf-flow-bench: %s failed: %s (%s)\n", #call, \
-      cf_status_name (s_), cf_cuda_last_error_name ()); exit (1); } } while (0)
-#define CHECK_CUDA(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
-  fprintf (stderr, "cf-flow-bench: %s failed: %s\n", #call, \
-      cudaGetErrorString (e_)); exit (1); } } while (0)
+/* One solver of any method, behind one interface. */
+typedef struct
+{
+  const bench_config *config;
+  cf_cuda_hs_plan *hs;
+  cf_cuda_tvl1_plan *tvl1;
+  cf_cuda_clg_plan *clg;
+  cf_hs_params hs_params;
+  cf_tvl1_params tvl1_params;
+  cf_clg_params clg_params;
+} solver;
+
+/* @baseline: the solver without its iterations (run_one) */
+static void
+solver_init (solver * sv, const bench_config * c, int width, int height,
+    int baseline)
+{
+  int iterations = baseline ? (c->method == METHOD_TVL1 ? 1 : 0) :
+      c->iterations;
+
+  memset (sv, 0, sizeof (*sv));
+  sv->config = c;
+  switch (c->method) {
+    case METHOD_HS:
+      cf_hs_params_init (&sv->hs_params);
+      sv->hs_params.alpha = c->alpha;
+      sv->hs_params.warps = c->warps;
+      sv->hs_params.iterations = iterations;
+      CHECK (cf_cuda_hs_plan_new (width, height, c->precision,
+              (cf_hs_kernel) c->kernel, &sv->hs));
+      break;
+    case METHOD_TVL1:
+      cf_tvl1_params_init (&sv->tvl1_params);
+      sv->tvl1_params.warps = c->warps;
+      sv->tvl1_params.max_iterations = iterations;
+      sv->tvl1_params.epsilon = c->epsilon;
+      CHECK (cf_cuda_tvl1_plan_new (width, height, c->precision,
+              (cf_tvl1_kernel) c->kernel, &sv->tvl1));
+      break;
+    case METHOD_CLG:
+      cf_clg_params_init (&sv->clg_params);
+      sv->clg_params.alpha = c->alpha;
+      sv->clg_params.iterations = iterations;
+      if (c->per_level && !baseline)
+        CHECK (cf_clg_parse_iterations_per_level (&sv->clg_params,
+                c->per_level, NULL));
+      CHECK (cf_cuda_clg_plan_new (width, height, c->precision,
+              (cf_clg_kernel) c->kernel, &sv->clg));
+      break;
+  }
+}
+
+static void
+solver_run (solver * sv, const cf_cuda_pyramid * p0,
+    const cf_cuda_pyramid * p1, cf_cuda_flow * flow, cudaStream_t stream)
+{
+  switch (sv->config->method) {
+    case METHOD_HS:
+      CHECK (cf_cuda_hs_plan_run (sv->hs, p0, p1, &sv->hs_params, 0, flow,
+              stream));
+      break;
+    case METHOD_TVL1:
+      CHECK (cf_cuda_tvl1_plan_run (sv->tvl1, p0, p1, &sv->tvl1_params, 0,
+              flow, stream));
+      break;
+    case METHOD_CLG:
+      CHECK (cf_cuda_clg_plan_run (sv->clg, p0, p1, &sv->clg_params, 0, flow,
+              stream));
+      break;
+  }
+}
+
+static void
+solver_free (solver * sv)
+{
+  if (sv->hs)
+    cf_cuda_hs_plan_free (sv->hs);
+  if (sv->tvl1)
+    cf_cuda_tvl1_plan_free (sv->tvl1);
+  if (sv->clg)
+    cf_cuda_clg_plan_free (sv->clg);
+}
+
+/* Pyramid presmoothing of each method, as its element asks the base. */
+static float
+method_presmooth (const bench_config * c)
+{
+  if (c->method == METHOD_TVL1) {
+    cf_tvl1_params t;
+    cf_tvl1_params_init (&t);
+    return t.presmooth_sigma;
+  }
+  return 0.0f;
+}
+
+/* Iterations on pyramid level @l (CLG lists are finest first). */
+static int
+level_iterations (const bench_config * c, int l)
+{
+  if (c->method == METHOD_CLG && c->per_level) {
+    cf_clg_params p;
+    cf_clg_params_init (&p);
+    if (cf_clg_parse_iterations_per_level (&p, c->per_level, NULL) == CF_OK)
+      return cf_clg_level_iterations (&p, l);
+  }
+  return c->iterations;
+}
 
 static int
 compare_doubles (const void *a, const void *b)
@@ -145,9 +292,8 @@ upload_grey8 (const cf_image * image, size_t *pitch)
 
 /* Median solve time of @plan over @frames runs (stream idle around). */
 static double
-time_solve_only (cf_cuda_hs_plan * plan, cf_cuda_pyramid * p0,
-    cf_cuda_pyramid * p1, const cf_hs_params * hp, cf_cuda_flow * flow,
-    int frames, cudaStream_t stream)
+time_solve_only (solver * sv, cf_cuda_pyramid * p0, cf_cuda_pyramid * p1,
+    cf_cuda_flow * flow, int frames, cudaStream_t stream)
 {
   cudaEvent_t a, b;
   double *t = calloc (frames, sizeof (double));
@@ -159,7 +305,7 @@ time_solve_only (cf_cuda_hs_plan * plan, cf_cuda_pyramid * p0,
   for (i = -WARMUP_FRAMES; i < frames; i++) {
     float ms;
     CHECK_CUDA (cudaEventRecord (a, stream));
-    CHECK (cf_cuda_hs_plan_run (plan, p0, p1, hp, 0, flow, stream));
+    solver_run (sv, p0, p1, flow, stream);
     CHECK_CUDA (cudaEventRecord (b, stream));
     CHECK_CUDA (cudaEventSynchronize (b));
     CHECK_CUDA (cudaEventElapsedTime (&ms, a, b));
@@ -185,9 +331,8 @@ run_one (const bench_config * c, int width, int height, int frames,
   cf_pyramid_params pp;
   cf_cuda_pyramid pyr[2];
   cf_cuda_flow flow;
-  cf_cuda_hs_plan *plan = NULL, *plan0 = NULL;
-  cf_hs_params hp, hp0;
-  float *uv = NULL;
+  solver sv, sv0;
+  float *uv = NULL, *range_scratch = NULL;
   size_t uv_pitch;
   cudaStream_t stream;
   cudaEvent_t ev[N_STAGES + 1];
@@ -206,7 +351,7 @@ run_one (const bench_config * c, int width, int height, int frames,
 
   cf_pyramid_params_init (&pp);
   pp.max_levels = c->levels;
-  pp.presmooth_sigma = 0.0f;    /* as cudaflowhs */
+  pp.presmooth_sigma = method_presmooth (c);
   memset (pyr, 0, sizeof (pyr));
   CHECK (cf_cuda_pyramid_alloc (&pyr[0], width, height, &pp));
   CHECK (cf_cuda_pyramid_alloc (&pyr[1], width, height, &pp));
@@ -214,17 +359,13 @@ run_one (const bench_config * c, int width, int height, int frames,
   CHECK (cf_cuda_flow_alloc (&flow, width, height));
   CHECK_CUDA (cudaMallocPitch ((void **) &uv, &uv_pitch,
           (size_t) width * 2 * sizeof (float), height));
+  CHECK_CUDA (cudaMalloc ((void **) &range_scratch,
+          CF_CUDA_MIN_MAX_SCRATCH * sizeof (float)));
   CHECK_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
 
-  cf_hs_params_init (&hp);
-  hp.alpha = c->alpha;
-  hp.warps = c->warps;
-  hp.iterations = c->iterations;
-  hp0 = hp;
-  hp0.iterations = 0;
-  CHECK (cf_cuda_hs_plan_new (width, height, c->precision, c->kernel, &plan));
-  CHECK (cf_cuda_hs_plan_new (width, height, c->precision, c->kernel,
-          &plan0));
+  /* the full solver, and one without the iterations (TV-L1: one) */
+  solver_init (&sv, c, width, height, 0);
+  solver_init (&sv0, c, width, height, 1);
 
   for (s = 0; s <= N_STAGES; s++) {
     CHECK_CUDA (cudaEventCreate (&ev[s]));
@@ -241,11 +382,17 @@ run_one (const bench_config * c, int width, int height, int frames,
 
     CHECK_CUDA (cudaEventRecord (ev[0], stream));
     CHECK (cf_cuda_luma_from_channel (&ch, &now->level[0], stream));
+    if (c->method == METHOD_TVL1) {
+      /* the element's normalisation range (a reduction and a sync) */
+      float lo, hi;
+      CHECK (cf_cuda_image_min_max (&now->level[0], range_scratch, &lo, &hi,
+              stream));
+    }
     CHECK_CUDA (cudaEventRecord (ev[1], stream));
     CHECK (cf_cuda_pyramid_build (now, &pp, stream));
     CHECK_CUDA (cudaEventRecord (ev[2], stream));
     if (i > -WARMUP_FRAMES - 1)
-      CHECK (cf_cuda_hs_plan_run (plan, before, now, &hp, 0, &flow, stream));
+      solver_run (&sv, before, now, &flow, stream);
     CHECK_CUDA (cudaEventRecord (ev[3], stream));
     CHECK (cf_cuda_flow_to_interleaved (&flow, uv, uv_pitch, stream));
     CHECK_CUDA (cudaEventRecord (ev[4], stream));
@@ -265,24 +412,42 @@ run_one (const bench_config * c, int width, int height, int frames,
     r->stage_ms[s] = median (t[s], frames);
   r->frame_ms = median (t[N_STAGES], frames);
 
-  r->around_sweeps_ms = time_solve_only (plan0, &pyr[1 - cur], &pyr[cur],
-      &hp0, &flow, frames, stream);
+  if (c->method == METHOD_TVL1)
+    r->iterations = cf_cuda_tvl1_plan_iterations (sv.tvl1);
+  r->around_sweeps_ms = time_solve_only (&sv0, &pyr[1 - cur], &pyr[cur],
+      &flow, frames, stream);
   r->sweeps_ms = r->stage_ms[STAGE_SOLVE] - r->around_sweeps_ms;
-  for (l = 0; l < r->n_levels; l++)
-    r->cells_swept += (double) pyr[0].level[l].width *
-        pyr[0].level[l].height * c->warps * c->iterations;
-  if (r->sweeps_ms > 0)
-    r->gbps = r->cells_swept * HS_BYTES_PER_CELL_SWEEP /
-        (r->sweeps_ms * 1e-3) / 1e9;
+  if (c->method != METHOD_TVL1 || c->epsilon == 0.0f) {
+    for (l = 0; l < r->n_levels; l++)
+      r->cells_swept += (double) pyr[0].level[l].width *
+          pyr[0].level[l].height * c->warps * level_iterations (c, l);
+    if (c->method == METHOD_TVL1 && c->iterations > 1) {
+      /* the one-iteration solve still holds one iteration */
+      double per_it = r->sweeps_ms / (c->iterations - 1);
+      r->around_sweeps_ms -= per_it;
+      r->sweeps_ms += per_it;
+    }
+    /* a difference of two medians can come out <= 0 when the iterations
+     * are a vanishing part of the solve: no per-iteration figures then */
+    if (r->sweeps_ms > 0 && r->cells_swept > 0) {
+      r->ns_per_px_it = r->sweeps_ms * 1e6 / r->cells_swept;
+      r->gbps = r->cells_swept * bytes_per_px_it[c->method] /
+          (r->sweeps_ms * 1e-3) / 1e9;
+    }
+  } else {
+    /* data-dependent count: no per-iteration figures */
+    r->around_sweeps_ms = r->sweeps_ms = 0;
+  }
 
   for (s = 0; s <= N_STAGES; s++) {
     cudaEventDestroy (ev[s]);
     free (t[s]);
   }
-  cf_cuda_hs_plan_free (plan);
-  cf_cuda_hs_plan_free (plan0);
+  solver_free (&sv);
+  solver_free (&sv0);
   cudaStreamDestroy (stream);
   cudaFree (uv);
+  cudaFree (range_scratch);
   cf_cuda_flow_release (&flow);
   cf_cuda_pyramid_release (&pyr[0]);
   cf_cuda_pyramid_release (&pyr[1]);
@@ -307,10 +472,11 @@ write_json (FILE * f, const char *device, const bench_result * r, int n,
         r[i].height, r[i].n_levels, r[i].frame_ms);
     for (s = 0; s < N_STAGES; s++)
       fprintf (f, ", \"%s_ms\": %.4f", stage_names[s], r[i].stage_ms[s]);
-    fprintf (f, ", \"sweeps_ms\": %.4f, \"around_sweeps_ms\": %.4f, "
-        "\"cells_swept\": %.0f, \"sweep_gbps_fp32_model\": %.1f}%s\n",
-        r[i].sweeps_ms, r[i].around_sweeps_ms, r[i].cells_swept, r[i].gbps,
-        i + 1 < n ? "," : "");
+    fprintf (f, ", \"iterations_ms\": %.4f, \"around_iterations_ms\": "
+        "%.4f, \"pixel_iterations\": %.0f, \"ns_per_pixel_iteration\": "
+        "%.5f, \"gbps_fp32_model\": %.1f, \"tvl1_iterations_run\": %ld}%s\n",
+        r[i].sweeps_ms, r[i].around_sweeps_ms, r[i].cells_swept,
+        r[i].ns_per_px_it, r[i].gbps, r[i].iterations, i + 1 < n ? "," : "");
   }
   fprintf (f, "  ]\n}\n");
 }
@@ -331,20 +497,29 @@ write_markdown (FILE * f, const char *device, const bench_result * r, int n,
     if (!any)
       continue;
     fprintf (f, "### %s\n\n%s\n\n", configs[c].name, configs[c].description);
-    fprintf (f, "| size | frame ms | luma | pyramid | solve: sweeps | "
-        "solve: around sweeps | output | sweeps GB/s (fp32 model) |\n"
-        "|---|---|---|---|---|---|---|---|\n");
+    fprintf (f, "| size | frame ms | luma | pyramid | solve: iterations | "
+        "solve: around them | output | ns/px-it | GB/s (fp32 model) | "
+        "iterations run |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for (i = 0; i < n; i++) {
       const bench_result *x = &r[i];
       double total = x->frame_ms > 0 ? x->frame_ms : 1;
       if (x->config != &configs[c])
         continue;
-      fprintf (f, "| %dx%d | %.3f | %.1f %% | %.1f %% | %.1f %% | %.1f %% | "
-          "%.1f %% | %.0f |\n", x->width, x->height, x->frame_ms,
-          100 * x->stage_ms[STAGE_LUMA] / total,
-          100 * x->stage_ms[STAGE_PYRAMID] / total,
-          100 * x->sweeps_ms / total, 100 * x->around_sweeps_ms / total,
-          100 * x->stage_ms[STAGE_OUTPUT] / total, x->gbps);
+      if (x->cells_swept > 0)
+        fprintf (f, "| %dx%d | %.3f | %.1f %% | %.1f %% | %.1f %% | %.1f %% "
+            "| %.1f %% | %.4f | %.0f | %s |\n", x->width, x->height,
+            x->frame_ms, 100 * x->stage_ms[STAGE_LUMA] / total,
+            100 * x->stage_ms[STAGE_PYRAMID] / total,
+            100 * x->sweeps_ms / total, 100 * x->around_sweeps_ms / total,
+            100 * x->stage_ms[STAGE_OUTPUT] / total, x->ns_per_px_it,
+            x->gbps, "fixed");
+      else
+        fprintf (f, "| %dx%d | %.3f | %.1f %% | %.1f %% | %.1f %% (solve) | "
+            "– | %.1f %% | – | – | %ld |\n", x->width, x->height,
+            x->frame_ms, 100 * x->stage_ms[STAGE_LUMA] / total,
+            100 * x->stage_ms[STAGE_PYRAMID] / total,
+            100 * x->stage_ms[STAGE_SOLVE] / total,
+            100 * x->stage_ms[STAGE_OUTPUT] / total, x->iterations);
     }
     fprintf (f, "\n");
   }
@@ -443,10 +618,10 @@ main (int argc, char **argv)
     }
     for (k = 0; k < n_sizes; k++) {
       run_one (&configs[c], w[k], h[k], frames, &results[n]);
-      fprintf (stderr, "%-24s %5dx%-5d %9.3f ms/frame (solve %.3f, sweeps "
-          "%.3f, %.0f GB/s)\n", configs[c].name, w[k], h[k],
-          results[n].frame_ms, results[n].stage_ms[STAGE_SOLVE],
-          results[n].sweeps_ms, results[n].gbps);
+      fprintf (stderr, "%-24s %5dx%-5d %9.3f ms/frame (solve %.3f, "
+          "iterations %.3f, %.4f ns/px-it, %.0f GB/s)\n", configs[c].name,
+          w[k], h[k], results[n].frame_ms, results[n].stage_ms[STAGE_SOLVE],
+          results[n].sweeps_ms, results[n].ns_per_px_it, results[n].gbps);
       n++;
     }
   }

@@ -25,23 +25,34 @@ export GST_REGISTRY_1_0=${TMPDIR:-/tmp}/cudaflow-measure-registry-$$.bin
 status=0
 "$build/tools/cf-flow-bench" --frames 20 --json "$out/bench.json" \
   --markdown "$out/bench.md" > /dev/null 2> "$out/bench.log" || status=1
+# the seeds' per-iteration figure is quoted at 2048 x 2048
+"$build/tools/cf-flow-bench" --frames 20 --sizes 2048x2048 \
+  --config hs-realtime,tvl1-realtime,tvl1-fixed-100,clg-config-a \
+  --json "$out/bench-2048.json" --markdown "$out/bench-2048.md" > /dev/null \
+  2> "$out/bench-2048.log" || status=1
 
-# eval NAME SETTINGS...: one table per configuration
+# eval ELEMENT NAME SETTINGS...: one table per configuration
 eval_cfg() {
-  name=$1; shift
+  element=$1; name=$2; shift 2
   args=()
   for s in "$@"; do args+=(--set "$s"); done
-  "$build/tools/cf-flow-eval" --element cudaflowhs --set backend=cuda "${args[@]}" \
+  "$build/tools/cf-flow-eval" --element "$element" --set backend=cuda "${args[@]}" \
     "$data" > "$out/eval-$name.md" 2> "$out/eval-$name.log" || status=1
 }
 if [ -d "$data" ]; then
   for p in fp32 fp16; do
-    eval_cfg "hs-default-$p" precision=$p
-    eval_cfg "hs-cuda-samples-$p" preset=cuda-samples precision=$p
+    eval_cfg cudaflowhs "hs-default-$p" precision=$p
+    eval_cfg cudaflowhs "hs-cuda-samples-$p" preset=cuda-samples precision=$p
     for it in 10 20 50 100 200; do
-      eval_cfg "hs-seed-$it-$p" levels=3 warps=1 iterations=$it precision=$p
+      eval_cfg cudaflowhs "hs-seed-$it-$p" levels=3 warps=1 iterations=$it precision=$p
     done
   done
+  # TV-L1 and CLG: fp32 only so far
+  eval_cfg cudaflowtvl1 tvl1-ipol
+  eval_cfg cudaflowtvl1 tvl1-realtime preset=realtime
+  eval_cfg cudaflowclg clg-default
+  eval_cfg cudaflowclg clg-config-a preset=config-a
+  eval_cfg cudaflowclg clg-config-b preset=config-b
 else
   echo "no Middlebury data at $data: accuracy not measured" | tee "$out/eval-missing.txt"
 fi

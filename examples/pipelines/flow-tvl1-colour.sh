@@ -1,0 +1,9 @@
+#!/bin/sh
+# TV-L1 flow of a moving ball (the seeds' realtime configuration),
+# colour-coded and written as PNG files (GPU when present, else CPU).
+set -e
+OUTDIR=${OUTDIR:-$(mktemp -d)}
+gst-launch-1.0 -q videotestsrc pattern=ball num-buffers=8 ! video/x-raw,width=160,height=120 ! \
+  cudaflowtvl1 preset=realtime ! flowviz max-flow=8 ! videoconvert ! pngenc ! \
+  multifilesink location="$OUTDIR/tvl1_%05d.png"
+echo "wrote $OUTDIR/tvl1_00000.png ..."
