@@ -17,7 +17,8 @@
  *   separable  rank-1 kernels, F = c r^T factored at plan_new within
  *              CF_SEPARABLE_TOLERANCE (convolve-separable.cu)
  *   fft        any kernel, when cuFFT can be loaded (convolve-fft.cu)
- *   im2tensor  not built yet
+ *   im2tensor  any kernel, on tensor cores: fp16 inputs, fp32 sums
+ *              (convolve-im2tensor.cu); never chosen by AUTO
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -27,6 +28,7 @@
 #include "cuda/convolve.h"
 #include "cuda/convolve-direct.h"
 #include "cuda/convolve-fft.h"
+#include "cuda/convolve-im2tensor.h"
 #include "cuda/convolve-separable.h"
 #include "cuda/cufft-loader.h"
 
@@ -48,6 +50,8 @@ struct cf_cuda_convolve_plan
   float *col_taps;              /* separable: device, kh floats (c) */
   cf_cuda_image tmp;            /* separable: row pass output */
   cf_cuda_convolve_fft *fft;    /* fft: buffers, cuFFT plans, spectrum */
+  cf_cuda_convolve_im2tensor *im2tensor;        /* im2tensor: fp16 K^T,
+                                                 * padded image, C buffer */
   cudaError_t last_error;       /* last CUDA failure of this plan */
 };
 
@@ -88,7 +92,10 @@ resolve_method (cf_conv_method requested, int kw, int kh, int rank1,
       *method = CF_CONV_METHOD_FFT;
       return CF_OK;
     case CF_CONV_METHOD_IM2TENSOR:
-      return CF_ERROR_UNSUPPORTED;
+      /* any kernel; a device without tensor cores is refused later, by
+       * cf_cuda_convolve_im2tensor_new () */
+      *method = CF_CONV_METHOD_IM2TENSOR;
+      return CF_OK;
     default:
       return CF_ERROR_INVALID;
   }
@@ -112,6 +119,9 @@ run_method (const cf_cuda_convolve_plan * plan, const float *src,
     case CF_CONV_METHOD_FFT:
       return cf_cuda_convolve_fft_run (plan->fft, src, src_pitch, dst,
           dst_pitch, stream);
+    case CF_CONV_METHOD_IM2TENSOR:
+      return cf_cuda_convolve_im2tensor_run (plan->im2tensor, src, src_pitch,
+          dst, dst_pitch, stream);
     default:
       return CF_ERROR_UNSUPPORTED;
   }
@@ -193,6 +203,12 @@ cf_cuda_convolve_plan_new (int width, int height, const cf_kernel * kernel,
     status = cf_cuda_image_alloc (&p->tmp, width, height);
     if (status != CF_OK)
       goto out;
+  } else if (p->method == CF_CONV_METHOD_IM2TENSOR) {
+    /* F goes to the device as the fp16 K^T the method builds from f */
+    status = cf_cuda_convolve_im2tensor_new (width, height, f, kw, kh, p->ax,
+        p->ay, p->border, &p->im2tensor);
+    if (status != CF_OK)
+      goto out;
   } else {
     CF_CUDA_TRY (cudaMalloc ((void **) &p->taps, n * sizeof (float)));
     CF_CUDA_TRY (cudaMemcpy (p->taps, f, n * sizeof (float),
@@ -248,6 +264,7 @@ cf_cuda_convolve_plan_free (cf_cuda_convolve_plan * plan)
   if (plan == NULL)
     return;
   cf_cuda_convolve_fft_free (plan->fft);
+  cf_cuda_convolve_im2tensor_free (plan->im2tensor);
   if (plan->taps != NULL)
     cf_cuda_check (cudaFree (plan->taps));
   if (plan->row_taps != NULL)

@@ -34,9 +34,11 @@ typedef struct
 
 typedef struct cf_cuda_convolve_plan cf_cuda_convolve_plan;
 
-/* CF_ERROR_UNSUPPORTED for a method this build does not implement yet,
- * for CF_CONV_METHOD_SEPARABLE with a kernel that is not rank 1, and for
- * CF_CONV_METHOD_FFT when cuFFT cannot be loaded. */
+/* CF_ERROR_UNSUPPORTED for CF_CONV_METHOD_SEPARABLE with a kernel that
+ * is not rank 1, for CF_CONV_METHOD_FFT when cuFFT cannot be loaded, and
+ * for CF_CONV_METHOD_IM2TENSOR on a device without tensor cores (compute
+ * capability below 7.0). im2tensor rounds the input and the kernel to
+ * fp16 (fp32 sums): about 2^-11 relative error per product. */
 cf_status cf_cuda_convolve_plan_new (int width, int height,
     const cf_kernel * kernel, const cf_convolve_params * params,
     cf_cuda_convolve_plan ** plan);

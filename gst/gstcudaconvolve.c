@@ -344,7 +344,8 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "CUDA 2-D convolution", "Filter/Effect/Video/Hardware",
       "Convolves video frames with a kernel of any size on the GPU "
-      "(direct, separable or cuFFT method; CPU reference without a GPU)",
+      "(direct, separable, cuFFT or im2tensor tensor-core method; CPU "
+      "reference without a GPU)",
       "gst-cudaflow");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -842,8 +843,9 @@ process_cuda (GstCudaConvolve * self, const GstCfPlanes * in,
 
     status = get_plan (self, src.width, src.height, &plan);
     if (status == CF_ERROR_UNSUPPORTED) {
-      /* the plan refuses separable only for a kernel of rank > 1, and fft
-       * only when cuFFT cannot be opened (cuda/convolve.cu) */
+      /* the plan refuses separable only for a kernel of rank > 1, fft
+       * only when cuFFT cannot be opened, and im2tensor only on a device
+       * without tensor cores (cuda/convolve.cu) */
       if (self->params.method == CF_CONV_METHOD_SEPARABLE)
         GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
             ("method=separable: the %dx%d kernel is not separable "
@@ -855,6 +857,11 @@ process_cuda (GstCudaConvolve * self, const GstCfPlanes * in,
             ("method=fft: cuFFT (" CF_CUFFT_SONAME ") could not be loaded; "
                 "install cuFFT or use method=auto or method=direct."),
             ("%s", cf_cuda_convolve_fft_load_error ()));
+      else if (self->params.method == CF_CONV_METHOD_IM2TENSOR)
+        GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+            ("method=im2tensor needs a GPU with tensor cores (compute "
+                "capability 7.0 or newer); use method=auto or "
+                "method=direct."), (NULL));
       else
         GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
             ("method=%s is not available in this build; use method=auto or "

@@ -1,4 +1,4 @@
-/* gst-cudaflow — tests for the separable and FFT convolution methods
+/* gst-cudaflow — tests for the separable, FFT and im2tensor methods
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Every GPU result is compared with the CPU reference cf_convolve () on the
@@ -11,6 +11,19 @@
  *    rounding error is spread over every output sample in proportion to
  *    the whole signal's energy (about eps log2 (PW PH) of it), not to each
  *    sample's own sum, so it needs the looser bar.
+ * im2tensor rounds every input sample and every tap to fp16 (unit
+ * roundoff u = 2^-11) and sums exactly products in fp32, so each product
+ * F in is off by at most (1 + u)^2 - 1 ~ 2u = 9.8e-4 of |F in|. Its bar is
+ * therefore per pixel, against A(x, y) = sum |F| |in| over the same taps
+ * (cf_convolve () of |K|; the inputs are >= 0):
+ *   |gpu - cpu| <= 2e-3 A(x, y) + 1e-6 max (1, max A),
+ * twice the worst case of the roundings, leaving room for the fp32 sums
+ * (at most kh_hat + kw + 17 terms deep, < 2e-5 relative) and for taps
+ * below 2^-14 max |F| that fp16 holds as subnormals. A bar relative to
+ * max |cpu| would not do: a random signed kernel whose taps nearly cancel
+ * (a kernel larger than a 1 x 1 image under wrap multiplies one sample by
+ * sum F) keeps the rounding error of every tap. Also checked: the median
+ * relative error on positive data (the paper's metric, seed 002 Table 5).
  * The FFT tests are skipped (with a note) where cuFFT cannot be loaded;
  * then plan_new must answer CF_ERROR_UNSUPPORTED. Exits 77 (skip) without
  * a CUDA device.
@@ -31,11 +44,19 @@
 #include "common/kernel.h"
 #include "cuda/convolve.h"
 #include "cuda/convolve-fft.h"
+#include "cuda/convolve-im2tensor.h"
 #include "cuda/convolve-separable.h"
 #include "cuda/cufft-loader.h"
 
 #define SEPARABLE_TOLERANCE 1e-5
 #define FFT_TOLERANCE 1e-4
+/* im2tensor: per pixel, relative to sum |F| |in| (file comment) */
+#define IM2TENSOR_TOLERANCE 2e-3
+#define IM2TENSOR_FLOOR 1e-6
+/* median |gpu - cpu| / |cpu| on positive data; the paper's fp16-output
+ * figure is 2e-4; with an fp32 output a CPU model of this method (fp16
+ * roundings, fp32 sums) gives 9e-6 at K = 31 and 4e-6 at K = 63 */
+#define IM2TENSOR_MEDIAN_TOLERANCE 1e-3
 
 #define CUDA_OK(expr)                                                   \
   G_STMT_START {                                                        \
@@ -134,6 +155,14 @@ random_image (int w, int h, guint32 seed)
   return img;
 }
 
+/* Tolerance of a resolved method (file comment; im2tensor has its own bar,
+ * assert_im2tensor_close ()). */
+static double
+tolerance_of (cf_conv_method method)
+{
+  return method == CF_CONV_METHOD_FFT ? FFT_TOLERANCE : SEPARABLE_TOLERANCE;
+}
+
 /* Fail unless gpu matches cpu within tol and holds no NaN. */
 static void
 assert_close (const cf_image * gpu, const cf_image * cpu, double tol,
@@ -165,6 +194,75 @@ assert_close (const cf_image * gpu, const cf_image * cpu, double tol,
       "%s: max |gpu - cpu| = %g, max |cpu| = %g", what, max_diff, max_ref);
 }
 
+/* im2tensor's bar (file comment): fail unless every pixel is within
+ * IM2TENSOR_TOLERANCE of A = sum |F| |in| of its own taps, plus a floor,
+ * and no NaN is left. src must be >= 0 (A is the CPU reference run with
+ * |K|). */
+static void
+assert_im2tensor_close (const cf_image * gpu, const cf_image * cpu,
+    const cf_image * src, const cf_kernel * k, cf_border border,
+    cf_conv_mode mode, const char *what)
+{
+  cf_kernel *abs_k = cf_kernel_new (k->width, k->height);
+  cf_image *abs_out = cf_image_new (cpu->width, cpu->height);
+  double max_a = 0.0, worst = 0.0, floor_abs;
+  int x, y, i, nan_count = 0, worst_x = 0, worst_y = 0;
+
+  fail_unless (abs_k != NULL && abs_out != NULL);
+  for (i = 0; i < k->width * k->height; i++)
+    abs_k->taps[i] = fabsf (k->taps[i]);
+  fail_unless_equals_int (cf_convolve (src, abs_k, border, mode, abs_out),
+      CF_OK);
+  for (y = 0; y < cpu->height; y++)
+    for (x = 0; x < cpu->width; x++)
+      max_a = MAX (max_a, (double) cf_image_row (abs_out, y)[x]);
+  floor_abs = IM2TENSOR_FLOOR * MAX (1.0, max_a);
+
+  /* worst = largest |gpu - cpu| / allowed over the image */
+  for (y = 0; y < cpu->height; y++) {
+    const float *g = cf_image_row (gpu, y);
+    const float *c = cf_image_row (cpu, y);
+    const float *a = cf_image_row (abs_out, y);
+
+    for (x = 0; x < cpu->width; x++) {
+      double ratio;
+
+      if (isnan (g[x])) {
+        nan_count++;
+        continue;
+      }
+      ratio = fabs ((double) g[x] - (double) c[x])
+          / (IM2TENSOR_TOLERANCE * (double) a[x] + floor_abs);
+      if (!(ratio <= worst)) {
+        worst = ratio;
+        worst_x = x;
+        worst_y = y;
+      }
+    }
+  }
+  fail_unless (nan_count == 0, "%s: %d NaN outputs", what, nan_count);
+  fail_unless (worst <= 1.0, "%s: at (%d, %d) gpu %.9g, cpu %.9g, "
+      "sum |F| |in| %.9g: %.3g times the allowed error", what, worst_x,
+      worst_y, (double) cf_image_row (gpu, worst_y)[worst_x],
+      (double) cf_image_row (cpu, worst_y)[worst_x],
+      (double) cf_image_row (abs_out, worst_y)[worst_x], worst);
+
+  cf_kernel_free (abs_k);
+  cf_image_free (abs_out);
+}
+
+/* The bar of a resolved method against the CPU result of src with k. */
+static void
+assert_method_close (cf_conv_method method, const cf_image * gpu,
+    const cf_image * cpu, const cf_image * src, const cf_kernel * k,
+    cf_border border, cf_conv_mode mode, const char *what)
+{
+  if (method == CF_CONV_METHOD_IM2TENSOR)
+    assert_im2tensor_close (gpu, cpu, src, k, border, mode, what);
+  else
+    assert_close (gpu, cpu, tolerance_of (method), what);
+}
+
 /* Run one new plan on src into a NaN-poisoned dst and download the result;
  * fail unless the plan resolved to `expect`. */
 static void
@@ -194,13 +292,6 @@ gpu_convolve (const cf_image * src, const cf_kernel * k,
   cf_cuda_image_release (&ddst);
 }
 
-/* Tolerance of a resolved method (file comment). */
-static double
-tolerance_of (cf_conv_method method)
-{
-  return method == CF_CONV_METHOD_FFT ? FFT_TOLERANCE : SEPARABLE_TOLERANCE;
-}
-
 /* One case: random w x h image, kernel k, GPU method vs CPU. */
 static void
 check_kernel (int w, int h, const cf_kernel * k, cf_border border,
@@ -219,7 +310,7 @@ check_kernel (int w, int h, const cf_kernel * k, cf_border border,
   fail_unless (cpu != NULL && gpu != NULL);
   fail_unless_equals_int (cf_convolve (src, k, border, mode, cpu), CF_OK);
   gpu_convolve (src, k, &params, expect, gpu, stream);
-  assert_close (gpu, cpu, tolerance_of (expect), what);
+  assert_method_close (expect, gpu, cpu, src, k, border, mode, what);
 
   g_free (what);
   cf_image_free (src);
@@ -228,7 +319,7 @@ check_kernel (int w, int h, const cf_kernel * k, cf_border border,
 }
 
 /* Every border and mode for one image size and kernel size: a rank-1
- * kernel for separable, a general one for fft. */
+ * kernel for separable, a general one for fft and im2tensor. */
 static void
 check_all_borders_and_modes (int w, int h, int kw, int kh,
     cf_conv_method method, cudaStream_t stream)
@@ -280,6 +371,242 @@ GST_START_TEST (test_fft_matches_cpu)
 
 GST_END_TEST;
 
+/* The sweep covers 1x1 and even kernels, kernels larger than the image,
+ * one (K <= 16), two (31, 32 columns) and four (127) 32-column MMA passes,
+ * and images narrower than one 64-column block. */
+GST_START_TEST (test_im2tensor_matches_cpu)
+{
+  sweep (CF_CONV_METHOD_IM2TENSOR);
+}
+
+GST_END_TEST;
+
+/* Geometries the sweep misses: a last pass of 16 kernel columns (kw 33,
+ * 47, 48), kernel rows not a multiple of 16 next to ones that are, one-row
+ * and one-column kernels and images, K = 127 on 300 x 200, and an image
+ * wider than R_C blocks (C rows reused by blocks R_C apart). */
+GST_START_TEST (test_im2tensor_uneven_geometries)
+{
+  cudaStream_t stream = make_stream ();
+
+  check_all_borders_and_modes (300, 200, 127, 127,
+      CF_CONV_METHOD_IM2TENSOR, stream);
+  check_all_borders_and_modes (130, 37, 33, 17, CF_CONV_METHOD_IM2TENSOR,
+      stream);
+  check_all_borders_and_modes (200, 20, 47, 16, CF_CONV_METHOD_IM2TENSOR,
+      stream);
+  check_all_borders_and_modes (129, 65, 48, 32, CF_CONV_METHOD_IM2TENSOR,
+      stream);
+  check_all_borders_and_modes (64, 64, 16, 1, CF_CONV_METHOD_IM2TENSOR,
+      stream);
+  check_all_borders_and_modes (64, 64, 1, 33, CF_CONV_METHOD_IM2TENSOR,
+      stream);
+  check_all_borders_and_modes (1, 300, 9, 9, CF_CONV_METHOD_IM2TENSOR,
+      stream);
+  check_all_borders_and_modes (300, 1, 9, 9, CF_CONV_METHOD_IM2TENSOR,
+      stream);
+  check_all_borders_and_modes (40, 30, 200, 3, CF_CONV_METHOD_IM2TENSOR,
+      stream);
+  check_all_borders_and_modes (30, 40, 3, 200, CF_CONV_METHOD_IM2TENSOR,
+      stream);
+  check_all_borders_and_modes (700, 50, 65, 65, CF_CONV_METHOD_IM2TENSOR,
+      stream);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
+/* Large frames: many blocks, 64-bit offsets into the padded image and C. */
+GST_START_TEST (test_im2tensor_large_images)
+{
+  cudaStream_t stream = make_stream ();
+  cf_kernel *k3 = random_kernel (3, 3, 8192);
+  cf_kernel *k31 = random_kernel (31, 31, 2000);
+
+  check_kernel (8192, 8192, k3, CF_BORDER_REFLECT, CF_CORRELATION,
+      CF_CONV_METHOD_IM2TENSOR, CF_CONV_METHOD_IM2TENSOR, stream);
+  check_kernel (2000, 1000, k31, CF_BORDER_CLAMP, CF_CONVOLUTION,
+      CF_CONV_METHOD_IM2TENSOR, CF_CONV_METHOD_IM2TENSOR, stream);
+  cf_kernel_free (k3);
+  cf_kernel_free (k31);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  const double da = *(const double *) a, db = *(const double *) b;
+
+  return da < db ? -1 : (da > db ? 1 : 0);
+}
+
+/* Median of |gpu - cpu| / |cpu| over the pixels with cpu != 0 (seed 002
+ * eq. 20, as a fraction, not in percent). */
+static double
+median_relative_error (const cf_image * gpu, const cf_image * cpu)
+{
+  double *rel = g_new (double, (gsize) cpu->width * cpu->height);
+  double median;
+  int x, y, n = 0;
+
+  for (y = 0; y < cpu->height; y++)
+    for (x = 0; x < cpu->width; x++) {
+      const double c = cf_image_row (cpu, y)[x];
+
+      if (c != 0.0)
+        rel[n++] = fabs (cf_image_row (gpu, y)[x] - c) / fabs (c);
+    }
+  fail_unless (n > 0);
+  qsort (rel, n, sizeof (double), compare_doubles);
+  median = rel[n / 2];
+  g_free (rel);
+  return median;
+}
+
+/* The paper's accuracy protocol (seed 002 §4.1): image and kernel in
+ * [0, 1), median relative error; its fp16 im2tensor scores 2e-4 with an
+ * fp16 output, ours has an fp32 output. */
+GST_START_TEST (test_im2tensor_median_relative_error)
+{
+  static const int sizes[] = { 31, 63 };
+  cudaStream_t stream = make_stream ();
+  guint s;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    const int w = 257, h = 129, kn = sizes[s];
+    cf_convolve_params params = { CF_BORDER_REFLECT, CF_CORRELATION,
+      CF_CONV_METHOD_IM2TENSOR
+    };
+    cf_kernel *k = cf_kernel_new (kn, kn);
+    cf_image *src = random_image (w, h, 9000 + kn);
+    cf_image *cpu = cf_image_new (w, h);
+    cf_image *gpu = cf_image_new (w, h);
+    cf_image view;
+    double median;
+
+    fail_unless (k != NULL && cpu != NULL && gpu != NULL);
+    view = cf_image_view (k->taps, kn, kn, (size_t) kn);
+    cf_test_fill_random (&view, 9100 + kn, 0.0f, 1.0f);
+    fail_unless_equals_int (cf_convolve (src, k, params.border, params.mode,
+            cpu), CF_OK);
+    gpu_convolve (src, k, &params, CF_CONV_METHOD_IM2TENSOR, gpu, stream);
+    median = median_relative_error (gpu, cpu);
+    g_print ("im2tensor %dx%d, %dx%d kernel in [0, 1): median relative "
+        "error %.3g\n", w, h, kn, kn, median);
+    fail_unless (median <= IM2TENSOR_MEDIAN_TOLERANCE,
+        "%dx%d kernel: median relative error %g", kn, kn, median);
+    assert_im2tensor_close (gpu, cpu, src, k, params.border, params.mode,
+        "median test");
+    cf_kernel_free (k);
+    cf_image_free (src);
+    cf_image_free (cpu);
+    cf_image_free (gpu);
+  }
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
+/* Samples of 16-bit video (0 .. 65535, above fp16's 65504) stay finite:
+ * the input is halved before rounding (CF_IM2TENSOR_INPUT_SCALE). A box
+ * kernel of 1 / 49 (taps far from 1) is scaled by a power of two. */
+GST_START_TEST (test_im2tensor_16bit_range)
+{
+  const int w = 90, h = 70;
+  cudaStream_t stream = make_stream ();
+  cf_kernel *k = cf_kernel_new (7, 7);
+  cf_convolve_params params = { CF_BORDER_CLAMP, CF_CONVOLUTION,
+    CF_CONV_METHOD_IM2TENSOR
+  };
+  cf_image *src = cf_image_new (w, h);
+  cf_image *cpu = cf_image_new (w, h);
+  cf_image *gpu = cf_image_new (w, h);
+  int i;
+
+  fail_unless (k != NULL && src != NULL && cpu != NULL && gpu != NULL);
+  for (i = 0; i < 49; i++)
+    k->taps[i] = 1.0f / 49.0f;
+  cf_test_fill_random (src, 65535, 0.0f, 65535.0f);
+  cf_image_row (src, 10)[10] = 65535.0f;
+  fail_unless_equals_int (cf_convolve (src, k, params.border, params.mode,
+          cpu), CF_OK);
+  gpu_convolve (src, k, &params, CF_CONV_METHOD_IM2TENSOR, gpu, stream);
+  assert_im2tensor_close (gpu, cpu, src, k, params.border, params.mode,
+      "16-bit range");
+  cf_kernel_free (k);
+  cf_image_free (src);
+  cf_image_free (cpu);
+  cf_image_free (gpu);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
+/* Brute force over block geometries: blocks of h_b kernel columns by w_b
+ * image columns writing the diagonals l = c - x of their tile into C row
+ * (bi + bj) mod R_C never share a (row, l) cell with
+ * R_C = cf_im2tensor_c_rows (); the paper's min () form of eq. 19 does
+ * (research/seed-002-im2tensor.md §1.6 errata). CPU only. */
+static int
+c_rows_collide (int kw_hat, int h_b, int iw_hat, int w_b, int rows)
+{
+  const int nbi = kw_hat / h_b, nbj = iw_hat / w_b;
+  const int n_diag = iw_hat + kw_hat - 1;
+  int *owner = g_new (int, (gsize) rows * n_diag);
+  int bi, bj, x, c, i, collide = 0;
+
+  for (i = 0; i < rows * n_diag; i++)
+    owner[i] = -1;
+  for (bi = 0; bi < nbi && !collide; bi++)
+    for (bj = 0; bj < nbj && !collide; bj++) {
+      const int r = (bi + bj) % rows, block = bi * nbj + bj;
+
+      for (x = bi * h_b; x < (bi + 1) * h_b && !collide; x++)
+        for (c = bj * w_b; c < (bj + 1) * w_b; c++) {
+          int *cell = &owner[r * n_diag + (c - x + kw_hat - 1)];
+
+          if (*cell >= 0 && *cell != block) {
+            collide = 1;
+            break;
+          }
+          *cell = block;
+        }
+    }
+  g_free (owner);
+  return collide;
+}
+
+GST_START_TEST (test_im2tensor_c_rows_bound_is_collision_free)
+{
+  int kw_hat, h_b, iw_hat, w_b, paper_rows;
+
+  /* the note's counter-example: kw_hat 24, image 64, (8, 32) blocks */
+  fail_unless_equals_int (cf_im2tensor_c_rows (24, 8, 32), 4);
+  paper_rows = (23 + 31) / 32 + MIN (24 / 8, 64 / 32);
+  fail_unless_equals_int (paper_rows, 3);
+  fail_unless (c_rows_collide (24, 8, 64, 32, paper_rows));
+  fail_unless (!c_rows_collide (24, 8, 64, 32, 4));
+  /* the paper's Fig. 5/6 example (h_M 3, w_M 5, h_A 6, w_A 15): 3 rows */
+  fail_unless_equals_int (cf_im2tensor_c_rows (6, 3, 5), 3);
+  /* the fused kernel's own geometry: h_b = kw_hat, w_b = 64 */
+  fail_unless_equals_int (cf_im2tensor_c_rows (32, 32, 64), 2);
+  fail_unless_equals_int (cf_im2tensor_c_rows (128, 128, 64), 3);
+  fail_unless_equals_int (cf_im2tensor_c_rows (1024, 1024, 64), 17);
+
+  for (w_b = 8; w_b <= 64; w_b *= 2)
+    for (h_b = 8; h_b <= 32; h_b += 8)
+      for (kw_hat = h_b; kw_hat <= 4 * h_b; kw_hat += h_b)
+        for (iw_hat = w_b; iw_hat <= 6 * w_b; iw_hat += w_b)
+          fail_unless (!c_rows_collide (kw_hat, h_b, iw_hat, w_b,
+                  cf_im2tensor_c_rows (kw_hat, h_b, w_b)),
+              "kw_hat %d, h_b %d, image %d, w_b %d", kw_hat, h_b, iw_hat,
+              w_b);
+}
+
+GST_END_TEST;
+
 /* Row and column kernels (one side 1), kernels longer than the separable
  * passes' chunks (128 row taps, 64 column taps) and the largest size. */
 GST_START_TEST (test_separable_long_and_one_sided_kernels)
@@ -307,7 +634,7 @@ GST_END_TEST;
 GST_START_TEST (test_kernel_larger_than_image)
 {
   static const cf_conv_method methods[] = {
-    CF_CONV_METHOD_SEPARABLE, CF_CONV_METHOD_FFT
+    CF_CONV_METHOD_SEPARABLE, CF_CONV_METHOD_FFT, CF_CONV_METHOD_IM2TENSOR
   };
   cudaStream_t stream = make_stream ();
   guint m;
@@ -496,10 +823,12 @@ check_plan_reuse (cf_conv_method method, const cf_kernel * k)
         cf_conv_method_name (method), y);
   fail_unless_equals_int (cf_convolve (a, k, params.border, params.mode, cpu),
       CF_OK);
-  assert_close (out[0], cpu, tolerance_of (method), "plan reuse, input A");
+  assert_method_close (method, out[0], cpu, a, k, params.border, params.mode,
+      "plan reuse, input A");
   fail_unless_equals_int (cf_convolve (b, k, params.border, params.mode, cpu),
       CF_OK);
-  assert_close (out[1], cpu, tolerance_of (method), "plan reuse, input B");
+  assert_method_close (method, out[1], cpu, b, k, params.border, params.mode,
+      "plan reuse, input B");
 
   for (run = 0; run < 3; run++)
     cf_image_free (out[run]);
@@ -520,6 +849,7 @@ GST_START_TEST (test_plan_reuse_gives_identical_output)
   check_plan_reuse (CF_CONV_METHOD_SEPARABLE, k1);
   if (fft_usable ())
     check_plan_reuse (CF_CONV_METHOD_FFT, k2);
+  check_plan_reuse (CF_CONV_METHOD_IM2TENSOR, k2);
   cf_kernel_free (k1);
   cf_kernel_free (k2);
 }
@@ -567,7 +897,8 @@ check_pitched (cf_conv_method method, const cf_kernel * k)
           (size_t) dst_pitch * h * sizeof (float), cudaMemcpyDeviceToHost));
 
   gpu = cf_image_view (host_dst->data, w, h, dst_pitch);
-  assert_close (&gpu, cpu, tolerance_of (method), "pitched buffers");
+  assert_method_close (method, &gpu, cpu, src, k, params.border, params.mode,
+      "pitched buffers");
   for (y = 0; y < h; y++)
     for (x = w; x < dst_pitch; x++)
       fail_unless (cf_image_row (host_dst, y)[x] == guard,
@@ -591,6 +922,7 @@ GST_START_TEST (test_pitched_buffers_with_pitch_above_width)
   check_pitched (CF_CONV_METHOD_SEPARABLE, k1);
   if (fft_usable ())
     check_pitched (CF_CONV_METHOD_FFT, k2);
+  check_pitched (CF_CONV_METHOD_IM2TENSOR, k2);
   cf_kernel_free (k1);
   cf_kernel_free (k2);
 }
@@ -641,6 +973,12 @@ cuda_convolve_methods_suite (void)
   tcase_add_test (tc, test_auto_picks_separable_for_gaussian);
   tcase_add_test (tc, test_separable_matches_cpu);
   tcase_add_test (tc, test_fft_matches_cpu);
+  tcase_add_test (tc, test_im2tensor_c_rows_bound_is_collision_free);
+  tcase_add_test (tc, test_im2tensor_matches_cpu);
+  tcase_add_test (tc, test_im2tensor_uneven_geometries);
+  tcase_add_test (tc, test_im2tensor_large_images);
+  tcase_add_test (tc, test_im2tensor_median_relative_error);
+  tcase_add_test (tc, test_im2tensor_16bit_range);
   tcase_add_test (tc, test_separable_long_and_one_sided_kernels);
   tcase_add_test (tc, test_kernel_larger_than_image);
   tcase_add_test (tc, test_fft_non_smooth_extent);

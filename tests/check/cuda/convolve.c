@@ -482,26 +482,47 @@ GST_START_TEST (test_rejects_invalid_arguments)
 
 GST_END_TEST;
 
-/* separable and fft are tested in convolve-methods.c */
-GST_START_TEST (test_unbuilt_methods_are_unsupported)
+/* Every method is built; separable, fft and im2tensor are tested in
+ * convolve-methods.c. Here: im2tensor is served (H100 and every device
+ * with tensor cores) and, with a delta kernel, returns the input rounded
+ * to fp16 and nothing else: every padded tap multiplies a finite sample by
+ * an exact 0, and the partial sums of the other blocks are exact zeros. */
+GST_START_TEST (test_im2tensor_is_supported_and_delta_rounds_to_fp16)
 {
-  static const cf_conv_method methods[] = {
-    CF_CONV_METHOD_IM2TENSOR
-  };
+  const int w = 70, h = 19;
   float taps[9] = { 0, 0, 0, 0, 1, 0, 0, 0, 0 };
   cf_kernel k = { 3, 3, taps };
-  guint i;
+  cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
+    CF_CONV_METHOD_IM2TENSOR
+  };
+  cf_cuda_convolve_plan *plan = NULL;
+  cudaStream_t stream = make_stream ();
+  cf_image *src = random_image (w, h, 4711);
+  cf_image *out = cf_image_new (w, h);
+  int x, y;
 
-  for (i = 0; i < G_N_ELEMENTS (methods); i++) {
-    cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
-      methods[i]
-    };
-    cf_cuda_convolve_plan *plan = NULL;
+  fail_unless (out != NULL);
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (16, 16, &k, &params,
+          &plan), CF_OK);
+  fail_unless (plan != NULL);
+  fail_unless_equals_int (cf_cuda_convolve_plan_method (plan),
+      CF_CONV_METHOD_IM2TENSOR);
+  cf_cuda_convolve_plan_free (plan);
 
-    fail_unless_equals_int (cf_cuda_convolve_plan_new (16, 16, &k, &params,
-            &plan), CF_ERROR_UNSUPPORTED);
-    fail_unless (plan == NULL);
-  }
+  gpu_convolve (src, &k, &params, out, stream);
+  /* fp16 round to nearest: relative error <= 2^-11 for normal numbers,
+   * absolute <= 2^-25 (times the 1/0.5 input scale) for subnormal ones */
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      const double in = cf_image_row (src, y)[x];
+      const double g = cf_image_row (out, y)[x];
+
+      fail_unless (fabs (g - in) <= ldexp (fabs (in), -11) + ldexp (1.0, -24),
+          "(%d, %d): %.9g for an input of %.9g", x, y, g, in);
+    }
+  cf_image_free (src);
+  cf_image_free (out);
+  CUDA_OK (cudaStreamDestroy (stream));
 }
 
 GST_END_TEST;
@@ -539,7 +560,7 @@ cuda_convolve_suite (void)
   tcase_add_test (tc, test_plan_reuse_over_several_runs);
   tcase_add_test (tc, test_direct_pitched_buffers_with_pitch_above_width);
   tcase_add_test (tc, test_rejects_invalid_arguments);
-  tcase_add_test (tc, test_unbuilt_methods_are_unsupported);
+  tcase_add_test (tc, test_im2tensor_is_supported_and_delta_rounds_to_fp16);
   tcase_add_test (tc, test_method_names);
   return s;
 }

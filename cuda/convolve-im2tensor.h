@@ -1,0 +1,86 @@
+/* gst-cudaflow — im2tensor (tensor-core) 2-D correlation, internal
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Internal to cuda/: the plan (convolve.cu) makes one of these at plan_new
+ * (the fp16 kernel tensor, the padded fp16 image and the partial-sum
+ * buffer C) and runs it per frame without allocating. Seed 002 (Seznec et
+ * al., "im2tensor", JRTIP 2022), "+shmem +fused" variant;
+ * research/seed-002-im2tensor.md §1.6 and §6. Plain C declarations, no
+ * device code.
+ */
+#ifndef CF_CUDA_CONVOLVE_IM2TENSOR_H
+#define CF_CUDA_CONVOLVE_IM2TENSOR_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#include "common/border.h"
+#include "common/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Input samples are multiplied by this power of two before they are
+ * rounded to fp16 (largest finite fp16: 65504), so 16-bit video planes
+ * (0 .. 65535, common/planes.h) fit; |in| above 131008 saturates. */
+#define CF_IM2TENSOR_INPUT_SCALE 0.5f
+
+typedef struct cf_cuda_convolve_im2tensor cf_cuda_convolve_im2tensor;
+
+/**
+ * \brief Prepare im2tensor correlation of width x height planes with F.
+ *
+ * Builds the zero-padded, transposed fp16 kernel K^T (seed 002 eq. 12),
+ * scaled by a power of two so max |F| lands in [1, 2) (small taps keep
+ * their precision), and allocates the padded fp16 image and the
+ * partial-sum buffer C. Needs a device of compute capability 7.0 or newer
+ * (tensor cores). Synchronous, in the calling thread's current context.
+ *
+ * \param[in]  width   image width, 1 .. CF_MAX_DIMENSION
+ * \param[in]  height  image height, 1 .. CF_MAX_DIMENSION
+ * \param[in]  f       host memory: F, kh rows of kw floats (correlation
+ *                     form, see convolve.cu)
+ * \param[in]  kw      kernel width, 1 .. CF_KERNEL_MAX_SIZE
+ * \param[in]  kh      kernel height, 1 .. CF_KERNEL_MAX_SIZE
+ * \param[in]  ax      anchor column of F (0 <= ax < kw)
+ * \param[in]  ay      anchor row of F (0 <= ay < kh)
+ * \param[in]  border  border rule for out-of-image taps
+ * \param[out] state   the new state, NULL on failure
+ * \return CF_OK; CF_ERROR_UNSUPPORTED on a device without tensor cores;
+ *         CF_ERROR_INVALID, CF_ERROR_NO_MEMORY or CF_ERROR_CUDA
+ */
+cf_status cf_cuda_convolve_im2tensor_new (int width, int height,
+    const float *f, int kw, int kh, int ax, int ay, cf_border border,
+    cf_cuda_convolve_im2tensor ** state);
+
+/**
+ * \brief Queue one 'same'-size correlation on stream (never allocates).
+ *
+ * out(x, y) = sum_{j<kh} sum_{i<kw} F[j][i] in(fold(x+i-ax), fold(y+j-ay))
+ * with every tap folded by cf_border_fold () (zero rule: the tap gives 0),
+ * as cf_convolve () computes it, except that in and F are rounded to fp16
+ * (relative error about 2^-11 per product); products and every sum are
+ * fp32. A non-finite input sample reaches a few more outputs than it
+ * would directly (padded kernel rows multiply it by 0). One state must not
+ * run on two streams at once (shared buffers).
+ *
+ * \return CF_OK, CF_ERROR_INVALID, or CF_ERROR_CUDA (launch error)
+ */
+cf_status cf_cuda_convolve_im2tensor_run (cf_cuda_convolve_im2tensor * state,
+    const float *src, size_t src_pitch, float *dst, size_t dst_pitch,
+    cudaStream_t stream);
+
+void cf_cuda_convolve_im2tensor_free (cf_cuda_convolve_im2tensor * state);
+
+/* Rows R_C of the partial-sum buffer C when blocks of h_b kernel columns
+ * (kw_hat a multiple of h_b) by w_b image columns write row
+ * (bi + bj) mod R_C: ceil ((kw_hat - 1) / w_b) + kw_hat / h_b, the safe
+ * form of seed 002 eq. 19 (research/seed-002-im2tensor.md §1.6, errata).
+ * The fused kernel uses h_b = kw_hat, w_b = 64. Exposed for tests. */
+int cf_im2tensor_c_rows (int kw_hat, int h_b, int w_b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CF_CUDA_CONVOLVE_IM2TENSOR_H */
