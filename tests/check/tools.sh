@@ -2,8 +2,10 @@
 # The evaluation and benchmark programs (tools/): cf-flow-eval through
 # GStreamer on one Middlebury pair with the CPU backend (its EPE is known
 # from the reference: RubberWhale 0.276 at cudaflowhs defaults), its PNGs,
-# its errors; cf-flow-bench on a tiny size (skips without a GPU).
+# its errors; cf-flow-bench and cf-conv-bench on a tiny size (skip without a
+# GPU); scripts/bench/conv-report.py on a made-up pair of result files.
 tools=${CUDAFLOW_TOOLS_DIR:-$(dirname "$0")/../../tools}
+bench_scripts=$(dirname "$0")/../../scripts/bench
 data=${CUDAFLOW_DATA_DIR:-}/middlebury
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -61,6 +63,52 @@ if "$tools/cf-flow-bench" --config nosuch > /dev/null 2>&1; then
   bad "cf-flow-bench accepted an unknown config"
 else
   ok "cf-flow-bench rejects an unknown config"
+fi
+
+
+"$tools/cf-conv-bench" --sizes 64x48 --ks 3 --reps 2 --json "$tmp/c.json" \
+  > "$tmp/conv.md" 2>&1
+rc=$?
+if [ $rc -eq 77 ]; then
+  echo "SKIP: cf-conv-bench (no GPU)"; skip=$((skip + 1))
+elif [ $rc -eq 0 ] && grep -q '"impl": "ours-direct", "width": 64, "height": 48, "k": 3,' "$tmp/c.json" \
+    && grep -q '| 64x48 | 3 | ours-direct |' "$tmp/conv.md"; then
+  ok "cf-conv-bench"
+else
+  bad "cf-conv-bench exit $rc"; cat "$tmp/conv.md"
+fi
+if "$tools/cf-conv-bench" --methods nosuch > /dev/null 2>&1; then
+  bad "cf-conv-bench accepted an unknown method"
+else
+  ok "cf-conv-bench rejects an unknown method"
+fi
+
+# conv-report.py: one size, two kernel sides, ours and a vendor, one n/a
+if command -v python3 > /dev/null 2>&1; then
+  cat > "$tmp/ours.json" <<'EOF'
+{"device": "Test GPU (1 SMs)", "tool": "cf-conv-bench", "border": "zero", "reps": 2,
+ "results": [
+  {"impl": "ours-direct", "width": 64, "height": 48, "k": 3, "kernel": "random", "status": "ok", "median_ms": 0.25, "min_ms": 0.2, "note": ""},
+  {"impl": "ours-direct", "width": 64, "height": 48, "k": 7, "kernel": "random", "status": "ok", "median_ms": 1.5, "min_ms": 1.4, "note": ""},
+  {"impl": "ours-im2tensor", "width": 64, "height": 48, "k": 3, "kernel": "random", "status": "n/a", "median_ms": null, "min_ms": null, "note": "not built"}]}
+EOF
+  cat > "$tmp/vendor.json" <<'EOF'
+{"device": "Test GPU (1 SMs)", "tool": "conv-baselines.py", "reps": 2,
+ "results": [
+  {"impl": "cudnn", "width": 64, "height": 48, "k": 3, "kernel": "random", "status": "ok", "median_ms": 0.5, "min_ms": 0.4, "note": ""},
+  {"impl": "cudnn", "width": 64, "height": 48, "k": 7, "kernel": "random", "status": "ok", "median_ms": 1.0, "min_ms": 0.9, "note": ""}]}
+EOF
+  if python3 "$bench_scripts/conv-report.py" --markdown "$tmp/report.md" \
+      --svg-dir "$tmp/svg" "$tmp/ours.json" "$tmp/vendor.json" > "$tmp/report.log" 2>&1 \
+      && grep -q '^| 3 | \*\*0.2500\*\* | n/a | 0.5000 | ours-direct | 2.00× (ours-direct vs cudnn) |$' "$tmp/report.md" \
+      && grep -q '^| 7 | 1.500 |  | \*\*1.000\*\* | cudnn | 0.67× (ours-direct vs cudnn) |$' "$tmp/report.md" \
+      && grep -q '<polyline' "$tmp/svg/conv-64x48.svg" && grep -q '</svg>' "$tmp/svg/conv-64x48.svg"; then
+    ok "conv-report.py table and SVG"
+  else
+    bad "conv-report.py"; cat "$tmp/report.log" "$tmp/report.md"
+  fi
+else
+  echo "SKIP: conv-report.py (no python3)"; skip=$((skip + 1))
 fi
 
 echo "$pass passed, $fail failed, $skip skipped"

@@ -1,0 +1,401 @@
+#!/usr/bin/env python3
+# gst-cudaflow — side-by-side convolution timings: markdown table and SVG plots
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Merge convolution timing files into one table and one plot per size.
+
+  conv-report.py [--markdown FILE] [--svg-dir DIR] RESULTS.json...
+
+Each input is the JSON of tools/cf-conv-bench or of
+scripts/bench/conv-baselines.py: {"device": ..., "results": [{"impl",
+"width", "height", "k", "median_ms", "min_ms", "status", "note"}, ...]}
+(a row without "status" counts as "ok" when it has a median). The markdown
+(stdout without --markdown) has one table per image size: a row per kernel
+side K, a column per implementation in the order first met, the fastest
+median of the row in bold, then the fastest implementation and the speed-up
+of our best method ("ours-*") over the best vendor one. Rows that were not
+timed show their status (n/a, error); their reasons are listed under the
+table. --svg-dir writes conv-WxH.svg per size: median time against K, both
+axes logarithmic, one line per implementation (ours solid, vendors dashed),
+a gap where a point is missing. Standard library only; no matplotlib.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+from xml.sax.saxutils import escape
+
+# Okabe-Ito colours without the yellow, which is unreadable on white
+COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
+           "#56B4E9", "#000000", "#999999"]
+
+
+def log(msg):
+    print("conv-report: " + msg, file=sys.stderr)
+
+
+def load(paths):
+    """(devices, impl order, {(w, h): {k: {impl: row}}}, per-file info)."""
+    devices, order, table, info = [], [], {}, []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            raise SystemExit("conv-report: %s: %s" % (path, e))
+        if not isinstance(doc, dict) or not isinstance(doc.get("results"),
+                                                       list):
+            raise SystemExit("conv-report: %s: no \"results\" list" % path)
+        tool = doc.get("tool", os.path.basename(path))
+        devices.append((tool, str(doc.get("device", "unknown"))))
+        info.append((tool, doc))
+        for r in doc["results"]:
+            try:
+                key = (int(r["width"]), int(r["height"]))
+                k = int(r["k"])
+                impl = str(r["impl"])
+            except (KeyError, TypeError, ValueError):
+                log("%s: row without impl/width/height/k skipped: %r"
+                    % (path, r))
+                continue
+            med = r.get("median_ms")
+            status = r.get("status", "ok" if med is not None else "n/a")
+            if status == "ok" and not (isinstance(med, (int, float))
+                                       and med > 0):
+                status = "error"
+            row = {"impl": impl, "status": status, "median_ms": med,
+                   "min_ms": r.get("min_ms"), "note": str(r.get("note") or ""),
+                   "kernel": str(r.get("kernel") or "")}
+            cell = table.setdefault(key, {}).setdefault(k, {})
+            if impl in cell:
+                log("%s: %s at %dx%d K=%d given twice: the later is kept"
+                    % (path, impl, key[0], key[1], k))
+            cell[impl] = row
+            if impl not in order:
+                order.append(impl)
+    return devices, order, table, info
+
+
+def is_ours(impl):
+    return impl.startswith("ours-")
+
+
+def fmt_ms(v):
+    if v >= 100:
+        return "%.1f" % v
+    if v >= 10:
+        return "%.2f" % v
+    if v >= 1:
+        return "%.3f" % v
+    return "%.4f" % v
+
+
+def comparable(r):
+    """Timed on the dense random kernel every vendor baseline uses (rows
+    without a kernel field count as such)."""
+    return r["kernel"] in ("", "random")
+
+
+def best_of(cells, pick):
+    best = None
+    for impl, r in cells.items():
+        if pick(impl) and r["status"] == "ok" and comparable(r):
+            if best is None or r["median_ms"] < cells[best]["median_ms"]:
+                best = impl
+    return best
+
+
+def size_impls(order, sizes_table):
+    """Implementations present at this size, in the global order."""
+    present = set()
+    for cells in sizes_table.values():
+        present.update(cells)
+    return [i for i in order if i in present]
+
+
+def md_cell(text):
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(devices, order, table, info):
+    out = ["# Convolution timings: ours beside the vendor libraries", ""]
+    names = sorted(set(d for _, d in devices))
+    if len(names) == 1:
+        out.append("Device: %s." % names[0])
+    else:
+        out.append("**Devices differ**: " + "; ".join(
+            "%s on %s" % (t, d) for t, d in devices) + ".")
+    reps = sorted(set(str(doc.get("reps")) for _, doc in info
+                      if doc.get("reps") is not None))
+    rules = ["Median milliseconds per frame", "single-channel fp32 image",
+             "'same' output"]
+    borders = sorted(set(str(doc["border"]) for _, doc in info
+                         if doc.get("border")))
+    if borders:
+        rules.append("%s border" % "/".join(borders))
+    out.append("")
+    out.append(", ".join(rules) + "; plans, spectra and padded sources made "
+               "before timing; %s runs after 3 warm-up runs, each timed by "
+               "CUDA events on one stream. **Bold**: the fastest median of "
+               "the row. Speed-up: best vendor median / best ours median "
+               "(> 1: ours is faster)." % ("/".join(reps) or "?"))
+    kinds = {}
+    for sizes_table in table.values():
+        for cells in sizes_table.values():
+            for impl, r in cells.items():
+                if r["kernel"]:
+                    kinds.setdefault(impl, set()).add(r["kernel"])
+    special = sorted(i for i, k in kinds.items() if k != {"random"})
+    if special:
+        out.append("")
+        out.append("Kernels: dense random, except † " + ", ".join(
+            "%s (%s)" % (i, "/".join(sorted(kinds[i]))) for i in special) +
+            ", left out of the bold, \"fastest\" and the speed-up: the "
+            "time of a method does not depend on the tap values, but a "
+            "separable method only applies to a rank-1 kernel.")
+    extra = []
+    for tool, doc in info:
+        for key in ("fft_pad", "npp", "torch", "cuda", "cudnn"):
+            if doc.get(key) is not None:
+                extra.append("%s %s: %s" % (tool, key, doc[key]))
+    if extra:
+        out.append("")
+        out.extend("- " + md_cell(e) for e in extra)
+
+    for (w, h) in sorted(table, key=lambda s: (-s[0] * s[1], s)):
+        sizes_table = table[(w, h)]
+        impls = size_impls(order, sizes_table)
+        out += ["", "## %dx%d" % (w, h), ""]
+        out.append("| K | " + " | ".join(
+            i + ("†" if i in special else "") for i in impls) +
+            " | fastest | speed-up ours vs vendors |")
+        out.append("|---" * (len(impls) + 3) + "|")
+        for k in sorted(sizes_table):
+            cells = sizes_table[k]
+            best = best_of(cells, lambda i: True)
+            line = ["%d" % k]
+            for impl in impls:
+                r = cells.get(impl)
+                if r is None:
+                    line.append("")
+                elif r["status"] != "ok":
+                    line.append(md_cell(r["status"]))
+                elif impl == best:
+                    line.append("**%s**" % fmt_ms(r["median_ms"]))
+                else:
+                    line.append(fmt_ms(r["median_ms"]))
+            line.append(best or "–")
+            ours = best_of(cells, is_ours)
+            vendor = best_of(cells, lambda i: not is_ours(i))
+            if ours and vendor:
+                line.append("%.2f× (%s vs %s)" % (
+                    cells[vendor]["median_ms"] / cells[ours]["median_ms"],
+                    ours, vendor))
+            else:
+                line.append("–")
+            out.append("| " + " | ".join(line) + " |")
+        notes = notes_for(impls, sizes_table)
+        if notes:
+            out.append("")
+            out.extend(notes)
+    return "\n".join(out) + "\n"
+
+
+def notes_for(impls, sizes_table, limit=3):
+    """Distinct notes per implementation, with the Ks they apply to."""
+    lines = []
+    for impl in impls:
+        seen = {}
+        for k in sorted(sizes_table):
+            r = sizes_table[k].get(impl)
+            if r is None or not r["note"]:
+                continue
+            tag = (r["status"], r["note"])
+            seen.setdefault(tag, []).append(k)
+        items = list(seen.items())
+        for (status, note), ks in items[:limit]:
+            where = "all K" if len(ks) == len(sizes_table) else \
+                "K=" + ",".join(str(k) for k in ks)
+            lines.append("- %s%s (%s): %s" % (
+                impl, "" if status == "ok" else " " + status, where,
+                md_cell(note)))
+        if len(items) > limit:
+            lines.append("- %s: %d more notes" % (impl, len(items) - limit))
+    return lines
+
+
+# ---------------------------------------------------------------- SVG
+
+def nice_ticks(lo, hi):
+    """Decade ticks in [lo, hi] (log10 units), with 2 and 5 between them
+    when the range spans at most 3 decades: [(value, major)]."""
+    ticks = []
+    for e in range(int(math.floor(lo)), int(math.ceil(hi)) + 1):
+        for m in (1, 2, 5):
+            if m != 1 and hi - lo > 3:
+                continue
+            v = m * 10.0 ** e
+            if lo - 1e-9 <= math.log10(v) <= hi + 1e-9:
+                ticks.append((v, m == 1))
+    return ticks
+
+
+def fmt_tick(v):
+    if v >= 1:
+        return "%g" % v
+    return ("%.6f" % v).rstrip("0")
+
+
+def svg_plot(w, h, device, order, sizes_table):
+    width, height = 860, 470
+    left, right, top, bottom = 78, 600, 52, 400
+    impls = size_impls(order, sizes_table)
+    ks = sorted(sizes_table)
+    points = [r["median_ms"] for cells in sizes_table.values()
+              for r in cells.values() if r["status"] == "ok"]
+    s = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+         'viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">'
+         % (width, height, width, height),
+         '<rect width="100%" height="100%" fill="white"/>',
+         '<text x="%d" y="22" font-size="16" font-weight="bold">'
+         'Convolution, %dx%d: median time per frame against kernel side'
+         '</text>' % (left, w, h),
+         '<text x="%d" y="40" fill="#444">%s</text>'
+         % (left, escape(device))]
+
+    kx0, kx1 = math.log2(ks[0]), math.log2(ks[-1])
+    if kx1 - kx0 < 1e-9:
+        kx0, kx1 = kx0 - 1, kx1 + 1
+    kx0, kx1 = kx0 - 0.15, kx1 + 0.15   # keep markers off the frame
+
+    def x_of(k):
+        return left + (math.log2(k) - kx0) / (kx1 - kx0) * (right - left)
+
+    if points:
+        y0 = math.floor(math.log10(min(points)))
+        y1 = math.ceil(math.log10(max(points)))
+        if y1 - y0 < 1:
+            y1 = y0 + 1
+    else:
+        y0, y1 = -1, 1
+
+    def y_of(v):
+        return bottom - (math.log10(v) - y0) / (y1 - y0) * (bottom - top)
+
+    # grid, ticks, frame
+    for v, major in nice_ticks(y0, y1):
+        y = y_of(v)
+        s.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s"/>'
+                 % (left, y, right, y, "#ccc" if major else "#eee"))
+        s.append('<text x="%d" y="%.1f" text-anchor="end" '
+                 'dominant-baseline="middle">%s</text>'
+                 % (left - 6, y, fmt_tick(v)))
+    for k in ks:
+        x = x_of(k)
+        s.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#eee"/>'
+                 % (x, top, x, bottom))
+        s.append('<text x="%.1f" y="%d" text-anchor="middle">%d</text>'
+                 % (x, bottom + 16, k))
+    s.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" '
+             'stroke="#333"/>' % (left, top, right - left, bottom - top))
+    s.append('<text x="%d" y="%d" text-anchor="middle">kernel side K '
+             '(taps K x K, log scale)</text>'
+             % ((left + right) // 2, bottom + 38))
+    s.append('<text transform="translate(%d %d) rotate(-90)" '
+             'text-anchor="middle">median ms per frame (log scale)</text>'
+             % (20, (top + bottom) // 2))
+    if not points:
+        s.append('<text x="%d" y="%d" text-anchor="middle" fill="#888">'
+                 'no timed results</text>'
+                 % ((left + right) // 2, (top + bottom) // 2))
+
+    # one line per implementation, broken where a point is missing
+    ly = top + 8
+    daggers = False
+    s.append('<text x="%d" y="%d" font-weight="bold">implementation</text>'
+             % (right + 20, ly))
+    for n, impl in enumerate(impls):
+        colour = COLOURS[n % len(COLOURS)]
+        dash = "" if is_ours(impl) else ' stroke-dasharray="6 4"'
+        runs, run = [], []
+        for k in ks:
+            r = sizes_table[k].get(impl)
+            if r is not None and r["status"] == "ok":
+                run.append((x_of(k), y_of(r["median_ms"])))
+            elif run:
+                runs.append(run)
+                run = []
+        if run:
+            runs.append(run)
+        for run in runs:
+            if len(run) > 1:
+                s.append('<polyline fill="none" stroke="%s" stroke-width="2"'
+                         '%s points="%s"/>' % (colour, dash, " ".join(
+                             "%.1f,%.1f" % p for p in run)))
+            for (x, y) in run:
+                s.append(marker(impl, x, y, colour))
+        ly += 20
+        timed = any(runs)
+        dagger = "" if all(comparable(cells[impl]) for cells in
+                           sizes_table.values() if impl in cells) else "†"
+        daggers = daggers or bool(dagger)
+        s.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" '
+                 'stroke-width="2"%s/>' % (right + 20, ly - 4, right + 50,
+                                           ly - 4, colour, dash))
+        s.append(marker(impl, right + 35, ly - 4, colour))
+        s.append('<text x="%d" y="%d" dominant-baseline="middle"%s>%s%s'
+                 '</text>' % (right + 58, ly - 4,
+                              "" if timed else ' fill="#888"',
+                              escape(impl + dagger),
+                              "" if timed else " (n/a)"))
+    s.append('<text x="%d" y="%d" fill="#444">solid: ours; dashed: '
+             'vendor</text>' % (right + 20, ly + 24))
+    if daggers:
+        s.append('<text x="%d" y="%d" fill="#444">† rank-1 kernel, not the '
+                 'dense one</text>' % (right + 20, ly + 42))
+    s.append("</svg>")
+    return "\n".join(s) + "\n"
+
+
+def marker(impl, x, y, colour):
+    if is_ours(impl):
+        return '<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"/>' % (
+            x, y, colour)
+    return '<rect x="%.1f" y="%.1f" width="7" height="7" fill="%s"/>' % (
+        x - 3.5, y - 3.5, colour)
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description="merge cf-conv-bench and conv-baselines.py JSON files "
+        "into a markdown table and SVG plots")
+    ap.add_argument("inputs", nargs="+", metavar="RESULTS.json")
+    ap.add_argument("--markdown", help="write the table here (default: "
+                    "stdout)")
+    ap.add_argument("--svg-dir", help="write conv-WxH.svg here, one per size")
+    args = ap.parse_args()
+
+    devices, order, table, info = load(args.inputs)
+    if not table:
+        log("no results in " + ", ".join(args.inputs))
+        return 1
+    text = markdown(devices, order, table, info)
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    if args.svg_dir:
+        os.makedirs(args.svg_dir, exist_ok=True)
+        device = "; ".join(sorted(set(d for _, d in devices)))
+        for (w, h), sizes_table in sorted(table.items()):
+            path = os.path.join(args.svg_dir, "conv-%dx%d.svg" % (w, h))
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(svg_plot(w, h, device, order, sizes_table))
+            log("wrote " + path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,555 @@
+/* gst-cudaflow — GPU time of the convolution methods, one plan at a time
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ *   cf-conv-bench [--sizes WxH,...] [--ks K,...] [--methods NAME,...]
+ *                 [--reps N] [--border zero|clamp|reflect|wrap]
+ *                 [--mode convolution|correlation]
+ *                 [--json FILE] [--markdown FILE]
+ *
+ * Times cf_cuda_convolve_plan_run () (cuda/convolve.h) on a single-channel
+ * float image in pitched device memory, for every size, square kernel side
+ * K and method asked for. As in the cudaconvolve element, the plan is made
+ * once, outside the timing, and then run frame after frame: 3 warm-up runs,
+ * then --reps runs, each bracketed by CUDA events on one stream; the median
+ * and the minimum are reported.
+ *
+ * Kernels: a dense random kernel (positive taps, sum 1) for
+ * direct, fft, im2tensor and auto; a sampled Gaussian of sigma K/6 built as
+ * an outer product (exactly rank 1) for separable. The time of a method
+ * does not depend on the tap values, only on the rank test of plan_new.
+ * Each row records its kernel ("random" or "gaussian").
+ *
+ * A method this build or this kernel cannot serve (CF_ERROR_UNSUPPORTED)
+ * gives an "n/a" row with the reason; any other failure gives an "error"
+ * row, the run goes on and the exit status is 1. Accuracy is tested by
+ * tests/check/cuda/convolve*; this program only times. The vendor
+ * baselines on the same sizes are scripts/bench/conv-baselines.py, and
+ * scripts/bench/conv-report.py puts both side by side
+ * (tests/gpu/conv-measure.sh runs all three).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "common/gaussian.h"
+#include "common/kernel.h"
+#include "cuda/convolve.h"
+#include "cuda/cuda-util.h"
+
+#define MAX_SIZES 16
+#define MAX_KS 32
+#define MAX_METHODS 8
+#define WARMUP_RUNS 3
+#define NOTE_MAX 256
+#define CHECK_CUDA(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+  fprintf (stderr, "cf-conv-bench: %s failed: %s\n", #call, \
+      cudaGetErrorString (e_)); exit (1); } } while (0)
+
+typedef enum
+{ ROW_OK, ROW_NA, ROW_ERROR } row_status;
+
+static const char *row_status_names[] = { "ok", "n/a", "error" };
+
+typedef enum
+{ KERNEL_RANDOM, KERNEL_GAUSSIAN } kernel_kind;
+
+static const char *kernel_kind_names[] = { "random", "gaussian" };
+
+typedef struct
+{
+  cf_conv_method requested;
+  cf_conv_method resolved;      /* AUTO when no plan was made */
+  int width, height, k;
+  kernel_kind kernel;
+  row_status status;
+  double median_ms, min_ms;
+  char note[NOTE_MAX];
+} bench_result;
+
+static const cf_conv_method all_methods[] = {
+  CF_CONV_METHOD_DIRECT, CF_CONV_METHOD_SEPARABLE, CF_CONV_METHOD_FFT,
+  CF_CONV_METHOD_IM2TENSOR, CF_CONV_METHOD_AUTO
+};
+
+#define N_ALL_METHODS ((int) (sizeof (all_methods) / sizeof (all_methods[0])))
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* Sorts v. */
+static double
+median (double *v, int n)
+{
+  qsort (v, n, sizeof (double), compare_doubles);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* xorshift32: the same taps and pixels on every run and machine */
+static float
+next_uniform (uint32_t * state)
+{
+  uint32_t x = *state;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  *state = x;
+  return (float) ((x >> 8) * (1.0 / 16777216.0));
+}
+
+/* Dense random kernel, taps in [0.05, 1.05) scaled to sum 1 (full rank in
+ * general). */
+static cf_kernel *
+random_kernel (int k)
+{
+  cf_kernel *kernel = cf_kernel_new (k, k);
+  uint32_t state = 0x9e3779b9u ^ (uint32_t) k;
+  double sum = 0;
+  int i;
+
+  if (kernel == NULL)
+    return NULL;
+  for (i = 0; i < k * k; i++) {
+    kernel->taps[i] = 0.05f + next_uniform (&state);
+    sum += kernel->taps[i];
+  }
+  for (i = 0; i < k * k; i++)
+    kernel->taps[i] = (float) (kernel->taps[i] / sum);
+  return kernel;
+}
+
+/* Sampled Gaussian of sigma k/6 as the outer product g g^T: rank 1 (an
+ * even k takes the first k of 2 (k/2) + 1 taps). */
+static cf_kernel *
+gaussian_kernel (int k)
+{
+  cf_kernel *kernel = cf_kernel_new (k, k);
+  float *g = malloc ((size_t) (2 * (k / 2) + 1) * sizeof (float));
+  int i, j;
+
+  if (kernel == NULL || g == NULL
+      || cf_gaussian_taps (k / 6.0f, k / 2, g) != CF_OK) {
+    cf_kernel_free (kernel);
+    free (g);
+    return NULL;
+  }
+  for (j = 0; j < k; j++)
+    for (i = 0; i < k; i++)
+      kernel->taps[i + j * k] = g[i] * g[j];
+  free (g);
+  return kernel;
+}
+
+/* Why plan_new refused @method with CF_ERROR_UNSUPPORTED. */
+static void
+unsupported_reason (cf_conv_method method, char *note, size_t n)
+{
+  switch (method) {
+    case CF_CONV_METHOD_SEPARABLE:
+      snprintf (note, n, "kernel is not rank 1");
+      break;
+    case CF_CONV_METHOD_FFT:
+      snprintf (note, n, "cuFFT could not be loaded: %s",
+          cf_cuda_convolve_fft_load_error ());
+      break;
+    default:
+      snprintf (note, n, "%s is not implemented in this build",
+          cf_conv_method_name (method));
+      break;
+  }
+}
+
+/* "plan_new: out of memory (cudaErrorMemoryAllocation)" */
+static void
+error_note (const char *what, cf_status s, char *note, size_t n)
+{
+  if (cf_cuda_last_error () != cudaSuccess)
+    snprintf (note, n, "%s: %s (%s)", what, cf_status_name (s),
+        cf_cuda_last_error_name ());
+  else
+    snprintf (note, n, "%s: %s", what, cf_status_name (s));
+}
+
+/* Time one plan on (src, dst); fills r's timing fields or its error. */
+static void
+run_one (cf_conv_method method, const cf_cuda_image * src,
+    cf_cuda_image * dst, int k, const cf_convolve_params * base, int reps,
+    cudaStream_t stream, bench_result * r)
+{
+  cf_convolve_params params = *base;
+  cf_cuda_convolve_plan *plan = NULL;
+  cf_kernel *kernel;
+  cf_status s;
+  cudaEvent_t a, b;
+  double *t;
+  int i;
+
+  memset (r, 0, sizeof (*r));
+  r->requested = method;
+  r->resolved = CF_CONV_METHOD_AUTO;
+  r->width = src->width;
+  r->height = src->height;
+  r->k = k;
+  r->kernel = method == CF_CONV_METHOD_SEPARABLE ? KERNEL_GAUSSIAN :
+      KERNEL_RANDOM;
+  kernel = r->kernel == KERNEL_GAUSSIAN ? gaussian_kernel (k) :
+      random_kernel (k);
+  if (kernel == NULL) {
+    r->status = ROW_ERROR;
+    snprintf (r->note, NOTE_MAX, "out of host memory for the kernel");
+    return;
+  }
+
+  params.method = method;
+  s = cf_cuda_convolve_plan_new (src->width, src->height, kernel, &params,
+      &plan);
+  cf_kernel_free (kernel);
+  if (s == CF_ERROR_UNSUPPORTED) {
+    r->status = ROW_NA;
+    unsupported_reason (method, r->note, NOTE_MAX);
+    return;
+  } else if (s != CF_OK) {
+    r->status = ROW_ERROR;
+    error_note ("plan_new", s, r->note, NOTE_MAX);
+    return;
+  }
+  r->resolved = cf_cuda_convolve_plan_method (plan);
+  if (method == CF_CONV_METHOD_AUTO)
+    snprintf (r->note, NOTE_MAX, "resolved to %s",
+        cf_conv_method_name (r->resolved));
+
+  t = calloc (reps, sizeof (double));
+  CHECK_CUDA (cudaEventCreate (&a));
+  CHECK_CUDA (cudaEventCreate (&b));
+  for (i = -WARMUP_RUNS; i < reps; i++) {
+    float ms;
+    CHECK_CUDA (cudaEventRecord (a, stream));
+    s = cf_cuda_convolve_plan_run (plan, src->data, src->pitch, dst->data,
+        dst->pitch, stream);
+    if (s != CF_OK) {
+      /* a refusal at run time is still "this build cannot" */
+      r->status = s == CF_ERROR_UNSUPPORTED ? ROW_NA : ROW_ERROR;
+      if (s == CF_ERROR_UNSUPPORTED)
+        unsupported_reason (method, r->note, NOTE_MAX);
+      else
+        error_note ("plan_run", s, r->note, NOTE_MAX);
+      cudaStreamSynchronize (stream);
+      break;
+    }
+    CHECK_CUDA (cudaEventRecord (b, stream));
+    CHECK_CUDA (cudaEventSynchronize (b));
+    CHECK_CUDA (cudaEventElapsedTime (&ms, a, b));
+    if (i >= 0)
+      t[i] = ms;
+  }
+  if (r->status == ROW_OK) {
+    r->median_ms = median (t, reps);
+    r->min_ms = t[0];           /* sorted by median () */
+  }
+  cudaEventDestroy (a);
+  cudaEventDestroy (b);
+  free (t);
+  cf_cuda_convolve_plan_free (plan);
+}
+
+/* Device planes of one size, filled with reproducible noise. */
+static void
+alloc_images (int width, int height, cf_cuda_image * src, cf_cuda_image * dst,
+    cudaStream_t stream)
+{
+  cf_image *host = cf_image_new (width, height);
+  uint32_t state = 12345u;
+  int x, y;
+
+  if (host == NULL) {
+    fprintf (stderr, "cf-conv-bench: out of host memory for %dx%d\n", width,
+        height);
+    exit (1);
+  }
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++)
+      cf_image_row (host, y)[x] = 255.0f * next_uniform (&state);
+  if (cf_cuda_image_alloc (src, width, height) != CF_OK
+      || cf_cuda_image_alloc (dst, width, height) != CF_OK
+      || cf_cuda_image_upload (host, src, stream) != CF_OK) {
+    fprintf (stderr, "cf-conv-bench: device images of %dx%d: %s\n", width,
+        height, cf_cuda_last_error_name ());
+    exit (1);
+  }
+  CHECK_CUDA (cudaStreamSynchronize (stream));
+  cf_image_free (host);
+}
+
+static void
+json_string (FILE * f, const char *s)
+{
+  fputc ('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char) *s;
+    if (c == '"' || c == '\\')
+      fprintf (f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf (f, "\\u%04x", c);
+    else
+      fputc (c, f);
+  }
+  fputc ('"', f);
+}
+
+static void
+write_json (FILE * f, const char *device, const cf_convolve_params * params,
+    int reps, const bench_result * r, int n)
+{
+  int i;
+
+  fprintf (f, "{\n  \"device\": ");
+  json_string (f, device);
+  fprintf (f, ",\n  \"tool\": \"cf-conv-bench\",\n  \"border\": \"%s\",\n"
+      "  \"mode\": \"%s\",\n  \"warmup\": %d,\n  \"reps\": %d,\n"
+      "  \"results\": [\n", cf_border_name (params->border),
+      params->mode == CF_CONVOLUTION ? "convolution" : "correlation",
+      WARMUP_RUNS, reps);
+  for (i = 0; i < n; i++) {
+    fprintf (f, "    {\"impl\": \"ours-%s\", \"width\": %d, \"height\": %d, "
+        "\"k\": %d, \"kernel\": \"%s\", \"method\": \"%s\", "
+        "\"status\": \"%s\", ", cf_conv_method_name (r[i].requested),
+        r[i].width, r[i].height, r[i].k, kernel_kind_names[r[i].kernel],
+        r[i].status == ROW_OK ? cf_conv_method_name (r[i].resolved) : "",
+        row_status_names[r[i].status]);
+    if (r[i].status == ROW_OK)
+      fprintf (f, "\"median_ms\": %.5f, \"min_ms\": %.5f, ", r[i].median_ms,
+          r[i].min_ms);
+    else
+      fprintf (f, "\"median_ms\": null, \"min_ms\": null, ");
+    fprintf (f, "\"note\": ");
+    json_string (f, r[i].note);
+    fprintf (f, "}%s\n", i + 1 < n ? "," : "");
+  }
+  fprintf (f, "  ]\n}\n");
+}
+
+static void
+write_markdown (FILE * f, const char *device,
+    const cf_convolve_params * params, int reps, const bench_result * r,
+    int n)
+{
+  int i;
+
+  fprintf (f, "Device: %s. Border %s, %s. Median and minimum of %d runs "
+      "after %d warm-up runs, CUDA events on one stream; plans made before "
+      "timing.\n\n", device, cf_border_name (params->border),
+      params->mode == CF_CONVOLUTION ? "convolution" : "correlation", reps,
+      WARMUP_RUNS);
+  fprintf (f, "| size | K | impl | kernel | median ms | min ms | "
+      "Gpx/s | note |\n|---|---|---|---|---|---|---|---|\n");
+  for (i = 0; i < n; i++) {
+    const bench_result *x = &r[i];
+    fprintf (f, "| %dx%d | %d | ours-%s | %s | ", x->width, x->height, x->k,
+        cf_conv_method_name (x->requested), kernel_kind_names[x->kernel]);
+    if (x->status == ROW_OK)
+      fprintf (f, "%.4f | %.4f | %.2f | %s |\n", x->median_ms, x->min_ms,
+          (double) x->width * x->height / (x->median_ms * 1e6), x->note);
+    else
+      fprintf (f, "%s | – | – | %s |\n", row_status_names[x->status],
+          x->note);
+  }
+}
+
+static void
+usage (void)
+{
+  fprintf (stderr, "usage: cf-conv-bench [--sizes WxH,...] [--ks K,...] "
+      "[--methods NAME,...] [--reps N]\n"
+      "                     [--border zero|clamp|reflect|wrap] "
+      "[--mode convolution|correlation]\n"
+      "                     [--json FILE] [--markdown FILE]\n"
+      "  defaults: --sizes 4096x4096,1920x1080 --ks 3,7,15,31,63,127 "
+      "--reps 20 --border zero\n"
+      "  --mode convolution; methods: direct,separable,fft,im2tensor,auto "
+      "(all)\n");
+}
+
+static int
+parse_method (const char *name, cf_conv_method * method)
+{
+  int m;
+  for (m = 0; m < N_ALL_METHODS; m++)
+    if (!strcmp (name, cf_conv_method_name (all_methods[m]))) {
+      *method = all_methods[m];
+      return 1;
+    }
+  return 0;
+}
+
+static int
+write_file (const char *path, int json, const char *device,
+    const cf_convolve_params * params, int reps, const bench_result * r,
+    int n)
+{
+  FILE *f = fopen (path, "w");
+  if (f == NULL) {
+    perror (path);
+    return 0;
+  }
+  if (json)
+    write_json (f, device, params, reps, r, n);
+  else
+    write_markdown (f, device, params, reps, r, n);
+  return fclose (f) == 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *sizes = "4096x4096,1920x1080", *ks = "3,7,15,31,63,127";
+  const char *methods = "direct,separable,fft,im2tensor,auto";
+  const char *json_path = NULL, *md_path = NULL;
+  int reps = 20, w[MAX_SIZES], h[MAX_SIZES], kv[MAX_KS];
+  int n_sizes = 0, n_ks = 0, n_methods = 0, n = 0, failed = 0, i, j, m;
+  cf_conv_method method[MAX_METHODS];
+  cf_convolve_params params = { CF_BORDER_ZERO, CF_CONVOLUTION,
+    CF_CONV_METHOD_AUTO
+  };
+  bench_result *results;
+  struct cudaDeviceProp prop;
+  cudaStream_t stream;
+  char device[512];
+  char *list, *tok, *save = NULL;
+
+  for (i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--sizes") && i + 1 < argc)
+      sizes = argv[++i];
+    else if (!strcmp (argv[i], "--ks") && i + 1 < argc)
+      ks = argv[++i];
+    else if (!strcmp (argv[i], "--methods") && i + 1 < argc)
+      methods = argv[++i];
+    else if (!strcmp (argv[i], "--reps") && i + 1 < argc)
+      reps = atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--border") && i + 1 < argc) {
+      const char *name = argv[++i];
+      for (j = 0; j < CF_BORDER_COUNT
+          && strcmp (name, cf_border_name ((cf_border) j)); j++);
+      if (j == CF_BORDER_COUNT) {
+        fprintf (stderr, "cf-conv-bench: unknown border '%s'\n", name);
+        return 2;
+      }
+      params.border = (cf_border) j;
+    } else if (!strcmp (argv[i], "--mode") && i + 1 < argc) {
+      const char *name = argv[++i];
+      if (!strcmp (name, "convolution"))
+        params.mode = CF_CONVOLUTION;
+      else if (!strcmp (name, "correlation"))
+        params.mode = CF_CORRELATION;
+      else {
+        fprintf (stderr, "cf-conv-bench: unknown mode '%s'\n", name);
+        return 2;
+      }
+    } else if (!strcmp (argv[i], "--json") && i + 1 < argc)
+      json_path = argv[++i];
+    else if (!strcmp (argv[i], "--markdown") && i + 1 < argc)
+      md_path = argv[++i];
+    else {
+      usage ();
+      return 2;
+    }
+  }
+  if (reps < 1) {
+    usage ();
+    return 2;
+  }
+
+  list = strdup (sizes);
+  for (tok = strtok_r (list, ",", &save); tok;
+      tok = strtok_r (NULL, ",", &save)) {
+    if (n_sizes == MAX_SIZES || sscanf (tok, "%dx%d", &w[n_sizes],
+            &h[n_sizes]) != 2 || w[n_sizes] < 1 || h[n_sizes] < 1
+        || w[n_sizes] > 16384 || h[n_sizes] > 16384) {
+      fprintf (stderr, "cf-conv-bench: bad size '%s' (1..16384, at most %d "
+          "sizes)\n", tok, MAX_SIZES);
+      return 2;
+    }
+    n_sizes++;
+  }
+  free (list);
+  list = strdup (ks);
+  for (tok = strtok_r (list, ",", &save); tok;
+      tok = strtok_r (NULL, ",", &save)) {
+    char *end;
+    long k = strtol (tok, &end, 10);
+    if (n_ks == MAX_KS || *end || k < 1 || k > CF_KERNEL_MAX_SIZE) {
+      fprintf (stderr, "cf-conv-bench: bad kernel side '%s' (1..%d, at most "
+          "%d values)\n", tok, CF_KERNEL_MAX_SIZE, MAX_KS);
+      return 2;
+    }
+    kv[n_ks++] = (int) k;
+  }
+  free (list);
+  list = strdup (methods);
+  for (tok = strtok_r (list, ",", &save); tok;
+      tok = strtok_r (NULL, ",", &save)) {
+    if (n_methods == MAX_METHODS || !parse_method (tok, &method[n_methods])) {
+      fprintf (stderr, "cf-conv-bench: unknown method '%s'\n", tok);
+      usage ();
+      return 2;
+    }
+    n_methods++;
+  }
+  free (list);
+  if (n_sizes == 0 || n_ks == 0 || n_methods == 0) {
+    usage ();
+    return 2;
+  }
+
+  if (!cf_cuda_device_available ()) {
+    fprintf (stderr, "cf-conv-bench: no usable CUDA device\n");
+    return 77;
+  }
+  CHECK_CUDA (cudaGetDeviceProperties (&prop, 0));
+  snprintf (device, sizeof (device), "%s (%d SMs)", prop.name,
+      prop.multiProcessorCount);
+  CHECK_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+
+  results = calloc ((size_t) n_sizes * n_ks * n_methods,
+      sizeof (bench_result));
+  for (i = 0; i < n_sizes; i++) {
+    cf_cuda_image src, dst;
+    alloc_images (w[i], h[i], &src, &dst, stream);
+    for (j = 0; j < n_ks; j++)
+      for (m = 0; m < n_methods; m++) {
+        bench_result *r = &results[n++];
+        run_one (method[m], &src, &dst, kv[j], &params, reps, stream, r);
+        if (r->status == ROW_OK)
+          fprintf (stderr, "%-16s %5dx%-5d K=%-4d %10.4f ms (min %.4f) %s\n",
+              cf_conv_method_name (method[m]), w[i], h[i], kv[j],
+              r->median_ms, r->min_ms, r->note);
+        else
+          fprintf (stderr, "%-16s %5dx%-5d K=%-4d %10s    %s\n",
+              cf_conv_method_name (method[m]), w[i], h[i], kv[j],
+              row_status_names[r->status], r->note);
+        if (r->status == ROW_ERROR)
+          failed = 1;
+      }
+    cf_cuda_image_release (&src);
+    cf_cuda_image_release (&dst);
+  }
+  cudaStreamDestroy (stream);
+
+  write_markdown (stdout, device, &params, reps, results, n);
+  if (md_path && !write_file (md_path, 0, device, &params, reps, results, n))
+    failed = 1;
+  if (json_path && !write_file (json_path, 1, device, &params, reps, results,
+          n))
+    failed = 1;
+  free (results);
+  return failed;
+}
