@@ -22,6 +22,7 @@
 
 #include "common/convolve.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -90,27 +91,40 @@ border_pixel (const cf_image * src, const double *f, int kw, int kh,
   return acc;
 }
 
+/* The output row y: dst's row, or row y of the double array out64. */
+typedef struct
+{
+  cf_image *dst;
+  double *out64;
+  size_t stride64;
+} conv_output;
+
+static void
+put (const conv_output * o, int x, int y, double v)
+{
+  if (o->out64 != NULL)
+    o->out64[x + (size_t) y * o->stride64] = v;
+  else
+    cf_image_row (o->dst, y)[x] = (float) v;
+}
+
 /* out = K (*) in or K (x) in with 'same' size; see convolve.h. */
-cf_status
-cf_convolve (const cf_image * src, const cf_kernel * kernel,
-    cf_border border, cf_conv_mode mode, cf_image * dst)
+static cf_status
+convolve (const cf_image * src, const cf_kernel * kernel, cf_border border,
+    cf_conv_mode mode, const conv_output * o)
 {
   int w, h, kw, kh, ax, ay, x0, x1, y0, y1, x, y, i, j;
   double *f = NULL, *acc = NULL;
   int *xt = NULL, *yt = NULL;
   cf_status status = CF_OK;
 
-  if (!image_is_valid (src) || !image_is_valid (dst) || kernel == NULL
+  if (!image_is_valid (src) || kernel == NULL
       || kernel->taps == NULL || kernel->width < 1 || kernel->height < 1
       || kernel->width > CF_KERNEL_MAX_SIZE
       || kernel->height > CF_KERNEL_MAX_SIZE)
     return CF_ERROR_INVALID;
-  if (src->width != dst->width || src->height != dst->height)
-    return CF_ERROR_INVALID;
   if ((unsigned) border >= CF_BORDER_COUNT
       || (mode != CF_CONVOLUTION && mode != CF_CORRELATION))
-    return CF_ERROR_INVALID;
-  if (images_overlap (src, dst))
     return CF_ERROR_INVALID;
 
   w = src->width;
@@ -155,8 +169,6 @@ cf_convolve (const cf_image * src, const cf_kernel * kernel,
   y1 = h - kh + ay;
 
   for (y = 0; y < h; y++) {
-    float *out = cf_image_row (dst, y);
-
     if (y >= y0 && y <= y1 && x0 <= x1) {
       int n = x1 - x0 + 1;
 
@@ -178,14 +190,14 @@ cf_convolve (const cf_image * src, const cf_kernel * kernel,
         }
       }
       for (x = 0; x < n; x++)
-        out[x0 + x] = (float) acc[x];
+        put (o, x0 + x, y, acc[x]);
       for (x = 0; x < x0 && x < w; x++)
-        out[x] = (float) border_pixel (src, f, kw, kh, xt, yt, x, y);
+        put (o, x, y, border_pixel (src, f, kw, kh, xt, yt, x, y));
       for (x = x1 + 1; x < w; x++)
-        out[x] = (float) border_pixel (src, f, kw, kh, xt, yt, x, y);
+        put (o, x, y, border_pixel (src, f, kw, kh, xt, yt, x, y));
     } else {
       for (x = 0; x < w; x++)
-        out[x] = (float) border_pixel (src, f, kw, kh, xt, yt, x, y);
+        put (o, x, y, border_pixel (src, f, kw, kh, xt, yt, x, y));
     }
   }
 
@@ -195,4 +207,77 @@ out:
   free (xt);
   free (yt);
   return status;
+}
+
+cf_status
+cf_convolve (const cf_image * src, const cf_kernel * kernel,
+    cf_border border, cf_conv_mode mode, cf_image * dst)
+{
+  const conv_output o = { dst, NULL, 0 };
+
+  if (!image_is_valid (src) || !image_is_valid (dst)
+      || src->width != dst->width || src->height != dst->height
+      || images_overlap (src, dst))
+    return CF_ERROR_INVALID;
+  return convolve (src, kernel, border, mode, &o);
+}
+
+cf_status
+cf_convolve_f64 (const cf_image * src, const cf_kernel * kernel,
+    cf_border border, cf_conv_mode mode, double *dst, size_t dst_stride)
+{
+  const conv_output o = { NULL, dst, dst_stride };
+
+  if (dst == NULL || !image_is_valid (src)
+      || dst_stride < (size_t) src->width)
+    return CF_ERROR_INVALID;
+  return convolve (src, kernel, border, mode, &o);
+}
+
+/* sort key for the median */
+static int
+compare_doubles (const void *a, const void *b)
+{
+  const double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+cf_status
+cf_relative_error (const cf_image * img, const double *ref,
+    size_t ref_stride, cf_relative_error_stats * stats)
+{
+  double *rel, ref_max = 0.0, floor_;
+  size_t n, k = 0;
+  int x, y;
+
+  if (stats == NULL || ref == NULL || !image_is_valid (img)
+      || ref_stride < (size_t) img->width)
+    return CF_ERROR_INVALID;
+  n = (size_t) img->width * img->height;
+  rel = malloc (n * sizeof (double));
+  if (rel == NULL)
+    return CF_ERROR_NO_MEMORY;
+  for (y = 0; y < img->height; y++)
+    for (x = 0; x < img->width; x++)
+      ref_max = fmax (ref_max, fabs (ref[x + (size_t) y * ref_stride]));
+  floor_ = CF_RELATIVE_ERROR_FLOOR * ref_max;
+  stats->max = 0.0;
+  for (y = 0; y < img->height; y++) {
+    const float *row = cf_image_row (img, y);
+    const double *r = ref + (size_t) y * ref_stride;
+
+    for (x = 0; x < img->width; x++) {
+      const double e = fabs ((double) row[x] - r[x]) / fmax (fabs (r[x]),
+          floor_);
+
+      /* NaN compares false: count it as the worst error */
+      rel[k++] = e == e ? e : HUGE_VAL;
+      stats->max = fmax (stats->max, rel[k - 1]);
+    }
+  }
+  qsort (rel, n, sizeof (double), compare_doubles);
+  stats->median = n % 2 ? rel[n / 2] : 0.5 * (rel[n / 2 - 1] + rel[n / 2]);
+  free (rel);
+  return CF_OK;
 }

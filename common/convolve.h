@@ -31,6 +31,27 @@ typedef enum
 cf_status cf_convolve (const cf_image * src, const cf_kernel * kernel,
     cf_border border, cf_conv_mode mode, cf_image * dst);
 
+/* The same sums, not rounded to float: the float64 reference of the
+ * accuracy tables. dst holds src->height rows of dst_stride doubles. */
+cf_status cf_convolve_f64 (const cf_image * src, const cf_kernel * kernel,
+    cf_border border, cf_conv_mode mode, double *dst, size_t dst_stride);
+
+/* Relative error of a result against a float64 reference, per pixel
+ * |img - ref| / max (|ref|, CF_RELATIVE_ERROR_FLOOR * max |ref|): the
+ * floor keeps pixels whose true value is (nearly) 0 from dominating. On
+ * positive data (the accuracy protocol: image and kernel in [0, 1)) it
+ * never applies. A non-finite result counts as an infinite error. */
+#define CF_RELATIVE_ERROR_FLOOR 1e-6
+
+typedef struct
+{
+  double median;
+  double max;
+} cf_relative_error_stats;
+
+cf_status cf_relative_error (const cf_image * img, const double *ref,
+    size_t ref_stride, cf_relative_error_stats * stats);
+
 #ifdef __cplusplus
 }
 #endif

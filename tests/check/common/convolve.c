@@ -257,6 +257,83 @@ GST_START_TEST (test_three_tap_box_on_row_by_hand)
 
 GST_END_TEST;
 
+/* The float64 output is the float output before its one rounding: a 1/3
+ * kernel on integers shows digits a float cannot hold. */
+GST_START_TEST (test_f64_output_is_unrounded_float_output)
+{
+  static const float third[3] = { 1.0f / 3, 1.0f / 3, 1.0f / 3 };
+  float data[35], out[35];
+  double out64[5 * 8];
+  cf_image src = cf_image_view (data, 7, 5, 7);
+  cf_image dst = cf_image_view (out, 7, 5, 7);
+  cf_kernel *k = kernel_from (3, 1, third);
+  cf_border b;
+  int x, y, unequal = 0;
+
+  for (x = 0; x < 35; x++)
+    data[x] = (float) (x * 7 % 11);
+  for (b = 0; b < CF_BORDER_COUNT; b++) {
+    fail_unless_equals_int (cf_convolve (&src, k, b, CF_CORRELATION, &dst),
+        CF_OK);
+    fail_unless_equals_int (cf_convolve_f64 (&src, k, b, CF_CORRELATION,
+            out64, 8), CF_OK);
+    for (y = 0; y < 5; y++)
+      for (x = 0; x < 7; x++) {
+        const double v = out64[x + y * 8];
+
+        fail_unless (out[x + y * 7] == (float) v, "%s (%d, %d)",
+            cf_border_name (b), x, y);
+        unequal += (double) (float) v != v;
+      }
+  }
+  /* sums of thirds are not all floats */
+  fail_unless (unequal > 0);
+  fail_unless_equals_int (cf_convolve_f64 (&src, k, CF_BORDER_ZERO,
+          CF_CORRELATION, out64, 6), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_convolve_f64 (&src, k, CF_BORDER_ZERO,
+          CF_CORRELATION, NULL, 8), CF_ERROR_INVALID);
+  cf_kernel_free (k);
+}
+
+GST_END_TEST;
+
+/* Median and max of |img - ref| / |ref| by hand; a NaN is the worst. */
+GST_START_TEST (test_relative_error_by_hand)
+{
+  float data[4] = { 1.0f, 2.2f, 2.7f, 4.0f };
+  const double ref[5] = { 1.0, 2.0, 3.0, 4.0, -1.0 };  /* stride 5 */
+  cf_image img = cf_image_view (data, 4, 1, 4);
+  cf_relative_error_stats st;
+
+  fail_unless_equals_int (cf_relative_error (&img, ref, 5, &st), CF_OK);
+  /* errors 0, 0.1, 0.1, 0 (to float rounding): median 0.05, max 0.1 */
+  fail_unless (fabs (st.median - 0.05) < 1e-6, "median %g", st.median);
+  fail_unless (fabs (st.max - 0.1) < 1e-6, "max %g", st.max);
+  data[3] = NAN;
+  fail_unless_equals_int (cf_relative_error (&img, ref, 5, &st), CF_OK);
+  fail_unless (isinf (st.max));
+  fail_unless_equals_int (cf_relative_error (&img, ref, 3, &st),
+      CF_ERROR_INVALID);
+}
+
+GST_END_TEST;
+
+/* A pixel whose true value is 0 is measured against the floor, not 0. */
+GST_START_TEST (test_relative_error_floor)
+{
+  float data[3] = { 1e-9f, 1.0f, 1.0f };
+  const double ref[3] = { 0.0, 1.0, 1.0 };
+  cf_image img = cf_image_view (data, 3, 1, 3);
+  cf_relative_error_stats st;
+
+  fail_unless_equals_int (cf_relative_error (&img, ref, 3, &st), CF_OK);
+  fail_unless (fabs (st.max - 1e-9 / CF_RELATIVE_ERROR_FLOOR) < 1e-6,
+      "max %g", st.max);
+  fail_unless (st.median == 0.0);
+}
+
+GST_END_TEST;
+
 /* Even width 2, K = [a b], anchor 1: correlation a in(x-1) + b in(x),
  * convolution a in(x+1) + b in(x). */
 GST_START_TEST (test_even_kernel_anchor_by_hand)
@@ -440,6 +517,9 @@ common_convolve_suite (void)
   tcase_add_test (tc, test_identity_kernel_copies_image);
   tcase_add_test (tc, test_rejects_null_mismatch_and_overlap);
   tcase_add_test (tc, test_border_names_match_property_nicks);
+  tcase_add_test (tc, test_f64_output_is_unrounded_float_output);
+  tcase_add_test (tc, test_relative_error_by_hand);
+  tcase_add_test (tc, test_relative_error_floor);
   return s;
 }
 
