@@ -58,6 +58,8 @@ constexpr int DIRECT_TILE_H = DIRECT_BLOCK_Y * DIRECT_RY;
  * 160 x 63 window and 32 x 32 taps: 44,416 bytes of static shared memory. */
 constexpr int DIRECT_CHUNK_W_MAX = 32;
 constexpr int DIRECT_CHUNK_H = 32;
+/* Kernels of at most 8 x 8 taps use a window for 8 tap rows only. */
+constexpr int DIRECT_SMALL_K = 8;
 
 static_assert (DIRECT_RX == 4, "the inner loop reads the window as float4");
 static_assert (DIRECT_CHUNK_W_MAX % 4 == 0, "chunk widths are float4 groups");
@@ -85,7 +87,7 @@ static_assert (((DIRECT_TILE_W + DIRECT_CHUNK_W_MAX)
  * \param[in]  chunk_h    tap rows per chunk (1 .. DIRECT_CHUNK_H)
  * \param[in]  border     rule for out-of-image samples (cf_border_fold ())
  */
-template < int CW >
+template < int CW, int CH_MAX >
 __global__ void __launch_bounds__ (DIRECT_THREADS)
 direct_correlate_kernel (const float *__restrict__ src, size_t src_pitch,
     float *__restrict__ dst, size_t dst_pitch, int width, int height,
@@ -94,12 +96,13 @@ direct_correlate_kernel (const float *__restrict__ src, size_t src_pitch,
 {
   static_assert (CW % 4 == 0 && CW >= 4 && CW <= DIRECT_CHUNK_W_MAX,
       "bad chunk width");
+  static_assert (CH_MAX >= 1 && CH_MAX <= DIRECT_CHUNK_H, "bad chunk height");
   constexpr int GROUPS = CW / 4;        /* float4 tap groups per chunk row */
   constexpr int WIN_W = DIRECT_TILE_W + CW;     /* a multiple of 4 */
-  constexpr int WIN_H_MAX = DIRECT_TILE_H + DIRECT_CHUNK_H - 1;
+  constexpr int WIN_H_MAX = DIRECT_TILE_H + CH_MAX - 1;
 
   __shared__ __align__ (16) float s_win[WIN_H_MAX * WIN_W];
-  __shared__ __align__ (16) float s_taps[DIRECT_CHUNK_H * CW];
+  __shared__ __align__ (16) float s_taps[CH_MAX * CW];
 
   const int tx = threadIdx.x;
   const int ty = threadIdx.y;
@@ -135,16 +138,29 @@ direct_correlate_kernel (const float *__restrict__ src, size_t src_pitch,
         s_taps[t] = cx + i < kw ? taps[(cx + i) + (size_t) (cy + j) * kw]
             : 0.0f;
       }
-      /* the window: every sample folded like every CPU tap */
-      for (int wy = ty; wy < win_h; wy += DIRECT_BLOCK_Y) {
-        const int sy = cf_border_fold (gy0 + wy, height, border);
-        const float *row = src + (size_t) (sy < 0 ? 0 : sy) * src_pitch;
-        float *srow = s_win + wy * WIN_W;
+      /* the window: every sample folded like every CPU tap, except in a
+       * window wholly inside the image (most of them), where folding is
+       * the identity and only costs integer work */
+      if (gx0 >= 0 && gx0 + WIN_W <= width && gy0 >= 0
+          && gy0 + win_h <= height) {
+        for (int wy = ty; wy < win_h; wy += DIRECT_BLOCK_Y) {
+          const float *row = src + (size_t) (gy0 + wy) * src_pitch + gx0;
+          float *srow = s_win + wy * WIN_W;
 
-        for (int wx = tx; wx < WIN_W; wx += DIRECT_BLOCK_X) {
-          const int sx = cf_border_fold (gx0 + wx, width, border);
+          for (int wx = tx; wx < WIN_W; wx += DIRECT_BLOCK_X)
+            srow[wx] = row[wx];
+        }
+      } else {
+        for (int wy = ty; wy < win_h; wy += DIRECT_BLOCK_Y) {
+          const int sy = cf_border_fold (gy0 + wy, height, border);
+          const float *row = src + (size_t) (sy < 0 ? 0 : sy) * src_pitch;
+          float *srow = s_win + wy * WIN_W;
 
-          srow[wx] = (sy >= 0 && sx >= 0) ? row[sx] : 0.0f;
+          for (int wx = tx; wx < WIN_W; wx += DIRECT_BLOCK_X) {
+            const int sx = cf_border_fold (gx0 + wx, width, border);
+
+            srow[wx] = (sy >= 0 && sx >= 0) ? row[sx] : 0.0f;
+          }
         }
       }
       __syncthreads ();
@@ -228,7 +244,7 @@ balanced_chunk (int n, int max_chunk, int multiple)
  * \param[in]  stream  stream the kernel is queued on
  * (other parameters: see cf_cuda_convolve_direct ())
  */
-template < int CW >
+template < int CW, int CH_MAX >
 static cf_status
 launch_direct (const float *src, size_t src_pitch, float *dst,
     size_t dst_pitch, int width, int height, const float *taps, int kw,
@@ -240,7 +256,7 @@ launch_direct (const float *src, size_t src_pitch, float *dst,
   const dim3 grid (cf_div_up (width, DIRECT_TILE_W),
       cf_div_up (height, DIRECT_TILE_H));
 
-  direct_correlate_kernel < CW > <<< grid, block, 0, stream >>> (src,
+  direct_correlate_kernel < CW, CH_MAX > <<< grid, block, 0, stream >>> (src,
       src_pitch, dst, dst_pitch, width, height, taps, kw, kh, ax, ay, chunk_h,
       border);
   CF_CUDA_TRY_LAUNCH ();
@@ -266,10 +282,23 @@ cf_cuda_convolve_direct (const float *src, size_t src_pitch, float *dst,
   chunk_w = balanced_chunk (kw, DIRECT_CHUNK_W_MAX, 4);
   chunk_h = balanced_chunk (kh, DIRECT_CHUNK_H, 1);
 
+  /* small kernels get a short window: a third of the shared memory, so
+   * about three times as many resident blocks to hide the loads' latency */
+  if (chunk_w <= DIRECT_SMALL_K && kh <= DIRECT_SMALL_K) {
+    if (chunk_w == 4)
+      return launch_direct < 4, DIRECT_SMALL_K > (src, src_pitch, dst,
+          dst_pitch, width, height, taps, kw, kh, ax, ay, chunk_h, border,
+          stream);
+    return launch_direct < 8, DIRECT_SMALL_K > (src, src_pitch, dst,
+        dst_pitch, width, height, taps, kw, kh, ax, ay, chunk_h, border,
+        stream);
+  }
+
 #define CF_DIRECT_CASE(cw)                                                \
   case cw:                                                                \
-    return launch_direct < cw > (src, src_pitch, dst, dst_pitch, width,  \
-        height, taps, kw, kh, ax, ay, chunk_h, border, stream)
+    return launch_direct < cw, DIRECT_CHUNK_H > (src, src_pitch, dst,     \
+        dst_pitch, width, height, taps, kw, kh, ax, ay, chunk_h, border,  \
+        stream)
   switch (chunk_w) {
       CF_DIRECT_CASE (4);
       CF_DIRECT_CASE (8);
