@@ -19,6 +19,7 @@
  *   fft        any kernel, when cuFFT can be loaded (convolve-fft.cu)
  *   im2tensor  any kernel, on tensor cores: fp16 inputs, fp32 sums
  *              (convolve-im2tensor.cu); never chosen by AUTO
+ *   auto       direct, separable or fft by measured crossovers (auto_table)
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -32,6 +33,7 @@
 #include "cuda/convolve-separable.h"
 #include "cuda/cufft-loader.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 struct cf_cuda_convolve_plan
@@ -55,23 +57,61 @@ struct cf_cuda_convolve_plan
   cudaError_t last_error;       /* last CUDA failure of this plan */
 };
 
+/* Crossovers of AUTO, measured: tests/gpu/conv-crossovers.sh on the GPU
+ * host times direct, separable and fft over K at each size and
+ * scripts/bench/conv-crossovers.py prints these rows (docs/convolution.md
+ * has the run). A row serves images of at most max_pixels. im2tensor has
+ * no column: it was slower than the faster of direct and fft at every
+ * size and K measured. */
+typedef struct
+{
+  long max_pixels;
+  int fft_taps;                 /* dense: fft from kw kh >= fft_taps */
+  int separable_taps;           /* rank 1: separable from kw kh >= this */
+  int fft_side_sum;             /* rank 1: fft from kw + kh >= this */
+} auto_crossover;
+
+static const auto_crossover auto_table[] = {
+  /* NVIDIA H100 80GB HBM3 (132 SMs); scripts/bench/conv-crossovers.py */
+  {153600, 441, 9, 766},             /* 320x240 */
+  {532086, 625, 9, 766},             /* 640x480 */
+  {1382400, 841, 9, 510},            /* 1280x720 */
+  {4147200, 729, 81, 510},           /* 1920x1080 */
+  {11796480, 1225, 81, 510},         /* 3840x2160 */
+  {33554432, 1225, 81, 510},         /* 4096x4096 */
+  {LONG_MAX, 961, 81, 510},          /* 8192x8192 */
+};
+
+/* The method AUTO picks for a kw x kh kernel on a width x height image. */
+static cf_conv_method
+auto_method (int width, int height, int kw, int kh, int rank1)
+{
+  const long pixels = (long) width * height;
+  const auto_crossover *row = auto_table;
+  const int fft = cf_cuda_convolve_fft_available ();
+
+  while (pixels > row->max_pixels)
+    row++;                      /* the last row's max_pixels is LONG_MAX */
+  if (rank1) {
+    if (fft && kw + kh >= row->fft_side_sum)
+      return CF_CONV_METHOD_FFT;
+    return kw * kh >= row->separable_taps ? CF_CONV_METHOD_SEPARABLE
+        : CF_CONV_METHOD_DIRECT;
+  }
+  return fft && kw * kh >= row->fft_taps ? CF_CONV_METHOD_FFT
+      : CF_CONV_METHOD_DIRECT;
+}
+
 /* The method a request resolves to, or CF_ERROR_UNSUPPORTED when this
  * build or this kernel cannot serve it. rank1: F factors as c r^T
  * (cf_convolve_rank1 ()). */
 static cf_status
-resolve_method (cf_conv_method requested, int kw, int kh, int rank1,
-    cf_conv_method * method)
+resolve_method (cf_conv_method requested, int width, int height, int kw,
+    int kh, int rank1, cf_conv_method * method)
 {
   switch (requested) {
     case CF_CONV_METHOD_AUTO:
-      /* A rank-1 kernel costs 2 (kw + kh) FMAs per pixel separably against
-       * 2 kw kh directly, so from 5 x 5 up separable wins on arithmetic
-       * alone; below that the two are close and direct is kept. The FFT
-       * crossover is pending measurement on our own direct method (the
-       * H100 anchors in research/perf-anchors.md §4.1 put cuFFT ahead of
-       * NPP from K ~ 13-15 at 4096^2), so AUTO never picks FFT yet. */
-      *method = rank1 && kw >= 5 && kh >= 5 ? CF_CONV_METHOD_SEPARABLE
-          : CF_CONV_METHOD_DIRECT;
+      *method = auto_method (width, height, kw, kh, rank1);
       return CF_OK;
     case CF_CONV_METHOD_DIRECT:
       *method = CF_CONV_METHOD_DIRECT;
@@ -187,7 +227,8 @@ cf_cuda_convolve_plan_new (int width, int height, const cf_kernel * kernel,
             kernel->taps[(kw - 1 - i) + (size_t) (kh - 1 - j) * kw];
   }
   rank1 = cf_convolve_rank1 (f, kw, kh, col, row);
-  status = resolve_method (params->method, kw, kh, rank1, &p->method);
+  status = resolve_method (params->method, width, height, kw, kh, rank1,
+      &p->method);
   if (status != CF_OK)
     goto out;
 

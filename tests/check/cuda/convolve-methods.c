@@ -509,6 +509,85 @@ GST_START_TEST (test_im2tensor_median_relative_error)
 
 GST_END_TEST;
 
+/* The accuracy table of docs/convolution.md in small (the paper's
+ * protocol: image and taps in [0, 1), relative error against float64;
+ * tools/cf-conv-accuracy prints the full table). Bounds, from the
+ * arithmetic: an fp32 sum of n = K^2 positive products has a typical
+ * relative error of a few eps sqrt (n) (eps = 6e-8: 1e-5 at K = 127); the
+ * FFT's error is relative to the signal's norm, not to each output; fp16
+ * inputs round each product by up to 2^-11 but the errors average out in
+ * the fp32 sums (the paper: 2e-4 median with an fp16 output). */
+GST_START_TEST (test_accuracy_against_float64)
+{
+  static const int ks[] = { 3, 7, 15, 31, 63, 127 };
+  static const struct
+  {
+    cf_conv_method method;
+    gboolean rank1;
+    double median_max, max_max;
+  } runs[] = {
+    {CF_CONV_METHOD_DIRECT, FALSE, 2e-5, 2e-4},
+    {CF_CONV_METHOD_FFT, FALSE, 2e-5, 1e-3},
+    {CF_CONV_METHOD_IM2TENSOR, FALSE, 1e-3, 1e-2},
+    {CF_CONV_METHOD_SEPARABLE, TRUE, 2e-5, 2e-4},
+  };
+  const int w = 160, h = 96;
+  cudaStream_t stream = make_stream ();
+  cf_image *src = random_image (w, h, 4242);
+  cf_image *gpu = cf_image_new (w, h);
+  double *ref = g_new (double, (gsize) w * h);
+  guint ki, r;
+
+  fail_unless (gpu != NULL);
+  for (ki = 0; ki < G_N_ELEMENTS (ks); ki++) {
+    for (r = 0; r < G_N_ELEMENTS (runs); r++) {
+      const int k = ks[ki];
+      cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
+        runs[r].method
+      };
+      cf_kernel *kern = cf_kernel_new (k, k);
+      cf_relative_error_stats st;
+      int i, j;
+
+      if (runs[r].method == CF_CONV_METHOD_FFT && !fft_usable ())
+        continue;
+      fail_unless (kern != NULL);
+      if (runs[r].rank1) {
+        float c[127];
+        cf_image col = cf_image_view (c, k, 1, (size_t) k);
+
+        /* F = c c^T */
+        cf_test_fill_random (&col, 4300 + k, 0.0f, 1.0f);
+        for (j = 0; j < k; j++)
+          for (i = 0; i < k; i++)
+            kern->taps[i + j * k] = c[j] * c[i];
+      } else {
+        cf_image view = cf_image_view (kern->taps, k, k, (size_t) k);
+
+        cf_test_fill_random (&view, 4400 + k, 0.0f, 1.0f);
+      }
+      fail_unless_equals_int (cf_convolve_f64 (src, kern, params.border,
+              params.mode, ref, (size_t) w), CF_OK);
+      gpu_convolve (src, kern, &params, runs[r].method, gpu, stream);
+      fail_unless_equals_int (cf_relative_error (gpu, ref, (size_t) w, &st),
+          CF_OK);
+      g_print ("%-9s K=%3d: median %.2e max %.2e relative to float64\n",
+          cf_conv_method_name (runs[r].method), k, st.median, st.max);
+      fail_unless (st.median <= runs[r].median_max && st.max <=
+          runs[r].max_max, "%s K=%d: median %g (bound %g), max %g (bound %g)",
+          cf_conv_method_name (runs[r].method), k, st.median,
+          runs[r].median_max, st.max, runs[r].max_max);
+      cf_kernel_free (kern);
+    }
+  }
+  g_free (ref);
+  cf_image_free (src);
+  cf_image_free (gpu);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
 /* Samples of 16-bit video (0 .. 65535, above fp16's 65504) stay finite:
  * the input is halved before rounding (CF_IM2TENSOR_INPUT_SCALE). A box
  * kernel of 1 / 49 (taps far from 1) is scaled by a power of two. */
@@ -734,6 +813,53 @@ GST_START_TEST (test_separable_rejects_non_rank1_kernels)
 GST_END_TEST;
 
 /* AUTO: separable for rank-1 kernels of 5 x 5 and up, direct otherwise. */
+/* AUTO follows the measured crossovers of cuda/convolve.cu (auto_table):
+ * one case on each side of a crossover, for the three choices. */
+GST_START_TEST (test_auto_follows_measured_table)
+{
+  static const struct
+  {
+    int w, h, k;
+    gboolean rank1;
+    cf_conv_method expect;      /* FFT falls back to the other when cuFFT
+                                 * is missing */
+    cf_conv_method without_fft;
+  } cases[] = {
+    {1920, 1080, 3, TRUE, CF_CONV_METHOD_DIRECT, CF_CONV_METHOD_DIRECT},
+    {1920, 1080, 9, TRUE, CF_CONV_METHOD_SEPARABLE, CF_CONV_METHOD_SEPARABLE},
+    {320, 240, 3, TRUE, CF_CONV_METHOD_SEPARABLE, CF_CONV_METHOD_SEPARABLE},
+    {1920, 1080, 253, TRUE, CF_CONV_METHOD_SEPARABLE,
+        CF_CONV_METHOD_SEPARABLE},
+    {1920, 1080, 257, TRUE, CF_CONV_METHOD_FFT, CF_CONV_METHOD_SEPARABLE},
+    {1920, 1080, 25, FALSE, CF_CONV_METHOD_DIRECT, CF_CONV_METHOD_DIRECT},
+    {1920, 1080, 27, FALSE, CF_CONV_METHOD_FFT, CF_CONV_METHOD_DIRECT},
+    {4096, 4096, 31, FALSE, CF_CONV_METHOD_DIRECT, CF_CONV_METHOD_DIRECT},
+    {4096, 4096, 35, FALSE, CF_CONV_METHOD_FFT, CF_CONV_METHOD_DIRECT},
+    {320, 240, 19, FALSE, CF_CONV_METHOD_DIRECT, CF_CONV_METHOD_DIRECT},
+    {320, 240, 21, FALSE, CF_CONV_METHOD_FFT, CF_CONV_METHOD_DIRECT},
+  };
+  const gboolean fft = cf_cuda_convolve_fft_available ();
+  cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
+    CF_CONV_METHOD_AUTO
+  };
+  guint c;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    cf_kernel *k = cases[c].rank1 ? random_rank1_kernel (cases[c].k,
+        cases[c].k, 500 + c) : random_kernel (cases[c].k, cases[c].k, 600 + c);
+    cf_cuda_convolve_plan *plan = NULL;
+
+    fail_unless_equals_int (cf_cuda_convolve_plan_new (cases[c].w,
+            cases[c].h, k, &params, &plan), CF_OK);
+    fail_unless_equals_int (cf_cuda_convolve_plan_method (plan),
+        fft ? cases[c].expect : cases[c].without_fft);
+    cf_cuda_convolve_plan_free (plan);
+    cf_kernel_free (k);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_auto_picks_separable_for_gaussian)
 {
   cudaStream_t stream = make_stream ();
@@ -756,15 +882,16 @@ GST_START_TEST (test_auto_picks_separable_for_gaussian)
   check_kernel (97, 61, gauss, CF_BORDER_ZERO, CF_CORRELATION,
       CF_CONV_METHOD_AUTO, CF_CONV_METHOD_SEPARABLE, stream);
 
+  /* on small images separable wins from 3 x 3 (auto_table) */
   fail_unless_equals_int (cf_cuda_convolve_plan_new (97, 61, small, &params,
           &plan), CF_OK);
   fail_unless_equals_int (cf_cuda_convolve_plan_method (plan),
-      CF_CONV_METHOD_DIRECT);
+      CF_CONV_METHOD_SEPARABLE);
   cf_cuda_convolve_plan_free (plan);
   fail_unless_equals_int (cf_cuda_convolve_plan_new (97, 61, line, &params,
           &plan), CF_OK);
   fail_unless_equals_int (cf_cuda_convolve_plan_method (plan),
-      CF_CONV_METHOD_DIRECT);
+      CF_CONV_METHOD_SEPARABLE);
   cf_cuda_convolve_plan_free (plan);
   fail_unless_equals_int (cf_cuda_convolve_plan_new (97, 61, general, &params,
           &plan), CF_OK);
@@ -971,6 +1098,7 @@ cuda_convolve_methods_suite (void)
   tcase_add_test (tc, test_fft_availability);
   tcase_add_test (tc, test_separable_rejects_non_rank1_kernels);
   tcase_add_test (tc, test_auto_picks_separable_for_gaussian);
+  tcase_add_test (tc, test_auto_follows_measured_table);
   tcase_add_test (tc, test_separable_matches_cpu);
   tcase_add_test (tc, test_fft_matches_cpu);
   tcase_add_test (tc, test_im2tensor_c_rows_bound_is_collision_free);
@@ -979,6 +1107,7 @@ cuda_convolve_methods_suite (void)
   tcase_add_test (tc, test_im2tensor_large_images);
   tcase_add_test (tc, test_im2tensor_median_relative_error);
   tcase_add_test (tc, test_im2tensor_16bit_range);
+  tcase_add_test (tc, test_accuracy_against_float64);
   tcase_add_test (tc, test_separable_long_and_one_sided_kernels);
   tcase_add_test (tc, test_kernel_larger_than_image);
   tcase_add_test (tc, test_fft_non_smooth_extent);
