@@ -64,6 +64,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_convolve_debug);
 #define DEFAULT_BORDER CF_BORDER_REFLECT
 #define DEFAULT_MODE CF_CONVOLUTION
 #define DEFAULT_METHOD CF_CONV_METHOD_AUTO
+#define DEFAULT_PRECISION GST_CUDA_CONVOLVE_PRECISION_AUTO
 #define DEFAULT_OFFSET 0.0
 #define DEFAULT_CHANNELS (GST_CUDA_CONVOLVE_CHANNEL_R | \
     GST_CUDA_CONVOLVE_CHANNEL_G | GST_CUDA_CONVOLVE_CHANNEL_B | \
@@ -86,6 +87,7 @@ enum
   PROP_BORDER,
   PROP_MODE,
   PROP_METHOD,
+  PROP_PRECISION,
   PROP_CHANNELS,
   PROP_OFFSET
 };
@@ -99,6 +101,16 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (TEMPLATE_CAPS));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (TEMPLATE_CAPS));
+
+/* Arithmetic of the GPU methods. Only im2tensor computes with fp16
+ * inputs; the others are fp32 throughout (docs/convolution.md has the
+ * measured errors of each). */
+typedef enum
+{
+  GST_CUDA_CONVOLVE_PRECISION_AUTO,
+  GST_CUDA_CONVOLVE_PRECISION_FP32,
+  GST_CUDA_CONVOLVE_PRECISION_FP16
+} GstCudaConvolvePrecision;
 
 typedef struct
 {
@@ -121,6 +133,7 @@ struct _GstCudaConvolve
   cf_border border;
   cf_conv_mode mode;
   cf_conv_method method;
+  GstCudaConvolvePrecision precision;
   guint channels;
   gdouble offset;
   cf_kernel *kernel;            /* NULL: no kernel set */
@@ -223,6 +236,27 @@ gst_cuda_convolve_mode_get_type (void)
   if (g_once_init_enter (&type))
     g_once_init_leave (&type, g_enum_register_static ("GstCudaConvolveMode",
             values));
+  return (GType) type;
+}
+
+#define GST_TYPE_CUDA_CONVOLVE_PRECISION \
+  (gst_cuda_convolve_precision_get_type ())
+static GType
+gst_cuda_convolve_precision_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CONVOLVE_PRECISION_AUTO, "The method's own: fp16 inputs with "
+          "fp32 sums for im2tensor, fp32 for the others", "auto"},
+    {GST_CUDA_CONVOLVE_PRECISION_FP32, "fp32 throughout (direct, separable, "
+          "fft; refuses method=im2tensor)", "fp32"},
+    {GST_CUDA_CONVOLVE_PRECISION_FP16, "fp16 inputs, fp32 sums: im2tensor "
+          "(method=auto picks it; other methods are refused)", "fp16"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstCudaConvolvePrecision", values));
   return (GType) type;
 }
 
@@ -330,6 +364,11 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
           "GPU algorithm (the CPU backend computes every method with its "
           "reference)", GST_TYPE_CUDA_CONVOLVE_METHOD, DEFAULT_METHOD,
           rw_playing));
+  g_object_class_install_property (gobject_class, PROP_PRECISION,
+      g_param_spec_enum ("precision", "Precision",
+          "Arithmetic of the GPU method: fp16 selects im2tensor, fp32 "
+          "excludes it (the CPU backend computes in double whatever is set)",
+          GST_TYPE_CUDA_CONVOLVE_PRECISION, DEFAULT_PRECISION, rw_playing));
   g_object_class_install_property (gobject_class, PROP_CHANNELS,
       g_param_spec_flags ("channels", "Channels",
           "Channels to filter; the others are copied unchanged (a flag that "
@@ -378,6 +417,7 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
   self->border = DEFAULT_BORDER;
   self->mode = DEFAULT_MODE;
   self->method = DEFAULT_METHOD;
+  self->precision = DEFAULT_PRECISION;
   self->channels = DEFAULT_CHANNELS;
   self->offset = DEFAULT_OFFSET;
   self->kernel_status = CF_OK;
@@ -505,6 +545,10 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
       self->method = g_value_get_enum (value);
       self->cookie++;
       break;
+    case PROP_PRECISION:
+      self->precision = g_value_get_enum (value);
+      self->cookie++;
+      break;
     case PROP_CHANNELS:
       self->channels = g_value_get_flags (value);
       self->cookie++;
@@ -558,6 +602,9 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
       break;
     case PROP_METHOD:
       g_value_set_enum (value, self->method);
+      break;
+    case PROP_PRECISION:
+      g_value_set_enum (value, self->precision);
       break;
     case PROP_CHANNELS:
       g_value_set_flags (value, self->channels);
@@ -653,12 +700,34 @@ gst_cuda_convolve_set_info (GstCfBaseTransform * base, const GstCfLayout * in,
   return TRUE;
 }
 
+/* The method @method and @precision ask for together; FALSE when they
+ * contradict each other (fp16 is im2tensor's arithmetic only). */
+static gboolean
+method_for_precision (cf_conv_method method,
+    GstCudaConvolvePrecision precision, cf_conv_method * resolved)
+{
+  switch (precision) {
+    case GST_CUDA_CONVOLVE_PRECISION_FP16:
+      *resolved = CF_CONV_METHOD_IM2TENSOR;
+      return method == CF_CONV_METHOD_AUTO
+          || method == CF_CONV_METHOD_IM2TENSOR;
+    case GST_CUDA_CONVOLVE_PRECISION_FP32:
+      *resolved = method;
+      return method != CF_CONV_METHOD_IM2TENSOR;
+    default:
+      *resolved = method;
+      return TRUE;
+  }
+}
+
 /* Copy the settings into streaming state when they changed; FALSE (error
- * posted) when the kernel is invalid. */
+ * posted) when the kernel is invalid or method and precision conflict. */
 static gboolean
 sync_settings (GstCudaConvolve * self)
 {
-  gboolean changed = FALSE;
+  gboolean changed = FALSE, consistent = TRUE;
+  cf_conv_method method = CF_CONV_METHOD_AUTO;
+  GstCudaConvolvePrecision precision = DEFAULT_PRECISION;
 
   if (!check_kernel (self))
     return FALSE;
@@ -669,13 +738,32 @@ sync_settings (GstCudaConvolve * self)
     self->stream_kernel = self->kernel ? cf_kernel_copy (self->kernel) : NULL;
     self->params.border = self->border;
     self->params.mode = self->mode;
-    self->params.method = self->method;
+    consistent = method_for_precision (self->method, self->precision,
+        &self->params.method);
+    method = self->method;
+    precision = self->precision;
     self->stream_channels = self->channels;
     self->stream_offset = self->offset;
     self->used_cookie = self->cookie;
     changed = TRUE;
   }
   GST_OBJECT_UNLOCK (self);
+
+  if (!consistent) {
+    GEnumClass *mc = g_type_class_ref (GST_TYPE_CUDA_CONVOLVE_METHOD);
+    GEnumClass *pc = g_type_class_ref (GST_TYPE_CUDA_CONVOLVE_PRECISION);
+
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("method=%s cannot compute with precision=%s: im2tensor is the "
+            "fp16 method and the others are fp32; use precision=auto.",
+            g_enum_get_value (mc, method)->value_nick,
+            g_enum_get_value (pc, precision)->value_nick), (NULL));
+    g_type_class_unref (mc);
+    g_type_class_unref (pc);
+    /* look again after the next property change */
+    self->used_cookie = 0;
+    return FALSE;
+  }
 
   if (changed) {
     /* plans hold the kernel and border; rebuild lazily */

@@ -107,11 +107,12 @@ assert_frames_close (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b,
   gst_video_frame_unmap (&fa);
 }
 
-/* Run the same frame through backend=cuda and backend=cpu with @props
- * (gst-launch syntax "name=value ...") and compare. */
+/* Run the same frame through backend=cuda and backend=cpu with @method
+ * and @precision (property nicks) and compare, within @tol levels. */
 static void
-compare_backends (const gchar * format, int width, int height,
-    const gchar * kernel, const gchar * border, guint32 seed)
+compare_backends_with (const gchar * format, int width, int height,
+    const gchar * kernel, const gchar * border, guint32 seed,
+    const gchar * method, const gchar * precision, guint tol)
 {
   GstVideoInfo info;
   GstHarness *gpu, *cpu;
@@ -126,20 +127,34 @@ compare_backends (const gchar * format, int width, int height,
   g_object_set (cpu->element, "kernel", kernel, NULL);
   gst_util_set_object_arg (G_OBJECT (gpu->element), "border", border);
   gst_util_set_object_arg (G_OBJECT (cpu->element), "border", border);
+  gst_util_set_object_arg (G_OBJECT (gpu->element), "method", method);
+  gst_util_set_object_arg (G_OBJECT (cpu->element), "method", method);
+  gst_util_set_object_arg (G_OBJECT (gpu->element), "precision", precision);
+  gst_util_set_object_arg (G_OBJECT (cpu->element), "precision", precision);
 
   in = make_random_frame (&info, seed);
   out_gpu = gst_harness_push_and_pull (gpu, gst_buffer_ref (in));
   out_cpu = gst_harness_push_and_pull (cpu, gst_buffer_ref (in));
   fail_unless (out_gpu != NULL && out_cpu != NULL);
-  /* fp32 sums in another order may round the other way at .5 */
-  what = g_strdup_printf ("%dx%d border %s", width, height, border);
-  assert_frames_close (&info, out_gpu, out_cpu, 1, what);
+  what = g_strdup_printf ("%dx%d border %s method %s precision %s", width,
+      height, border, method, precision);
+  assert_frames_close (&info, out_gpu, out_cpu, tol, what);
   g_free (what);
   gst_buffer_unref (out_gpu);
   gst_buffer_unref (out_cpu);
   gst_buffer_unref (in);
   gst_harness_teardown (gpu);
   gst_harness_teardown (cpu);
+}
+
+/* method=auto, precision=auto; fp32 sums in another order than the CPU's
+ * may round the other way at .5 */
+static void
+compare_backends (const gchar * format, int width, int height,
+    const gchar * kernel, const gchar * border, guint32 seed)
+{
+  compare_backends_with (format, width, height, kernel, border, seed, "auto",
+      "auto", 1);
 }
 
 GST_START_TEST (test_gpu_matches_cpu_for_every_format_and_border)
@@ -184,6 +199,36 @@ GST_START_TEST (test_gpu_matches_cpu_with_large_kernels)
   compare_backends ("GRAY8", 50, 40, k127, "wrap", 81);
   g_free (k31);
   g_free (k127);
+}
+
+GST_END_TEST;
+
+/* Every method and precision on the GPU against the CPU reference: 8-bit
+ * output, so fp32 methods agree within one level (rounding at .5) and
+ * im2tensor (fp16 inputs: up to 2^-11 relative per product) within two. */
+GST_START_TEST (test_every_method_and_precision_matches_cpu)
+{
+  static const struct
+  {
+    const gchar *method, *precision;
+    gboolean rank1;
+    guint tol;
+  } runs[] = {
+    {"direct", "fp32", FALSE, 1}, {"fft", "fp32", FALSE, 1},
+    {"separable", "fp32", TRUE, 1}, {"im2tensor", "auto", FALSE, 2},
+    {"auto", "fp16", FALSE, 2}, {"auto", "fp32", FALSE, 1},
+  };
+  gchar *k31 = random_kernel_text (31, 9);
+  const gchar *k5_rank1 = "1 4 6 4 1; 4 16 24 16 4; 6 24 36 24 6; "
+      "4 16 24 16 4; 1 4 6 4 1";
+  guint r, b;
+
+  for (r = 0; r < G_N_ELEMENTS (runs); r++)
+    for (b = 0; b < G_N_ELEMENTS (all_borders); b++)
+      compare_backends_with ("GRAY8", 203, 151, runs[r].rank1 ? k5_rank1 :
+          k31, all_borders[b], 90 + r * 4 + b, runs[r].method,
+          runs[r].precision, runs[r].tol);
+  g_free (k31);
 }
 
 GST_END_TEST;
@@ -402,6 +447,7 @@ elements_cudaconvolve_gpu_suite (void)
   tcase_add_test (tc, test_gpu_matches_cpu_for_every_format_and_border);
   tcase_add_test (tc, test_gpu_matches_cpu_on_tiny_odd_and_hd_sizes);
   tcase_add_test (tc, test_gpu_matches_cpu_with_large_kernels);
+  tcase_add_test (tc, test_every_method_and_precision_matches_cpu);
   tcase_add_test (tc, test_cuda_memory_never_touches_the_host);
   tcase_add_test (tc, test_cudaupload_cudadownload_pipeline);
   tcase_add_test (tc, test_gray_frames_in_cuda_memory_between_two_elements);

@@ -478,6 +478,71 @@ GST_START_TEST (test_every_method_accepted_on_cpu)
 
 GST_END_TEST;
 
+static gchar *run_pipeline_error (const gchar * description);
+
+/* Every precision with every method it goes with: the CPU backend
+ * computes the reference whatever is set. */
+GST_START_TEST (test_every_consistent_precision_accepted_on_cpu)
+{
+  static const struct
+  {
+    const gchar *method, *precision;
+  } pairs[] = {
+    {"auto", "auto"}, {"auto", "fp32"}, {"auto", "fp16"},
+    {"direct", "fp32"}, {"separable", "fp32"}, {"fft", "fp32"},
+    {"im2tensor", "auto"}, {"im2tensor", "fp16"},
+  };
+  RefKernel k = { 3, 3, NULL };
+  double taps[9];
+  guint m, i;
+
+  for (i = 0; i < 9; i++)
+    taps[i] = k3_taps[i] / 16.0;
+  k.k = taps;
+  for (m = 0; m < G_N_ELEMENTS (pairs); m++) {
+    GstVideoInfo info;
+    GstHarness *h = harness_for ("GRAY8", 21, 13, &info);
+    gst_util_set_object_arg (G_OBJECT (h->element), "method", pairs[m].method);
+    gst_util_set_object_arg (G_OBJECT (h->element), "precision",
+        pairs[m].precision);
+    g_object_set (h->element, "kernel", k3_text, NULL);
+    run_and_check (h, &info, 60 + m, &k, "clamp", FALSE, 0);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* fp16 is im2tensor's arithmetic: asking another method for it, or
+ * im2tensor for fp32, stops the pipeline with a message naming both. */
+GST_START_TEST (test_rejects_method_precision_conflict)
+{
+  static const gchar *conflicts[][2] = {
+    {"direct", "fp16"}, {"fft", "fp16"}, {"separable", "fp16"},
+    {"im2tensor", "fp32"},
+  };
+  guint c;
+
+  for (c = 0; c < G_N_ELEMENTS (conflicts); c++) {
+    gchar *launch = g_strdup_printf ("videotestsrc num-buffers=2 ! "
+        "cudaconvolve backend=cpu kernel-preset=box method=%s precision=%s "
+        "! fakesink", conflicts[c][0], conflicts[c][1]);
+    gchar *err = run_pipeline_error (launch);
+    gchar *m = g_strdup_printf ("method=%s", conflicts[c][0]);
+    gchar *p = g_strdup_printf ("precision=%s", conflicts[c][1]);
+
+    fail_unless (err != NULL, "%s ran", launch);
+    fail_unless (strstr (err, m) != NULL && strstr (err, p) != NULL,
+        "message: %s", err);
+    g_free (err);
+    g_free (m);
+    g_free (p);
+    g_free (launch);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_renegotiation_to_another_size_and_format)
 {
   RefKernel k = { 3, 3, NULL };
@@ -687,6 +752,8 @@ elements_cudaconvolve_suite (void)
   tcase_add_test (tc, test_offset_shows_laplacian_of_flat_frame_as_mid_grey);
   tcase_add_test (tc, test_presets_blur_an_impulse);
   tcase_add_test (tc, test_every_method_accepted_on_cpu);
+  tcase_add_test (tc, test_every_consistent_precision_accepted_on_cpu);
+  tcase_add_test (tc, test_rejects_method_precision_conflict);
   tcase_add_test (tc, test_renegotiation_to_another_size_and_format);
   tcase_add_test (tc, test_property_change_while_playing);
   tcase_add_test (tc, test_rejects_kernel_with_ragged_rows);
