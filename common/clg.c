@@ -368,15 +368,15 @@ cf_clg_jacobi (const cf_clg_tensor * j, float alpha, const cf_flow * d,
 }
 
 /* r = b − A x with A = J_block − αΔ, b = −(J13, J23) (eq. 17, L185–187,
- * sign as note §1.3); ‖r‖₂ is the convergence measure of L215. */
-cf_status
-cf_clg_residual (const cf_clg_tensor * j, float alpha, const cf_flow * d,
-    double *norm)
+ * sign as note §1.3); *sum = ‖r‖₂², summed in double. */
+static cf_status
+residual_sum (const cf_clg_tensor * j, float alpha, const cf_flow * d,
+    double *sum_out)
 {
   double sum = 0.0;
   int x, y;
 
-  if (!tensor_valid (j) || !flow_fits (d, &j->j11) || norm == NULL ||
+  if (!tensor_valid (j) || !flow_fits (d, &j->j11) || sum_out == NULL ||
       !(alpha > 0.0f))
     return CF_ERROR_INVALID;
   for (y = 0; y < j->j11.height; y++) {
@@ -401,8 +401,39 @@ cf_clg_residual (const cf_clg_tensor * j, float alpha, const cf_flow * d,
       sum += du * du + dv * dv;
     }
   }
-  *norm = sqrt (sum);
+  *sum_out = sum;
   return CF_OK;
+}
+
+/* ‖r‖₂ is the convergence measure of L215. */
+cf_status
+cf_clg_residual (const cf_clg_tensor * j, float alpha, const cf_flow * d,
+    double *norm)
+{
+  double sum;
+  cf_status status;
+
+  if (norm == NULL)
+    return CF_ERROR_INVALID;
+  status = residual_sum (j, alpha, d, &sum);
+  if (status == CF_OK)
+    *norm = sqrt (sum);
+  return status;
+}
+
+cf_status
+cf_clg_residual_rms (const cf_clg_tensor * j, float alpha, const cf_flow * d,
+    double *rms)
+{
+  double sum;
+  cf_status status;
+
+  if (rms == NULL)
+    return CF_ERROR_INVALID;
+  status = residual_sum (j, alpha, d, &sum);
+  if (status == CF_OK)
+    *rms = sqrt (sum / ((double) j->j11.width * j->j11.height));
+  return status;
 }
 
 /* u ← u + d: the increment solved on this level (IPOL calcCLG_OF

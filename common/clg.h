@@ -153,6 +153,15 @@ cf_status cf_clg_jacobi (const cf_clg_tensor * j, float alpha,
 cf_status cf_clg_residual (const cf_clg_tensor * j, float alpha,
     const cf_flow * d, double *norm);
 
+/* The same residual as a root mean square over pixels, both equations:
+ * *rms = sqrt (Σ_p (r_u² + r_v²) / (w h)) = ‖b − A d‖₂ / √(w h), so
+ * levels and frame sizes compare (the convergence check of the Jacobi
+ * sweeps, paper Figs. 4–5, L269–291). @d: the increment of one level,
+ * J_ρ and α those the sweeps solve with; r as cf_clg_residual (Neumann
+ * border by in-image neighbour count, the system of cf_clg_jacobi). */
+cf_status cf_clg_residual_rms (const cf_clg_tensor * j, float alpha,
+    const cf_flow * d, double *rms);
+
 /* u_out = u + d per pixel (the increment of one level); @u_out may be @u. */
 cf_status cf_clg_add_increment (const cf_flow * u, const cf_flow * d,
     cf_flow * u_out);

@@ -24,7 +24,9 @@
  *    concurrent plans never share one.
  *  - Jacobi, SIMPLE: one sweep per launch, neighbours from global memory,
  *    ping-pong buffers.
- *  - Jacobi, FUSED: CLG_FUSED_DEPTH (K) sweeps per launch, temporal
+ *  - Jacobi, FUSED: K sweeps per launch (K = 3 .. 8, one template
+ *    instance each, chosen at run time; default CF_CLG_FUSED_DEPTH_DEFAULT,
+ *    the fastest measured), temporal
  *    blocking on a block-private shared-memory region (seed 001 §4,
  *    L318; the design of cuda/hs.cu's FUSED kernel): a block loads an
  *    RW x RH region = its TW x TH output tile plus a halo of K cells,
@@ -42,7 +44,8 @@
  *    RH / BY rows, keeps its cells' five coefficients in registers, and
  *    walks its strip with a 3-cell column window.
  *  - add increment: u_out = u + d.
- *  - AUTO = FUSED (to be revisited with the benchmark).
+ *  - AUTO = FUSED at the default depth: faster than SIMPLE at every depth
+ *    3 .. 8 (docs/flow-speed.md, CLG).
  *
  * Launch overhead: the per-level Jacobi sequence touches plan-owned
  * buffers only, so the plan captures it once into a CUDA graph (on a
@@ -74,20 +77,23 @@
 #define CLG_MAX_RADIUS 200
 #define CLG_MAX_TAPS (2 * CLG_MAX_RADIUS + 1)
 
-/* Sweeps per FUSED launch, = the halo width of its regions, in cells.
- * Provisional until measured: 4 keeps 66 % of a 64 x 32 region as output
- * (56 x 24) while cutting the global traffic per sweep ~3-fold against
- * SIMPLE (28 B per region cell per launch, i.e. ~10.6 B per output cell
- * and sweep, against ~36 B); the paper found 3 best on Xavier (seed 001
- * L440). Deeper fusion saves launches on coarse levels but recomputes
- * more halo (K = 8 keeps 37 %). A count that is not a multiple costs one
+/* Sweeps per FUSED launch (K), = the halo width of its regions, in
+ * cells: CF_CLG_FUSED_DEPTH_MIN .. CF_CLG_FUSED_DEPTH_MAX (cuda/clg.h).
+ * Each region load costs ~28 B per region cell, i.e. 28 / (K × tile
+ * share) B per output cell and sweep against SIMPLE's ~36 B; deeper
+ * fusion saves traffic and launches but recomputes more halo. The paper
+ * found 3 best on Xavier (seed 001 L428-440); the default is measured
+ * (docs/flow-speed.md). A count that is not a multiple of K costs one
  * shorter launch. */
-#define CLG_FUSED_DEPTH 4
 
-/* FUSED geometry: region RW x RH cells, blocks of RW x BY threads, each
- * thread R = RH / BY cells of one column. Two fp32 (u, v) buffers with
- * padding: 2 x 34 x 66 x 8 B = 35.9 KB of static shared memory, so two
- * blocks (1024 threads) share an SM at <= 64 registers. */
+/* FUSED geometry, the same for every depth: region RW x RH cells, blocks
+ * of RW x BY threads, each thread R = RH / BY cells of one column; the
+ * output tile is (RW − 2K) x (RH − 2K): 58 x 26 (74 % of the region) at
+ * K = 3, 56 x 24 (66 %) at 4, 48 x 16 (37.5 %) at 8. Two fp32 (u, v)
+ * buffers with padding: 2 x 34 x 66 x 8 B = 35.9 KB of static shared
+ * memory, so two blocks (1024 threads) share an SM at <= 64 registers. A
+ * 40-row region (R = 5) would keep 24 tile rows at K = 8 but spills 32 B
+ * per thread under that register bound (ptxas, sm_90). */
 #define CLG_FUSED_RW 64
 #define CLG_FUSED_RH 32
 #define CLG_FUSED_BY 8
@@ -383,18 +389,19 @@ clg_jacobi_simple_kernel (clg_planes j, int width, int height, float alpha,
  *  are ever written, so ghosts and padding stay +0 in both buffers. Every
  *  thread passes every barrier (block-uniform trip counts).
  *  \param j, alpha, zero_in, in, out  as clg_jacobi_simple_kernel
- *  \param sweeps  1 .. CLG_FUSED_DEPTH */
-template < int RW, int RH, int BY, int MIN_BLOCKS >
+ *  \param sweeps  1 .. K */
+template < int K, int RW, int RH, int BY, int MIN_BLOCKS >
 __global__ static void __launch_bounds__ (RW * BY, MIN_BLOCKS)
 clg_jacobi_fused_kernel (clg_planes j, int width, int height, float alpha,
     int sweeps, int zero_in, clg_state in, clg_state out)
 {
-  const int K = CLG_FUSED_DEPTH;
   const int TW = RW - 2 * K, TH = RH - 2 * K;
   const int R = RH / BY;        /* rows per thread */
   static_assert (RH % BY == 0, "thread rows must divide the region");
   static_assert (R <= 32, "one bit per row in in_image");
-  static_assert (TW > 0 && TH > 0, "the tile must not be empty");
+  static_assert (TW >= 16 && TH >= 16, "the tile must keep most rows");
+  static_assert (2 * (RH + 2) * (RW + 2) * sizeof (float2) <= 48 * 1024,
+      "static shared memory limit");
   __shared__ float2 cells[2][RH + 2][RW + 2];
 
   const int c = threadIdx.x;
@@ -535,6 +542,19 @@ kernel_is_valid (cf_clg_kernel kernel)
       kernel == CF_CLG_KERNEL_FUSED;
 }
 
+static int
+depth_is_valid (int depth)
+{
+  return depth == 0 || (depth >= CF_CLG_FUSED_DEPTH_MIN &&
+      depth <= CF_CLG_FUSED_DEPTH_MAX);
+}
+
+static int
+resolve_depth (int depth)
+{
+  return depth == 0 ? CF_CLG_FUSED_DEPTH_DEFAULT : depth;
+}
+
 static cf_clg_kernel
 resolve_kernel (cf_clg_kernel kernel)
 {
@@ -618,17 +638,18 @@ out:
   return status;
 }
 
-static cf_status
-launch_fused (const clg_planes & j, int width, int height, float alpha,
+/* One FUSED launch of depth K (1 <= @sweeps <= K). */
+template < int K > static cf_status
+launch_fused_k (const clg_planes & j, int width, int height, float alpha,
     int sweeps, int zero_in, const clg_state & in, const clg_state & out,
     cudaStream_t stream)
 {
   cf_status status = CF_OK;
-  const int K = CLG_FUSED_DEPTH;
+  const int RH = CLG_FUSED_RH;
   dim3 grid (cf_div_up (width, CLG_FUSED_RW - 2 * K),
-      cf_div_up (height, CLG_FUSED_RH - 2 * K));
+      cf_div_up (height, RH - 2 * K));
 
-  clg_jacobi_fused_kernel < CLG_FUSED_RW, CLG_FUSED_RH, CLG_FUSED_BY,
+  clg_jacobi_fused_kernel < K, CLG_FUSED_RW, RH, CLG_FUSED_BY,
       CLG_FUSED_MIN_BLOCKS > <<< grid, dim3 (CLG_FUSED_RW, CLG_FUSED_BY), 0,
       stream >>> (j, width, height, alpha, sweeps, zero_in, in, out);
   CF_CUDA_TRY_LAUNCH ();
@@ -636,13 +657,44 @@ out:
   return status;
 }
 
+/* @depth: CF_CLG_FUSED_DEPTH_MIN .. CF_CLG_FUSED_DEPTH_MAX (resolved) */
+static cf_status
+launch_fused (const clg_planes & j, int width, int height, float alpha,
+    int depth, int sweeps, int zero_in, const clg_state & in,
+    const clg_state & out, cudaStream_t stream)
+{
+  switch (depth) {
+    case 3:
+      return launch_fused_k < 3 > (j, width, height, alpha, sweeps, zero_in,
+          in, out, stream);
+    case 4:
+      return launch_fused_k < 4 > (j, width, height, alpha, sweeps, zero_in,
+          in, out, stream);
+    case 5:
+      return launch_fused_k < 5 > (j, width, height, alpha, sweeps, zero_in,
+          in, out, stream);
+    case 6:
+      return launch_fused_k < 6 > (j, width, height, alpha, sweeps, zero_in,
+          in, out, stream);
+    case 7:
+      return launch_fused_k < 7 > (j, width, height, alpha, sweeps, zero_in,
+          in, out, stream);
+    case 8:
+      return launch_fused_k < 8 > (j, width, height, alpha, sweeps, zero_in,
+          in, out, stream);
+    default:
+      return CF_ERROR_INVALID;
+  }
+}
+
 /* Enqueue @iterations (>= 1) sweeps ping-ponging between state[0] (input;
- * all zero when @zero_in) and state[1]; *result = index of the buffer
+ * all zero when @zero_in) and state[1], FUSED ones @depth (resolved) per
+ * launch; *result = index of the buffer
  * holding the last sweep. */
 static cf_status
 enqueue_iterations (const clg_planes & j, int width, int height,
-    float alpha, int iterations, cf_clg_kernel kernel, int zero_in,
-    const clg_state state[2], int *result, cudaStream_t stream)
+    float alpha, int iterations, cf_clg_kernel kernel, int depth,
+    int zero_in, const clg_state state[2], int *result, cudaStream_t stream)
 {
   cf_status status = CF_OK;
   int cur = 0;
@@ -658,10 +710,10 @@ enqueue_iterations (const clg_planes & j, int width, int height,
   } else {
     int first = zero_in;
 
-    for (int left = iterations; left > 0; left -= CLG_FUSED_DEPTH) {
-      int sweeps = left < CLG_FUSED_DEPTH ? left : CLG_FUSED_DEPTH;
+    for (int left = iterations; left > 0; left -= depth) {
+      int sweeps = left < depth ? left : depth;
 
-      status = launch_fused (j, width, height, alpha, sweeps, first,
+      status = launch_fused (j, width, height, alpha, depth, sweeps, first,
           state[cur], state[1 - cur], stream);
       if (status != CF_OK)
         goto out;
@@ -751,7 +803,7 @@ cf_cuda_clg_structure_tensor (const cf_cuda_image * fx,
 
 extern "C" cf_status
 cf_cuda_clg_jacobi (const cf_cuda_clg_tensor * j, float alpha,
-    int iterations, cf_clg_kernel kernel, cf_cuda_flow * d,
+    int iterations, cf_clg_kernel kernel, int fused_depth, cf_cuda_flow * d,
     cf_cuda_flow * tmp_flow, cudaStream_t stream)
 {
   clg_planes jp;
@@ -766,14 +818,15 @@ cf_cuda_clg_jacobi (const cf_cuda_clg_tensor * j, float alpha,
       d->u == tmp_flow->u || d->v == tmp_flow->v || d->u == tmp_flow->v ||
       d->v == tmp_flow->u || d->u == d->v || tmp_flow->u == tmp_flow->v ||
       iterations < 0 || !(alpha > 0.0f) || !isfinite (alpha) ||
-      !kernel_is_valid (kernel))
+      !kernel_is_valid (kernel) || !depth_is_valid (fused_depth))
     return CF_ERROR_INVALID;
   if (iterations == 0)
     return CF_OK;
   state[0] = state_of (d);
   state[1] = state_of (tmp_flow);
   status = enqueue_iterations (jp, d->width, d->height, alpha, iterations,
-      resolve_kernel (kernel), 0, state, &result, stream);
+      resolve_kernel (kernel), resolve_depth (fused_depth), 0, state, &result,
+      stream);
   if (result == 1) {
     cf_cuda_flow t = *d;
     *d = *tmp_flow;
@@ -818,6 +871,7 @@ struct cf_cuda_clg_plan
 {
   int width, height;
   cf_clg_kernel kernel;         /* SIMPLE or FUSED (AUTO resolved) */
+  int depth;                    /* FUSED sweeps per launch (resolved) */
 
   cf_cuda_flow u;               /* flow entering the current level */
   cf_cuda_flow d[2];            /* increments, ping-pong */
@@ -893,6 +947,7 @@ cf_cuda_clg_plan_new (int width, int height, cf_precision precision,
   plan->width = width;
   plan->height = height;
   plan->kernel = resolve_kernel (kernel);
+  plan->depth = resolve_depth (0);
 
   if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
       (status = cf_cuda_flow_alloc (&plan->d[0], width, height)) != CF_OK ||
@@ -973,7 +1028,29 @@ plan_enqueue_iterations (cf_cuda_clg_plan * plan, int width, int height,
   clg_state s[2] = { state_of (&plan->d[0]), state_of (&plan->d[1]) };
 
   return enqueue_iterations (planes_of (&plan->j), width, height, alpha,
-      iterations, plan->kernel, 1, s, result, stream);
+      iterations, plan->kernel, plan->depth, 1, s, result, stream);
+}
+
+extern "C" cf_status
+cf_cuda_clg_plan_set_fused_depth (cf_cuda_clg_plan * plan, int depth)
+{
+  cf_status status = CF_OK;
+
+  if (plan == NULL || !depth_is_valid (depth))
+    return CF_ERROR_INVALID;
+  if (resolve_depth (depth) == plan->depth)
+    return CF_OK;
+  plan->depth = resolve_depth (depth);
+  /* the captured sequences launch the old depth: capture anew (an exec
+   * still in flight is freed when it completes) */
+  for (int l = 0; l < CF_PYRAMID_MAX_LEVELS; l++) {
+    if (plan->graph[l].exec != NULL) {
+      CF_CUDA_TRY (cudaGraphExecDestroy (plan->graph[l].exec));
+      plan->graph[l].exec = NULL;
+    }
+  }
+out:
+  return status;
 }
 
 /* Run the level's Jacobi sequence on @stream through its cached graph,

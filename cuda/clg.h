@@ -8,7 +8,10 @@
  * K_ρ along x (all five channels per launch), and one that smooths along y;
  * the Jacobi sweeps run either one per launch (CF_CLG_KERNEL_SIMPLE) or
  * several per launch on block-private shared-memory tiles with a halo
- * (CF_CLG_KERNEL_FUSED), which gives bit-identical results in fp32.
+ * (CF_CLG_KERNEL_FUSED), which gives bit-identical results in fp32. The
+ * FUSED depth (sweeps per launch, = halo width) is chosen at run time
+ * among CF_CLG_FUSED_DEPTH_MIN .. CF_CLG_FUSED_DEPTH_MAX; 0 picks
+ * CF_CLG_FUSED_DEPTH_DEFAULT, the fastest measured (docs/flow-speed.md).
  */
 #ifndef CF_CUDA_CLG_H
 #define CF_CUDA_CLG_H
@@ -27,6 +30,14 @@ typedef enum
   CF_CLG_KERNEL_SIMPLE,         /* one Jacobi sweep per launch */
   CF_CLG_KERNEL_FUSED           /* several sweeps per launch (same results) */
 } cf_clg_kernel;
+
+/* FUSED depths compiled (one kernel instance each), and the default that
+ * depth 0 stands for: the fastest measured for configuration B over
+ * 1920×1080 and 640×512 together on an H100 (docs/flow-speed.md, CLG: 6
+ * ties 5 at 1080p, 2.47 ms, and is 3 % behind 7 at 640×512, 1.10 ms). */
+#define CF_CLG_FUSED_DEPTH_MIN 3
+#define CF_CLG_FUSED_DEPTH_MAX 8
+#define CF_CLG_FUSED_DEPTH_DEFAULT 6
 
 /* The five J_ρ channels on the device (level-0 sized planes; a level uses
  * the top-left corner). */
@@ -49,10 +60,20 @@ cf_status cf_cuda_clg_plan_run (cf_cuda_clg_plan * plan,
 
 void cf_cuda_clg_plan_free (cf_cuda_clg_plan * plan);
 
+/* Sweeps per FUSED launch for later runs of @plan: 0 (default,
+ * CF_CLG_FUSED_DEPTH_DEFAULT) or CF_CLG_FUSED_DEPTH_MIN ..
+ * CF_CLG_FUSED_DEPTH_MAX; the results do not depend on it. Ignored by a
+ * SIMPLE plan. CF_ERROR_INVALID (plan unchanged) for any other value. A new
+ * plan has depth 0. */
+cf_status cf_cuda_clg_plan_set_fused_depth (cf_cuda_clg_plan * plan,
+    int depth);
+
 /* Single steps, for tests against the CPU reference. @tmp: scratch planes
  * of the same size as fx (at least five). cf_cuda_clg_jacobi runs
  * @iterations sweeps ping-ponging between *d and *tmp_flow; on return *d
- * describes the buffer holding the result (the structs may be swapped). */
+ * describes the buffer holding the result (the structs may be swapped).
+ * @fused_depth: sweeps per FUSED launch as cf_cuda_clg_plan_set_fused_depth
+ * (0 = default; checked, but unused, for SIMPLE). */
 cf_status cf_cuda_clg_derivatives (const cf_cuda_image * i0,
     const cf_cuda_image * i1w, cf_cuda_image * fx, cf_cuda_image * fy,
     cf_cuda_image * ft, cudaStream_t stream);
@@ -60,7 +81,7 @@ cf_status cf_cuda_clg_structure_tensor (const cf_cuda_image * fx,
     const cf_cuda_image * fy, const cf_cuda_image * ft, float rho,
     cf_cuda_clg_tensor * tmp, cf_cuda_clg_tensor * j, cudaStream_t stream);
 cf_status cf_cuda_clg_jacobi (const cf_cuda_clg_tensor * j, float alpha,
-    int iterations, cf_clg_kernel kernel, cf_cuda_flow * d,
+    int iterations, cf_clg_kernel kernel, int fused_depth, cf_cuda_flow * d,
     cf_cuda_flow * tmp_flow, cudaStream_t stream);
 cf_status cf_cuda_clg_add_increment (const cf_cuda_flow * u,
     const cf_cuda_flow * d, cf_cuda_flow * u_out, cudaStream_t stream);

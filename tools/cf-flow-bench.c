@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  *   cf-flow-bench [--sizes WxH,...] [--frames N] [--config NAME,...]
- *                 [--json FILE] [--markdown FILE]
+ *                 [--clg-depth K,...] [--json FILE] [--markdown FILE]
  *
  * Runs the same sequence of calls as the flow elements' GPU path on one
  * stream, frame after frame, with the previous frame's pyramid kept:
@@ -27,6 +27,11 @@
  * shared-memory fusion avoids. With TV-L1's epsilon > 0 the iteration
  * count depends on the data; the "iterations" column gives it and the
  * per-iteration figures are left out.
+ *
+ * --clg-depth K,... runs every fused CLG configuration once per FUSED
+ * depth K (3 .. 8, 0 = the default; cf_cuda_clg_plan_set_fused_depth) and
+ * adds a table of depth against ms per frame and per Jacobi sweep (the
+ * iterations' time over the sweeps of all levels).
  *
  * Frames are synthetic (common/synth: band-limited texture, smooth motion),
  * the same pair alternating, so every frame does the full work.
@@ -54,6 +59,7 @@
 #include "cuda/tvl1.h"
 
 #define MAX_SIZES 16
+#define MAX_DEPTHS 16
 #define WARMUP_FRAMES 3
 #define CHECK(call) do { cf_status s_ = (call); if (s_ != CF_OK) { \
   fprintf (stderr, "cf-flow-bench: %s failed: %s (%s)\n", #call, \
@@ -134,7 +140,9 @@ typedef struct
 {
   const bench_config *config;
   int width, height;
+  int clg_depth;                /* FUSED depth asked for (0 = default) */
   int n_levels;
+  long sweeps;                  /* iterations of all levels and warps */
   double stage_ms[N_STAGES];    /* medians */
   double frame_ms;              /* median of the frame's total */
   double around_sweeps_ms;      /* solve without the iterations */
@@ -161,7 +169,7 @@ typedef struct
 /* @baseline: the solver without its iterations (run_one) */
 static void
 solver_init (solver * sv, const bench_config * c, int width, int height,
-    int baseline)
+    int clg_depth, int baseline)
 {
   int iterations = baseline ? (c->method == METHOD_TVL1 ? 1 : 0) :
       c->iterations;
@@ -194,6 +202,7 @@ solver_init (solver * sv, const bench_config * c, int width, int height,
                 c->per_level, NULL));
       CHECK (cf_cuda_clg_plan_new (width, height, c->precision,
               (cf_clg_kernel) c->kernel, &sv->clg));
+      CHECK (cf_cuda_clg_plan_set_fused_depth (sv->clg, clg_depth));
       break;
   }
 }
@@ -320,8 +329,8 @@ time_solve_only (solver * sv, cf_cuda_pyramid * p0, cf_cuda_pyramid * p1,
 }
 
 static void
-run_one (const bench_config * c, int width, int height, int frames,
-    bench_result * r)
+run_one (const bench_config * c, int width, int height, int clg_depth,
+    int frames, bench_result * r)
 {
   cf_synth_params sp;
   cf_image *f0 = NULL, *f1 = NULL;
@@ -343,6 +352,7 @@ run_one (const bench_config * c, int width, int height, int frames,
   r->config = c;
   r->width = width;
   r->height = height;
+  r->clg_depth = clg_depth;
 
   cf_synth_params_init (&sp);
   CHECK (cf_synth_pair (width, height, &sp, &f0, &f1, &truth));
@@ -364,8 +374,8 @@ run_one (const bench_config * c, int width, int height, int frames,
   CHECK_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
 
   /* the full solver, and one without the iterations (TV-L1: one) */
-  solver_init (&sv, c, width, height, 0);
-  solver_init (&sv0, c, width, height, 1);
+  solver_init (&sv, c, width, height, clg_depth, 0);
+  solver_init (&sv0, c, width, height, clg_depth, 1);
 
   for (s = 0; s <= N_STAGES; s++) {
     CHECK_CUDA (cudaEventCreate (&ev[s]));
@@ -418,9 +428,11 @@ run_one (const bench_config * c, int width, int height, int frames,
       &flow, frames, stream);
   r->sweeps_ms = r->stage_ms[STAGE_SOLVE] - r->around_sweeps_ms;
   if (c->method != METHOD_TVL1 || c->epsilon == 0.0f) {
-    for (l = 0; l < r->n_levels; l++)
+    for (l = 0; l < r->n_levels; l++) {
       r->cells_swept += (double) pyr[0].level[l].width *
           pyr[0].level[l].height * c->warps * level_iterations (c, l);
+      r->sweeps += (long) c->warps * level_iterations (c, l);
+    }
     if (c->method == METHOD_TVL1 && c->iterations > 1) {
       /* the one-iteration solve still holds one iteration */
       double per_it = r->sweeps_ms / (c->iterations - 1);
@@ -470,6 +482,8 @@ write_json (FILE * f, const char *device, const bench_result * r, int n,
     fprintf (f, "    {\"config\": \"%s\", \"width\": %d, \"height\": %d, "
         "\"levels\": %d, \"frame_ms\": %.4f", r[i].config->name, r[i].width,
         r[i].height, r[i].n_levels, r[i].frame_ms);
+    if (r[i].config->method == METHOD_CLG)
+      fprintf (f, ", \"clg_fused_depth\": %d", r[i].clg_depth);
     for (s = 0; s < N_STAGES; s++)
       fprintf (f, ", \"%s_ms\": %.4f", stage_names[s], r[i].stage_ms[s]);
     fprintf (f, ", \"iterations_ms\": %.4f, \"around_iterations_ms\": "
@@ -481,11 +495,51 @@ write_json (FILE * f, const char *device, const bench_result * r, int n,
   fprintf (f, "  ]\n}\n");
 }
 
+/* "1920x1080", or "1920x1080 K=5" for a CLG run at an explicit depth */
+static const char *
+size_label (const bench_result * x, char *buf, size_t len)
+{
+  if (x->config->method == METHOD_CLG && x->clg_depth > 0)
+    snprintf (buf, len, "%dx%d K=%d", x->width, x->height, x->clg_depth);
+  else
+    snprintf (buf, len, "%dx%d", x->width, x->height);
+  return buf;
+}
+
+/* Depth against time for the CLG runs at explicit depths (--clg-depth). */
+static void
+write_depth_table (FILE * f, const bench_result * r, int n)
+{
+  int i, any = 0;
+
+  for (i = 0; i < n; i++)
+    if (r[i].config->method == METHOD_CLG && r[i].clg_depth > 0)
+      any = 1;
+  if (!any)
+    return;
+  fprintf (f, "### CLG fused depth\n\n"
+      "| config | size | depth K | frame ms | solve ms | sweeps ms | "
+      "µs per sweep (mean of all levels) | ns/px-it |\n"
+      "|---|---|---|---|---|---|---|---|\n");
+  for (i = 0; i < n; i++) {
+    const bench_result *x = &r[i];
+    if (x->config->method != METHOD_CLG || x->clg_depth <= 0)
+      continue;
+    fprintf (f, "| %s | %dx%d | %d | %.3f | %.3f | %.3f | %.2f | %.4f |\n",
+        x->config->name, x->width, x->height, x->clg_depth, x->frame_ms,
+        x->stage_ms[STAGE_SOLVE], x->sweeps_ms,
+        x->sweeps > 0 ? 1e3 * x->sweeps_ms / x->sweeps : 0.0,
+        x->ns_per_px_it);
+  }
+  fprintf (f, "\n");
+}
+
 static void
 write_markdown (FILE * f, const char *device, const bench_result * r, int n,
     int frames)
 {
   int i, c;
+  char label[64];
 
   fprintf (f, "Device: %s. Medians of %d frames after %d warm-up frames, "
       "CUDA events on one stream.\n\n", device, frames, WARMUP_FRAMES);
@@ -506,23 +560,24 @@ write_markdown (FILE * f, const char *device, const bench_result * r, int n,
       if (x->config != &configs[c])
         continue;
       if (x->cells_swept > 0)
-        fprintf (f, "| %dx%d | %.3f | %.1f %% | %.1f %% | %.1f %% | %.1f %% "
-            "| %.1f %% | %.4f | %.0f | %s |\n", x->width, x->height,
-            x->frame_ms, 100 * x->stage_ms[STAGE_LUMA] / total,
+        fprintf (f, "| %s | %.3f | %.1f %% | %.1f %% | %.1f %% | %.1f %% "
+            "| %.1f %% | %.4f | %.0f | %s |\n",
+            size_label (x, label, sizeof (label)), x->frame_ms, 100 * x->stage_ms[STAGE_LUMA] / total,
             100 * x->stage_ms[STAGE_PYRAMID] / total,
             100 * x->sweeps_ms / total, 100 * x->around_sweeps_ms / total,
             100 * x->stage_ms[STAGE_OUTPUT] / total, x->ns_per_px_it,
             x->gbps, "fixed");
       else
-        fprintf (f, "| %dx%d | %.3f | %.1f %% | %.1f %% | %.1f %% (solve) | "
-            "– | %.1f %% | – | – | %ld |\n", x->width, x->height,
-            x->frame_ms, 100 * x->stage_ms[STAGE_LUMA] / total,
+        fprintf (f, "| %s | %.3f | %.1f %% | %.1f %% | %.1f %% (solve) | "
+            "– | %.1f %% | – | – | %ld |\n",
+            size_label (x, label, sizeof (label)), x->frame_ms, 100 * x->stage_ms[STAGE_LUMA] / total,
             100 * x->stage_ms[STAGE_PYRAMID] / total,
             100 * x->stage_ms[STAGE_SOLVE] / total,
             100 * x->stage_ms[STAGE_OUTPUT] / total, x->iterations);
     }
     fprintf (f, "\n");
   }
+  write_depth_table (f, r, n);
 }
 
 static void
@@ -530,8 +585,12 @@ usage (void)
 {
   int c;
   fprintf (stderr, "usage: cf-flow-bench [--sizes WxH,...] [--frames N] "
-      "[--config NAME,...] [--json FILE] [--markdown FILE]\n"
-      "  default sizes 640x480,1280x720,1920x1080,3840x2160; configs:\n");
+      "[--config NAME,...] [--clg-depth K,...] [--json FILE] "
+      "[--markdown FILE]\n"
+      "  default sizes 640x480,1280x720,1920x1080,3840x2160\n"
+      "  --clg-depth: FUSED CLG depths to run, %d..%d or 0 (default %d)\n"
+      "  configs:\n", CF_CLG_FUSED_DEPTH_MIN, CF_CLG_FUSED_DEPTH_MAX,
+      CF_CLG_FUSED_DEPTH_DEFAULT);
   for (c = 0; c < N_CONFIGS; c++)
     fprintf (stderr, "    %-24s %s\n", configs[c].name,
         configs[c].description);
@@ -542,7 +601,9 @@ main (int argc, char **argv)
 {
   const char *sizes = "640x480,1280x720,1920x1080,3840x2160";
   const char *wanted = NULL, *json_path = NULL, *md_path = NULL;
+  const char *depth_list = NULL;
   int frames = 20, w[MAX_SIZES], h[MAX_SIZES], n_sizes = 0, i, c, k, n = 0;
+  int depths[MAX_DEPTHS] = { 0 }, n_depths = 1, dk;
   bench_result *results;
   struct cudaDeviceProp prop;
   char device[512];
@@ -555,6 +616,8 @@ main (int argc, char **argv)
       frames = atoi (argv[++i]);
     else if (!strcmp (argv[i], "--config") && i + 1 < argc)
       wanted = argv[++i];
+    else if (!strcmp (argv[i], "--clg-depth") && i + 1 < argc)
+      depth_list = argv[++i];
     else if (!strcmp (argv[i], "--json") && i + 1 < argc)
       json_path = argv[++i];
     else if (!strcmp (argv[i], "--markdown") && i + 1 < argc)
@@ -580,6 +643,27 @@ main (int argc, char **argv)
     n_sizes++;
   }
   free (list);
+  if (depth_list) {
+    n_depths = 0;
+    list = strdup (depth_list);
+    for (tok = strtok_r (list, ",", &save); tok;
+        tok = strtok_r (NULL, ",", &save)) {
+      char *end;
+      long d = strtol (tok, &end, 10);
+      if (*end != '\0' || n_depths == MAX_DEPTHS || (d != 0 &&
+              (d < CF_CLG_FUSED_DEPTH_MIN || d > CF_CLG_FUSED_DEPTH_MAX))) {
+        fprintf (stderr, "cf-flow-bench: bad CLG depth '%s'\n", tok);
+        usage ();
+        return 2;
+      }
+      depths[n_depths++] = (int) d;
+    }
+    free (list);
+    if (n_depths == 0) {
+      usage ();
+      return 2;
+    }
+  }
   if (wanted) {
     list = strdup (wanted);
     for (tok = strtok_r (list, ",", &save); tok;
@@ -601,7 +685,8 @@ main (int argc, char **argv)
   snprintf (device, sizeof (device), "%s (%d SMs)", prop.name,
       prop.multiProcessorCount);
 
-  results = calloc ((size_t) N_CONFIGS * n_sizes, sizeof (bench_result));
+  results = calloc ((size_t) N_CONFIGS * n_sizes * n_depths,
+      sizeof (bench_result));
   for (c = 0; c < N_CONFIGS; c++) {
     if (wanted) {
       /* whole-word match in the comma list */
@@ -617,12 +702,19 @@ main (int argc, char **argv)
         continue;
     }
     for (k = 0; k < n_sizes; k++) {
-      run_one (&configs[c], w[k], h[k], frames, &results[n]);
-      fprintf (stderr, "%-24s %5dx%-5d %9.3f ms/frame (solve %.3f, "
-          "iterations %.3f, %.4f ns/px-it, %.0f GB/s)\n", configs[c].name,
-          w[k], h[k], results[n].frame_ms, results[n].stage_ms[STAGE_SOLVE],
-          results[n].sweeps_ms, results[n].ns_per_px_it, results[n].gbps);
-      n++;
+      /* the depth list applies to fused CLG configurations only */
+      int per_depth = configs[c].method == METHOD_CLG &&
+          configs[c].kernel != CF_CLG_KERNEL_SIMPLE;
+      for (dk = 0; dk < (per_depth ? n_depths : 1); dk++) {
+        int depth = per_depth ? depths[dk] : 0;
+        run_one (&configs[c], w[k], h[k], depth, frames, &results[n]);
+        fprintf (stderr, "%-24s %5dx%-5d K=%d %9.3f ms/frame (solve %.3f, "
+            "iterations %.3f, %.4f ns/px-it, %.0f GB/s)\n", configs[c].name,
+            w[k], h[k], depth, results[n].frame_ms,
+            results[n].stage_ms[STAGE_SOLVE], results[n].sweeps_ms,
+            results[n].ns_per_px_it, results[n].gbps);
+        n++;
+      }
     }
   }
 

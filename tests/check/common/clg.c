@@ -685,6 +685,242 @@ GST_START_TEST (test_jacobi_residual_decreases_monotonically)
 
 GST_END_TEST;
 
+/* Dense solve of A x = b (n unknowns, row-major A, both overwritten) by
+ * Gaussian elimination with partial pivoting, in double. */
+static void
+dense_solve (double *a, double *b, int n, double *x)
+{
+  int i, k, c;
+
+  for (k = 0; k < n; k++) {
+    int piv = k;
+    for (i = k + 1; i < n; i++)
+      if (fabs (a[i * n + k]) > fabs (a[piv * n + k]))
+        piv = i;
+    fail_unless (fabs (a[piv * n + k]) > 1e-12, "singular at %d", k);
+    if (piv != k) {
+      for (c = 0; c < n; c++) {
+        double t = a[k * n + c];
+        a[k * n + c] = a[piv * n + c];
+        a[piv * n + c] = t;
+      }
+      {
+        double t = b[k];
+        b[k] = b[piv];
+        b[piv] = t;
+      }
+    }
+    for (i = k + 1; i < n; i++) {
+      double f = a[i * n + k] / a[k * n + k];
+      for (c = k; c < n; c++)
+        a[i * n + c] -= f * a[k * n + c];
+      b[i] -= f * b[k];
+    }
+  }
+  for (k = n - 1; k >= 0; k--) {
+    double s = b[k];
+    for (c = k + 1; c < n; c++)
+      s -= a[k * n + c] * x[c];
+    x[k] = s / a[k * n + k];
+  }
+}
+
+/* The exact solution of a tiny system, assembled independently of
+ * common/clg.c from the energy's Euler-Lagrange equations (A = J_block +
+ * α DᵀD with forward differences, no term across the border, b = −(J13,
+ * J23); note §1.3), has an RMS residual at the fp32 rounding of x; the
+ * Jacobi sweeps converge to it. */
+GST_START_TEST (test_residual_rms_of_exact_solution_is_zero)
+{
+  const int w = 4, h = 3, n = 2 * w * h;
+  const float alpha = 7.0f;
+  GRand *rand = g_rand_new_with_seed (4242);
+  double *a = g_new0 (double, n * n), *b = g_new0 (double, n);
+  double *x = g_new0 (double, n), rms0, rms, norm, bsum = 0.0, maxdiff = 0.0;
+  cf_flow *d = cf_flow_new (w, h), *dj[2];
+  test_tensor t;
+  int px, py, k, cur = 0;
+
+  test_tensor_init (&t, w, h);
+  /* J = sum of two rank-1 spatio-temporal tensors per pixel: PSD */
+  for (py = 0; py < h; py++)
+    for (px = 0; px < w; px++) {
+      float j[5] = { 0, 0, 0, 0, 0 };
+      for (k = 0; k < 2; k++) {
+        float gx = (float) g_rand_double_range (rand, -3.0, 3.0);
+        float gy = (float) g_rand_double_range (rand, -3.0, 3.0);
+        float gt = (float) g_rand_double_range (rand, -5.0, 5.0);
+        j[0] += gx * gx;
+        j[1] += gx * gy;
+        j[2] += gy * gy;
+        j[3] += gx * gt;
+        j[4] += gy * gt;
+      }
+      set_tensor (&t, px, py, j[0], j[1], j[2], j[3], j[4]);
+    }
+  /* rows 2p (u_p) and 2p + 1 (v_p), p = x + y w */
+  for (py = 0; py < h; py++)
+    for (px = 0; px < w; px++) {
+      static const int nx[4] = { -1, 1, 0, 0 }, ny[4] = { 0, 0, -1, 1 };
+      int p = px + py * w, ru = 2 * p, rv = 2 * p + 1;
+
+      a[ru * n + ru] = PX (&t.j.j11, px, py);
+      a[ru * n + rv] = PX (&t.j.j12, px, py);
+      a[rv * n + ru] = PX (&t.j.j12, px, py);
+      a[rv * n + rv] = PX (&t.j.j22, px, py);
+      b[ru] = -PX (&t.j.j13, px, py);
+      b[rv] = -PX (&t.j.j23, px, py);
+      bsum += b[ru] * b[ru] + b[rv] * b[rv];
+      for (k = 0; k < 4; k++) {
+        int qx = px + nx[k], qy = py + ny[k], q = qx + qy * w;
+        if (qx < 0 || qx >= w || qy < 0 || qy >= h)
+          continue;
+        /* α (w_p − w_q) from each difference term touching p */
+        a[ru * n + ru] += alpha;
+        a[rv * n + rv] += alpha;
+        a[ru * n + 2 * q] -= alpha;
+        a[rv * n + 2 * q + 1] -= alpha;
+      }
+    }
+  dense_solve (a, b, n, x);
+
+  /* d = 0: r = b */
+  cf_flow_fill (d, 0.0f, 0.0f);
+  fail_unless_equals_int (cf_clg_residual_rms (&t.j, alpha, d, &rms0), CF_OK);
+  fail_unless (fabs (rms0 - sqrt (bsum / (w * h))) < 1e-6 * rms0,
+      "rms %g, |b| rms %g", rms0, sqrt (bsum / (w * h)));
+  /* the exact solution */
+  for (py = 0; py < h; py++)
+    for (px = 0; px < w; px++) {
+      FU (d, px, py) = (float) x[2 * (px + py * w)];
+      FV (d, px, py) = (float) x[2 * (px + py * w) + 1];
+    }
+  fail_unless_equals_int (cf_clg_residual_rms (&t.j, alpha, d, &rms), CF_OK);
+  fail_unless_equals_int (cf_clg_residual (&t.j, alpha, d, &norm), CF_OK);
+  g_print ("CLG residual RMS, exact solution of a 4x3 system: %.3g "
+      "(start %.6g)\n", rms, rms0);
+  fail_unless (rms < 1e-5 * rms0, "exact solution: rms %g, start %g", rms,
+      rms0);
+  fail_unless (fabs (rms - norm / sqrt (w * h)) <= 1e-12 * (norm + 1e-30),
+      "rms %g, norm %g", rms, norm);
+  /* a perturbed solution is not */
+  FU (d, 1, 1) += 0.5f;
+  fail_unless_equals_int (cf_clg_residual_rms (&t.j, alpha, d, &rms), CF_OK);
+  fail_unless (rms > 1e-2 * rms0, "perturbed: rms %g", rms);
+
+  /* the Jacobi sweeps solve the same system */
+  dj[0] = cf_flow_new (w, h);
+  dj[1] = cf_flow_new (w, h);
+  for (k = 0; k < 5000; k++) {
+    fail_unless_equals_int (cf_clg_jacobi (&t.j, alpha, dj[cur],
+            dj[1 - cur]), CF_OK);
+    cur = 1 - cur;
+  }
+  for (py = 0; py < h; py++)
+    for (px = 0; px < w; px++) {
+      maxdiff = MAX (maxdiff, fabs (FU (dj[cur], px, py) -
+              x[2 * (px + py * w)]));
+      maxdiff = MAX (maxdiff, fabs (FV (dj[cur], px, py) -
+              x[2 * (px + py * w) + 1]));
+    }
+  fail_unless (maxdiff < 1e-4, "Jacobi vs exact: max |diff| %g", maxdiff);
+
+  fail_unless_equals_int (cf_clg_residual_rms (NULL, alpha, d, &rms),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_clg_residual_rms (&t.j, 0.0f, d, &rms),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_clg_residual_rms (&t.j, alpha, d, NULL),
+      CF_ERROR_INVALID);
+  cf_flow_free (d);
+  cf_flow_free (dj[0]);
+  cf_flow_free (dj[1]);
+  test_tensor_clear (&t);
+  g_free (a);
+  g_free (b);
+  g_free (x);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Sweep counts of the convergence check and the RMS residual after each
+ * (level 0 of a 128x96 synthetic pair, ρ 2.5, from d = 0). */
+static const int residual_counts[] = { 0, 10, 50, 200, 1000 };
+
+static void
+residual_sequence (float alpha, double *rms)
+{
+  cf_synth_params sp;
+  cf_image *f0 = NULL, *f1 = NULL, *fx, *fy, *ft, *tmp;
+  cf_flow *truth = NULL, *d[2];
+  test_tensor t;
+  int i, n = 0, cur = 0, w = 128, h = 96;
+
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_SMOOTH;
+  sp.amplitude = 1.0f;
+  fail_unless_equals_int (cf_synth_pair (w, h, &sp, &f0, &f1, &truth), CF_OK);
+  fx = cf_image_new (w, h);
+  fy = cf_image_new (w, h);
+  ft = cf_image_new (w, h);
+  tmp = cf_image_new (w, h);
+  d[0] = cf_flow_new (w, h);
+  d[1] = cf_flow_new (w, h);
+  test_tensor_init (&t, w, h);
+  fail_unless_equals_int (cf_clg_derivatives (f0, f1, fx, fy, ft), CF_OK);
+  fail_unless_equals_int (cf_clg_structure_tensor (fx, fy, ft, 2.5f, tmp,
+          &t.j), CF_OK);
+  cf_flow_fill (d[0], 0.0f, 0.0f);
+  for (i = 0; i < (int) G_N_ELEMENTS (residual_counts); i++) {
+    for (; n < residual_counts[i]; n++) {
+      fail_unless_equals_int (cf_clg_jacobi (&t.j, alpha, d[cur],
+              d[1 - cur]), CF_OK);
+      cur = 1 - cur;
+    }
+    fail_unless_equals_int (cf_clg_residual_rms (&t.j, alpha, d[cur],
+            &rms[i]), CF_OK);
+  }
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (truth);
+  cf_image_free (fx);
+  cf_image_free (fy);
+  cf_image_free (ft);
+  cf_image_free (tmp);
+  cf_flow_free (d[0]);
+  cf_flow_free (d[1]);
+  test_tensor_clear (&t);
+}
+
+/* The RMS residual falls at every sampled count (the steady fall of the
+ * paper's Figs. 4–5, L269–291), for the default α and the paper's "high"
+ * 5e-3 (325 on 0..255). */
+GST_START_TEST (test_residual_rms_falls_with_sweeps)
+{
+  static const float alphas[] = { 50.0f, 325.0f };
+  double rms[G_N_ELEMENTS (residual_counts)];
+  int a, i;
+
+  for (a = 0; a < (int) G_N_ELEMENTS (alphas); a++) {
+    GString *line = g_string_new (NULL);
+
+    residual_sequence (alphas[a], rms);
+    for (i = 0; i < (int) G_N_ELEMENTS (residual_counts); i++)
+      g_string_append_printf (line, "%s%d: %.4g", i ? ", " : "",
+          residual_counts[i], rms[i]);
+    g_print ("CLG residual RMS (CPU, 128x96, rho 2.5, alpha %g) after "
+        "sweeps %s\n", alphas[a], line->str);
+    g_string_free (line, TRUE);
+    fail_unless (rms[0] > 0.0);
+    for (i = 1; i < (int) G_N_ELEMENTS (residual_counts); i++)
+      fail_unless (rms[i] < rms[i - 1], "alpha %g: %d sweeps %g >= %d "
+          "sweeps %g", alphas[a], residual_counts[i], rms[i],
+          residual_counts[i - 1], rms[i - 1]);
+  }
+}
+
+GST_END_TEST;
+
 /* ---------------------------------------------------------------- solver */
 
 GST_START_TEST (test_constant_pair_gives_zero_flow)
@@ -1106,6 +1342,8 @@ common_clg_suite (void)
   tcase_add_test (ops, test_rho_zero_sweep_equals_horn_schunck_update);
   tcase_add_test (ops, test_residual_of_zero_flow_is_norm_of_b);
   tcase_add_test (ops, test_jacobi_residual_decreases_monotonically);
+  tcase_add_test (ops, test_residual_rms_of_exact_solution_is_zero);
+  tcase_add_test (ops, test_residual_rms_falls_with_sweeps);
 
   suite_add_tcase (s, solver);
   tcase_set_timeout (solver, 300);

@@ -6,7 +6,9 @@
  * twin on tiny, 1-pixel-wide, odd and medium sizes (max |Δ| <= 1e-5 ·
  * max(1, max |ref|); the kernels spell the CPU's fp32 operations in its
  * order, so the expected difference is 0 and any non-zero one is logged),
- * FUSED vs SIMPLE bit for bit at every iteration count up to 3 · 8 + 2,
+ * FUSED vs SIMPLE bit for bit at every depth 3 .. 8 and every iteration
+ * count up to 3 · 8 + 2, the RMS residual of GPU sweeps falling like the
+ * CPU's (printed),
  * full plan runs against cf_clg_flow (mean |Δflow| <= 1e-3 px) with the
  * defaults and the paper's configuration B, warm starts, plan reuse and
  * argument checks. Outputs are poisoned with NaN first. The plan runs read
@@ -33,10 +35,9 @@
  * and the flow resampling are bit-equal to common/warp.c, so 0 is
  * expected here too; the bar is the project's full-run bar) */
 #define FLOW_MEAN_TOL 1e-3
-/* FUSED's depth K is private to cuda/clg.cu (4 at the time of writing);
- * every count 1 .. 3 · FUSED_DEPTH_MAX + 2 covers K − 1, K and 3K + 2 for
- * any K <= FUSED_DEPTH_MAX, so the test survives a retuned depth. */
-#define FUSED_DEPTH_MAX 8
+/* every count 1 .. 3 · FUSED_DEPTH_MAX + 2 covers K − 1, K and 3K + 2 for
+ * every FUSED depth K */
+#define FUSED_DEPTH_MAX CF_CLG_FUSED_DEPTH_MAX
 /* the paper's α range on 0..255 intensities is 0.3 .. 325; default 50 */
 #define TEST_ALPHA 50.0f
 
@@ -474,7 +475,7 @@ GST_START_TEST (test_jacobi_matches_cpu)
           gpu_flow (d0, &d);
           gpu_poisoned_flow (w, h, &tmp);
           fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA,
-                  counts[c], kernels[k], &d, &tmp, stream), CF_OK);
+                  counts[c], kernels[k], 0, &d, &tmp, stream), CF_OK);
           g_snprintf (what, sizeof (what), "%d sweeps, kernel %d, rho %g",
               counts[c], kernels[k], rhos[r]);
           assert_flow_close (&d, ref[cur], what);
@@ -493,10 +494,10 @@ GST_START_TEST (test_jacobi_matches_cpu)
 
 GST_END_TEST;
 
-/* Private regions make FUSED exact: every count from 1 to 3 · 8 + 2 (so
- * K − 1, K, 3K + 2 and every remainder for any depth up to 8), on an odd
- * size spanning several tiles in both directions and on sizes smaller
- * than one tile. */
+/* Private regions make FUSED exact at every depth 3 .. 8: every count
+ * from 1 to 3 · 8 + 2 (so K − 1, K, 3K + 2 and every remainder of every
+ * depth), on an odd size spanning several tiles in both directions and on
+ * sizes smaller than one tile. */
 GST_START_TEST (test_fused_is_bit_identical_to_simple)
 {
   static const test_size sizes[] = { {97, 61}, {23, 17}, {1, 1}, {5, 1},
@@ -513,31 +514,41 @@ GST_START_TEST (test_fused_is_bit_identical_to_simple)
     cpu_tensor_of_pair (w, h, 311 + i, 2.5f, &t);
     gpu_tensor_upload (&t, &gj);
     for (n = 1; n <= 3 * FUSED_DEPTH_MAX + 2; n++) {
-      cf_cuda_flow ds, ts, df, tf;
-      cf_flow *simple, *fused;
-      char what[64];
+      cf_cuda_flow ds, ts;
+      cf_flow *simple;
+      int depth;
 
       gpu_flow (d0, &ds);
-      gpu_flow (d0, &df);
       gpu_poisoned_flow (w, h, &ts);
-      gpu_poisoned_flow (w, h, &tf);
       fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA, n,
-              CF_CLG_KERNEL_SIMPLE, &ds, &ts, stream), CF_OK);
-      fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA, n,
-              CF_CLG_KERNEL_FUSED, &df, &tf, stream), CF_OK);
+              CF_CLG_KERNEL_SIMPLE, 0, &ds, &ts, stream), CF_OK);
       simple = host_flow (&ds);
-      fused = host_flow (&df);
-      /* no NaN left from the poisoned buffers either */
-      fail_unless (isfinite (fused->u[0]) && isfinite (fused->v[0]) &&
-          isfinite (fused->u[(size_t) (h - 1) * fused->pitch + w - 1]));
-      g_snprintf (what, sizeof (what), "FUSED vs SIMPLE, %d sweeps", n);
-      assert_flow_identical (fused, simple, what);
+      /* 0: the default depth */
+      for (depth = CF_CLG_FUSED_DEPTH_MIN - 1; depth <= FUSED_DEPTH_MAX;
+          depth++) {
+        int dd = depth < CF_CLG_FUSED_DEPTH_MIN ? 0 : depth;
+        cf_cuda_flow df, tf;
+        cf_flow *fused;
+        char what[64];
+
+        gpu_flow (d0, &df);
+        gpu_poisoned_flow (w, h, &tf);
+        fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA, n,
+                CF_CLG_KERNEL_FUSED, dd, &df, &tf, stream), CF_OK);
+        fused = host_flow (&df);
+        /* no NaN left from the poisoned buffers either */
+        fail_unless (isfinite (fused->u[0]) && isfinite (fused->v[0]) &&
+            isfinite (fused->u[(size_t) (h - 1) * fused->pitch + w - 1]));
+        g_snprintf (what, sizeof (what), "FUSED depth %d vs SIMPLE, %d "
+            "sweeps", dd, n);
+        assert_flow_identical (fused, simple, what);
+        cf_flow_free (fused);
+        cf_cuda_flow_release (&df);
+        cf_cuda_flow_release (&tf);
+      }
       cf_flow_free (simple);
-      cf_flow_free (fused);
       cf_cuda_flow_release (&ds);
       cf_cuda_flow_release (&ts);
-      cf_cuda_flow_release (&df);
-      cf_cuda_flow_release (&tf);
     }
     gpu_tensor_release (&gj);
     host_tensor_clear (&t);
@@ -560,27 +571,133 @@ GST_START_TEST (test_jacobi_zero_iterations_and_bad_arguments)
   gpu_poisoned_flow (9, 7, &tmp);
   before = d;
   fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA, 0,
-          CF_CLG_KERNEL_FUSED, &d, &tmp, stream), CF_OK);
+          CF_CLG_KERNEL_FUSED, 0, &d, &tmp, stream), CF_OK);
   fail_unless (d.u == before.u);
   got = host_flow (&d);
   assert_flow_identical (got, d0, "zero iterations");
   cf_flow_free (got);
   /* in place, α <= 0, negative count, unknown kernel: rejected */
   fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA, 1,
-          CF_CLG_KERNEL_SIMPLE, &d, &d, stream), CF_ERROR_INVALID);
+          CF_CLG_KERNEL_SIMPLE, 0, &d, &d, stream), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, 0.0f, 1,
-          CF_CLG_KERNEL_SIMPLE, &d, &tmp, stream), CF_ERROR_INVALID);
+          CF_CLG_KERNEL_SIMPLE, 0, &d, &tmp, stream), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA, -1,
-          CF_CLG_KERNEL_SIMPLE, &d, &tmp, stream), CF_ERROR_INVALID);
+          CF_CLG_KERNEL_SIMPLE, 0, &d, &tmp, stream), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA, 1,
-          (cf_clg_kernel) 9, &d, &tmp, stream), CF_ERROR_INVALID);
+          (cf_clg_kernel) 9, 0, &d, &tmp, stream), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_clg_jacobi (NULL, TEST_ALPHA, 1,
-          CF_CLG_KERNEL_SIMPLE, &d, &tmp, stream), CF_ERROR_INVALID);
+          CF_CLG_KERNEL_SIMPLE, 0, &d, &tmp, stream), CF_ERROR_INVALID);
+  /* depths outside 0, 3 .. 8, also with SIMPLE */
+  fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA, 1,
+          CF_CLG_KERNEL_FUSED, CF_CLG_FUSED_DEPTH_MIN - 1, &d, &tmp, stream),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA, 1,
+          CF_CLG_KERNEL_FUSED, CF_CLG_FUSED_DEPTH_MAX + 1, &d, &tmp, stream),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA, 1,
+          CF_CLG_KERNEL_SIMPLE, -1, &d, &tmp, stream), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA, 1,
+          CF_CLG_KERNEL_AUTO, 1, &d, &tmp, stream), CF_ERROR_INVALID);
   cf_cuda_flow_release (&d);
   cf_cuda_flow_release (&tmp);
   gpu_tensor_release (&gj);
   host_tensor_clear (&t);
   cf_flow_free (d0);
+}
+
+GST_END_TEST;
+
+/* Convergence check: the RMS residual (cf_clg_residual_rms) of the GPU
+ * increment after 0, 10, 50, 200 and 1000 sweeps from zero, on a
+ * synthetic pair's J_ρ (ρ 2.5) at an odd size spanning many tiles, falls
+ * at every step and equals the CPU Jacobi's within STEP_REL_TOL relative
+ * (the same bits are expected: equal residuals are logged as such); SIMPLE, FUSED at the default depth and at the
+ * extreme depths, α 50 (default) and 325 (the paper's 5e-3). */
+GST_START_TEST (test_residual_falls_like_cpu)
+{
+  static const int counts[] = { 0, 10, 50, 200, 1000 };
+  static const float alphas[] = { 50.0f, 325.0f };
+  static const struct
+  {
+    cf_clg_kernel kernel;
+    int depth;
+  } variants[] = { {CF_CLG_KERNEL_SIMPLE, 0}, {CF_CLG_KERNEL_FUSED, 0},
+  {CF_CLG_KERNEL_FUSED, CF_CLG_FUSED_DEPTH_MIN},
+  {CF_CLG_KERNEL_FUSED, CF_CLG_FUSED_DEPTH_MAX}
+  };
+  const int w = 301, h = 203;
+  host_tensor t;
+  cf_cuda_clg_tensor gj;
+  double cpu[G_N_ELEMENTS (counts)], gpu[G_N_ELEMENTS (counts)];
+  int a, v, i, n;
+
+  cpu_tensor_of_pair (w, h, 77, 2.5f, &t);
+  gpu_tensor_upload (&t, &gj);
+  for (a = 0; a < (int) G_N_ELEMENTS (alphas); a++) {
+    cf_flow *ref[2] = { cf_flow_new (w, h), cf_flow_new (w, h) };
+    GString *line = g_string_new (NULL);
+    int cur = 0;
+
+    /* the CPU sequence */
+    cf_flow_fill (ref[0], 0.0f, 0.0f);
+    for (i = 0, n = 0; i < (int) G_N_ELEMENTS (counts); i++) {
+      for (; n < counts[i]; n++) {
+        fail_unless_equals_int (cf_clg_jacobi (&t.j, alphas[a], ref[cur],
+                ref[1 - cur]), CF_OK);
+        cur = 1 - cur;
+      }
+      fail_unless_equals_int (cf_clg_residual_rms (&t.j, alphas[a],
+              ref[cur], &cpu[i]), CF_OK);
+      g_string_append_printf (line, "%s%d: %.4g", i ? ", " : "", counts[i],
+          cpu[i]);
+    }
+    g_print ("CLG residual RMS (CPU, %dx%d, rho 2.5, alpha %g) after sweeps "
+        "%s\n", w, h, alphas[a], line->str);
+
+    for (v = 0; v < (int) G_N_ELEMENTS (variants); v++) {
+      cf_cuda_flow d, tmp;
+
+      g_string_truncate (line, 0);
+      gpu_poisoned_flow (w, h, &d);
+      gpu_poisoned_flow (w, h, &tmp);
+      fail_unless_equals_int (cf_cuda_flow_fill (&d, 0.0f, 0.0f, stream),
+          CF_OK);
+      for (i = 0, n = 0; i < (int) G_N_ELEMENTS (counts); i++) {
+        cf_flow *got;
+
+        /* the sweeps since the last sample, continuing from d */
+        fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, alphas[a],
+                counts[i] - n, variants[v].kernel, variants[v].depth, &d,
+                &tmp, stream), CF_OK);
+        n = counts[i];
+        got = host_flow (&d);
+        fail_unless_equals_int (cf_clg_residual_rms (&t.j, alphas[a], got,
+                &gpu[i]), CF_OK);
+        cf_flow_free (got);
+        g_string_append_printf (line, "%s%d: %.4g%s", i ? ", " : "",
+            counts[i], gpu[i], gpu[i] == cpu[i] ? " (= CPU)" : " (!= CPU)");
+        fail_unless (fabs (gpu[i] - cpu[i]) <= STEP_REL_TOL * cpu[i],
+            "alpha %g, kernel %d, depth %d, %d sweeps: GPU residual %g, CPU "
+            "%g", alphas[a], variants[v].kernel, variants[v].depth,
+            counts[i], gpu[i], cpu[i]);
+        if (i > 0)
+          fail_unless (gpu[i] < gpu[i - 1], "alpha %g, kernel %d, depth %d: "
+              "%d sweeps %g >= %d sweeps %g", alphas[a], variants[v].kernel,
+              variants[v].depth, counts[i], gpu[i], counts[i - 1],
+              gpu[i - 1]);
+      }
+      g_print ("CLG residual RMS (GPU %s depth %d, %dx%d, rho 2.5, alpha %g) "
+          "after sweeps %s\n", variants[v].kernel == CF_CLG_KERNEL_SIMPLE ?
+          "SIMPLE" : "FUSED", variants[v].depth, w, h, alphas[a], line->str);
+      cf_cuda_flow_release (&d);
+      cf_cuda_flow_release (&tmp);
+    }
+    g_string_free (line, TRUE);
+    cf_flow_free (ref[0]);
+    cf_flow_free (ref[1]);
+  }
+  gpu_tensor_release (&gj);
+  host_tensor_clear (&t);
 }
 
 GST_END_TEST;
@@ -704,11 +821,11 @@ cpu_run (const scene * sc, const cf_clg_params * params,
   return flow;
 }
 
-/* One GPU run with a fresh plan into a host flow; @initial (host) is the
- * warm start when not NULL. */
+/* One GPU run with a fresh plan of FUSED depth @depth (0: default) into a
+ * host flow; @initial (host) is the warm start when not NULL. */
 static cf_flow *
-gpu_run (const scene * sc, cf_clg_kernel kernel, const cf_clg_params * params,
-    const cf_flow * initial)
+gpu_run_depth (const scene * sc, cf_clg_kernel kernel, int depth,
+    const cf_clg_params * params, const cf_flow * initial)
 {
   cf_cuda_clg_plan *plan = NULL;
   cf_cuda_flow flow;
@@ -716,6 +833,8 @@ gpu_run (const scene * sc, cf_clg_kernel kernel, const cf_clg_params * params,
 
   fail_unless_equals_int (cf_cuda_clg_plan_new (sc->width, sc->height,
           CF_PRECISION_FP32, kernel, &plan), CF_OK);
+  fail_unless_equals_int (cf_cuda_clg_plan_set_fused_depth (plan, depth),
+      CF_OK);
   if (initial != NULL)
     gpu_flow (initial, &flow);
   else
@@ -726,6 +845,13 @@ gpu_run (const scene * sc, cf_clg_kernel kernel, const cf_clg_params * params,
   cf_cuda_flow_release (&flow);
   cf_cuda_clg_plan_free (plan);
   return out;
+}
+
+static cf_flow *
+gpu_run (const scene * sc, cf_clg_kernel kernel, const cf_clg_params * params,
+    const cf_flow * initial)
+{
+  return gpu_run_depth (sc, kernel, 0, params, initial);
 }
 
 static void
@@ -810,22 +936,31 @@ GST_START_TEST (test_plan_rho_zero_matches_cpu_flow)
 
 GST_END_TEST;
 
-/* The plan's whole pipeline is exact between SIMPLE and FUSED too. */
+/* The plan's whole pipeline is exact between SIMPLE and FUSED too, at
+ * every depth (0: the default). */
 GST_START_TEST (test_plan_simple_and_fused_identical)
 {
   cf_clg_params params;
   scene sc;
   cf_flow *simple, *fused;
+  int depth;
 
   cf_clg_params_init (&params);
   fail_unless_equals_int (cf_clg_parse_iterations_per_level (&params,
           "61,121,181,241", NULL), CF_OK);
   scene_make (&sc, SCENE_W, SCENE_H, CF_SYNTH_SMOOTH, SCENE_LEVELS, &params);
   simple = gpu_run (&sc, CF_CLG_KERNEL_SIMPLE, &params, NULL);
-  fused = gpu_run (&sc, CF_CLG_KERNEL_FUSED, &params, NULL);
-  assert_flow_identical (fused, simple, "plan FUSED vs SIMPLE");
+  for (depth = CF_CLG_FUSED_DEPTH_MIN - 1; depth <= FUSED_DEPTH_MAX;
+      depth++) {
+    int dd = depth < CF_CLG_FUSED_DEPTH_MIN ? 0 : depth;
+    char what[64];
+
+    fused = gpu_run_depth (&sc, CF_CLG_KERNEL_FUSED, dd, &params, NULL);
+    g_snprintf (what, sizeof (what), "plan FUSED depth %d vs SIMPLE", dd);
+    assert_flow_identical (fused, simple, what);
+    cf_flow_free (fused);
+  }
   cf_flow_free (simple);
-  cf_flow_free (fused);
   scene_clear (&sc);
 }
 
@@ -874,6 +1009,28 @@ GST_START_TEST (test_plan_reuse)
   again = host_flow (&flow);
   fresh = gpu_run (&sc, CF_CLG_KERNEL_AUTO, &params, NULL);
   assert_flow_identical (again, fresh, "plan after new alpha");
+  cf_flow_free (again);
+
+  /* a new depth re-captures the graphs; the bits stay; bad depths are
+   * refused */
+  fail_unless_equals_int (cf_cuda_clg_plan_set_fused_depth (plan,
+          CF_CLG_FUSED_DEPTH_MAX), CF_OK);
+  fail_unless_equals_int (cf_cuda_clg_plan_set_fused_depth (plan, 2),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_clg_plan_set_fused_depth (plan, 9),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_clg_plan_set_fused_depth (NULL, 0),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
+          &params, 0, &flow, stream), CF_OK);
+  again = host_flow (&flow);
+  assert_flow_identical (again, fresh, "plan after new depth");
+  cf_flow_free (again);
+  fail_unless_equals_int (cf_cuda_clg_plan_set_fused_depth (plan, 0), CF_OK);
+  fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
+          &params, 0, &flow, stream), CF_OK);
+  again = host_flow (&flow);
+  assert_flow_identical (again, fresh, "plan back at the default depth");
   cf_flow_free (again);
   cf_flow_free (fresh);
 
@@ -1008,6 +1165,7 @@ cuda_clg_suite (void)
   tcase_add_test (tc, test_jacobi_matches_cpu);
   tcase_add_test (tc, test_fused_is_bit_identical_to_simple);
   tcase_add_test (tc, test_jacobi_zero_iterations_and_bad_arguments);
+  tcase_add_test (tc, test_residual_falls_like_cpu);
   tcase_add_test (tc, test_add_increment_matches_cpu);
   tcase_add_test (tc, test_plan_matches_cpu_flow);
   tcase_add_test (tc, test_plan_rho_zero_matches_cpu_flow);
