@@ -23,7 +23,24 @@
  *    Splitting at the two stencils is what lets both update in place: no
  *    kernel reads a neighbour of what it writes. The per-pixel functions
  *    are the ones STEPS uses, so the two paths are bit-identical.
- *  - AUTO = FUSED.
+ *  - BLOCKED (temporal blocking, ε = 0 only): one launch runs t <= T
+ *    iterations of FUSED's U and P steps on a 64 x 32 or 64 x 64 tile in
+ *    shared memory (u and both p fields, 24 B per cell; the warp constants
+ *    stay in registers, each thread owning 2 x NY fixed cells). The tile
+ *    is loaded with a halo of t on every side; step s of the launch
+ *    computes U on tile cells [s+1, C−s) and P on [s+1, C−s−1) per axis
+ *    (U reads p from the west / north, P reads u from the east / south,
+ *    so each valid region loses one cell per side and iteration), leaving
+ *    the (64 − 2t) x (8 NY − 2t) interior exact after t iterations; only
+ *    the interior is written. Blocks overlap in their halos, so a launch reads one copy
+ *    of u, p1, p2 and writes another (the plan swaps them after each
+ *    launch). Image borders are the real ones: the tile versions of Div and
+ *    fG take the pixel's image coordinates for their border branches and
+ *    never read outside the image, so cells outside it are neither loaded
+ *    nor computed. Same per-pixel functions in the same order as FUSED:
+ *    the same bits. With ε > 0 (a test after every iteration) it runs
+ *    FUSED. The second copies are allocated by the first ε = 0 run.
+ *  - AUTO = BLOCKED (so FUSED when ε > 0), T = 6, 64 x 32 tiles.
  *
  * ε stopping (IPOL: after every iteration, mean |u^{n+1} − u^n|² <= ε²,
  * and that iteration's fG and P still run — cf_tvl1_iteration does all
@@ -189,6 +206,51 @@ tvl1_update_p_at (float2 grad, float pa, float pb, float taut)
 
   return make_float2 (__fdiv_rn (__fadd_rn (pa, __fmul_rn (taut, grad.x)),
           den), __fdiv_rn (__fadd_rn (pb, __fmul_rn (taut, grad.y)), den));
+}
+
+/* BLOCKED tiles: 64 cells wide (two per thread along x), 8 NY high */
+#define TVL1_TILE_X (2 * TVL1_BLOCK_X)
+
+/** \brief tvl1_divergence_at on a shared-memory tile: the same branches
+ *  on the pixel's image coordinates (x, y), the same reads at tile cell
+ *  (lx, ly) and its west / north neighbours. */
+static __device__ __forceinline__ float
+tvl1_divergence_tile (const float *px, const float *py, int lx, int ly,
+    int x, int y, int w, int h)
+{
+  const float *a = px + ly * TVL1_TILE_X;
+  float d;
+
+  if (w == 1)
+    d = 0.0f;
+  else if (x == 0)
+    d = a[lx];
+  else if (x == w - 1)
+    d = -a[lx - 1];
+  else
+    d = __fsub_rn (a[lx], a[lx - 1]);
+
+  if (h == 1)
+    return d;
+  if (y == 0)
+    return __fadd_rn (d, py[lx + ly * TVL1_TILE_X]);
+  if (y == h - 1)
+    return __fsub_rn (d, py[lx + (ly - 1) * TVL1_TILE_X]);
+  return __fadd_rn (d, __fsub_rn (py[lx + ly * TVL1_TILE_X],
+          py[lx + (ly - 1) * TVL1_TILE_X]));
+}
+
+/** \brief tvl1_forward_gradient_at on a shared-memory tile (see
+ *  tvl1_divergence_tile). */
+static __device__ __forceinline__ float2
+tvl1_forward_gradient_tile (const float *f, int lx, int ly, int x, int y,
+    int w, int h)
+{
+  const float *c = f + lx + ly * TVL1_TILE_X;
+  const float fc = c[0];
+
+  return make_float2 (x < w - 1 ? __fsub_rn (c[1], fc) : 0.0f,
+      y < h - 1 ? __fsub_rn (c[TVL1_TILE_X], fc) : 0.0f);
 }
 
 /* ---------------------------------------------------------------------
@@ -513,9 +575,165 @@ tvl1_fused_p_kernel (tvl1_field u, tvl1_field p1, tvl1_field p2, int w,
   p2.b[i2] = r.y;
 }
 
+/** \brief BLOCKED: @t iterations of the FUSED U and P steps on one tile of
+ *  64 x 8 NY cells (see the top of the file), reading u, p1, p2 from the
+ *  *_in fields and writing the tile's (64 − 2t) x (8 NY − 2t) interior to
+ *  the *_out ones. Shared memory: 6 planes of 64 x 8 NY floats (dynamic).
+ *  Thread (tx, ty) owns the cells (tx + 32 i, ty + 8 j). */
+template <int NY>
+__global__ static void
+__launch_bounds__ (TVL1_BLOCK_THREADS, NY == 4 ? 4 : 2)
+tvl1_blocked_kernel (tvl1_consts k, tvl1_field u_in, tvl1_field p1_in,
+    tvl1_field p2_in, tvl1_field u_out, tvl1_field p1_out,
+    tvl1_field p2_out, int w, int h, float lt, float theta, float taut,
+    int t)
+{
+  const int CX = TVL1_TILE_X, CY = TVL1_BLOCK_Y * NY, NX = 2;
+  const int PLANE = CX * CY;
+  extern __shared__ float tile[];
+  float *const su1 = tile, *const su2 = tile + PLANE;
+  float *const sp11 = tile + 2 * PLANE, *const sp12 = tile + 3 * PLANE;
+  float *const sp21 = tile + 4 * PLANE, *const sp22 = tile + 5 * PLANE;
+  /* image position of tile cell (0, 0): the interior starts at (t, t) */
+  const int ox = blockIdx.x * (CX - 2 * t) - t;
+  const int oy = blockIdx.y * (CY - 2 * t) - t;
+  float cwx[NY][NX], cwy[NY][NX], cg[NY][NX], crc[NY][NX];
+  unsigned inside = 0;          /* bit j NX + i: cell (i, j) in the image */
+  int i, j, s;
+
+#pragma unroll
+  for (j = 0; j < NY; j++) {
+#pragma unroll
+    for (i = 0; i < NX; i++) {
+      const int lx = threadIdx.x + TVL1_BLOCK_X * i;
+      const int ly = threadIdx.y + TVL1_BLOCK_Y * j;
+      const int x = ox + lx, y = oy + ly;
+
+      cwx[j][i] = cwy[j][i] = cg[j][i] = crc[j][i] = 0.0f;
+      if (x >= 0 && x < w && y >= 0 && y < h) {
+        const int c = lx + ly * CX;
+        const size_t iu = x + (size_t) y * u_in.pitch;
+        const size_t i1 = x + (size_t) y * p1_in.pitch;
+        const size_t i2 = x + (size_t) y * p2_in.pitch;
+
+        inside |= 1u << (j * NX + i);
+        cwx[j][i] = __ldg (k.wx + x + (size_t) y * k.pwx);
+        cwy[j][i] = __ldg (k.wy + x + (size_t) y * k.pwy);
+        cg[j][i] = __ldg (k.g + x + (size_t) y * k.pg);
+        crc[j][i] = __ldg (k.rc + x + (size_t) y * k.prc);
+        su1[c] = __ldg (u_in.a + iu);
+        su2[c] = __ldg (u_in.b + iu);
+        sp11[c] = __ldg (p1_in.a + i1);
+        sp12[c] = __ldg (p1_in.b + i1);
+        sp21[c] = __ldg (p2_in.a + i2);
+        sp22[c] = __ldg (p2_in.b + i2);
+      }
+    }
+  }
+  __syncthreads ();
+
+  for (s = 0; s < t; s++) {
+    /* U on [s+1, C−s): p valid on [s, C−s) (the whole tile at s = 0) */
+#pragma unroll
+    for (j = 0; j < NY; j++) {
+#pragma unroll
+      for (i = 0; i < NX; i++) {
+        const int lx = threadIdx.x + TVL1_BLOCK_X * i;
+        const int ly = threadIdx.y + TVL1_BLOCK_Y * j;
+
+        if ((inside >> (j * NX + i) & 1u) && lx > s && lx < CX - s &&
+            ly > s && ly < CY - s) {
+          const int c = lx + ly * CX;
+          const int x = ox + lx, y = oy + ly;
+          const float2 v = tvl1_threshold_at (cwx[j][i], cwy[j][i],
+              cg[j][i], crc[j][i], su1[c], su2[c], lt);
+          const float d1 = tvl1_divergence_tile (sp11, sp12, lx, ly, x, y,
+              w, h);
+          const float d2 = tvl1_divergence_tile (sp21, sp22, lx, ly, x, y,
+              w, h);
+
+          su1[c] = tvl1_update_u_at (v.x, d1, theta);
+          su2[c] = tvl1_update_u_at (v.y, d2, theta);
+        }
+      }
+    }
+    __syncthreads ();
+    /* P on [s+1, C−s−1): u valid on [s+1, C−s) */
+#pragma unroll
+    for (j = 0; j < NY; j++) {
+#pragma unroll
+      for (i = 0; i < NX; i++) {
+        const int lx = threadIdx.x + TVL1_BLOCK_X * i;
+        const int ly = threadIdx.y + TVL1_BLOCK_Y * j;
+
+        if ((inside >> (j * NX + i) & 1u) && lx > s && lx < CX - s - 1 &&
+            ly > s && ly < CY - s - 1) {
+          const int c = lx + ly * CX;
+          const int x = ox + lx, y = oy + ly;
+          const float2 g1 = tvl1_forward_gradient_tile (su1, lx, ly, x, y,
+              w, h);
+          const float2 g2 = tvl1_forward_gradient_tile (su2, lx, ly, x, y,
+              w, h);
+          float2 r;
+
+          r = tvl1_update_p_at (g1, sp11[c], sp12[c], taut);
+          sp11[c] = r.x;
+          sp12[c] = r.y;
+          r = tvl1_update_p_at (g2, sp21[c], sp22[c], taut);
+          sp21[c] = r.x;
+          sp22[c] = r.y;
+        }
+      }
+    }
+    __syncthreads ();
+  }
+
+  /* the interior [t, C−t): u and p after t iterations */
+#pragma unroll
+  for (j = 0; j < NY; j++) {
+#pragma unroll
+    for (i = 0; i < NX; i++) {
+      const int lx = threadIdx.x + TVL1_BLOCK_X * i;
+      const int ly = threadIdx.y + TVL1_BLOCK_Y * j;
+
+      if ((inside >> (j * NX + i) & 1u) && lx >= t && lx < CX - t &&
+          ly >= t && ly < CY - t) {
+        const int c = lx + ly * CX;
+        const int x = ox + lx, y = oy + ly;
+        const size_t iu = x + (size_t) y * u_out.pitch;
+        const size_t i1 = x + (size_t) y * p1_out.pitch;
+        const size_t i2 = x + (size_t) y * p2_out.pitch;
+
+        u_out.a[iu] = su1[c];
+        u_out.b[iu] = su2[c];
+        p1_out.a[i1] = sp11[c];
+        p1_out.b[i1] = sp12[c];
+        p2_out.a[i2] = sp21[c];
+        p2_out.b[i2] = sp22[c];
+      }
+    }
+  }
+}
+
 /* ---------------------------------------------------------------------
  * Launchers and checks
  * --------------------------------------------------------------------- */
+
+/* BLOCKED defaults (cf_cuda_tvl1_plan_set_blocking) and AUTO's choice:
+ * tools/cf-tvl1-blocking-bench on an H100 (docs/flow-speed.md), realtime
+ * preset: T = 6 on 64 x 32 tiles is the fastest at 720p and 1080p and
+ * within 0.5 % of T = 5 at 4K; 64 x 64 tiles are slower at every T;
+ * BLOCKED beats FUSED by 1.10x (720p) to 1.72x (4K). */
+#define TVL1_DEFAULT_BLOCK_ITERATIONS 6
+#define TVL1_DEFAULT_TILE_ROWS 32
+#define TVL1_AUTO_KERNEL CF_TVL1_KERNEL_BLOCKED
+
+/* Dynamic shared memory of a BLOCKED tile of @rows: u, p1, p2 (6 planes) */
+static size_t
+tvl1_tile_bytes (int rows)
+{
+  return (size_t) 6 * TVL1_TILE_X * rows * sizeof (float);
+}
 
 static dim3
 tvl1_grid (int width, int height)
@@ -862,13 +1080,17 @@ cf_cuda_tvl1_update_p (const cf_cuda_image * ux, const cf_cuda_image * uy,
 struct cf_cuda_tvl1_plan
 {
   int width, height;
-  cf_tvl1_kernel kernel;        /* STEPS or FUSED (AUTO resolved) */
+  cf_tvl1_kernel kernel;        /* STEPS, FUSED or BLOCKED (AUTO
+                                 * resolved) */
+  int block_iterations;         /* BLOCKED: T, iterations per launch */
+  int tile_rows;                /* BLOCKED: 32 or 64 */
 
   cf_cuda_flow u;               /* flow of the current level */
   cf_cuda_image i1x, i1y;       /* ∇I1, per level */
   cf_cuda_image i1w, i1wx, i1wy, grad, rho_c;   /* per warp */
   cf_cuda_flow p1, p2;          /* dual fields of u1 and u2 */
   cf_cuda_flow v, div, du1, du2;        /* STEPS only */
+  cf_cuda_flow u_alt, p1_alt, p2_alt;   /* BLOCKED only: the other copy */
 
   double *partials;             /* one per U-step block at level 0 */
   tvl1_control *control;        /* device */
@@ -896,6 +1118,9 @@ cf_cuda_tvl1_plan_free (cf_cuda_tvl1_plan * plan)
   cf_cuda_flow_release (&plan->div);
   cf_cuda_flow_release (&plan->du1);
   cf_cuda_flow_release (&plan->du2);
+  cf_cuda_flow_release (&plan->u_alt);
+  cf_cuda_flow_release (&plan->p1_alt);
+  cf_cuda_flow_release (&plan->p2_alt);
   if (plan->partials != NULL)
     cf_cuda_check (cudaFree (plan->partials));
   if (plan->control != NULL)
@@ -920,7 +1145,8 @@ cf_cuda_tvl1_plan_new (int width, int height, cf_precision precision,
   if (width < 1 || height < 1 || width > CF_MAX_DIMENSION ||
       height > CF_MAX_DIMENSION || (precision != CF_PRECISION_FP32 &&
           precision != CF_PRECISION_FP16) || (kernel != CF_TVL1_KERNEL_AUTO &&
-          kernel != CF_TVL1_KERNEL_STEPS && kernel != CF_TVL1_KERNEL_FUSED))
+          kernel != CF_TVL1_KERNEL_STEPS && kernel != CF_TVL1_KERNEL_FUSED &&
+          kernel != CF_TVL1_KERNEL_BLOCKED))
     return CF_ERROR_INVALID;
   if (precision == CF_PRECISION_FP16)
     return CF_ERROR_UNSUPPORTED;
@@ -929,8 +1155,9 @@ cf_cuda_tvl1_plan_new (int width, int height, cf_precision precision,
     return CF_ERROR_NO_MEMORY;
   plan->width = width;
   plan->height = height;
-  plan->kernel = kernel == CF_TVL1_KERNEL_STEPS ? CF_TVL1_KERNEL_STEPS :
-      CF_TVL1_KERNEL_FUSED;
+  plan->kernel = kernel == CF_TVL1_KERNEL_AUTO ? TVL1_AUTO_KERNEL : kernel;
+  plan->block_iterations = TVL1_DEFAULT_BLOCK_ITERATIONS;
+  plan->tile_rows = TVL1_DEFAULT_TILE_ROWS;
 
   if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
       (status = cf_cuda_image_alloc (&plan->i1x, width, height)) != CF_OK ||
@@ -969,6 +1196,20 @@ out:
   }
   *plan_out = plan;
   return status;
+}
+
+extern "C" cf_status
+cf_cuda_tvl1_plan_set_blocking (cf_cuda_tvl1_plan * plan, int iterations,
+    int tile_rows)
+{
+  if (plan == NULL || iterations < 0 ||
+      iterations > CF_TVL1_MAX_BLOCK_ITERATIONS ||
+      (tile_rows != 0 && tile_rows != 32 && tile_rows != 64))
+    return CF_ERROR_INVALID;
+  plan->block_iterations = iterations > 0 ? iterations :
+      TVL1_DEFAULT_BLOCK_ITERATIONS;
+  plan->tile_rows = tile_rows > 0 ? tile_rows : TVL1_DEFAULT_TILE_ROWS;
+  return CF_OK;
 }
 
 extern "C" long
@@ -1039,7 +1280,8 @@ enqueue_iteration (cf_cuda_tvl1_plan * plan, tvl1_level * lv,
   const int n_partials = (int) (grid.x * grid.y);
   double *partials = a->ctl != NULL ? plan->partials : NULL;
 
-  if (plan->kernel == CF_TVL1_KERNEL_FUSED) {
+  /* BLOCKED plans come here with ε > 0 only */
+  if (plan->kernel != CF_TVL1_KERNEL_STEPS) {
     tvl1_fused_u_kernel <<< grid, tvl1_block (), 0, stream >>>
         (make_consts (&lv->i1wx, &lv->i1wy, &lv->grad, &lv->rho_c),
         make_field (&lv->p1), make_field (&lv->p2), make_field (&lv->u),
@@ -1092,6 +1334,94 @@ out:
   return status;
 }
 
+/* BLOCKED's second copies of u, p1, p2, on the first ε = 0 run: AUTO
+ * plans that only ever see ε > 0 (the element's IPOL defaults) never pay
+ * for them. */
+static cf_status
+ensure_blocked_buffers (cf_cuda_tvl1_plan * plan)
+{
+  cf_status status = CF_OK;
+
+  if (plan->u_alt.u != NULL && plan->p1_alt.u != NULL &&
+      plan->p2_alt.u != NULL)
+    return CF_OK;
+  if ((plan->u_alt.u == NULL && (status = cf_cuda_flow_alloc (&plan->u_alt,
+                  plan->width, plan->height)) != CF_OK) ||
+      (plan->p1_alt.u == NULL && (status = cf_cuda_flow_alloc
+              (&plan->p1_alt, plan->width, plan->height)) != CF_OK) ||
+      (plan->p2_alt.u == NULL && (status = cf_cuda_flow_alloc
+              (&plan->p2_alt, plan->width, plan->height)) != CF_OK))
+    goto out;
+  /* the 64-row tiles take more than the default 48 KB */
+  CF_CUDA_TRY (cudaFuncSetAttribute (tvl1_blocked_kernel < 4 >,
+          cudaFuncAttributeMaxDynamicSharedMemorySize,
+          (int) tvl1_tile_bytes (32)));
+  CF_CUDA_TRY (cudaFuncSetAttribute (tvl1_blocked_kernel < 8 >,
+          cudaFuncAttributeMaxDynamicSharedMemorySize,
+          (int) tvl1_tile_bytes (64)));
+out:
+  return status;
+}
+
+/* Swap two flows' buffers (same size and pitch). */
+static void
+swap_flows (cf_cuda_flow * a, cf_cuda_flow * b)
+{
+  cf_cuda_flow t = *a;
+
+  *a = *b;
+  *b = t;
+}
+
+/* @iterations BLOCKED iterations, T per launch and a last shorter one:
+ * each launch reads the plan's u, p1, p2 and writes the *_alt copies,
+ * which then become the plan's (and the level's views). */
+static cf_status
+run_blocked (cf_cuda_tvl1_plan * plan, tvl1_level * lv,
+    const tvl1_iter_args * a, int iterations, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  const int rows = plan->tile_rows;
+  const size_t bytes = tvl1_tile_bytes (rows);
+  int n = 0;
+
+  if ((status = ensure_blocked_buffers (plan)) != CF_OK)
+    return status;
+  while (n < iterations) {
+    const int t = iterations - n < plan->block_iterations ?
+        iterations - n : plan->block_iterations;
+    const dim3 grid (cf_div_up (lv->width, TVL1_TILE_X - 2 * t),
+        cf_div_up (lv->height, rows - 2 * t));
+    cf_cuda_flow u_out = cf_cuda_flow_view (&plan->u_alt, lv->width,
+        lv->height);
+    cf_cuda_flow p1_out = cf_cuda_flow_view (&plan->p1_alt, lv->width,
+        lv->height);
+    cf_cuda_flow p2_out = cf_cuda_flow_view (&plan->p2_alt, lv->width,
+        lv->height);
+
+    if (rows == 64)
+      tvl1_blocked_kernel < 8 > <<< grid, tvl1_block (), bytes, stream >>>
+          (make_consts (&lv->i1wx, &lv->i1wy, &lv->grad, &lv->rho_c),
+          make_field (&lv->u), make_field (&lv->p1), make_field (&lv->p2),
+          make_field (&u_out), make_field (&p1_out), make_field (&p2_out),
+          lv->width, lv->height, a->lt, a->theta, a->taut, t);
+    else
+      tvl1_blocked_kernel < 4 > <<< grid, tvl1_block (), bytes, stream >>>
+          (make_consts (&lv->i1wx, &lv->i1wy, &lv->grad, &lv->rho_c),
+          make_field (&lv->u), make_field (&lv->p1), make_field (&lv->p2),
+          make_field (&u_out), make_field (&p1_out), make_field (&p2_out),
+          lv->width, lv->height, a->lt, a->theta, a->taut, t);
+    CF_CUDA_TRY_LAUNCH ();
+    swap_flows (&plan->u, &plan->u_alt);
+    swap_flows (&plan->p1, &plan->p1_alt);
+    swap_flows (&plan->p2, &plan->p2_alt);
+    level_views (plan, lv->width, lv->height, lv);
+    n += t;
+  }
+out:
+  return status;
+}
+
 /* One warp's iterations (solve_level's inner loop): max_iterations of
  * them with ε = 0, else until the reducer sets stop, looked at every
  * TVL1_CHECK_EVERY launches. */
@@ -1109,6 +1439,12 @@ run_iterations (cf_cuda_tvl1_plan * plan, tvl1_level * lv,
   a.count = (double) lv->width * (double) lv->height;
   a.eps2 = (double) params->epsilon * (double) params->epsilon;
 
+  if (!(params->epsilon > 0.0f) && plan->kernel == CF_TVL1_KERNEL_BLOCKED) {
+    status = run_blocked (plan, lv, &a, params->max_iterations, stream);
+    if (status == CF_OK)
+      plan->host_iterations += params->max_iterations;
+    goto out;
+  }
   if (!(params->epsilon > 0.0f)) {
     a.ctl = NULL;
     for (n = 0; n < params->max_iterations; n++) {

@@ -8,7 +8,10 @@
  *   U-kernel  V + Div + U   (reads p, writes u; the ε partial sums)
  *   P-kernel  fG + P        (reads u, writes p)
  * which give bit-identical results to the step-by-step path in fp32
- * (CF_TVL1_KERNEL_STEPS, kept for tests and benchmarks).
+ * (CF_TVL1_KERNEL_STEPS, kept for tests and benchmarks). BLOCKED runs T
+ * iterations of both per launch on shared-memory tiles (temporal
+ * blocking), with the same bits as FUSED; it needs a fixed iteration count
+ * (ε = 0) and runs FUSED when ε > 0.
  *
  * ε stopping without a host round trip per iteration: the U-kernel adds
  * |u^{n+1} − u^n|² into a device accumulator, a one-thread kernel turns it
@@ -30,10 +33,16 @@ extern "C" {
 /* Inner-loop implementation, selectable for benchmarks and tests. */
 typedef enum
 {
-  CF_TVL1_KERNEL_AUTO = 0,      /* fastest measured */
+  CF_TVL1_KERNEL_AUTO = 0,      /* fastest measured: BLOCKED (FUSED when
+                                 * ε > 0) */
   CF_TVL1_KERNEL_STEPS,         /* one kernel per step (V, Div, U, fG, P) */
-  CF_TVL1_KERNEL_FUSED          /* U-kernel + P-kernel per iteration */
+  CF_TVL1_KERNEL_FUSED,         /* U-kernel + P-kernel per iteration */
+  CF_TVL1_KERNEL_BLOCKED        /* T iterations per launch (ε = 0; FUSED
+                                 * when ε > 0) */
 } cf_tvl1_kernel;
+
+/* Iterations per BLOCKED launch: 1 ... CF_TVL1_MAX_BLOCK_ITERATIONS. */
+#define CF_TVL1_MAX_BLOCK_ITERATIONS 8
 
 typedef struct cf_cuda_tvl1_plan cf_cuda_tvl1_plan;
 
@@ -52,6 +61,14 @@ cf_status cf_cuda_tvl1_plan_run (cf_cuda_tvl1_plan * plan,
     const cf_cuda_pyramid * p0, const cf_cuda_pyramid * p1,
     const cf_tvl1_params * params, int use_initial, cf_cuda_flow * flow,
     cudaStream_t stream);
+
+/* BLOCKED's shape, for benchmarks and tests: @iterations per launch (0:
+ * the measured default, else 1 ... CF_TVL1_MAX_BLOCK_ITERATIONS) and
+ * @tile_rows, the tile's height including its halo (0: default, 32 or
+ * 64; tiles are 64 wide). Applies to the plan's later runs; any value
+ * gives the same bits. CF_ERROR_INVALID for other values. */
+cf_status cf_cuda_tvl1_plan_set_blocking (cf_cuda_tvl1_plan * plan,
+    int iterations, int tile_rows);
 
 /* Iterations run in the last plan_run, summed over levels and warps
  * (after the stream is synchronised); for tests and benchmarks. */

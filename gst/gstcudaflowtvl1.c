@@ -146,10 +146,13 @@ gst_cuda_flow_tvl1_kernel_get_type (void)
 {
   static gsize type = 0;
   static const GEnumValue values[] = {
-    {CF_TVL1_KERNEL_AUTO, "Fastest measured", "auto"},
+    {CF_TVL1_KERNEL_AUTO, "Fastest measured (blocked with a fixed "
+          "iteration count, else fused)", "auto"},
     {CF_TVL1_KERNEL_STEPS, "One kernel per step of an iteration", "steps"},
     {CF_TVL1_KERNEL_FUSED, "Two fused stencil kernels per iteration "
           "(identical results)", "fused"},
+    {CF_TVL1_KERNEL_BLOCKED, "Several iterations per launch in shared "
+          "memory (identical results; epsilon > 0 runs fused)", "blocked"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type))

@@ -8,7 +8,8 @@
  * cf_cuda_warp_bicubic for clamped samples 2 to 3 px left of or above the
  * image, where common/warp.c keeps the fraction and cuda/warp.cu uses 0),
  * the ε sum against the CPU's, FUSED
- * vs STEPS bit for bit, full plan runs against cf_tvl1_flow (mean |Δflow|
+ * vs STEPS bit for bit, BLOCKED vs FUSED bit for bit (sizes, T, tile
+ * heights, iteration counts around T), full plan runs against cf_tvl1_flow (mean |Δflow|
  * <= 1e-3 px, iteration counts), plan reuse and argument checks. Outputs
  * are poisoned with NaN first. The plan runs read pyramids uploaded from
  * the CPU's, so both solvers see the same input bits.
@@ -913,13 +914,192 @@ GST_START_TEST (test_fused_identical_to_steps)
 
 GST_END_TEST;
 
+/* BLOCKED vs FUSED on the solver alone (one level, two warps: the second
+ * starts from the first's u and p): every T and tile height with 1, T−1,
+ * T, T+1, 10 and 31 iterations on a w x h pair. */
+static void
+check_blocked_sizes (const test_size * sizes, int n_sizes)
+{
+  static const int ts[] = { 1, 2, 3, 4, 5, 8 };
+  static const int rows[] = { 32, 64 };
+  int z;
+
+  for (z = 0; z < n_sizes; z++) {
+    const int w = sizes[z].width, h = sizes[z].height;
+    cf_flow *fused[32] = { NULL };
+    cf_cuda_tvl1_plan *fplan = NULL, *bplan = NULL;
+    cf_tvl1_params params;
+    scene sc;
+    int a, r, c;
+
+    cf_tvl1_params_init (&params);
+    params.warps = 2;
+    params.epsilon = 0.0f;
+    scene_from_frames (&sc, random_image (w, h, 11u + z, 0.0f, 255.0f),
+        random_image (w, h, 97u + z, 0.0f, 255.0f), NULL, 1, &params);
+    fail_unless_equals_int (sc.c0->n_levels, 1);
+    fail_unless_equals_int (cf_cuda_tvl1_plan_new (w, h, CF_PRECISION_FP32,
+            CF_TVL1_KERNEL_FUSED, &fplan), CF_OK);
+    fail_unless_equals_int (cf_cuda_tvl1_plan_new (w, h, CF_PRECISION_FP32,
+            CF_TVL1_KERNEL_BLOCKED, &bplan), CF_OK);
+
+    for (a = 0; a < (int) G_N_ELEMENTS (ts); a++) {
+      const int t = ts[a];
+      const int counts[] = { 1, t - 1, t, t + 1, 10, 31 };
+
+      for (r = 0; r < (int) G_N_ELEMENTS (rows); r++) {
+        fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (bplan, t,
+                rows[r]), CF_OK);
+        for (c = 0; c < (int) G_N_ELEMENTS (counts); c++) {
+          const int n = counts[c];
+          cf_flow *blocked;
+          long n_run = -1;
+          gchar *what;
+
+          if (n < 1)
+            continue;
+          params.max_iterations = n;
+          if (fused[n] == NULL)
+            fused[n] = plan_run (fplan, &sc, &params, NULL, NULL);
+          blocked = plan_run (bplan, &sc, &params, NULL, &n_run);
+          what = g_strdup_printf ("BLOCKED T=%d rows=%d, %d iterations vs "
+              "FUSED", t, rows[r], n);
+          assert_flow_identical (blocked, fused[n], what);
+          fail_unless_equals_int (n_run, 2 * n);
+          g_free (what);
+          cf_flow_free (blocked);
+        }
+      }
+    }
+    for (c = 0; c < (int) G_N_ELEMENTS (fused); c++)
+      cf_flow_free (fused[c]);
+    cf_cuda_tvl1_plan_free (fplan);
+    cf_cuda_tvl1_plan_free (bplan);
+    scene_clear (&sc);
+  }
+}
+
+/* Sizes below, at and across tile boundaries (64 x 32 tiles hold
+ * (64 − 2T) x (32 − 2T) interiors: 60 x 28 is one tile at T = 2); small
+ * enough for racecheck. */
+GST_START_TEST (test_blocked_identical_to_fused)
+{
+  static const test_size sizes[] = { {1, 1}, {2, 3}, {37, 23}, {60, 28},
+  {100, 45}
+  };
+
+  check_blocked_sizes (sizes, G_N_ELEMENTS (sizes));
+}
+
+GST_END_TEST;
+
+/* Many tiles, cut at the right and bottom edges for most T. */
+GST_START_TEST (test_blocked_identical_to_fused_640x480)
+{
+  static const test_size sizes[] = { {640, 480} };
+
+  check_blocked_sizes (sizes, G_N_ELEMENTS (sizes));
+}
+
+GST_END_TEST;
+
+/* Full plan runs, BLOCKED vs FUSED: the realtime preset (3 levels x 1
+ * warp x 10 iterations, ε = 0) with the default and every T, warm
+ * started, reused; with ε > 0 BLOCKED runs FUSED: the same bits and
+ * stopping iterations. */
+GST_START_TEST (test_blocked_plan_identical_to_fused)
+{
+  cf_tvl1_params params;
+  scene sc;
+  cf_cuda_tvl1_plan *plan = NULL;
+  cf_flow *fused, *blocked, *automatic;
+  long n_fused = -1, n_blocked = -2;
+  int t;
+
+  cf_tvl1_params_init (&params);
+  params.warps = 1;
+  params.max_iterations = 10;
+  params.epsilon = 0.0f;
+  /* small: this test is the racecheck one */
+  scene_synth (&sc, 131, 77, CF_SYNTH_ROTATION_ZOOM, 3, &params);
+  fail_unless_equals_int (sc.c0->n_levels, 3);
+
+  fused = gpu_run (&sc, CF_TVL1_KERNEL_FUSED, &params, NULL, &n_fused);
+  fail_unless (isfinite (fused->u[0]) && isfinite (fused->v[0]));
+  fail_unless_equals_int (cf_cuda_tvl1_plan_new (sc.width, sc.height,
+          CF_PRECISION_FP32, CF_TVL1_KERNEL_BLOCKED, &plan), CF_OK);
+  blocked = plan_run (plan, &sc, &params, NULL, &n_blocked);
+  assert_flow_identical (blocked, fused, "BLOCKED (default T) vs FUSED");
+  fail_unless_equals_int (n_blocked, n_fused);
+  fail_unless_equals_int (n_blocked, 3 * 10);
+  cf_flow_free (blocked);
+  /* a second run through the same plan (its buffers were swapped) */
+  blocked = plan_run (plan, &sc, &params, NULL, NULL);
+  assert_flow_identical (blocked, fused, "BLOCKED plan run twice");
+  cf_flow_free (blocked);
+  automatic = gpu_run (&sc, CF_TVL1_KERNEL_AUTO, &params, NULL, NULL);
+  assert_flow_identical (automatic, fused, "AUTO vs FUSED");
+  cf_flow_free (automatic);
+
+  for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++) {
+    int rows;
+
+    for (rows = 32; rows <= 64; rows += 32) {
+      gchar *what = g_strdup_printf ("BLOCKED T=%d rows=%d vs FUSED", t,
+          rows);
+
+      fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (plan, t,
+              rows), CF_OK);
+      blocked = plan_run (plan, &sc, &params, NULL, NULL);
+      assert_flow_identical (blocked, fused, what);
+      cf_flow_free (blocked);
+      g_free (what);
+    }
+  }
+  fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (plan, 0, 0), CF_OK);
+
+  /* warm start from the truth, two warps */
+  params.warps = 2;
+  cf_flow_free (fused);
+  fused = gpu_run (&sc, CF_TVL1_KERNEL_FUSED, &params, sc.truth, NULL);
+  blocked = plan_run (plan, &sc, &params, sc.truth, NULL);
+  assert_flow_identical (blocked, fused, "BLOCKED vs FUSED, warm start");
+  cf_flow_free (blocked);
+
+  /* ε > 0: FUSED's kernels, stops and count */
+  params.max_iterations = 300;
+  params.epsilon = 0.02f;
+  cf_flow_free (fused);
+  fused = gpu_run (&sc, CF_TVL1_KERNEL_FUSED, &params, NULL, &n_fused);
+  blocked = plan_run (plan, &sc, &params, NULL, &n_blocked);
+  assert_flow_identical (blocked, fused, "BLOCKED vs FUSED, eps = 0.02");
+  fail_unless_equals_int (n_blocked, n_fused);
+  fail_unless (n_blocked < 3 * 2 * 300);
+  cf_flow_free (blocked);
+  cf_flow_free (fused);
+
+  /* bad shapes */
+  fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (NULL, 4, 0),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (plan, -1, 0),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (plan,
+          CF_TVL1_MAX_BLOCK_ITERATIONS + 1, 0), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (plan, 4, 48),
+      CF_ERROR_INVALID);
+  cf_cuda_tvl1_plan_free (plan);
+  scene_clear (&sc);
+}
+
+GST_END_TEST;
+
 /* ε = 0 runs max_iterations per warp; a huge ε stops every warp after its
  * first iteration — whose P step still runs (IPOL), which shows in the
  * second warp of a level: the same bits as max_iterations = 1. */
 GST_START_TEST (test_epsilon_stop_and_iteration_counts)
 {
   static const cf_tvl1_kernel kernels[] = { CF_TVL1_KERNEL_STEPS,
-    CF_TVL1_KERNEL_FUSED
+    CF_TVL1_KERNEL_FUSED, CF_TVL1_KERNEL_BLOCKED
   };
   cf_tvl1_params params;
   scene sc;
@@ -1276,6 +1456,9 @@ cuda_tvl1_suite (void)
   tcase_set_timeout (plans, 300);
   tcase_add_checked_fixture (plans, setup, teardown);
   tcase_add_test (plans, test_fused_identical_to_steps);
+  tcase_add_test (plans, test_blocked_identical_to_fused);
+  tcase_add_test (plans, test_blocked_identical_to_fused_640x480);
+  tcase_add_test (plans, test_blocked_plan_identical_to_fused);
   tcase_add_test (plans, test_epsilon_stop_and_iteration_counts);
   tcase_add_test (plans, test_plan_matches_cpu_flow);
   tcase_add_test (plans, test_warm_start_matches_cpu);

@@ -1,0 +1,279 @@
+/* gst-cudaflow — GPU time of TV-L1's temporal blocking against FUSED
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ *   cf-tvl1-blocking-bench [--sizes WxH,...] [--runs N] [--iterations N]
+ *
+ * Times cf_cuda_tvl1_plan_run alone (CUDA events around it, median of
+ * --runs runs after 3 warm-ups) with the realtime preset's parameters (3
+ * levels x 1 warp x --iterations, default 10; ε = 0) for FUSED and for
+ * BLOCKED with T = 1 ... CF_TVL1_MAX_BLOCK_ITERATIONS on 64 x 32 and
+ * 64 x 64 tiles. The pyramids are built once, as cf-flow-bench builds
+ * them: a synthetic pair (common/synth) rounded to 8 bits, TV-L1's
+ * presmoothing, cf_cuda_pyramid_build. Each BLOCKED flow is compared with
+ * FUSED's bit for bit. Prints a markdown table (ms per solve) on stdout;
+ * exit status 1 when a flow differs, 77 without a CUDA device.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "common/synth.h"
+#include "common/tvl1.h"
+#include "cuda/cuda-util.h"
+#include "cuda/flow.h"
+#include "cuda/pyramid.h"
+#include "cuda/tvl1.h"
+
+#define MAX_SIZES 16
+#define WARMUP_RUNS 3
+#define N_ROWS 2
+#define CHECK(call) do { cf_status s_ = (call); if (s_ != CF_OK) { \
+  fprintf (stderr, "cf-tvl1-blocking-bench: %s failed: %s (%s)\n", #call, \
+      cf_status_name (s_), cf_cuda_last_error_name ()); exit (1); } } while (0)
+#define CHECK_CUDA(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+  fprintf (stderr, "cf-tvl1-blocking-bench: %s failed: %s\n", #call, \
+      cudaGetErrorString (e_)); exit (1); } } while (0)
+
+static const int tile_rows[N_ROWS] = { 32, 64 };
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+median (double *v, int n)
+{
+  qsort (v, n, sizeof (double), compare_doubles);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* @image rounded to 8 bits and clamped, as an 8-bit frame's luma */
+static void
+round_to_8bit (cf_image * image)
+{
+  int x, y;
+
+  for (y = 0; y < image->height; y++) {
+    float *row = cf_image_row (image, y);
+    for (x = 0; x < image->width; x++) {
+      float v = (float) (int) (row[x] + 0.5f);
+      row[x] = v < 0 ? 0 : v > 255 ? 255 : v;
+    }
+  }
+}
+
+/* Median ms of one plan_run over @runs runs; the flow of the last one is
+ * left in @flow. */
+static double
+time_runs (cf_cuda_tvl1_plan * plan, const cf_cuda_pyramid * p0,
+    const cf_cuda_pyramid * p1, const cf_tvl1_params * params,
+    cf_cuda_flow * flow, int runs, cudaStream_t stream)
+{
+  cudaEvent_t a, b;
+  double *t = calloc (runs, sizeof (double));
+  double m;
+  int i;
+
+  CHECK_CUDA (cudaEventCreate (&a));
+  CHECK_CUDA (cudaEventCreate (&b));
+  for (i = -WARMUP_RUNS; i < runs; i++) {
+    float ms;
+    CHECK_CUDA (cudaEventRecord (a, stream));
+    CHECK (cf_cuda_tvl1_plan_run (plan, p0, p1, params, 0, flow, stream));
+    CHECK_CUDA (cudaEventRecord (b, stream));
+    CHECK_CUDA (cudaEventSynchronize (b));
+    CHECK_CUDA (cudaEventElapsedTime (&ms, a, b));
+    if (i >= 0)
+      t[i] = ms;
+  }
+  m = median (t, runs);
+  cudaEventDestroy (a);
+  cudaEventDestroy (b);
+  free (t);
+  return m;
+}
+
+/* 1 when two device flows of one size hold the same bits */
+static int
+same_bits (const cf_cuda_flow * a, const cf_cuda_flow * b)
+{
+  cf_flow *ha = cf_flow_new (a->width, a->height);
+  cf_flow *hb = cf_flow_new (b->width, b->height);
+  int same = 1, y;
+
+  CHECK (cf_cuda_flow_download (a, ha, 0));
+  CHECK (cf_cuda_flow_download (b, hb, 0));
+  CHECK_CUDA (cudaDeviceSynchronize ());
+  for (y = 0; y < ha->height && same; y++)
+    same = !memcmp (ha->u + (size_t) y * ha->pitch,
+        hb->u + (size_t) y * hb->pitch, ha->width * sizeof (float)) &&
+        !memcmp (ha->v + (size_t) y * ha->pitch,
+        hb->v + (size_t) y * hb->pitch, ha->width * sizeof (float));
+  cf_flow_free (ha);
+  cf_flow_free (hb);
+  return same;
+}
+
+/* One size: FUSED, then BLOCKED per T and tile height; one table row. */
+static int
+bench_size (int width, int height, int iterations, int runs)
+{
+  double ms[CF_TVL1_MAX_BLOCK_ITERATIONS + 1][N_ROWS], fused_ms, best;
+  cf_synth_params sp;
+  cf_image *f0 = NULL, *f1 = NULL;
+  cf_flow *truth = NULL;
+  cf_pyramid_params pp;
+  cf_cuda_pyramid pyr[2];
+  cf_cuda_flow ref, flow;
+  cf_tvl1_params params;
+  cf_cuda_tvl1_plan *fused = NULL, *blocked = NULL;
+  cudaStream_t stream;
+  int t, r, best_t = 0, best_r = 0, identical = 1;
+
+  cf_synth_params_init (&sp);
+  CHECK (cf_synth_pair (width, height, &sp, &f0, &f1, &truth));
+  round_to_8bit (f0);
+  round_to_8bit (f1);
+
+  /* the realtime preset */
+  cf_tvl1_params_init (&params);
+  params.warps = 1;
+  params.max_iterations = iterations;
+  params.epsilon = 0.0f;
+  cf_pyramid_params_init (&pp);
+  pp.max_levels = 3;
+  cf_tvl1_prepare_pyramid_params (&params, &pp);
+
+  CHECK_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  memset (pyr, 0, sizeof (pyr));
+  CHECK (cf_cuda_pyramid_alloc (&pyr[0], width, height, &pp));
+  CHECK (cf_cuda_pyramid_alloc (&pyr[1], width, height, &pp));
+  CHECK (cf_cuda_image_upload (f0, &pyr[0].level[0], stream));
+  CHECK (cf_cuda_image_upload (f1, &pyr[1].level[0], stream));
+  CHECK (cf_cuda_pyramid_build (&pyr[0], &pp, stream));
+  CHECK (cf_cuda_pyramid_build (&pyr[1], &pp, stream));
+  CHECK (cf_cuda_flow_alloc (&ref, width, height));
+  CHECK (cf_cuda_flow_alloc (&flow, width, height));
+  CHECK (cf_cuda_tvl1_plan_new (width, height, CF_PRECISION_FP32,
+          CF_TVL1_KERNEL_FUSED, &fused));
+  CHECK (cf_cuda_tvl1_plan_new (width, height, CF_PRECISION_FP32,
+          CF_TVL1_KERNEL_BLOCKED, &blocked));
+
+  fused_ms = time_runs (fused, &pyr[0], &pyr[1], &params, &ref, runs,
+      stream);
+  best = fused_ms;
+  for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++)
+    for (r = 0; r < N_ROWS; r++) {
+      CHECK (cf_cuda_tvl1_plan_set_blocking (blocked, t, tile_rows[r]));
+      ms[t][r] = time_runs (blocked, &pyr[0], &pyr[1], &params, &flow, runs,
+          stream);
+      if (!same_bits (&flow, &ref)) {
+        fprintf (stderr, "cf-tvl1-blocking-bench: %dx%d T=%d rows=%d: "
+            "flow differs from FUSED\n", width, height, t, tile_rows[r]);
+        identical = 0;
+      }
+      if (ms[t][r] < best) {
+        best = ms[t][r];
+        best_t = t;
+        best_r = r;
+      }
+    }
+
+  printf ("| %dx%d | %.3f |", width, height, fused_ms);
+  for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++)
+    printf (" %.3f / %.3f |", ms[t][0], ms[t][1]);
+  if (best_t > 0)
+    printf (" T=%d, %d rows (%.2fx) |\n", best_t, tile_rows[best_r],
+        fused_ms / best);
+  else
+    printf (" FUSED |\n");
+  fflush (stdout);
+
+  cf_cuda_tvl1_plan_free (fused);
+  cf_cuda_tvl1_plan_free (blocked);
+  cf_cuda_flow_release (&ref);
+  cf_cuda_flow_release (&flow);
+  cf_cuda_pyramid_release (&pyr[0]);
+  cf_cuda_pyramid_release (&pyr[1]);
+  cudaStreamDestroy (stream);
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (truth);
+  return identical;
+}
+
+static void
+usage (void)
+{
+  fprintf (stderr, "usage: cf-tvl1-blocking-bench [--sizes WxH,...] "
+      "[--runs N] [--iterations N]\n"
+      "  defaults: 1280x720,1920x1080,3840x2160, 20 runs, 10 iterations "
+      "(3 levels x 1 warp, epsilon 0)\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *sizes = "1280x720,1920x1080,3840x2160";
+  int runs = 20, iterations = 10, w[MAX_SIZES], h[MAX_SIZES], n_sizes = 0;
+  int i, t, ok = 1;
+  struct cudaDeviceProp prop;
+  char *list, *tok, *save = NULL;
+
+  for (i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--sizes") && i + 1 < argc)
+      sizes = argv[++i];
+    else if (!strcmp (argv[i], "--runs") && i + 1 < argc)
+      runs = atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--iterations") && i + 1 < argc)
+      iterations = atoi (argv[++i]);
+    else {
+      usage ();
+      return 2;
+    }
+  }
+  if (runs < 1 || iterations < 1) {
+    usage ();
+    return 2;
+  }
+  list = strdup (sizes);
+  for (tok = strtok_r (list, ",", &save); tok && n_sizes < MAX_SIZES;
+      tok = strtok_r (NULL, ",", &save)) {
+    if (sscanf (tok, "%dx%d", &w[n_sizes], &h[n_sizes]) != 2 ||
+        w[n_sizes] < 1 || h[n_sizes] < 1 || w[n_sizes] > 16384 ||
+        h[n_sizes] > 16384) {
+      fprintf (stderr, "cf-tvl1-blocking-bench: bad size '%s'\n", tok);
+      return 2;
+    }
+    n_sizes++;
+  }
+  free (list);
+  if (!cf_cuda_device_available ()) {
+    fprintf (stderr, "cf-tvl1-blocking-bench: no usable CUDA device\n");
+    return 77;
+  }
+  CHECK_CUDA (cudaGetDeviceProperties (&prop, 0));
+
+  printf ("%s (%d SMs); plan_run, 3 levels x 1 warp x %d iterations, "
+      "epsilon 0; median ms of %d runs; BLOCKED cells: 64x32 / 64x64 "
+      "tiles\n\n", prop.name, prop.multiProcessorCount, iterations, runs);
+  printf ("| size | FUSED |");
+  for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++)
+    printf (" T=%d |", t);
+  printf (" fastest |\n|---|---|");
+  for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++)
+    printf ("---|");
+  printf ("---|\n");
+  for (i = 0; i < n_sizes; i++)
+    ok &= bench_size (w[i], h[i], iterations, runs);
+  return ok ? 0 : 1;
+}
