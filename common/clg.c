@@ -20,8 +20,6 @@
 #include "common/warp.h"
 
 /* Parameter ranges (cf_clg_params_set and cf_clg_flow agree on them). */
-#define ALPHA_MAX 1e9
-#define RHO_MAX 50.0
 #define SIGMA_MAX 50.0
 
 void
@@ -52,11 +50,11 @@ cf_clg_params_set (cf_clg_params * params, const char *name, double value)
     return CF_ERROR_INVALID;
 
   if (!strcmp (name, "alpha")) {
-    if (!(value > 0.0 && value < ALPHA_MAX))
+    if (!(value > 0.0 && value < CF_CLG_ALPHA_MAX))
       return CF_ERROR_INVALID;
     params->alpha = (float) value;
   } else if (!strcmp (name, "rho")) {
-    if (!(value >= 0.0 && value <= RHO_MAX))
+    if (!(value >= 0.0 && value <= CF_CLG_RHO_MAX))
       return CF_ERROR_INVALID;
     params->rho = (float) value;
   } else if (!strcmp (name, "sigma")) {
@@ -154,14 +152,14 @@ cf_clg_prepare_pyramid_params (const cf_clg_params * params,
   pyramid->presmooth_sigma = params->presmooth_sigma;
 }
 
-static int
-params_valid (const cf_clg_params * params)
+int
+cf_clg_params_valid (const cf_clg_params * params)
 {
   int l;
 
   if (params == NULL || !(params->alpha > 0.0f) ||
-      !(params->alpha < ALPHA_MAX) || !(params->rho >= 0.0f) ||
-      !(params->rho <= RHO_MAX) || !(params->presmooth_sigma >= 0.0f) ||
+      !(params->alpha < CF_CLG_ALPHA_MAX) || !(params->rho >= 0.0f) ||
+      !(params->rho <= CF_CLG_RHO_MAX) || !(params->presmooth_sigma >= 0.0f) ||
       params->n_iterations_per_level < 0 ||
       params->n_iterations_per_level > CF_PYRAMID_MAX_LEVELS)
     return 0;
@@ -248,7 +246,7 @@ cf_clg_structure_tensor (const cf_image * fx, const cf_image * fy,
   int x, y, k;
 
   if (!same_size (fx, fy) || !same_size (fx, ft) || !tensor_valid (j) ||
-      !same_size (fx, &j->j11) || !(rho >= 0.0f) || !(rho <= RHO_MAX) ||
+      !same_size (fx, &j->j11) || !(rho >= 0.0f) || !(rho <= CF_CLG_RHO_MAX) ||
       (rho > 0.0f && !same_size (fx, tmp)))
     return CF_ERROR_INVALID;
   for (y = 0; y < fx->height; y++) {
@@ -490,8 +488,8 @@ cf_clg_flow (const cf_pyramid * p0, const cf_pyramid * p1,
   cf_image *jp[5] = { NULL, NULL, NULL, NULL, NULL };
   int l, k, w0, h0;
 
-  if (p0 == NULL || p1 == NULL || !params_valid (params) || flow == NULL ||
-      p0->n_levels != p1->n_levels || p0->n_levels < 1 ||
+  if (p0 == NULL || p1 == NULL || !cf_clg_params_valid (params) ||
+      flow == NULL || p0->n_levels != p1->n_levels || p0->n_levels < 1 ||
       p0->n_levels > CF_PYRAMID_MAX_LEVELS)
     return CF_ERROR_INVALID;
   for (l = 0; l < p0->n_levels; l++)

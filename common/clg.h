@@ -65,8 +65,11 @@
 extern "C" {
 #endif
 
-/* Largest iteration count accepted per level. */
+/* Largest iteration count accepted per level; α must lie in
+ * (0, CF_CLG_ALPHA_MAX), ρ in [0, CF_CLG_RHO_MAX]. */
 #define CF_CLG_MAX_ITERATIONS 1000000
+#define CF_CLG_ALPHA_MAX 1e9
+#define CF_CLG_RHO_MAX 50.0
 
 typedef struct
 {
@@ -119,6 +122,10 @@ cf_status cf_clg_parse_iterations_per_level (cf_clg_params * params,
 
 /* Sweeps on pyramid level @level (0 = finest) under @params. */
 int cf_clg_level_iterations (const cf_clg_params * params, int level);
+
+/* 1 when every field of @params is in its range (the check of
+ * cf_clg_flow and of the GPU twin). */
+int cf_clg_params_valid (const cf_clg_params * params);
 
 /* Copy what the pyramid needs from @params: presmooth_sigma only (η, level
  * count and minimum size stay the caller's; the paper: η 0.5, 4 levels). */

@@ -87,8 +87,8 @@ cf_tvl1_params_set (cf_tvl1_params * params, const char *name, double value)
   return CF_OK;
 }
 
-static int
-params_valid (const cf_tvl1_params * params)
+int
+cf_tvl1_params_valid (const cf_tvl1_params * params)
 {
   return params != NULL && params->tau > 0.0f && params->tau <= 0.25f &&
       params->lambda > 0.0f && params->theta > 0.0f && params->warps >= 1 &&
@@ -580,7 +580,7 @@ cf_tvl1_iteration (cf_tvl1_workspace * ws, const cf_tvl1_params * params,
   cf_status status;
   double sum = 0.0;
 
-  if (ws == NULL || !params_valid (params) || u == NULL ||
+  if (ws == NULL || !cf_tvl1_params_valid (params) || u == NULL ||
       u->width != ws->width || u->height != ws->height)
     return CF_ERROR_INVALID;
 
@@ -698,7 +698,8 @@ cf_tvl1_flow (const cf_pyramid * p0, const cf_pyramid * p1,
   cf_flow *u = NULL;
   int l, w0, h0;
 
-  if (p0 == NULL || p1 == NULL || !params_valid (params) || flow == NULL ||
+  if (p0 == NULL || p1 == NULL || !cf_tvl1_params_valid (params) ||
+      flow == NULL ||
       p0->n_levels != p1->n_levels || p0->n_levels < 1 ||
       p0->n_levels > CF_PYRAMID_MAX_LEVELS ||
       !same_size (p0->level[0], p1->level[0]) ||

@@ -76,6 +76,10 @@ void cf_tvl1_params_init (cf_tvl1_params * params);
 cf_status cf_tvl1_params_set (cf_tvl1_params * params, const char *name,
     double value);
 
+/* 1 when every field of @params is in its range (the check of
+ * cf_tvl1_flow and of the GPU twin). */
+int cf_tvl1_params_valid (const cf_tvl1_params * params);
+
 /* Copy what the pyramid needs from @params: presmooth_sigma only (η, level
  * count and minimum size stay the caller's; IPOL: η 0.5, 5 levels). */
 void cf_tvl1_prepare_pyramid_params (const cf_tvl1_params * params,

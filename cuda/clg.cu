@@ -58,6 +58,7 @@
 
 #include "cuda/clg.h"
 #include "cuda/cuda-internal.h"
+#include "cuda/level-graph.h"
 #include "cuda/warp.h"
 
 #include <math.h>
@@ -66,10 +67,6 @@
 
 #include "common/border.h"
 #include "common/gaussian.h"
-
-/* Parameter ranges of common/clg.c (ALPHA_MAX, RHO_MAX) */
-#define CLG_ALPHA_MAX 1e9
-#define CLG_RHO_MAX 50.0
 
 /* K_ρ radius ⌈4ρ⌉ as cf_gaussian_blur; its cap of 255 is never reached
  * for ρ <= 50, whose radius is at most 200. */
@@ -515,21 +512,6 @@ pixel_grid (int width, int height)
 }
 
 static int
-image_is_valid (const cf_cuda_image * img)
-{
-  return img != NULL && img->data != NULL && img->width > 0 &&
-      img->height > 0 && img->pitch >= (size_t) img->width;
-}
-
-static int
-flow_is_valid (const cf_cuda_flow * flow)
-{
-  return flow != NULL && flow->u != NULL && flow->v != NULL &&
-      flow->width > 0 && flow->height > 0 &&
-      flow->pitch >= (size_t) flow->width;
-}
-
-static int
 same_size (const cf_cuda_image * a, const cf_cuda_image * b)
 {
   return a->width == b->width && a->height == b->height;
@@ -578,7 +560,7 @@ tensor_planes (const cf_cuda_clg_tensor * t, const cf_cuda_image * like,
   ch[3] = &t->j13;
   ch[4] = &t->j23;
   for (int c = 0; c < 5; c++) {
-    if (!image_is_valid (ch[c]) || !same_size (ch[c], like))
+    if (!cf_cuda_image_is_valid (ch[c]) || !same_size (ch[c], like))
       return 0;
     planes->p[c] = ch[c]->data;
     planes->pitch[c] = ch[c]->pitch;
@@ -748,9 +730,10 @@ cf_cuda_clg_derivatives (const cf_cuda_image * i0, const cf_cuda_image * i1w,
 {
   cf_status status = CF_OK;
 
-  if (!image_is_valid (i0) || !image_is_valid (i1w) || !image_is_valid (fx)
-      || !image_is_valid (fy) || !image_is_valid (ft) || !same_size (i0, i1w)
-      || !same_size (i0, fx) || !same_size (i0, fy) || !same_size (i0, ft))
+  if (!cf_cuda_image_is_valid (i0) || !cf_cuda_image_is_valid (i1w) ||
+      !cf_cuda_image_is_valid (fx) || !cf_cuda_image_is_valid (fy) ||
+      !cf_cuda_image_is_valid (ft) || !same_size (i0, i1w) ||
+      !same_size (i0, fx) || !same_size (i0, fy) || !same_size (i0, ft))
     return CF_ERROR_INVALID;
   clg_derivatives_kernel <<< pixel_grid (i0->width, i0->height),
       dim3 (CLG_BLOCK_X, CLG_BLOCK_Y), 0, stream >>> (i0->data, i0->pitch,
@@ -772,10 +755,10 @@ cf_cuda_clg_structure_tensor (const cf_cuda_image * fx,
   clg_taps taps;
   cf_status status;
 
-  if (!image_is_valid (fx) || !image_is_valid (fy) || !image_is_valid (ft)
-      || !same_size (fx, fy) || !same_size (fx, ft) ||
-      !tensor_planes (j, fx, &jp) || !(rho >= 0.0f) ||
-      !((double) rho <= CLG_RHO_MAX))
+  if (!cf_cuda_image_is_valid (fx) || !cf_cuda_image_is_valid (fy) ||
+      !cf_cuda_image_is_valid (ft) || !same_size (fx, fy) ||
+      !same_size (fx, ft) || !tensor_planes (j, fx, &jp) || !(rho >= 0.0f) ||
+      !((double) rho <= CF_CLG_RHO_MAX))
     return CF_ERROR_INVALID;
   /* outputs must not overlap the inputs or each other */
   p[n++] = fx->data;
@@ -811,14 +794,15 @@ cf_cuda_clg_jacobi (const cf_cuda_clg_tensor * j, float alpha,
   cf_status status;
   int result = 0;
 
-  if (j == NULL || !image_is_valid (&j->j11) || !tensor_planes (j, &j->j11,
-          &jp) || !flow_is_valid (d) || !flow_is_valid (tmp_flow) ||
-      d->width != j->j11.width || d->height != j->j11.height ||
-      tmp_flow->width != d->width || tmp_flow->height != d->height ||
-      d->u == tmp_flow->u || d->v == tmp_flow->v || d->u == tmp_flow->v ||
-      d->v == tmp_flow->u || d->u == d->v || tmp_flow->u == tmp_flow->v ||
-      iterations < 0 || !(alpha > 0.0f) || !isfinite (alpha) ||
-      !kernel_is_valid (kernel) || !depth_is_valid (fused_depth))
+  if (j == NULL || !cf_cuda_image_is_valid (&j->j11) ||
+      !tensor_planes (j, &j->j11, &jp) || !cf_cuda_flow_is_valid (d) ||
+      !cf_cuda_flow_is_valid (tmp_flow) || d->width != j->j11.width ||
+      d->height != j->j11.height || tmp_flow->width != d->width ||
+      tmp_flow->height != d->height || d->u == tmp_flow->u ||
+      d->v == tmp_flow->v || d->u == tmp_flow->v || d->v == tmp_flow->u ||
+      d->u == d->v || tmp_flow->u == tmp_flow->v || iterations < 0 ||
+      !(alpha > 0.0f) || !isfinite (alpha) || !kernel_is_valid (kernel) ||
+      !depth_is_valid (fused_depth))
     return CF_ERROR_INVALID;
   if (iterations == 0)
     return CF_OK;
@@ -841,9 +825,10 @@ cf_cuda_clg_add_increment (const cf_cuda_flow * u, const cf_cuda_flow * d,
 {
   cf_status status = CF_OK;
 
-  if (!flow_is_valid (u) || !flow_is_valid (d) || !flow_is_valid (u_out) ||
-      d->width != u->width || d->height != u->height ||
-      u_out->width != u->width || u_out->height != u->height)
+  if (!cf_cuda_flow_is_valid (u) || !cf_cuda_flow_is_valid (d) ||
+      !cf_cuda_flow_is_valid (u_out) || d->width != u->width ||
+      d->height != u->height || u_out->width != u->width ||
+      u_out->height != u->height)
     return CF_ERROR_INVALID;
   clg_add_increment_kernel <<< pixel_grid (u->width, u->height),
       dim3 (CLG_BLOCK_X, CLG_BLOCK_Y), 0, stream >>> (u->u, u->v, u->pitch,
@@ -858,15 +843,6 @@ out:
  * Plan
  * --------------------------------------------------------------------- */
 
-/* The captured Jacobi sequence of one pyramid level. */
-typedef struct
-{
-  cudaGraphExec_t exec;         /* NULL: none captured */
-  int width, height, iterations;
-  float alpha;
-  int result;                   /* increment buffer holding the result */
-} clg_level_graph;
-
 struct cf_cuda_clg_plan
 {
   int width, height;
@@ -880,7 +856,7 @@ struct cf_cuda_clg_plan
   cf_cuda_clg_tensor j;         /* J_ρ */
 
   cudaStream_t capture_stream;  /* private: graphs are captured here */
-  clg_level_graph graph[CF_PYRAMID_MAX_LEVELS];
+  cf_level_graph graph[CF_PYRAMID_MAX_LEVELS];
 };
 
 static cf_cuda_image *
@@ -906,8 +882,7 @@ cf_cuda_clg_plan_free (cf_cuda_clg_plan * plan)
   if (plan == NULL)
     return;
   for (int l = 0; l < CF_PYRAMID_MAX_LEVELS; l++)
-    if (plan->graph[l].exec != NULL)
-      cf_cuda_check (cudaGraphExecDestroy (plan->graph[l].exec));
+    cf_level_graph_reset (&plan->graph[l]);
   if (plan->capture_stream != NULL)
     cf_cuda_check (cudaStreamDestroy (plan->capture_stream));
   cf_cuda_flow_release (&plan->u);
@@ -1022,9 +997,10 @@ planes_of (const cf_cuda_clg_tensor * t)
 /* Enqueue one level's Jacobi sequence (d = 0, then @iterations >= 1
  * sweeps) for a width x height level on @stream, reading the plan's J. */
 static cf_status
-plan_enqueue_iterations (cf_cuda_clg_plan * plan, int width, int height,
-    float alpha, int iterations, int *result, cudaStream_t stream)
+plan_enqueue_iterations (void *data, int width, int height, float alpha,
+    int iterations, int *result, cudaStream_t stream)
 {
+  cf_cuda_clg_plan *plan = (cf_cuda_clg_plan *) data;
   clg_state s[2] = { state_of (&plan->d[0]), state_of (&plan->d[1]) };
 
   return enqueue_iterations (planes_of (&plan->j), width, height, alpha,
@@ -1043,13 +1019,8 @@ cf_cuda_clg_plan_set_fused_depth (cf_cuda_clg_plan * plan, int depth)
   plan->depth = resolve_depth (depth);
   /* the captured sequences launch the old depth: capture anew (an exec
    * still in flight is freed when it completes) */
-  for (int l = 0; l < CF_PYRAMID_MAX_LEVELS; l++) {
-    if (plan->graph[l].exec != NULL) {
-      CF_CUDA_TRY (cudaGraphExecDestroy (plan->graph[l].exec));
-      plan->graph[l].exec = NULL;
-    }
-  }
-out:
+  for (int l = 0; l < CF_PYRAMID_MAX_LEVELS && status == CF_OK; l++)
+    status = cf_level_graph_reset (&plan->graph[l]);
   return status;
 }
 
@@ -1059,68 +1030,9 @@ static cf_status
 plan_run_iterations (cf_cuda_clg_plan * plan, int level, int width,
     int height, float alpha, int iterations, int *result, cudaStream_t stream)
 {
-  cf_status status = CF_OK;
-  clg_level_graph *lg = &plan->graph[level];
-  cudaGraph_t graph = NULL;
-  cudaGraphExec_t exec = NULL;
-
-  if (lg->exec == NULL || lg->width != width || lg->height != height ||
-      lg->iterations != iterations || lg->alpha != alpha) {
-    int res = 0;
-    cf_status enq;
-
-    if (lg->exec != NULL) {
-      /* an exec still in flight is freed when it completes */
-      CF_CUDA_TRY (cudaGraphExecDestroy (lg->exec));
-      lg->exec = NULL;
-    }
-    /* the capture always ends, also when a launch in it failed (the
-     * partial graph is then dropped) */
-    CF_CUDA_TRY (cudaStreamBeginCapture (plan->capture_stream,
-            cudaStreamCaptureModeThreadLocal));
-    enq = plan_enqueue_iterations (plan, width, height, alpha, iterations,
-        &res, plan->capture_stream);
-    CF_CUDA_TRY (cudaStreamEndCapture (plan->capture_stream, &graph));
-    if (enq != CF_OK) {
-      status = enq;
-      goto out;
-    }
-    CF_CUDA_TRY (cudaGraphInstantiate (&exec, graph, 0));
-    lg->exec = exec;
-    lg->width = width;
-    lg->height = height;
-    lg->iterations = iterations;
-    lg->alpha = alpha;
-    lg->result = res;
-  }
-  CF_CUDA_TRY (cudaGraphLaunch (lg->exec, stream));
-  *result = lg->result;
-
-out:
-  if (graph != NULL)
-    cudaGraphDestroy (graph);
-  return status;
-}
-
-/* common/clg.c params_valid () */
-static int
-params_valid (const cf_clg_params * params)
-{
-  if (params == NULL || !(params->alpha > 0.0f) ||
-      !((double) params->alpha < CLG_ALPHA_MAX) || !(params->rho >= 0.0f) ||
-      !((double) params->rho <= CLG_RHO_MAX) ||
-      !(params->presmooth_sigma >= 0.0f) ||
-      params->n_iterations_per_level < 0 ||
-      params->n_iterations_per_level > CF_PYRAMID_MAX_LEVELS)
-    return 0;
-  if (params->n_iterations_per_level == 0)
-    return params->iterations >= 0 &&
-        params->iterations <= CF_CLG_MAX_ITERATIONS;
-  for (int l = 0; l < params->n_iterations_per_level; l++)
-    if (params->iterations_per_level[l] < 0 ||
-        params->iterations_per_level[l] > CF_CLG_MAX_ITERATIONS)
-      return 0;
-  return 1;
+  return cf_level_graph_run (&plan->graph[level], plan->capture_stream,
+      plan_enqueue_iterations, plan, width, height, alpha, iterations, result,
+      stream);
 }
 
 /* The pyramids and @flow suit a run of this plan: level 0 is exactly the
@@ -1130,8 +1042,9 @@ run_args_valid (const cf_cuda_clg_plan * plan, const cf_cuda_pyramid * p0,
     const cf_cuda_pyramid * p1, const cf_clg_params * params,
     const cf_cuda_flow * flow)
 {
-  if (plan == NULL || p0 == NULL || p1 == NULL || !params_valid (params) ||
-      !flow_is_valid (flow) || p0->n_levels != p1->n_levels ||
+  if (plan == NULL || p0 == NULL || p1 == NULL ||
+      !cf_clg_params_valid (params) ||
+      !cf_cuda_flow_is_valid (flow) || p0->n_levels != p1->n_levels ||
       p0->n_levels < 1 || p0->n_levels > CF_PYRAMID_MAX_LEVELS ||
       flow->width != p0->level[0].width ||
       flow->height != p0->level[0].height || flow->width != plan->width ||
@@ -1139,8 +1052,8 @@ run_args_valid (const cf_cuda_clg_plan * plan, const cf_cuda_pyramid * p0,
     return 0;
   for (int l = 0; l < p0->n_levels; l++) {
     const cf_cuda_image *a = &p0->level[l], *b = &p1->level[l];
-    if (!image_is_valid (a) || !image_is_valid (b) || !same_size (a, b) ||
-        a->width > plan->width || a->height > plan->height)
+    if (!cf_cuda_image_is_valid (a) || !cf_cuda_image_is_valid (b) ||
+        !same_size (a, b) || a->width > plan->width || a->height > plan->height)
       return 0;
   }
   return 1;

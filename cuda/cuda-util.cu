@@ -106,6 +106,13 @@ cf_cuda_check (cudaError_t err)
   }
 }
 
+extern "C" int
+cf_cuda_image_is_valid (const cf_cuda_image * img)
+{
+  return img != NULL && img->data != NULL && img->width > 0 &&
+      img->height > 0 && img->pitch >= (size_t) img->width;
+}
+
 extern "C" cf_status
 cf_cuda_image_alloc (cf_cuda_image * img, int width, int height)
 {

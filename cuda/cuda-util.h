@@ -39,6 +39,10 @@ typedef struct
   size_t pitch;
 } cf_cuda_image;
 
+/* 1 when @img is non-NULL with data, a positive size and pitch >= width:
+ * the argument check of every kernel wrapper. */
+int cf_cuda_image_is_valid (const cf_cuda_image * img);
+
 /* Allocate (cudaMallocPitch); on failure img is zeroed and the status is
  * CF_ERROR_NO_MEMORY or CF_ERROR_CUDA. */
 cf_status cf_cuda_image_alloc (cf_cuda_image * img, int width, int height);

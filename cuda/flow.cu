@@ -25,12 +25,29 @@ flow_grid (int width, int height)
       cf_div_up (height, FLOW_BLOCK_Y));
 }
 
-static int
-flow_is_valid (const cf_cuda_flow * flow)
+extern "C" int
+cf_cuda_flow_is_valid (const cf_cuda_flow * flow)
 {
   return flow != NULL && flow->u != NULL && flow->v != NULL &&
       flow->width > 0 && flow->height > 0 &&
       flow->pitch >= (size_t) flow->width;
+}
+
+extern "C" cf_status
+cf_cuda_flow_copy (const cf_cuda_flow * src, cf_cuda_flow * dst,
+    cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  size_t row = (size_t) src->width * sizeof (float);
+
+  CF_CUDA_TRY (cudaMemcpy2DAsync (dst->u, dst->pitch * sizeof (float), src->u,
+          src->pitch * sizeof (float), row, (size_t) src->height,
+          cudaMemcpyDeviceToDevice, stream));
+  CF_CUDA_TRY (cudaMemcpy2DAsync (dst->v, dst->pitch * sizeof (float), src->v,
+          src->pitch * sizeof (float), row, (size_t) src->height,
+          cudaMemcpyDeviceToDevice, stream));
+out:
+  return status;
 }
 
 extern "C" cf_status
@@ -88,7 +105,7 @@ cf_cuda_flow_fill (cf_cuda_flow * flow, float u, float v, cudaStream_t stream)
 {
   cf_status status = CF_OK;
 
-  if (!flow_is_valid (flow))
+  if (!cf_cuda_flow_is_valid (flow))
     return CF_ERROR_INVALID;
   flow_fill_kernel <<< flow_grid (flow->width, flow->height),
       dim3 (FLOW_BLOCK_X, FLOW_BLOCK_Y), 0, stream >>> (flow->u, flow->v,
@@ -157,7 +174,8 @@ cf_cuda_flow_to_interleaved (const cf_cuda_flow * flow, float *uv,
 {
   cf_status status = CF_OK;
 
-  if (!flow_is_valid (flow) || !stride_is_valid (uv, stride, flow->width))
+  if (!cf_cuda_flow_is_valid (flow) ||
+      !stride_is_valid (uv, stride, flow->width))
     return CF_ERROR_INVALID;
   flow_to_interleaved_kernel <<< flow_grid (flow->width, flow->height),
       dim3 (FLOW_BLOCK_X, FLOW_BLOCK_Y), 0, stream >>> (flow->u, flow->v,
@@ -173,7 +191,8 @@ cf_cuda_flow_from_interleaved (cf_cuda_flow * flow, const float *uv,
 {
   cf_status status = CF_OK;
 
-  if (!flow_is_valid (flow) || !stride_is_valid (uv, stride, flow->width))
+  if (!cf_cuda_flow_is_valid (flow) ||
+      !stride_is_valid (uv, stride, flow->width))
     return CF_ERROR_INVALID;
   flow_from_interleaved_kernel <<< flow_grid (flow->width, flow->height),
       dim3 (FLOW_BLOCK_X, FLOW_BLOCK_Y), 0, stream >>> (uv, stride,
@@ -190,8 +209,9 @@ cf_cuda_flow_upload (const cf_flow * src, cf_cuda_flow * dst,
   cf_status status = CF_OK;
   size_t row;
 
-  if (src == NULL || src->u == NULL || src->v == NULL || !flow_is_valid (dst)
-      || src->width != dst->width || src->height != dst->height)
+  if (src == NULL || src->u == NULL || src->v == NULL ||
+      !cf_cuda_flow_is_valid (dst) || src->width != dst->width ||
+      src->height != dst->height)
     return CF_ERROR_INVALID;
   row = (size_t) src->width * sizeof (float);
   CF_CUDA_TRY (cudaMemcpy2DAsync (dst->u, dst->pitch * sizeof (float), src->u,
@@ -211,8 +231,8 @@ cf_cuda_flow_download (const cf_cuda_flow * src, cf_flow * dst,
   cf_status status = CF_OK;
   size_t row;
 
-  if (!flow_is_valid (src) || dst == NULL || dst->u == NULL || dst->v == NULL
-      || src->width != dst->width || src->height != dst->height)
+  if (!cf_cuda_flow_is_valid (src) || dst == NULL || dst->u == NULL ||
+      dst->v == NULL || src->width != dst->width || src->height != dst->height)
     return CF_ERROR_INVALID;
   row = (size_t) src->width * sizeof (float);
   CF_CUDA_TRY (cudaMemcpy2DAsync (dst->u, dst->pitch * sizeof (float), src->u,

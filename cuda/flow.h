@@ -31,9 +31,15 @@ typedef struct
   size_t pitch;                 /* elements */
 } cf_cuda_flow;
 
+/* 1 when @flow is non-NULL with both planes, a positive size and pitch >=
+ * width. */
+int cf_cuda_flow_is_valid (const cf_cuda_flow * flow);
 cf_status cf_cuda_flow_alloc (cf_cuda_flow * flow, int width, int height);
 void cf_cuda_flow_release (cf_cuda_flow * flow);
 cf_status cf_cuda_flow_fill (cf_cuda_flow * flow, float u, float v,
+    cudaStream_t stream);
+/* dst = src (the first src->width x src->height samples of each plane). */
+cf_status cf_cuda_flow_copy (const cf_cuda_flow * src, cf_cuda_flow * dst,
     cudaStream_t stream);
 /* A view of the top-left width x height part (for coarser levels). */
 cf_cuda_flow cf_cuda_flow_view (const cf_cuda_flow * flow, int width,

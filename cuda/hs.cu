@@ -84,6 +84,7 @@
 
 #include "cuda/hs.h"
 #include "cuda/cuda-internal.h"
+#include "cuda/level-graph.h"
 #include "cuda/warp.h"
 
 #include <cuda_fp16.h>
@@ -679,21 +680,6 @@ out:
 }
 
 static int
-image_is_valid (const cf_cuda_image * img)
-{
-  return img != NULL && img->data != NULL && img->width > 0 &&
-      img->height > 0 && img->pitch >= (size_t) img->width;
-}
-
-static int
-flow_is_valid (const cf_cuda_flow * flow)
-{
-  return flow != NULL && flow->u != NULL && flow->v != NULL &&
-      flow->width > 0 && flow->height > 0 &&
-      flow->pitch >= (size_t) flow->width;
-}
-
-static int
 same_size (const cf_cuda_image * a, const cf_cuda_image * b)
 {
   return a->width == b->width && a->height == b->height;
@@ -732,9 +718,10 @@ cf_cuda_hs_derivatives (const cf_cuda_image * i0, const cf_cuda_image * i1w,
 {
   cf_status status = CF_OK;
 
-  if (!image_is_valid (i0) || !image_is_valid (i1w) || !image_is_valid (ix)
-      || !image_is_valid (iy) || !image_is_valid (it) || !same_size (i0, i1w)
-      || !same_size (i0, ix) || !same_size (i0, iy) || !same_size (i0, it))
+  if (!cf_cuda_image_is_valid (i0) || !cf_cuda_image_is_valid (i1w) ||
+      !cf_cuda_image_is_valid (ix) || !cf_cuda_image_is_valid (iy) ||
+      !cf_cuda_image_is_valid (it) || !same_size (i0, i1w) ||
+      !same_size (i0, ix) || !same_size (i0, iy) || !same_size (i0, it))
     return CF_ERROR_INVALID;
   hs_derivatives_kernel <<< cell_grid (i0->width, i0->height),
       dim3 (HS_BLOCK_X, HS_BLOCK_Y), 0, stream >>> (i0->data, i0->pitch,
@@ -755,13 +742,14 @@ cf_cuda_hs_jacobi (const cf_cuda_image * ix, const cf_cuda_image * iy,
   hs_state_f32 state[2];
   int n_sm, result = 0;
 
-  if (!image_is_valid (ix) || !image_is_valid (iy) || !image_is_valid (it) ||
-      !same_size (ix, iy) || !same_size (ix, it) || !flow_is_valid (d) ||
-      !flow_is_valid (tmp) || d->width != ix->width ||
+  if (!cf_cuda_image_is_valid (ix) || !cf_cuda_image_is_valid (iy) ||
+      !cf_cuda_image_is_valid (it) || !same_size (ix, iy) ||
+      !same_size (ix, it) || !cf_cuda_flow_is_valid (d) ||
+      !cf_cuda_flow_is_valid (tmp) || d->width != ix->width ||
       d->height != ix->height || tmp->width != ix->width ||
       tmp->height != ix->height || d->u == tmp->u || d->v == tmp->v ||
-      d->u == tmp->v || d->v == tmp->u || iterations < 0 ||
-      !(alpha > 0.0f) || !isfinite (alpha))
+      d->u == tmp->v || d->v == tmp->u || iterations < 0 || !(alpha > 0.0f) ||
+      !isfinite (alpha))
     return CF_ERROR_INVALID;
   if (iterations == 0)
     return CF_OK;
@@ -787,8 +775,8 @@ cf_cuda_hs_add_increment (const cf_cuda_flow * d, cf_cuda_flow * u,
 {
   cf_status status = CF_OK;
 
-  if (!flow_is_valid (d) || !flow_is_valid (u) || d->width != u->width ||
-      d->height != u->height)
+  if (!cf_cuda_flow_is_valid (d) || !cf_cuda_flow_is_valid (u) ||
+      d->width != u->width || d->height != u->height)
     return CF_ERROR_INVALID;
   hs_add_increment_kernel < hs_state_f32 > <<< cell_grid (u->width,
           u->height), dim3 (HS_BLOCK_X, HS_BLOCK_Y), 0, stream >>>
@@ -801,15 +789,6 @@ out:
 /* ---------------------------------------------------------------------
  * Plan
  * --------------------------------------------------------------------- */
-
-/* The captured iteration sequence of one pyramid level. */
-typedef struct
-{
-  cudaGraphExec_t exec;         /* NULL: none captured */
-  int width, height, iterations;
-  float alpha;
-  int result;                   /* state buffer holding the result */
-} hs_level_graph;
 
 struct cf_cuda_hs_plan
 {
@@ -825,7 +804,7 @@ struct cf_cuda_hs_plan
   size_t h_pitch;               /* half2 elements */
 
   cudaStream_t capture_stream;  /* private: graphs are captured here */
-  hs_level_graph graph[CF_PYRAMID_MAX_LEVELS];
+  cf_level_graph graph[CF_PYRAMID_MAX_LEVELS];
 };
 
 extern "C" void
@@ -836,8 +815,7 @@ cf_cuda_hs_plan_free (cf_cuda_hs_plan * plan)
   if (plan == NULL)
     return;
   for (l = 0; l < CF_PYRAMID_MAX_LEVELS; l++)
-    if (plan->graph[l].exec != NULL)
-      cf_cuda_check (cudaGraphExecDestroy (plan->graph[l].exec));
+    cf_level_graph_reset (&plan->graph[l]);
   if (plan->capture_stream != NULL)
     cf_cuda_check (cudaStreamDestroy (plan->capture_stream));
   cf_cuda_flow_release (&plan->u);
@@ -925,9 +903,10 @@ image_view (const cf_cuda_image * img, int width, int height)
 /* Enqueue one warp's Jacobi sequence (du = 0, then @iterations sweeps) of
  * a width x height level on @stream, reading the plan's Ix, Iy, It. */
 static cf_status
-plan_enqueue_iterations (cf_cuda_hs_plan * plan, int width, int height,
-    float alpha, int iterations, int *result, cudaStream_t stream)
+plan_enqueue_iterations (void *data, int width, int height, float alpha,
+    int iterations, int *result, cudaStream_t stream)
 {
+  cf_cuda_hs_plan *plan = (cf_cuda_hs_plan *) data;
   hs_grads g;
   float alpha2 = alpha * alpha;
 
@@ -957,47 +936,9 @@ static cf_status
 plan_run_iterations (cf_cuda_hs_plan * plan, int level, int width,
     int height, float alpha, int iterations, int *result, cudaStream_t stream)
 {
-  cf_status status = CF_OK;
-  hs_level_graph *lg = &plan->graph[level];
-  cudaGraph_t graph = NULL;
-  cudaGraphExec_t exec = NULL;
-
-  if (lg->exec == NULL || lg->width != width || lg->height != height ||
-      lg->iterations != iterations || lg->alpha != alpha) {
-    int res = 0;
-    cf_status enq;
-
-    if (lg->exec != NULL) {
-      /* an exec still in flight is freed when it completes */
-      CF_CUDA_TRY (cudaGraphExecDestroy (lg->exec));
-      lg->exec = NULL;
-    }
-    /* the capture always ends, also when a launch in it failed (the
-     * partial graph is then dropped) */
-    CF_CUDA_TRY (cudaStreamBeginCapture (plan->capture_stream,
-            cudaStreamCaptureModeThreadLocal));
-    enq = plan_enqueue_iterations (plan, width, height, alpha, iterations,
-        &res, plan->capture_stream);
-    CF_CUDA_TRY (cudaStreamEndCapture (plan->capture_stream, &graph));
-    if (enq != CF_OK) {
-      status = enq;
-      goto out;
-    }
-    CF_CUDA_TRY (cudaGraphInstantiate (&exec, graph, 0));
-    lg->exec = exec;
-    lg->width = width;
-    lg->height = height;
-    lg->iterations = iterations;
-    lg->alpha = alpha;
-    lg->result = res;
-  }
-  CF_CUDA_TRY (cudaGraphLaunch (lg->exec, stream));
-  *result = lg->result;
-
-out:
-  if (graph != NULL)
-    cudaGraphDestroy (graph);
-  return status;
+  return cf_level_graph_run (&plan->graph[level], plan->capture_stream,
+      plan_enqueue_iterations, plan, width, height, alpha, iterations, result,
+      stream);
 }
 
 /* Add the plan's increment buffer @index to @u. */
@@ -1025,23 +966,6 @@ out:
   return status;
 }
 
-/* dst = src, both width x height flows on the device. */
-static cf_status
-copy_flow (const cf_cuda_flow * src, cf_cuda_flow * dst, cudaStream_t stream)
-{
-  cf_status status = CF_OK;
-  size_t row = (size_t) src->width * sizeof (float);
-
-  CF_CUDA_TRY (cudaMemcpy2DAsync (dst->u, dst->pitch * sizeof (float), src->u,
-          src->pitch * sizeof (float), row, (size_t) src->height,
-          cudaMemcpyDeviceToDevice, stream));
-  CF_CUDA_TRY (cudaMemcpy2DAsync (dst->v, dst->pitch * sizeof (float), src->v,
-          src->pitch * sizeof (float), row, (size_t) src->height,
-          cudaMemcpyDeviceToDevice, stream));
-out:
-  return status;
-}
-
 /* The pyramids suit a run of this plan into @flow. */
 static int
 run_args_valid (const cf_cuda_hs_plan * plan, const cf_cuda_pyramid * p0,
@@ -1051,7 +975,7 @@ run_args_valid (const cf_cuda_hs_plan * plan, const cf_cuda_pyramid * p0,
   int l;
 
   if (plan == NULL || p0 == NULL || p1 == NULL || params == NULL ||
-      !flow_is_valid (flow) || p0->n_levels != p1->n_levels ||
+      !cf_cuda_flow_is_valid (flow) || p0->n_levels != p1->n_levels ||
       p0->n_levels < 1 || p0->n_levels > CF_PYRAMID_MAX_LEVELS ||
       params->warps < 1 || params->iterations < 0 ||
       !(params->alpha > 0.0f) || !isfinite (params->alpha) ||
@@ -1061,8 +985,8 @@ run_args_valid (const cf_cuda_hs_plan * plan, const cf_cuda_pyramid * p0,
     return 0;
   for (l = 0; l < p0->n_levels; l++) {
     const cf_cuda_image *a = &p0->level[l], *b = &p1->level[l];
-    if (!image_is_valid (a) || !image_is_valid (b) || !same_size (a, b) ||
-        a->width > flow->width || a->height > flow->height)
+    if (!cf_cuda_image_is_valid (a) || !cf_cuda_image_is_valid (b) ||
+        !same_size (a, b) || a->width > flow->width || a->height > flow->height)
       return 0;
   }
   return 1;
@@ -1124,7 +1048,7 @@ cf_cuda_hs_plan_run (cf_cuda_hs_plan * plan, const cf_cuda_pyramid * p0,
     }
 
     /* park this level's result in `flow`'s buffer for the next level */
-    status = copy_flow (&ul, &parked, stream);
+    status = cf_cuda_flow_copy (&ul, &parked, stream);
     if (status != CF_OK)
       return status;
   }

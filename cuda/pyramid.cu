@@ -95,13 +95,6 @@ blur_pass_kernel (const float *__restrict__ src, size_t src_pitch, int width,
 }
 
 static int
-image_is_valid (const cf_cuda_image * img)
-{
-  return img != NULL && img->data != NULL && img->width > 0 &&
-      img->height > 0 && img->pitch >= (size_t) img->width;
-}
-
-static int
 params_valid (const cf_pyramid_params * params)
 {
   return params != NULL && params->eta > 0.0f && params->eta < 1.0f &&
@@ -169,7 +162,8 @@ static int
 blur_args_valid (const cf_cuda_image * src, const cf_cuda_image * tmp,
     const cf_cuda_image * dst)
 {
-  return image_is_valid (src) && image_is_valid (tmp) && image_is_valid (dst)
+  return cf_cuda_image_is_valid (src) && cf_cuda_image_is_valid (tmp) &&
+      cf_cuda_image_is_valid (dst)
       && tmp->data != src->data && tmp->data != dst->data &&
       tmp->width == src->width && tmp->height == src->height &&
       dst->width == src->width && dst->height == src->height;
@@ -309,7 +303,7 @@ cf_cuda_pyramid_build (cf_cuda_pyramid * pyramid,
   int l;
 
   if (pyramid == NULL || !params_valid (params) || pyramid->n_levels < 1 ||
-      !image_is_valid (&pyramid->level[0]) || pyramid->taps == NULL ||
+      !cf_cuda_image_is_valid (&pyramid->level[0]) || pyramid->taps == NULL ||
       !pyramid_matches (pyramid, params))
     return CF_ERROR_INVALID;
 

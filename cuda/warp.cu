@@ -163,32 +163,17 @@ warp_grid (int width, int height)
       cf_div_up (height, WARP_BLOCK_Y));
 }
 
-static int
-image_is_valid (const cf_cuda_image * img)
-{
-  return img != NULL && img->data != NULL && img->width > 0 &&
-      img->height > 0 && img->pitch >= (size_t) img->width;
-}
-
-static int
-flow_is_valid (const cf_cuda_flow * flow)
-{
-  return flow != NULL && flow->u != NULL && flow->v != NULL &&
-      flow->width > 0 && flow->height > 0 &&
-      flow->pitch >= (size_t) flow->width;
-}
-
 extern "C" cf_status
 cf_cuda_warp_bicubic (const cf_cuda_image * src, const cf_cuda_flow * flow,
     cf_warp_border border, cf_cuda_image * dst, cudaStream_t stream)
 {
   cf_status status = CF_OK;
 
-  if (!image_is_valid (src) || !flow_is_valid (flow) || !image_is_valid (dst)
-      || src->data == dst->data || src->width != flow->width ||
-      src->height != flow->height || dst->width != src->width ||
-      dst->height != src->height || (border != CF_WARP_CLAMP &&
-          border != CF_WARP_ZERO_OUTSIDE))
+  if (!cf_cuda_image_is_valid (src) || !cf_cuda_flow_is_valid (flow) ||
+      !cf_cuda_image_is_valid (dst) || src->data == dst->data ||
+      src->width != flow->width || src->height != flow->height ||
+      dst->width != src->width || dst->height != src->height ||
+      (border != CF_WARP_CLAMP && border != CF_WARP_ZERO_OUTSIDE))
     return CF_ERROR_INVALID;
   warp_bicubic_kernel <<< warp_grid (dst->width, dst->height),
       dim3 (WARP_BLOCK_X, WARP_BLOCK_Y), 0, stream >>> (src->data,
@@ -206,8 +191,9 @@ cf_cuda_flow_resample (const cf_cuda_flow * src, cf_cuda_flow * dst,
   cf_status status = CF_OK;
   float fx, fy, sx, sy;
 
-  if (!flow_is_valid (src) || !flow_is_valid (dst) || src->u == dst->u ||
-      src->u == dst->v || src->v == dst->u || src->v == dst->v)
+  if (!cf_cuda_flow_is_valid (src) || !cf_cuda_flow_is_valid (dst) ||
+      src->u == dst->u || src->u == dst->v || src->v == dst->u ||
+      src->v == dst->v)
     return CF_ERROR_INVALID;
   /* position scale (src / dst) and vector scale (dst / src), in fp32 on
    * the host exactly as common/warp.c */
@@ -230,7 +216,7 @@ cf_cuda_bicubic_downscale (const cf_cuda_image * src, float eta,
 {
   cf_status status = CF_OK;
 
-  if (!image_is_valid (src) || !image_is_valid (dst) ||
+  if (!cf_cuda_image_is_valid (src) || !cf_cuda_image_is_valid (dst) ||
       src->data == dst->data || !(eta > 0.0f && eta < 1.0f))
     return CF_ERROR_INVALID;
   bicubic_downscale_kernel <<< warp_grid (dst->width, dst->height),
