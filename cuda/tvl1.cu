@@ -32,13 +32,13 @@
  *    (U reads p from the west / north, P reads u from the east / south,
  *    so each valid region loses one cell per side and iteration), leaving
  *    the (64 − 2t) x (8 NY − 2t) interior exact after t iterations; only
- *    the interior is written. Blocks overlap in their halos, so a launch reads one copy
- *    of u, p1, p2 and writes another (the plan swaps them after each
- *    launch). Image borders are the real ones: the tile versions of Div and
- *    fG take the pixel's image coordinates for their border branches and
- *    never read outside the image, so cells outside it are neither loaded
- *    nor computed. Same per-pixel functions in the same order as FUSED:
- *    the same bits. With ε > 0 (a test after every iteration) it runs
+ *    the interior is written. Blocks overlap in their halos, so a launch
+ *    reads one copy of u, p1, p2 and writes another (the plan swaps them
+ *    after each launch). Image borders are the real ones: Div and fG take
+ *    the pixel's image coordinates for their border branches apart from
+ *    its cell in the tile, and never read outside the image, so cells
+ *    outside it are neither loaded nor computed. The same per-pixel
+ *    functions in the same order as FUSED: the same bits. With ε > 0 (a test after every iteration) it runs
  *    FUSED. The second copies are allocated by the first ε = 0 run.
  *  - AUTO = BLOCKED (so FUSED when ε > 0), T = 6, 64 x 32 tiles.
  *
@@ -136,34 +136,36 @@ tvl1_threshold_at (float gx, float gy, float g, float rc, float u1, float u2,
   return make_float2 (__fadd_rn (u1, d1), __fadd_rn (u2, d2));
 }
 
-/** \brief Step Div at (x, y) for one dual field (cf_tvl1_divergence): the
- *  x part (px(x) − px(x−1), px(−1) = 0, px(w−1) unread, 0 on a 1-wide
- *  image), then the y part added the way the CPU adds it. Reads only
- *  columns x−1, x and rows y−1, y. */
+/** \brief Step Div at image pixel (x, y) for one dual field
+ *  (cf_tvl1_divergence): the x part (px(x) − px(x−1), px(−1) = 0, px(w−1)
+ *  unread, 0 on a 1-wide image), then the y part added the way the CPU
+ *  adds it. The pixel is element (cx, cy) of the arrays (rows of ppx and
+ *  ppy floats): (x, y) of a whole plane, or its cell of a BLOCKED tile.
+ *  Reads only columns cx−1, cx and rows cy−1, cy. */
 static __device__ __forceinline__ float
 tvl1_divergence_at (const float *px, size_t ppx, const float *py, size_t ppy,
-    int x, int y, int w, int h)
+    int cx, int cy, int x, int y, int w, int h)
 {
-  const float *a = px + (size_t) y * ppx;
+  const float *a = px + (size_t) cy * ppx;
+  const float *b = py + (size_t) cy * ppy;
   float d;
 
   if (w == 1)
     d = 0.0f;
   else if (x == 0)
-    d = a[0];
+    d = a[cx];
   else if (x == w - 1)
-    d = -a[w - 2];
+    d = -a[cx - 1];
   else
-    d = __fsub_rn (a[x], a[x - 1]);
+    d = __fsub_rn (a[cx], a[cx - 1]);
 
   if (h == 1)
     return d;
   if (y == 0)
-    return __fadd_rn (d, py[x]);
+    return __fadd_rn (d, b[cx]);
   if (y == h - 1)
-    return __fsub_rn (d, py[x + (size_t) (y - 1) * ppy]);
-  return __fadd_rn (d, __fsub_rn (py[x + (size_t) y * ppy],
-          py[x + (size_t) (y - 1) * ppy]));
+    return __fsub_rn (d, (b - ppy)[cx]);
+  return __fadd_rn (d, __fsub_rn (b[cx], (b - ppy)[cx]));
 }
 
 /** \brief Step U for one component: v + θ div. */
@@ -181,13 +183,14 @@ tvl1_sq_term (float e1, float e2)
   return (double) __fadd_rn (__fmul_rn (e1, e1), __fmul_rn (e2, e2));
 }
 
-/** \brief Step fG at (x, y) (cf_tvl1_forward_gradient): (f(x+1) − f(x),
- *  f(y+1) − f(y)), 0 on the last column / row. */
+/** \brief Step fG at image pixel (x, y) (cf_tvl1_forward_gradient):
+ *  (f(x+1) − f(x), f(y+1) − f(y)), 0 on the last column / row; the pixel
+ *  is element (cx, cy) of f (see tvl1_divergence_at). */
 static __device__ __forceinline__ float2
-tvl1_forward_gradient_at (const float *f, size_t pitch, int x, int y, int w,
-    int h)
+tvl1_forward_gradient_at (const float *f, size_t pitch, int cx, int cy,
+    int x, int y, int w, int h)
 {
-  const float *c = f + x + (size_t) y * pitch;
+  const float *c = f + cx + (size_t) cy * pitch;
   const float fc = c[0];
 
   return make_float2 (x < w - 1 ? __fsub_rn (c[1], fc) : 0.0f,
@@ -210,48 +213,6 @@ tvl1_update_p_at (float2 grad, float pa, float pb, float taut)
 
 /* BLOCKED tiles: 64 cells wide (two per thread along x), 8 NY high */
 #define TVL1_TILE_X (2 * TVL1_BLOCK_X)
-
-/** \brief tvl1_divergence_at on a shared-memory tile: the same branches
- *  on the pixel's image coordinates (x, y), the same reads at tile cell
- *  (lx, ly) and its west / north neighbours. */
-static __device__ __forceinline__ float
-tvl1_divergence_tile (const float *px, const float *py, int lx, int ly,
-    int x, int y, int w, int h)
-{
-  const float *a = px + ly * TVL1_TILE_X;
-  float d;
-
-  if (w == 1)
-    d = 0.0f;
-  else if (x == 0)
-    d = a[lx];
-  else if (x == w - 1)
-    d = -a[lx - 1];
-  else
-    d = __fsub_rn (a[lx], a[lx - 1]);
-
-  if (h == 1)
-    return d;
-  if (y == 0)
-    return __fadd_rn (d, py[lx + ly * TVL1_TILE_X]);
-  if (y == h - 1)
-    return __fsub_rn (d, py[lx + (ly - 1) * TVL1_TILE_X]);
-  return __fadd_rn (d, __fsub_rn (py[lx + ly * TVL1_TILE_X],
-          py[lx + (ly - 1) * TVL1_TILE_X]));
-}
-
-/** \brief tvl1_forward_gradient_at on a shared-memory tile (see
- *  tvl1_divergence_tile). */
-static __device__ __forceinline__ float2
-tvl1_forward_gradient_tile (const float *f, int lx, int ly, int x, int y,
-    int w, int h)
-{
-  const float *c = f + lx + ly * TVL1_TILE_X;
-  const float fc = c[0];
-
-  return make_float2 (x < w - 1 ? __fsub_rn (c[1], fc) : 0.0f,
-      y < h - 1 ? __fsub_rn (c[TVL1_TILE_X], fc) : 0.0f);
-}
 
 /* ---------------------------------------------------------------------
  * ε bookkeeping
@@ -426,8 +387,8 @@ tvl1_divergence_kernel (const float *__restrict__ px, size_t ppx,
 
   if (tvl1_skipped (ctl, n) || x >= w || y >= h)
     return;
-  div[x + (size_t) y * pd] = tvl1_divergence_at (px, ppx, py, ppy, x, y, w,
-      h);
+  div[x + (size_t) y * pd] = tvl1_divergence_at (px, ppx, py, ppy, x, y, x,
+      y, w, h);
 }
 
 /** \brief Step U (twin of cf_tvl1_update_u): u ← v + θ div in place, and
@@ -471,7 +432,7 @@ tvl1_forward_gradient_kernel (const float *__restrict__ f, size_t pf, int w,
 
   if (tvl1_skipped (ctl, n) || x >= w || y >= h)
     return;
-  g = tvl1_forward_gradient_at (f, pf, x, y, w, h);
+  g = tvl1_forward_gradient_at (f, pf, x, y, x, y, w, h);
   fx[x + (size_t) y * pfx] = g.x;
   fy[x + (size_t) y * pfy] = g.y;
 }
@@ -530,9 +491,9 @@ tvl1_fused_u_kernel (tvl1_consts k, tvl1_field p1, tvl1_field p2,
         __ldg (k.g + x + (size_t) y * k.pg),
         __ldg (k.rc + x + (size_t) y * k.prc), u1, u2, lt);
     const float d1 = tvl1_divergence_at (p1.a, p1.pitch, p1.b, p1.pitch, x,
-        y, w, h);
+        y, x, y, w, h);
     const float d2 = tvl1_divergence_at (p2.a, p2.pitch, p2.b, p2.pitch, x,
-        y, w, h);
+        y, x, y, w, h);
     const float n1 = tvl1_update_u_at (v.x, d1, theta);
     const float n2 = tvl1_update_u_at (v.y, d2, theta);
 
@@ -563,8 +524,8 @@ tvl1_fused_p_kernel (tvl1_field u, tvl1_field p1, tvl1_field p2, int w,
     tvl1_reduce (ctl, partials, n_partials, count, eps2, n);
   if (x >= w || y >= h)
     return;
-  g1 = tvl1_forward_gradient_at (u.a, u.pitch, x, y, w, h);
-  g2 = tvl1_forward_gradient_at (u.b, u.pitch, x, y, w, h);
+  g1 = tvl1_forward_gradient_at (u.a, u.pitch, x, y, x, y, w, h);
+  g2 = tvl1_forward_gradient_at (u.b, u.pitch, x, y, x, y, w, h);
   i1 = x + (size_t) y * p1.pitch;
   i2 = x + (size_t) y * p2.pitch;
   r = tvl1_update_p_at (g1, p1.a[i1], p1.b[i1], taut);
@@ -647,10 +608,10 @@ tvl1_blocked_kernel (tvl1_consts k, tvl1_field u_in, tvl1_field p1_in,
           const int x = ox + lx, y = oy + ly;
           const float2 v = tvl1_threshold_at (cwx[j][i], cwy[j][i],
               cg[j][i], crc[j][i], su1[c], su2[c], lt);
-          const float d1 = tvl1_divergence_tile (sp11, sp12, lx, ly, x, y,
-              w, h);
-          const float d2 = tvl1_divergence_tile (sp21, sp22, lx, ly, x, y,
-              w, h);
+          const float d1 = tvl1_divergence_at (sp11, TVL1_TILE_X, sp12,
+              TVL1_TILE_X, lx, ly, x, y, w, h);
+          const float d2 = tvl1_divergence_at (sp21, TVL1_TILE_X, sp22,
+              TVL1_TILE_X, lx, ly, x, y, w, h);
 
           su1[c] = tvl1_update_u_at (v.x, d1, theta);
           su2[c] = tvl1_update_u_at (v.y, d2, theta);
@@ -670,10 +631,10 @@ tvl1_blocked_kernel (tvl1_consts k, tvl1_field u_in, tvl1_field p1_in,
             ly > s && ly < CY - s - 1) {
           const int c = lx + ly * CX;
           const int x = ox + lx, y = oy + ly;
-          const float2 g1 = tvl1_forward_gradient_tile (su1, lx, ly, x, y,
-              w, h);
-          const float2 g2 = tvl1_forward_gradient_tile (su2, lx, ly, x, y,
-              w, h);
+          const float2 g1 = tvl1_forward_gradient_at (su1, TVL1_TILE_X, lx,
+              ly, x, y, w, h);
+          const float2 g2 = tvl1_forward_gradient_at (su2, TVL1_TILE_X, lx,
+              ly, x, y, w, h);
           float2 r;
 
           r = tvl1_update_p_at (g1, sp11[c], sp12[c], taut);
@@ -749,21 +710,6 @@ tvl1_block (void)
 }
 
 static int
-image_is_valid (const cf_cuda_image * img)
-{
-  return img != NULL && img->data != NULL && img->width > 0 &&
-      img->height > 0 && img->pitch >= (size_t) img->width;
-}
-
-static int
-flow_is_valid (const cf_cuda_flow * flow)
-{
-  return flow != NULL && flow->u != NULL && flow->v != NULL &&
-      flow->width > 0 && flow->height > 0 &&
-      flow->pitch >= (size_t) flow->width;
-}
-
-static int
 same_size (const cf_cuda_image * a, const cf_cuda_image * b)
 {
   return a->width == b->width && a->height == b->height;
@@ -780,18 +726,6 @@ static int
 flow_avoids (const cf_cuda_flow * f, const float *a)
 {
   return f->u != a && f->v != a;
-}
-
-/* Same rules as common/tvl1.c params_valid. */
-static int
-params_valid (const cf_tvl1_params * params)
-{
-  return params != NULL && params->tau > 0.0f && params->tau <= 0.25f &&
-      params->lambda > 0.0f && params->theta > 0.0f && params->warps >= 1 &&
-      params->max_iterations >= 1 && params->epsilon >= 0.0f &&
-      params->presmooth_sigma >= 0.0f &&
-      (params->warp_border == CF_WARP_CLAMP ||
-      params->warp_border == CF_WARP_ZERO_OUTSIDE);
 }
 
 static tvl1_consts
@@ -924,9 +858,9 @@ cf_cuda_tvl1_centered_gradient (const cf_cuda_image * i1,
 {
   cf_status status = CF_OK;
 
-  if (!image_is_valid (i1) || !image_is_valid (i1x) || !image_is_valid (i1y)
-      || !same_size (i1, i1x) || !same_size (i1, i1y) ||
-      i1x->data == i1y->data || i1->data == i1x->data ||
+  if (!cf_cuda_image_is_valid (i1) || !cf_cuda_image_is_valid (i1x) ||
+      !cf_cuda_image_is_valid (i1y) || !same_size (i1, i1x) ||
+      !same_size (i1, i1y) || i1x->data == i1y->data || i1->data == i1x->data ||
       i1->data == i1y->data)
     return CF_ERROR_INVALID;
   tvl1_centered_gradient_kernel <<< tvl1_grid (i1->width, i1->height),
@@ -950,17 +884,17 @@ cf_cuda_tvl1_warp_prepare (const cf_cuda_image * i0,
   cf_status status = CF_OK;
   int i, j;
 
-  if (!flow_is_valid (u0) || (border != CF_WARP_CLAMP &&
-          border != CF_WARP_ZERO_OUTSIDE))
+  if (!cf_cuda_flow_is_valid (u0) || (border != CF_WARP_CLAMP &&
+      border != CF_WARP_ZERO_OUTSIDE))
     return CF_ERROR_INVALID;
   for (i = 0; i < 4; i++)
-    if (!image_is_valid (in[i]) || !same_size (in[i], i0) ||
+    if (!cf_cuda_image_is_valid (in[i]) || !same_size (in[i], i0) ||
         !flow_avoids (u0, in[i]->data))
       return CF_ERROR_INVALID;
   /* outputs: distinct from each other, from the inputs and from u0 (the
    * samples are read back by the second kernel) */
   for (i = 0; i < 5; i++) {
-    if (!image_is_valid (outs[i]) || !same_size (outs[i], i0) ||
+    if (!cf_cuda_image_is_valid (outs[i]) || !same_size (outs[i], i0) ||
         !flow_avoids (u0, outs[i]->data))
       return CF_ERROR_INVALID;
     for (j = 0; j < 4; j++)
@@ -1000,14 +934,15 @@ cf_cuda_tvl1_threshold (const cf_cuda_image * i1wx,
   /* λθ rounded once on the host, as cf_tvl1_threshold's l_t */
   const float lt = lambda * theta;
 
-  if (!image_is_valid (i1wx) || !image_is_valid (i1wy) ||
-      !image_is_valid (grad) || !image_is_valid (rho_c) || !flow_is_valid (u)
-      || !flow_is_valid (v) || !same_size (i1wx, i1wy) ||
-      !same_size (i1wx, grad) || !same_size (i1wx, rho_c) ||
-      !flow_matches (u, i1wx) || !flow_matches (v, i1wx) ||
-      !flow_avoids (v, i1wx->data) || !flow_avoids (v, i1wy->data) ||
-      !flow_avoids (v, grad->data) || !flow_avoids (v, rho_c->data) ||
-      (v->u != u->u && (v->u == u->v || v->v == u->u || v->v == u->v)))
+  if (!cf_cuda_image_is_valid (i1wx) || !cf_cuda_image_is_valid (i1wy) ||
+      !cf_cuda_image_is_valid (grad) || !cf_cuda_image_is_valid (rho_c) ||
+      !cf_cuda_flow_is_valid (u) || !cf_cuda_flow_is_valid (v) ||
+      !same_size (i1wx, i1wy) || !same_size (i1wx, grad) ||
+      !same_size (i1wx, rho_c) || !flow_matches (u, i1wx) ||
+      !flow_matches (v, i1wx) || !flow_avoids (v, i1wx->data) ||
+      !flow_avoids (v, i1wy->data) || !flow_avoids (v, grad->data) ||
+      !flow_avoids (v, rho_c->data) || (v->u != u->u && (v->u == u->v ||
+      v->v == u->u || v->v == u->v)))
     return CF_ERROR_INVALID;
   return enqueue_threshold (i1wx, i1wy, grad, rho_c, u, lt, v, NULL, 0,
       stream);
@@ -1017,9 +952,9 @@ extern "C" cf_status
 cf_cuda_tvl1_divergence (const cf_cuda_image * px, const cf_cuda_image * py,
     cf_cuda_image * div, cudaStream_t stream)
 {
-  if (!image_is_valid (px) || !image_is_valid (py) || !image_is_valid (div)
-      || !same_size (px, py) || !same_size (px, div) ||
-      div->data == px->data || div->data == py->data)
+  if (!cf_cuda_image_is_valid (px) || !cf_cuda_image_is_valid (py) ||
+      !cf_cuda_image_is_valid (div) || !same_size (px, py) ||
+      !same_size (px, div) || div->data == px->data || div->data == py->data)
     return CF_ERROR_INVALID;
   return enqueue_divergence (px, py, div, NULL, 0, stream);
 }
@@ -1030,11 +965,12 @@ cf_cuda_tvl1_update_u (const cf_cuda_flow * v, const cf_cuda_flow * div,
 {
   cf_status status = CF_OK;
 
-  if (!flow_is_valid (v) || !flow_is_valid (div) || !flow_is_valid (u) ||
-      v->width != u->width || v->height != u->height ||
-      div->width != u->width || div->height != u->height ||
-      !flow_avoids (div, u->u) || !flow_avoids (div, u->v) ||
-      (v->u != u->u && (v->u == u->v || v->v == u->u || v->v == u->v)))
+  if (!cf_cuda_flow_is_valid (v) || !cf_cuda_flow_is_valid (div) ||
+      !cf_cuda_flow_is_valid (u) || v->width != u->width ||
+      v->height != u->height || div->width != u->width ||
+      div->height != u->height || !flow_avoids (div, u->u) ||
+      !flow_avoids (div, u->v) || (v->u != u->u && (v->u == u->v ||
+      v->v == u->u || v->v == u->v)))
     return CF_ERROR_INVALID;
   /* the blocks add their partials into *sum_sq */
   if (sum_sq != NULL)
@@ -1048,9 +984,10 @@ extern "C" cf_status
 cf_cuda_tvl1_forward_gradient (const cf_cuda_image * f, cf_cuda_image * fx,
     cf_cuda_image * fy, cudaStream_t stream)
 {
-  if (!image_is_valid (f) || !image_is_valid (fx) || !image_is_valid (fy) ||
-      !same_size (f, fx) || !same_size (f, fy) || fx->data == fy->data ||
-      f->data == fx->data || f->data == fy->data)
+  if (!cf_cuda_image_is_valid (f) || !cf_cuda_image_is_valid (fx) ||
+      !cf_cuda_image_is_valid (fy) || !same_size (f, fx) ||
+      !same_size (f, fy) || fx->data == fy->data || f->data == fx->data ||
+      f->data == fy->data)
     return CF_ERROR_INVALID;
   return enqueue_forward_gradient (f, fx, fy, NULL, 0, stream);
 }
@@ -1063,12 +1000,12 @@ cf_cuda_tvl1_update_p (const cf_cuda_image * ux, const cf_cuda_image * uy,
   /* τ/θ rounded once on the host, as cf_tvl1_update_p's taut */
   const float taut = tau / theta;
 
-  if (!image_is_valid (ux) || !image_is_valid (uy) || !flow_is_valid (p_in)
-      || !flow_is_valid (p_out) || !same_size (ux, uy) ||
-      !flow_matches (p_in, ux) || !flow_matches (p_out, ux) ||
-      !flow_avoids (p_out, ux->data) || !flow_avoids (p_out, uy->data) ||
-      (p_out->u != p_in->u && (p_out->u == p_in->v || p_out->v == p_in->u
-              || p_out->v == p_in->v)))
+  if (!cf_cuda_image_is_valid (ux) || !cf_cuda_image_is_valid (uy) ||
+      !cf_cuda_flow_is_valid (p_in) || !cf_cuda_flow_is_valid (p_out) ||
+      !same_size (ux, uy) || !flow_matches (p_in, ux) ||
+      !flow_matches (p_out, ux) || !flow_avoids (p_out, ux->data) ||
+      !flow_avoids (p_out, uy->data) || (p_out->u != p_in->u &&
+      (p_out->u == p_in->v || p_out->v == p_in->u || p_out->v == p_in->v)))
     return CF_ERROR_INVALID;
   return enqueue_update_p (ux, uy, p_in, taut, p_out, NULL, 0, stream);
 }
@@ -1507,23 +1444,6 @@ solve_level (cf_cuda_tvl1_plan * plan, const cf_cuda_image * f0,
   return status;
 }
 
-/* dst = src, both width x height flows on the device. */
-static cf_status
-copy_flow (const cf_cuda_flow * src, cf_cuda_flow * dst, cudaStream_t stream)
-{
-  cf_status status = CF_OK;
-  size_t row = (size_t) src->width * sizeof (float);
-
-  CF_CUDA_TRY (cudaMemcpy2DAsync (dst->u, dst->pitch * sizeof (float), src->u,
-          src->pitch * sizeof (float), row, (size_t) src->height,
-          cudaMemcpyDeviceToDevice, stream));
-  CF_CUDA_TRY (cudaMemcpy2DAsync (dst->v, dst->pitch * sizeof (float), src->v,
-          src->pitch * sizeof (float), row, (size_t) src->height,
-          cudaMemcpyDeviceToDevice, stream));
-out:
-  return status;
-}
-
 /* The pyramids and @flow suit a run of this plan: level 0 and @flow of
  * the plan's size, the checks of cf_tvl1_flow otherwise. */
 static int
@@ -1533,8 +1453,9 @@ run_args_valid (const cf_cuda_tvl1_plan * plan, const cf_cuda_pyramid * p0,
 {
   int l;
 
-  if (plan == NULL || p0 == NULL || p1 == NULL || !params_valid (params) ||
-      !flow_is_valid (flow) || p0->n_levels != p1->n_levels ||
+  if (plan == NULL || p0 == NULL || p1 == NULL ||
+      !cf_tvl1_params_valid (params) ||
+      !cf_cuda_flow_is_valid (flow) || p0->n_levels != p1->n_levels ||
       p0->n_levels < 1 || p0->n_levels > CF_PYRAMID_MAX_LEVELS ||
       flow->width != plan->width || flow->height != plan->height ||
       p0->level[0].width != plan->width ||
@@ -1542,9 +1463,10 @@ run_args_valid (const cf_cuda_tvl1_plan * plan, const cf_cuda_pyramid * p0,
     return 0;
   for (l = 0; l < p0->n_levels; l++) {
     const cf_cuda_image *a = &p0->level[l], *b = &p1->level[l];
-    if (!image_is_valid (a) || !image_is_valid (b) || !same_size (a, b) ||
-        a->width > plan->width || a->height > plan->height ||
-        flow_avoids (flow, a->data) == 0 || flow_avoids (flow, b->data) == 0)
+    if (!cf_cuda_image_is_valid (a) || !cf_cuda_image_is_valid (b) ||
+        !same_size (a, b) || a->width > plan->width ||
+        a->height > plan->height || flow_avoids (flow, a->data) == 0 ||
+        flow_avoids (flow, b->data) == 0)
       return 0;
   }
   return 1;
@@ -1588,7 +1510,7 @@ cf_cuda_tvl1_plan_run (cf_cuda_tvl1_plan * plan, const cf_cuda_pyramid * p0,
       status = solve_level (plan, f0, f1, params, &lv, stream);
     /* park this level's result in `flow`'s buffer */
     if (status == CF_OK)
-      status = copy_flow (&lv.u, &parked, stream);
+      status = cf_cuda_flow_copy (&lv.u, &parked, stream);
     if (status != CF_OK)
       goto out;
   }
