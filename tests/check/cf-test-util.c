@@ -7,9 +7,14 @@
 
 #include "cf-test-util.h"
 
+#include <gst/video/video.h>
+
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "common/metrics.h"
 #include "cuda/cuda-util.h"
 
 int
@@ -76,4 +81,231 @@ cf_test_data_dir (void)
   if (dir == NULL || *dir == '\0' || !g_file_test (dir, G_FILE_TEST_IS_DIR))
     return NULL;
   return dir;
+}
+
+cf_image *
+cf_test_random_image (int width, int height, guint32 seed, float lo, float hi)
+{
+  cf_image *img = cf_image_new (width, height);
+
+  fail_unless (img != NULL);
+  cf_test_fill_random (img, seed, lo, hi);
+  return img;
+}
+
+cf_flow *
+cf_test_random_flow (int width, int height, guint32 seed, float lo, float hi)
+{
+  cf_flow *flow = cf_flow_new (width, height);
+  cf_image u, v;
+
+  fail_unless (flow != NULL);
+  u = cf_image_view (flow->u, width, height, flow->pitch);
+  v = cf_image_view (flow->v, width, height, flow->pitch);
+  cf_test_fill_random (&u, seed, lo, hi);
+  cf_test_fill_random (&v, seed * 7919u + 1u, lo, hi);
+  return flow;
+}
+
+void
+cf_test_upload_image (const cf_image * src, cf_cuda_image * dst,
+    cudaStream_t stream)
+{
+  fail_unless_equals_int (cf_cuda_image_alloc (dst, src->width, src->height),
+      CF_OK);
+  fail_unless_equals_int (cf_cuda_image_upload (src, dst, stream), CF_OK);
+}
+
+void
+cf_test_poisoned_image (int width, int height, cf_cuda_image * dst,
+    cudaStream_t stream)
+{
+  fail_unless_equals_int (cf_cuda_image_alloc (dst, width, height), CF_OK);
+  fail_unless_equals_int (cf_cuda_image_fill (dst, NAN, stream), CF_OK);
+}
+
+cf_image *
+cf_test_download_image (const cf_cuda_image * src, cudaStream_t stream)
+{
+  cf_image *img = cf_image_new (src->width, src->height);
+
+  fail_unless (img != NULL);
+  fail_unless_equals_int (cf_cuda_image_download (src, img, stream), CF_OK);
+  fail_unless_equals_int (cudaStreamSynchronize (stream), cudaSuccess);
+  return img;
+}
+
+void
+cf_test_upload_flow (const cf_flow * src, cf_cuda_flow * dst,
+    cudaStream_t stream)
+{
+  fail_unless_equals_int (cf_cuda_flow_alloc (dst, src->width, src->height),
+      CF_OK);
+  fail_unless_equals_int (cf_cuda_flow_upload (src, dst, stream), CF_OK);
+}
+
+void
+cf_test_poisoned_flow (int width, int height, cf_cuda_flow * dst,
+    cudaStream_t stream)
+{
+  fail_unless_equals_int (cf_cuda_flow_alloc (dst, width, height), CF_OK);
+  fail_unless_equals_int (cf_cuda_flow_fill (dst, NAN, NAN, stream), CF_OK);
+}
+
+cf_flow *
+cf_test_download_flow (const cf_cuda_flow * src, cudaStream_t stream)
+{
+  cf_flow *flow = cf_flow_new (src->width, src->height);
+
+  fail_unless (flow != NULL);
+  fail_unless_equals_int (cf_cuda_flow_download (src, flow, stream), CF_OK);
+  fail_unless_equals_int (cudaStreamSynchronize (stream), cudaSuccess);
+  return flow;
+}
+
+cf_kernel *
+cf_test_random_kernel (int kw, int kh, guint32 seed)
+{
+  cf_kernel *k = cf_kernel_new (kw, kh);
+  cf_image view;
+
+  fail_unless (k != NULL);
+  view = cf_image_view (k->taps, kw, kh, (size_t) kw);
+  cf_test_fill_random (&view, seed, -1.0f, 1.0f);
+  return k;
+}
+
+void
+cf_test_assert_image_close (const cf_image * got, const cf_image * ref,
+    double tol, const char *what)
+{
+  double max_ref = 0.0, max_diff = 0.0;
+  int x, y, nan_count = 0;
+
+  for (y = 0; y < ref->height; y++) {
+    const float *g = cf_image_row (got, y);
+    const float *c = cf_image_row (ref, y);
+
+    for (x = 0; x < ref->width; x++) {
+      double d;
+
+      if (isnan (g[x])) {
+        nan_count++;
+        continue;
+      }
+      d = fabs ((double) g[x] - (double) c[x]);
+      if (d > max_diff)
+        max_diff = d;
+      if (fabs ((double) c[x]) > max_ref)
+        max_ref = fabs ((double) c[x]);
+    }
+  }
+  fail_unless (nan_count == 0, "%s: %d NaN outputs", what, nan_count);
+  fail_unless (max_diff <= tol * MAX (1.0, max_ref),
+      "%s: max |gpu - cpu| = %g, max |cpu| = %g", what, max_diff, max_ref);
+}
+
+cudaStream_t
+cf_test_make_stream (void)
+{
+  cudaStream_t stream = NULL;
+
+  fail_unless_equals_int (cudaStreamCreateWithFlags (&stream,
+          cudaStreamNonBlocking), cudaSuccess);
+  return stream;
+}
+
+cf_image *
+cf_test_read_png_grey (const char *path)
+{
+  GstHarness *h;
+  GstBuffer *in, *out;
+  GstCaps *caps;
+  GstVideoInfo info;
+  GstMapInfo map;
+  gchar *bytes = NULL;
+  gsize size = 0;
+  cf_image *img;
+  int x, y;
+
+  if (!g_file_get_contents (path, &bytes, &size, NULL))
+    return NULL;
+  h = gst_harness_new_parse ("pngdec ! videoconvert ! "
+      "capsfilter caps=video/x-raw,format=GRAY8");
+  gst_harness_set_src_caps_str (h, "image/png");
+  in = gst_buffer_new_wrapped (bytes, size);
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  img = cf_image_new (GST_VIDEO_INFO_WIDTH (&info),
+      GST_VIDEO_INFO_HEIGHT (&info));
+  fail_unless (img != NULL);
+  for (y = 0; y < img->height; y++) {
+    const guint8 *row = map.data + (gsize) y *
+        GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+
+    for (x = 0; x < img->width; x++)
+      cf_image_row (img, y)[x] = row[x];
+  }
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+  return img;
+}
+
+void
+cf_test_assert_cuda_image_close (const cf_cuda_image * gpu,
+    const cf_image * ref, double tol, const char *what, cudaStream_t stream)
+{
+  cf_image *got = cf_test_download_image (gpu, stream);
+  double max_abs = 0.0, max_ref = 0.0;
+  int x, y;
+
+  for (y = 0; y < got->height; y++)
+    for (x = 0; x < got->width; x++)
+      fail_unless (!isnan (cf_image_row (got, y)[x])
+          || isnan (cf_image_row (ref, y)[x]),
+          "%s (%dx%d): NaN at (%d, %d)", what, ref->width, ref->height, x, y);
+  fail_unless_equals_int (cf_image_diff (got, ref, &max_abs, &max_ref), CF_OK);
+  if (max_abs > 0.0)
+    GST_INFO ("%s (%dx%d): not bit-identical, max |diff| %g (max |ref| %g)",
+        what, ref->width, ref->height, max_abs, max_ref);
+  fail_unless (max_abs <= tol * MAX (1.0, max_ref),
+      "%s (%dx%d): max |diff| %g, max |ref| %g", what, ref->width,
+      ref->height, max_abs, max_ref);
+  cf_image_free (got);
+}
+
+void
+cf_test_assert_cuda_flow_close (const cf_cuda_flow * gpu, const cf_flow * ref,
+    double tol, const char *what, cudaStream_t stream)
+{
+  cf_image ru = cf_image_view (ref->u, ref->width, ref->height, ref->pitch);
+  cf_image rv = cf_image_view (ref->v, ref->width, ref->height, ref->pitch);
+  cf_cuda_image gu = { gpu->u, gpu->width, gpu->height, gpu->pitch };
+  cf_cuda_image gv = { gpu->v, gpu->width, gpu->height, gpu->pitch };
+
+  cf_test_assert_cuda_image_close (&gu, &ru, tol, what, stream);
+  cf_test_assert_cuda_image_close (&gv, &rv, tol, what, stream);
+}
+
+void
+cf_test_assert_flow_identical (const cf_flow * a, const cf_flow * b,
+    const char *what)
+{
+  int y;
+
+  fail_unless (a->width == b->width && a->height == b->height);
+  for (y = 0; y < a->height; y++) {
+    fail_unless (memcmp (a->u + (size_t) y * a->pitch,
+            b->u + (size_t) y * b->pitch, a->width * sizeof (float)) == 0 &&
+        memcmp (a->v + (size_t) y * a->pitch, b->v + (size_t) y * b->pitch,
+            a->width * sizeof (float)) == 0,
+        "%s (%dx%d): row %d differs", what, a->width, a->height, y);
+  }
 }

@@ -8,6 +8,9 @@
 #include <gst/check/gstharness.h>
 
 #include "common/image.h"
+#include "common/kernel.h"
+#include "cuda/cuda-util.h"
+#include "cuda/flow.h"
 
 G_BEGIN_DECLS
 
@@ -31,6 +34,65 @@ GstHarness *cf_test_harness_new (const gchar * factory, const gchar * backend,
 
 /* Deterministic pseudo-random fill in [lo, hi) (xorshift, seeded). */
 void cf_test_fill_random (cf_image * image, guint32 seed, float lo, float hi);
+
+/* A new image / flow filled by cf_test_fill_random (v with another seed
+ * than u); the test fails when out of memory. */
+cf_image *cf_test_random_image (int width, int height, guint32 seed, float lo,
+    float hi);
+cf_flow *cf_test_random_flow (int width, int height, guint32 seed, float lo,
+    float hi);
+
+/* A new kw x kh kernel with taps in [-1, 1) (full rank but for 1-wide
+ * ones). */
+cf_kernel *cf_test_random_kernel (int kw, int kh, guint32 seed);
+
+/* Fail unless @got holds no NaN and max |got - ref| <= tol * max (1,
+ * max |ref|) (images of one size). */
+void cf_test_assert_image_close (const cf_image * got, const cf_image * ref,
+    double tol, const char *what);
+
+/* Fail the test, naming the call, unless a CUDA runtime call succeeds. */
+#define CUDA_OK(expr)                                                   \
+  G_STMT_START {                                                        \
+    cudaError_t cuda_ok_err_ = (expr);                                  \
+    fail_unless (cuda_ok_err_ == cudaSuccess, "%s failed: %s", #expr,   \
+        cudaGetErrorName (cuda_ok_err_));                               \
+  } G_STMT_END
+
+/* A new non-blocking stream (GPU suites); fails the test on an error. */
+cudaStream_t cf_test_make_stream (void);
+
+/* Device copies for the GPU suites; each fails the test on an error.
+ * upload: allocate @dst of @src's size and queue the copy on @stream;
+ * poisoned: allocate and fill with NaN (outputs a kernel must overwrite);
+ * download: a new host copy, @stream synchronised. */
+void cf_test_upload_image (const cf_image * src, cf_cuda_image * dst,
+    cudaStream_t stream);
+void cf_test_poisoned_image (int width, int height, cf_cuda_image * dst,
+    cudaStream_t stream);
+cf_image *cf_test_download_image (const cf_cuda_image * src,
+    cudaStream_t stream);
+void cf_test_upload_flow (const cf_flow * src, cf_cuda_flow * dst,
+    cudaStream_t stream);
+void cf_test_poisoned_flow (int width, int height, cf_cuda_flow * dst,
+    cudaStream_t stream);
+cf_flow *cf_test_download_flow (const cf_cuda_flow * src, cudaStream_t stream);
+
+/* Download @gpu and fail unless it holds no NaN where @ref has none and
+ * max |gpu - ref| <= tol * max (1, max |ref|) (a difference below the
+ * bound is logged at INFO level: "not bit-identical"). */
+void cf_test_assert_cuda_image_close (const cf_cuda_image * gpu,
+    const cf_image * ref, double tol, const char *what, cudaStream_t stream);
+/* The same for both planes of a flow. */
+void cf_test_assert_cuda_flow_close (const cf_cuda_flow * gpu,
+    const cf_flow * ref, double tol, const char *what, cudaStream_t stream);
+/* Fail unless two host flows of one size hold the same bits. */
+void cf_test_assert_flow_identical (const cf_flow * a, const cf_flow * b,
+    const char *what);
+
+/* A PNG file decoded to 0..255 luma through pngdec (the suites do not
+ * link libpng); NULL when the file cannot be read. */
+cf_image *cf_test_read_png_grey (const char *path);
 
 /* Directory of the optical-flow data with ground truth (CUDAFLOW_DATA_DIR),
  * or NULL when it is not set or does not exist. */

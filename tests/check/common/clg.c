@@ -1218,48 +1218,6 @@ GST_END_TEST;
 
 /* ------------------------------------------------------------ Middlebury */
 
-/* Decode a PNG to 0..255 luma with pngdec (no libpng in the suites). */
-static cf_image *
-read_png_grey (const char *path)
-{
-  GstHarness *h;
-  GstBuffer *in, *out;
-  GstCaps *caps;
-  GstVideoInfo info;
-  GstMapInfo map;
-  gchar *bytes = NULL;
-  gsize size = 0;
-  cf_image *img = NULL;
-  int x, y;
-
-  if (!g_file_get_contents (path, &bytes, &size, NULL))
-    return NULL;
-  h = gst_harness_new_parse ("pngdec ! videoconvert ! "
-      "capsfilter caps=video/x-raw,format=GRAY8");
-  gst_harness_set_src_caps_str (h, "image/png");
-  in = gst_buffer_new_wrapped (bytes, size);
-  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
-  gst_harness_push_event (h, gst_event_new_eos ());
-  out = gst_harness_pull (h);
-  fail_unless (out != NULL);
-  caps = gst_pad_get_current_caps (h->sinkpad);
-  fail_unless (gst_video_info_from_caps (&info, caps));
-  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
-  img = cf_image_new (GST_VIDEO_INFO_WIDTH (&info),
-      GST_VIDEO_INFO_HEIGHT (&info));
-  for (y = 0; y < img->height; y++) {
-    const guint8 *row = map.data + (gsize) y *
-        GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
-    for (x = 0; x < img->width; x++)
-      PX (img, x, y) = row[x];
-  }
-  gst_buffer_unmap (out, &map);
-  gst_buffer_unref (out);
-  gst_caps_unref (caps);
-  gst_harness_teardown (h);
-  return img;
-}
-
 /* <dir>/<name>/<file> or <dir>/middlebury/<name>/<file>: the variable may
  * name the Middlebury folder itself or the data root above it (the build's
  * default, CF_DATA_DIR). NULL when neither holds it. */
@@ -1297,8 +1255,8 @@ GST_START_TEST (test_middlebury_rubberwhale_epe_below_0_31)
   if (p0 == NULL || p1 == NULL || pf == NULL) {
     GST_INFO ("no RubberWhale under %s: Middlebury check skipped", dir);
   } else {
-    f0 = read_png_grey (p0);
-    f1 = read_png_grey (p1);
+    f0 = cf_test_read_png_grey (p0);
+    f1 = cf_test_read_png_grey (p1);
     fail_unless (f0 != NULL && f1 != NULL);
     fail_unless_equals_int (cf_flo_read (pf, &truth, NULL), CF_OK);
     flow = cf_flow_new (f0->width, f0->height);

@@ -73,119 +73,6 @@ sync_stream (void)
 
 /* ------------------------------------------------------------ helpers */
 
-static void
-gpu_image (const cf_image * src, cf_cuda_image * dst)
-{
-  fail_unless_equals_int (cf_cuda_image_alloc (dst, src->width, src->height),
-      CF_OK);
-  fail_unless_equals_int (cf_cuda_image_upload (src, dst, stream), CF_OK);
-}
-
-static void
-gpu_poisoned (int width, int height, cf_cuda_image * dst)
-{
-  fail_unless_equals_int (cf_cuda_image_alloc (dst, width, height), CF_OK);
-  fail_unless_equals_int (cf_cuda_image_fill (dst, NAN, stream), CF_OK);
-}
-
-static cf_image *
-host_image (const cf_cuda_image * src)
-{
-  cf_image *img = cf_image_new (src->width, src->height);
-
-  fail_unless (img != NULL);
-  fail_unless_equals_int (cf_cuda_image_download (src, img, stream), CF_OK);
-  sync_stream ();
-  return img;
-}
-
-static void
-gpu_flow (const cf_flow * src, cf_cuda_flow * dst)
-{
-  fail_unless_equals_int (cf_cuda_flow_alloc (dst, src->width, src->height),
-      CF_OK);
-  fail_unless_equals_int (cf_cuda_flow_upload (src, dst, stream), CF_OK);
-}
-
-static void
-gpu_poisoned_flow (int width, int height, cf_cuda_flow * dst)
-{
-  fail_unless_equals_int (cf_cuda_flow_alloc (dst, width, height), CF_OK);
-  fail_unless_equals_int (cf_cuda_flow_fill (dst, NAN, NAN, stream), CF_OK);
-}
-
-static cf_flow *
-host_flow (const cf_cuda_flow * src)
-{
-  cf_flow *flow = cf_flow_new (src->width, src->height);
-
-  fail_unless (flow != NULL);
-  fail_unless_equals_int (cf_cuda_flow_download (src, flow, stream), CF_OK);
-  sync_stream ();
-  return flow;
-}
-
-static cf_flow *
-random_flow (int width, int height, guint32 seed, float lo, float hi)
-{
-  cf_flow *flow = cf_flow_new (width, height);
-  cf_image u, v;
-
-  fail_unless (flow != NULL);
-  u = cf_image_view (flow->u, width, height, flow->pitch);
-  v = cf_image_view (flow->v, width, height, flow->pitch);
-  cf_test_fill_random (&u, seed, lo, hi);
-  cf_test_fill_random (&v, seed * 7919u + 1u, lo, hi);
-  return flow;
-}
-
-/* max |gpu − ref| <= STEP_REL_TOL · max(1, max |ref|); NaN fails. */
-static void
-assert_image_close (const cf_cuda_image * gpu, const cf_image * ref,
-    const char *what)
-{
-  cf_image *got = host_image (gpu);
-  double max_abs = 0.0, max_ref = 0.0;
-
-  fail_unless_equals_int (cf_image_diff (got, ref, &max_abs, &max_ref), CF_OK);
-  if (max_abs != 0.0)
-    GST_INFO ("%s (%dx%d): max |diff| %g (max |ref| %g), not bit-equal",
-        what, ref->width, ref->height, max_abs, max_ref);
-  fail_unless (max_abs <= STEP_REL_TOL * MAX (1.0, max_ref),
-      "%s (%dx%d): max |diff| %g, max |ref| %g", what, ref->width,
-      ref->height, max_abs, max_ref);
-  cf_image_free (got);
-}
-
-static void
-assert_flow_close (const cf_cuda_flow * gpu, const cf_flow * ref,
-    const char *what)
-{
-  cf_image ru = cf_image_view (ref->u, ref->width, ref->height, ref->pitch);
-  cf_image rv = cf_image_view (ref->v, ref->width, ref->height, ref->pitch);
-  cf_cuda_image gu = { gpu->u, gpu->width, gpu->height, gpu->pitch };
-  cf_cuda_image gv = { gpu->v, gpu->width, gpu->height, gpu->pitch };
-
-  assert_image_close (&gu, &ru, what);
-  assert_image_close (&gv, &rv, what);
-}
-
-/* Bitwise equality of two host flows of one size. */
-static void
-assert_flow_identical (const cf_flow * a, const cf_flow * b, const char *what)
-{
-  int y;
-
-  fail_unless (a->width == b->width && a->height == b->height);
-  for (y = 0; y < a->height; y++) {
-    fail_unless (memcmp (a->u + (size_t) y * a->pitch,
-            b->u + (size_t) y * b->pitch, a->width * sizeof (float)) == 0 &&
-        memcmp (a->v + (size_t) y * a->pitch, b->v + (size_t) y * b->pitch,
-            a->width * sizeof (float)) == 0,
-        "%s (%dx%d): row %d differs", what, a->width, a->height, y);
-  }
-}
-
 /* A synthetic pair (frame t−1, frame t) of 0..255 intensities. */
 static void
 synth_frames (int w, int h, guint32 seed, cf_image ** f0, cf_image ** f1)
@@ -248,7 +135,7 @@ gpu_tensor_poisoned (int w, int h, cf_cuda_clg_tensor * t)
   int k;
 
   for (k = 0; k < 5; k++)
-    gpu_poisoned (w, h, gpu_channel (t, k));
+    cf_test_poisoned_image (w, h, gpu_channel (t, k), stream);
 }
 
 static void
@@ -257,7 +144,7 @@ gpu_tensor_upload (const host_tensor * src, cf_cuda_clg_tensor * t)
   int k;
 
   for (k = 0; k < 5; k++)
-    gpu_image (src->plane[k], gpu_channel (t, k));
+    cf_test_upload_image (src->plane[k], gpu_channel (t, k), stream);
 }
 
 static void
@@ -279,7 +166,8 @@ assert_tensor_close (cf_cuda_clg_tensor * gpu, const host_tensor * ref,
 
   for (k = 0; k < 5; k++) {
     g_snprintf (label, sizeof (label), "%s %s", what, names[k]);
-    assert_image_close (gpu_channel (gpu, k), ref->plane[k], label);
+    cf_test_assert_cuda_image_close (gpu_channel (gpu, k), ref->plane[k],
+        STEP_REL_TOL, label, stream);
   }
 }
 
@@ -317,16 +205,16 @@ GST_START_TEST (test_derivatives_match_cpu)
 
     synth_frames (w, h, 1 + i, &f0, &f1);
     fail_unless_equals_int (cf_clg_derivatives (f0, f1, fx, fy, ft), CF_OK);
-    gpu_image (f0, &g0);
-    gpu_image (f1, &g1);
-    gpu_poisoned (w, h, &gx);
-    gpu_poisoned (w, h, &gy);
-    gpu_poisoned (w, h, &gt);
+    cf_test_upload_image (f0, &g0, stream);
+    cf_test_upload_image (f1, &g1, stream);
+    cf_test_poisoned_image (w, h, &gx, stream);
+    cf_test_poisoned_image (w, h, &gy, stream);
+    cf_test_poisoned_image (w, h, &gt, stream);
     fail_unless_equals_int (cf_cuda_clg_derivatives (&g0, &g1, &gx, &gy, &gt,
             stream), CF_OK);
-    assert_image_close (&gx, fx, "f_x");
-    assert_image_close (&gy, fy, "f_y");
-    assert_image_close (&gt, ft, "f_t");
+    cf_test_assert_cuda_image_close (&gx, fx, STEP_REL_TOL, "f_x", stream);
+    cf_test_assert_cuda_image_close (&gy, fy, STEP_REL_TOL, "f_y", stream);
+    cf_test_assert_cuda_image_close (&gt, ft, STEP_REL_TOL, "f_t", stream);
 
     cf_cuda_image_release (&g0);
     cf_cuda_image_release (&g1);
@@ -359,9 +247,9 @@ GST_START_TEST (test_structure_tensor_matches_cpu)
 
     synth_frames (w, h, 21 + i, &f0, &f1);
     fail_unless_equals_int (cf_clg_derivatives (f0, f1, fx, fy, ft), CF_OK);
-    gpu_image (fx, &gx);
-    gpu_image (fy, &gy);
-    gpu_image (ft, &gt);
+    cf_test_upload_image (fx, &gx, stream);
+    cf_test_upload_image (fy, &gy, stream);
+    cf_test_upload_image (ft, &gt, stream);
     for (r = 0; r < (int) G_N_ELEMENTS (rhos); r++) {
       host_tensor ref;
       cf_cuda_clg_tensor gtmp, gj;
@@ -401,10 +289,10 @@ GST_START_TEST (test_structure_tensor_rejects_bad_arguments)
   cf_cuda_image gx, gy, gt, small;
   cf_cuda_clg_tensor gtmp, gj, alias;
 
-  gpu_poisoned (9, 7, &gx);
-  gpu_poisoned (9, 7, &gy);
-  gpu_poisoned (9, 7, &gt);
-  gpu_poisoned (8, 7, &small);
+  cf_test_poisoned_image (9, 7, &gx, stream);
+  cf_test_poisoned_image (9, 7, &gy, stream);
+  cf_test_poisoned_image (9, 7, &gt, stream);
+  cf_test_poisoned_image (8, 7, &small, stream);
   gpu_tensor_poisoned (9, 7, &gtmp);
   gpu_tensor_poisoned (9, 7, &gj);
   fail_unless_equals_int (cf_cuda_clg_structure_tensor (&gx, &gy, &gt, -0.5f,
@@ -449,7 +337,7 @@ GST_START_TEST (test_jacobi_matches_cpu)
 
   for (i = 0; i < (int) G_N_ELEMENTS (step_sizes); i++) {
     int w = step_sizes[i].width, h = step_sizes[i].height;
-    cf_flow *d0 = random_flow (w, h, 7 + i, -2.0f, 2.0f);
+    cf_flow *d0 = cf_test_random_flow (w, h, 7 + i, -2.0f, 2.0f);
 
     for (r = 0; r < (int) G_N_ELEMENTS (rhos); r++) {
       host_tensor t;
@@ -472,13 +360,14 @@ GST_START_TEST (test_jacobi_matches_cpu)
           cf_cuda_flow d, tmp;
           char what[64];
 
-          gpu_flow (d0, &d);
-          gpu_poisoned_flow (w, h, &tmp);
+          cf_test_upload_flow (d0, &d, stream);
+          cf_test_poisoned_flow (w, h, &tmp, stream);
           fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA,
                   counts[c], kernels[k], 0, &d, &tmp, stream), CF_OK);
           g_snprintf (what, sizeof (what), "%d sweeps, kernel %d, rho %g",
               counts[c], kernels[k], rhos[r]);
-          assert_flow_close (&d, ref[cur], what);
+          cf_test_assert_cuda_flow_close (&d, ref[cur], STEP_REL_TOL, what,
+              stream);
           cf_cuda_flow_release (&d);
           cf_cuda_flow_release (&tmp);
         }
@@ -509,7 +398,7 @@ GST_START_TEST (test_fused_is_bit_identical_to_simple)
     int w = sizes[i].width, h = sizes[i].height;
     host_tensor t;
     cf_cuda_clg_tensor gj;
-    cf_flow *d0 = random_flow (w, h, 211 + i, -2.0f, 2.0f);
+    cf_flow *d0 = cf_test_random_flow (w, h, 211 + i, -2.0f, 2.0f);
 
     cpu_tensor_of_pair (w, h, 311 + i, 2.5f, &t);
     gpu_tensor_upload (&t, &gj);
@@ -518,11 +407,11 @@ GST_START_TEST (test_fused_is_bit_identical_to_simple)
       cf_flow *simple;
       int depth;
 
-      gpu_flow (d0, &ds);
-      gpu_poisoned_flow (w, h, &ts);
+      cf_test_upload_flow (d0, &ds, stream);
+      cf_test_poisoned_flow (w, h, &ts, stream);
       fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA, n,
               CF_CLG_KERNEL_SIMPLE, 0, &ds, &ts, stream), CF_OK);
-      simple = host_flow (&ds);
+      simple = cf_test_download_flow (&ds, stream);
       /* 0: the default depth */
       for (depth = CF_CLG_FUSED_DEPTH_MIN - 1; depth <= FUSED_DEPTH_MAX;
           depth++) {
@@ -531,17 +420,17 @@ GST_START_TEST (test_fused_is_bit_identical_to_simple)
         cf_flow *fused;
         char what[64];
 
-        gpu_flow (d0, &df);
-        gpu_poisoned_flow (w, h, &tf);
+        cf_test_upload_flow (d0, &df, stream);
+        cf_test_poisoned_flow (w, h, &tf, stream);
         fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA, n,
                 CF_CLG_KERNEL_FUSED, dd, &df, &tf, stream), CF_OK);
-        fused = host_flow (&df);
+        fused = cf_test_download_flow (&df, stream);
         /* no NaN left from the poisoned buffers either */
         fail_unless (isfinite (fused->u[0]) && isfinite (fused->v[0]) &&
             isfinite (fused->u[(size_t) (h - 1) * fused->pitch + w - 1]));
         g_snprintf (what, sizeof (what), "FUSED depth %d vs SIMPLE, %d "
             "sweeps", dd, n);
-        assert_flow_identical (fused, simple, what);
+        cf_test_assert_flow_identical (fused, simple, what);
         cf_flow_free (fused);
         cf_cuda_flow_release (&df);
         cf_cuda_flow_release (&tf);
@@ -563,18 +452,18 @@ GST_START_TEST (test_jacobi_zero_iterations_and_bad_arguments)
   host_tensor t;
   cf_cuda_clg_tensor gj;
   cf_cuda_flow d, tmp, before;
-  cf_flow *d0 = random_flow (9, 7, 5, -1.0f, 1.0f), *got;
+  cf_flow *d0 = cf_test_random_flow (9, 7, 5, -1.0f, 1.0f), *got;
 
   cpu_tensor_of_pair (9, 7, 3, 2.5f, &t);
   gpu_tensor_upload (&t, &gj);
-  gpu_flow (d0, &d);
-  gpu_poisoned_flow (9, 7, &tmp);
+  cf_test_upload_flow (d0, &d, stream);
+  cf_test_poisoned_flow (9, 7, &tmp, stream);
   before = d;
   fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA, 0,
           CF_CLG_KERNEL_FUSED, 0, &d, &tmp, stream), CF_OK);
   fail_unless (d.u == before.u);
-  got = host_flow (&d);
-  assert_flow_identical (got, d0, "zero iterations");
+  got = cf_test_download_flow (&d, stream);
+  cf_test_assert_flow_identical (got, d0, "zero iterations");
   cf_flow_free (got);
   /* in place, α <= 0, negative count, unknown kernel: rejected */
   fail_unless_equals_int (cf_cuda_clg_jacobi (&gj, TEST_ALPHA, 1,
@@ -611,8 +500,9 @@ GST_END_TEST;
  * increment after 0, 10, 50, 200 and 1000 sweeps from zero, on a
  * synthetic pair's J_ρ (ρ 2.5) at an odd size spanning many tiles, falls
  * at every step and equals the CPU Jacobi's within STEP_REL_TOL relative
- * (the same bits are expected: equal residuals are logged as such); SIMPLE, FUSED at the default depth and at the
- * extreme depths, α 50 (default) and 325 (the paper's 5e-3). */
+ * (the same bits are expected: equal residuals are logged as such);
+ * SIMPLE, FUSED at the default depth and at the extreme depths, α 50
+ * (default) and 325 (the paper's 5e-3). */
 GST_START_TEST (test_residual_falls_like_cpu)
 {
   static const int counts[] = { 0, 10, 50, 200, 1000 };
@@ -658,8 +548,8 @@ GST_START_TEST (test_residual_falls_like_cpu)
       cf_cuda_flow d, tmp;
 
       g_string_truncate (line, 0);
-      gpu_poisoned_flow (w, h, &d);
-      gpu_poisoned_flow (w, h, &tmp);
+      cf_test_poisoned_flow (w, h, &d, stream);
+      cf_test_poisoned_flow (w, h, &tmp, stream);
       fail_unless_equals_int (cf_cuda_flow_fill (&d, 0.0f, 0.0f, stream),
           CF_OK);
       for (i = 0, n = 0; i < (int) G_N_ELEMENTS (counts); i++) {
@@ -670,7 +560,7 @@ GST_START_TEST (test_residual_falls_like_cpu)
                 counts[i] - n, variants[v].kernel, variants[v].depth, &d,
                 &tmp, stream), CF_OK);
         n = counts[i];
-        got = host_flow (&d);
+        got = cf_test_download_flow (&d, stream);
         fail_unless_equals_int (cf_clg_residual_rms (&t.j, alphas[a], got,
                 &gpu[i]), CF_OK);
         cf_flow_free (got);
@@ -708,22 +598,24 @@ GST_START_TEST (test_add_increment_matches_cpu)
 
   for (i = 0; i < (int) G_N_ELEMENTS (step_sizes); i++) {
     int w = step_sizes[i].width, h = step_sizes[i].height;
-    cf_flow *d = random_flow (w, h, 401 + i, -2.0f, 2.0f);
-    cf_flow *u = random_flow (w, h, 501 + i, -30.0f, 30.0f);
+    cf_flow *d = cf_test_random_flow (w, h, 401 + i, -2.0f, 2.0f);
+    cf_flow *u = cf_test_random_flow (w, h, 501 + i, -30.0f, 30.0f);
     cf_flow *ref = cf_flow_new (w, h);
     cf_cuda_flow gd, gu, gout;
 
-    gpu_flow (d, &gd);
-    gpu_flow (u, &gu);
-    gpu_poisoned_flow (w, h, &gout);
+    cf_test_upload_flow (d, &gd, stream);
+    cf_test_upload_flow (u, &gu, stream);
+    cf_test_poisoned_flow (w, h, &gout, stream);
     fail_unless_equals_int (cf_clg_add_increment (u, d, ref), CF_OK);
     fail_unless_equals_int (cf_cuda_clg_add_increment (&gu, &gd, &gout,
             stream), CF_OK);
-    assert_flow_close (&gout, ref, "add increment");
+    cf_test_assert_cuda_flow_close (&gout, ref, STEP_REL_TOL, "add increment",
+        stream);
     /* in place, as the CPU allows */
     fail_unless_equals_int (cf_cuda_clg_add_increment (&gu, &gd, &gu,
             stream), CF_OK);
-    assert_flow_close (&gu, ref, "add increment in place");
+    cf_test_assert_cuda_flow_close (&gu, ref, STEP_REL_TOL,
+        "add increment in place", stream);
     cf_cuda_flow_release (&gd);
     cf_cuda_flow_release (&gu);
     cf_cuda_flow_release (&gout);
@@ -836,12 +728,12 @@ gpu_run_depth (const scene * sc, cf_clg_kernel kernel, int depth,
   fail_unless_equals_int (cf_cuda_clg_plan_set_fused_depth (plan, depth),
       CF_OK);
   if (initial != NULL)
-    gpu_flow (initial, &flow);
+    cf_test_upload_flow (initial, &flow, stream);
   else
-    gpu_poisoned_flow (sc->width, sc->height, &flow);
+    cf_test_poisoned_flow (sc->width, sc->height, &flow, stream);
   fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc->g0, &sc->g1,
           params, initial != NULL, &flow, stream), CF_OK);
-  out = host_flow (&flow);
+  out = cf_test_download_flow (&flow, stream);
   cf_cuda_flow_release (&flow);
   cf_cuda_clg_plan_free (plan);
   return out;
@@ -957,7 +849,7 @@ GST_START_TEST (test_plan_simple_and_fused_identical)
 
     fused = gpu_run_depth (&sc, CF_CLG_KERNEL_FUSED, dd, &params, NULL);
     g_snprintf (what, sizeof (what), "plan FUSED depth %d vs SIMPLE", dd);
-    assert_flow_identical (fused, simple, what);
+    cf_test_assert_flow_identical (fused, simple, what);
     cf_flow_free (fused);
   }
   cf_flow_free (simple);
@@ -981,34 +873,35 @@ GST_START_TEST (test_plan_reuse)
   scene_make (&sc, SCENE_W, SCENE_H, CF_SYNTH_SMOOTH, SCENE_LEVELS, &params);
   fail_unless_equals_int (cf_cuda_clg_plan_new (SCENE_W, SCENE_H,
           CF_PRECISION_FP32, CF_CLG_KERNEL_AUTO, &plan), CF_OK);
-  gpu_poisoned_flow (SCENE_W, SCENE_H, &flow);
+  cf_test_poisoned_flow (SCENE_W, SCENE_H, &flow, stream);
 
   fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
           &params, 0, &flow, stream), CF_OK);
-  first = host_flow (&flow);
+  first = cf_test_download_flow (&flow, stream);
   fail_unless_equals_int (cf_cuda_flow_fill (&flow, NAN, NAN, stream),
       CF_OK);
   fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
           &params, 0, &flow, stream), CF_OK);
-  again = host_flow (&flow);
-  assert_flow_identical (again, first, "second run of a plan");
+  again = cf_test_download_flow (&flow, stream);
+  cf_test_assert_flow_identical (again, first, "second run of a plan");
   cf_flow_free (again);
 
   params.iterations = 13;
   fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
           &params, 0, &flow, stream), CF_OK);
-  again = host_flow (&flow);
+  again = cf_test_download_flow (&flow, stream);
   fresh = gpu_run (&sc, CF_CLG_KERNEL_AUTO, &params, NULL);
-  assert_flow_identical (again, fresh, "plan after new iteration count");
+  cf_test_assert_flow_identical (again, fresh,
+      "plan after new iteration count");
   cf_flow_free (again);
   cf_flow_free (fresh);
 
   params.alpha = 120.0f;
   fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
           &params, 0, &flow, stream), CF_OK);
-  again = host_flow (&flow);
+  again = cf_test_download_flow (&flow, stream);
   fresh = gpu_run (&sc, CF_CLG_KERNEL_AUTO, &params, NULL);
-  assert_flow_identical (again, fresh, "plan after new alpha");
+  cf_test_assert_flow_identical (again, fresh, "plan after new alpha");
   cf_flow_free (again);
 
   /* a new depth re-captures the graphs; the bits stay; bad depths are
@@ -1023,14 +916,15 @@ GST_START_TEST (test_plan_reuse)
       CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
           &params, 0, &flow, stream), CF_OK);
-  again = host_flow (&flow);
-  assert_flow_identical (again, fresh, "plan after new depth");
+  again = cf_test_download_flow (&flow, stream);
+  cf_test_assert_flow_identical (again, fresh, "plan after new depth");
   cf_flow_free (again);
   fail_unless_equals_int (cf_cuda_clg_plan_set_fused_depth (plan, 0), CF_OK);
   fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
           &params, 0, &flow, stream), CF_OK);
-  again = host_flow (&flow);
-  assert_flow_identical (again, fresh, "plan back at the default depth");
+  again = cf_test_download_flow (&flow, stream);
+  cf_test_assert_flow_identical (again, fresh,
+      "plan back at the default depth");
   cf_flow_free (again);
   cf_flow_free (fresh);
 
@@ -1113,8 +1007,8 @@ GST_START_TEST (test_plan_rejects_bad_arguments)
   scene_make (&other, 80, 48, CF_SYNTH_TRANSLATION, 2, &params);
   fail_unless_equals_int (cf_cuda_clg_plan_new (64, 48, CF_PRECISION_FP32,
           CF_CLG_KERNEL_AUTO, &plan), CF_OK);
-  gpu_poisoned_flow (64, 48, &flow);
-  gpu_poisoned_flow (80, 48, &oflow);
+  cf_test_poisoned_flow (64, 48, &flow, stream);
+  cf_test_poisoned_flow (80, 48, &oflow, stream);
   /* pyramids of different sizes */
   fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &other.g1,
           &params, 0, &flow, stream), CF_ERROR_INVALID);

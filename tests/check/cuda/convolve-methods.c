@@ -58,13 +58,6 @@
  * roundings, fp32 sums) gives 9e-6 at K = 31 and 4e-6 at K = 63 */
 #define IM2TENSOR_MEDIAN_TOLERANCE 1e-3
 
-#define CUDA_OK(expr)                                                   \
-  G_STMT_START {                                                        \
-    cudaError_t cuda_ok_err_ = (expr);                                  \
-    fail_unless (cuda_ok_err_ == cudaSuccess, "%s failed: %s", #expr,   \
-        cudaGetErrorName (cuda_ok_err_));                               \
-  } G_STMT_END
-
 static const cf_border all_borders[CF_BORDER_COUNT] = {
   CF_BORDER_ZERO, CF_BORDER_CLAMP, CF_BORDER_REFLECT, CF_BORDER_WRAP
 };
@@ -92,15 +85,6 @@ static const size2d sweep_kernels[] = {
 /* One seed per case, so no two cases share their data. */
 static guint32 next_seed = 1;
 
-static cudaStream_t
-make_stream (void)
-{
-  cudaStream_t stream = NULL;
-
-  CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
-  return stream;
-}
-
 /* 1 when the FFT tests can run; else say why once per test. */
 static int
 fft_usable (void)
@@ -110,19 +94,6 @@ fft_usable (void)
   g_print ("cuFFT (%s) could not be loaded (%s): FFT accuracy tests "
       "skipped\n", CF_CUFFT_SONAME, cf_cufft_load_error ());
   return 0;
-}
-
-/* A random kernel with taps in [-1, 1) (rank > 1 but for 1-wide ones). */
-static cf_kernel *
-random_kernel (int kw, int kh, guint32 seed)
-{
-  cf_kernel *k = cf_kernel_new (kw, kh);
-  cf_image view;
-
-  fail_unless (k != NULL);
-  view = cf_image_view (k->taps, kw, kh, (size_t) kw);
-  cf_test_fill_random (&view, seed, -1.0f, 1.0f);
-  return k;
 }
 
 /* A random rank-1 kernel: K[j][i] = c[j] r[i], both in [-1, 1). */
@@ -145,53 +116,12 @@ random_rank1_kernel (int kw, int kh, guint32 seed)
   return k;
 }
 
-static cf_image *
-random_image (int w, int h, guint32 seed)
-{
-  cf_image *img = cf_image_new (w, h);
-
-  fail_unless (img != NULL);
-  cf_test_fill_random (img, seed, 0.0f, 1.0f);
-  return img;
-}
-
 /* Tolerance of a resolved method (file comment; im2tensor has its own bar,
  * assert_im2tensor_close ()). */
 static double
 tolerance_of (cf_conv_method method)
 {
   return method == CF_CONV_METHOD_FFT ? FFT_TOLERANCE : SEPARABLE_TOLERANCE;
-}
-
-/* Fail unless gpu matches cpu within tol and holds no NaN. */
-static void
-assert_close (const cf_image * gpu, const cf_image * cpu, double tol,
-    const char *what)
-{
-  double max_ref = 0.0, max_diff = 0.0;
-  int x, y, nan_count = 0;
-
-  for (y = 0; y < cpu->height; y++) {
-    const float *g = cf_image_row (gpu, y);
-    const float *c = cf_image_row (cpu, y);
-
-    for (x = 0; x < cpu->width; x++) {
-      double d;
-
-      if (isnan (g[x])) {
-        nan_count++;
-        continue;
-      }
-      d = fabs ((double) g[x] - (double) c[x]);
-      if (d > max_diff)
-        max_diff = d;
-      if (fabs ((double) c[x]) > max_ref)
-        max_ref = fabs ((double) c[x]);
-    }
-  }
-  fail_unless (nan_count == 0, "%s: %d NaN outputs", what, nan_count);
-  fail_unless (max_diff <= tol * MAX (1.0, max_ref),
-      "%s: max |gpu - cpu| = %g, max |cpu| = %g", what, max_diff, max_ref);
 }
 
 /* im2tensor's bar (file comment): fail unless every pixel is within
@@ -260,7 +190,7 @@ assert_method_close (cf_conv_method method, const cf_image * gpu,
   if (method == CF_CONV_METHOD_IM2TENSOR)
     assert_im2tensor_close (gpu, cpu, src, k, border, mode, what);
   else
-    assert_close (gpu, cpu, tolerance_of (method), what);
+    cf_test_assert_image_close (gpu, cpu, tolerance_of (method), what);
 }
 
 /* Run one new plan on src into a NaN-poisoned dst and download the result;
@@ -299,7 +229,8 @@ check_kernel (int w, int h, const cf_kernel * k, cf_border border,
     cudaStream_t stream)
 {
   cf_convolve_params params = { border, mode, method };
-  cf_image *src = random_image (w, h, next_seed++ * 2654435761u);
+  cf_image *src = cf_test_random_image (w, h, next_seed++ * 2654435761u,
+      0.0f, 1.0f);
   cf_image *cpu = cf_image_new (w, h);
   cf_image *gpu = cf_image_new (w, h);
   gchar *what = g_strdup_printf ("%dx%d image, %dx%d kernel, %s, %s, %s",
@@ -330,7 +261,8 @@ check_all_borders_and_modes (int w, int h, int kw, int kh,
     for (m = 0; m < 2; m++) {
       guint32 seed = next_seed++ * 40503u + 7u;
       cf_kernel *k = method == CF_CONV_METHOD_SEPARABLE
-          ? random_rank1_kernel (kw, kh, seed) : random_kernel (kw, kh, seed);
+          ? random_rank1_kernel (kw, kh, seed)
+          : cf_test_random_kernel (kw, kh, seed);
 
       check_kernel (w, h, k, all_borders[b], all_modes[m], method, method,
           stream);
@@ -342,7 +274,7 @@ check_all_borders_and_modes (int w, int h, int kw, int kh,
 static void
 sweep (cf_conv_method method)
 {
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
   guint s, k;
 
   for (s = 0; s < G_N_ELEMENTS (sweep_sizes); s++)
@@ -387,7 +319,7 @@ GST_END_TEST;
  * wider than R_C blocks (C rows reused by blocks R_C apart). */
 GST_START_TEST (test_im2tensor_uneven_geometries)
 {
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
 
   check_all_borders_and_modes (300, 200, 127, 127,
       CF_CONV_METHOD_IM2TENSOR, stream);
@@ -419,9 +351,9 @@ GST_END_TEST;
 /* Large frames: many blocks, 64-bit offsets into the padded image and C. */
 GST_START_TEST (test_im2tensor_large_images)
 {
-  cudaStream_t stream = make_stream ();
-  cf_kernel *k3 = random_kernel (3, 3, 8192);
-  cf_kernel *k31 = random_kernel (31, 31, 2000);
+  cudaStream_t stream = cf_test_make_stream ();
+  cf_kernel *k3 = cf_test_random_kernel (3, 3, 8192);
+  cf_kernel *k31 = cf_test_random_kernel (31, 31, 2000);
 
   check_kernel (8192, 8192, k3, CF_BORDER_REFLECT, CF_CORRELATION,
       CF_CONV_METHOD_IM2TENSOR, CF_CONV_METHOD_IM2TENSOR, stream);
@@ -471,7 +403,7 @@ median_relative_error (const cf_image * gpu, const cf_image * cpu)
 GST_START_TEST (test_im2tensor_median_relative_error)
 {
   static const int sizes[] = { 31, 63 };
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
   guint s;
 
   for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
@@ -480,7 +412,7 @@ GST_START_TEST (test_im2tensor_median_relative_error)
       CF_CONV_METHOD_IM2TENSOR
     };
     cf_kernel *k = cf_kernel_new (kn, kn);
-    cf_image *src = random_image (w, h, 9000 + kn);
+    cf_image *src = cf_test_random_image (w, h, 9000 + kn, 0.0f, 1.0f);
     cf_image *cpu = cf_image_new (w, h);
     cf_image *gpu = cf_image_new (w, h);
     cf_image view;
@@ -532,8 +464,8 @@ GST_START_TEST (test_accuracy_against_float64)
     {CF_CONV_METHOD_SEPARABLE, TRUE, 2e-5, 2e-4},
   };
   const int w = 160, h = 96;
-  cudaStream_t stream = make_stream ();
-  cf_image *src = random_image (w, h, 4242);
+  cudaStream_t stream = cf_test_make_stream ();
+  cf_image *src = cf_test_random_image (w, h, 4242, 0.0f, 1.0f);
   cf_image *gpu = cf_image_new (w, h);
   double *ref = g_new (double, (gsize) w * h);
   guint ki, r;
@@ -594,7 +526,7 @@ GST_END_TEST;
 GST_START_TEST (test_im2tensor_16bit_range)
 {
   const int w = 90, h = 70;
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
   cf_kernel *k = cf_kernel_new (7, 7);
   cf_convolve_params params = { CF_BORDER_CLAMP, CF_CONVOLUTION,
     CF_CONV_METHOD_IM2TENSOR
@@ -690,7 +622,7 @@ GST_END_TEST;
  * passes' chunks (128 row taps, 64 column taps) and the largest size. */
 GST_START_TEST (test_separable_long_and_one_sided_kernels)
 {
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
 
   check_all_borders_and_modes (64, 48, 9, 1, CF_CONV_METHOD_SEPARABLE,
       stream);
@@ -715,7 +647,7 @@ GST_START_TEST (test_kernel_larger_than_image)
   static const cf_conv_method methods[] = {
     CF_CONV_METHOD_SEPARABLE, CF_CONV_METHOD_FFT, CF_CONV_METHOD_IM2TENSOR
   };
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
   guint m;
 
   for (m = 0; m < G_N_ELEMENTS (methods); m++) {
@@ -735,12 +667,12 @@ GST_END_TEST;
  * 2 5 7 29 pads to 2048 columns; 1000 + 30 = 1030 pads to 1050 rows). */
 GST_START_TEST (test_fft_non_smooth_extent)
 {
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
   cf_kernel *k;
 
   if (!fft_usable ())
     return;
-  k = random_kernel (31, 31, 2024);
+  k = cf_test_random_kernel (31, 31, 2024);
   check_kernel (2000, 1000, k, CF_BORDER_REFLECT, CF_CONVOLUTION,
       CF_CONV_METHOD_FFT, CF_CONV_METHOD_FFT, stream);
   check_kernel (2000, 1000, k, CF_BORDER_ZERO, CF_CORRELATION,
@@ -795,7 +727,7 @@ GST_START_TEST (test_separable_rejects_non_rank1_kernels)
 {
   float laplace[9] = { 0, 1, 0, 1, -4, 1, 0, 1, 0 };
   cf_kernel lk = { 3, 3, laplace };
-  cf_kernel *rk = random_kernel (7, 5, 77);
+  cf_kernel *rk = cf_test_random_kernel (7, 5, 77);
   cf_convolve_params params = { CF_BORDER_CLAMP, CF_CONVOLUTION,
     CF_CONV_METHOD_SEPARABLE
   };
@@ -846,7 +778,8 @@ GST_START_TEST (test_auto_follows_measured_table)
 
   for (c = 0; c < G_N_ELEMENTS (cases); c++) {
     cf_kernel *k = cases[c].rank1 ? random_rank1_kernel (cases[c].k,
-        cases[c].k, 500 + c) : random_kernel (cases[c].k, cases[c].k, 600 + c);
+        cases[c].k, 500 + c) : cf_test_random_kernel (cases[c].k, cases[c].k,
+        600 + c);
     cf_cuda_convolve_plan *plan = NULL;
 
     fail_unless_equals_int (cf_cuda_convolve_plan_new (cases[c].w,
@@ -862,9 +795,9 @@ GST_END_TEST;
 
 GST_START_TEST (test_auto_picks_separable_for_gaussian)
 {
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
   cf_kernel *gauss = NULL, *small = NULL, *line = NULL;
-  cf_kernel *general = random_kernel (9, 9, 31337);
+  cf_kernel *general = cf_test_random_kernel (9, 9, 31337);
   cf_convolve_params params = { CF_BORDER_REFLECT, CF_CONVOLUTION,
     CF_CONV_METHOD_AUTO
   };
@@ -914,12 +847,12 @@ static void
 check_plan_reuse (cf_conv_method method, const cf_kernel * k)
 {
   const int w = 333, h = 97;
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
   cf_convolve_params params = { CF_BORDER_WRAP, CF_CONVOLUTION, method };
   cf_cuda_convolve_plan *plan = NULL;
   cf_cuda_image dsrc, ddst;
-  cf_image *a = random_image (w, h, 5001);
-  cf_image *b = random_image (w, h, 5002);
+  cf_image *a = cf_test_random_image (w, h, 5001, 0.0f, 1.0f);
+  cf_image *b = cf_test_random_image (w, h, 5002, 0.0f, 1.0f);
   cf_image *cpu = cf_image_new (w, h);
   cf_image *out[3];
   const cf_image *in[3] = { a, b, a };
@@ -971,7 +904,7 @@ check_plan_reuse (cf_conv_method method, const cf_kernel * k)
 GST_START_TEST (test_plan_reuse_gives_identical_output)
 {
   cf_kernel *k1 = random_rank1_kernel (11, 6, 1234);
-  cf_kernel *k2 = random_kernel (11, 6, 1235);
+  cf_kernel *k2 = cf_test_random_kernel (11, 6, 1235);
 
   check_plan_reuse (CF_CONV_METHOD_SEPARABLE, k1);
   if (fft_usable ())
@@ -991,10 +924,10 @@ check_pitched (cf_conv_method method, const cf_kernel * k)
 {
   const int w = 101, h = 43, src_pitch = w + 3, dst_pitch = w + 7;
   const float guard = 12345.0f;
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
   cf_convolve_params params = { CF_BORDER_REFLECT, CF_CORRELATION, method };
   cf_cuda_convolve_plan *plan = NULL;
-  cf_image *src = random_image (w, h, 777);
+  cf_image *src = cf_test_random_image (w, h, 777, 0.0f, 1.0f);
   cf_image *cpu = cf_image_new (w, h);
   cf_image *host_dst = cf_image_new (dst_pitch, h);
   cf_image gpu;
@@ -1044,8 +977,9 @@ check_pitched (cf_conv_method method, const cf_kernel * k)
 GST_START_TEST (test_pitched_buffers_with_pitch_above_width)
 {
   cf_kernel *k1 = random_rank1_kernel (9, 7, 4321);
-  cf_kernel *k2 = random_kernel (9, 7, 4322);
+  cf_kernel *k2 = cf_test_random_kernel (9, 7, 4322);
 
+  check_pitched (CF_CONV_METHOD_DIRECT, k2);
   check_pitched (CF_CONV_METHOD_SEPARABLE, k1);
   if (fft_usable ())
     check_pitched (CF_CONV_METHOD_FFT, k2);

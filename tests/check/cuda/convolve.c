@@ -25,13 +25,6 @@
 /* The accuracy bar of the fp32 methods against the double reference. */
 #define REL_TOLERANCE 1e-4
 
-#define CUDA_OK(expr)                                                   \
-  G_STMT_START {                                                        \
-    cudaError_t cuda_ok_err_ = (expr);                                  \
-    fail_unless (cuda_ok_err_ == cudaSuccess, "%s failed: %s", #expr,   \
-        cudaGetErrorName (cuda_ok_err_));                               \
-  } G_STMT_END
-
 static const cf_border all_borders[CF_BORDER_COUNT] = {
   CF_BORDER_ZERO, CF_BORDER_CLAMP, CF_BORDER_REFLECT, CF_BORDER_WRAP
 };
@@ -40,68 +33,6 @@ static const cf_conv_mode all_modes[2] = { CF_CONVOLUTION, CF_CORRELATION };
 
 /* One seed per case, so no two cases share their data. */
 static guint32 next_seed = 1;
-
-static cudaStream_t
-make_stream (void)
-{
-  cudaStream_t stream = NULL;
-
-  CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
-  return stream;
-}
-
-/* A random kernel with taps in [-1, 1). */
-static cf_kernel *
-random_kernel (int kw, int kh, guint32 seed)
-{
-  cf_kernel *k = cf_kernel_new (kw, kh);
-  cf_image view;
-
-  fail_unless (k != NULL);
-  view = cf_image_view (k->taps, kw, kh, (size_t) kw);
-  cf_test_fill_random (&view, seed, -1.0f, 1.0f);
-  return k;
-}
-
-static cf_image *
-random_image (int w, int h, guint32 seed)
-{
-  cf_image *img = cf_image_new (w, h);
-
-  fail_unless (img != NULL);
-  cf_test_fill_random (img, seed, 0.0f, 1.0f);
-  return img;
-}
-
-/* Fail unless gpu matches cpu within the tolerance and holds no NaN. */
-static void
-assert_close (const cf_image * gpu, const cf_image * cpu, const char *what)
-{
-  double max_ref = 0.0, max_diff = 0.0;
-  int x, y, nan_count = 0;
-
-  for (y = 0; y < cpu->height; y++) {
-    const float *g = cf_image_row (gpu, y);
-    const float *c = cf_image_row (cpu, y);
-
-    for (x = 0; x < cpu->width; x++) {
-      double d;
-
-      if (isnan (g[x])) {
-        nan_count++;
-        continue;
-      }
-      d = fabs ((double) g[x] - (double) c[x]);
-      if (d > max_diff)
-        max_diff = d;
-      if (fabs ((double) c[x]) > max_ref)
-        max_ref = fabs ((double) c[x]);
-    }
-  }
-  fail_unless (nan_count == 0, "%s: %d NaN outputs", what, nan_count);
-  fail_unless (max_diff <= REL_TOLERANCE * MAX (1.0, max_ref),
-      "%s: max |gpu - cpu| = %g, max |cpu| = %g", what, max_diff, max_ref);
-}
 
 /* Run one plan on src into a NaN-poisoned dst and download the result
  * (pitched device planes from cf_cuda_image_alloc). */
@@ -137,8 +68,8 @@ check_case (int w, int h, int kw, int kh, cf_border border,
 {
   cf_convolve_params params = { border, mode, method };
   guint32 seed = next_seed++;
-  cf_image *src = random_image (w, h, seed * 2654435761u);
-  cf_kernel *k = random_kernel (kw, kh, seed * 40503u + 7u);
+  cf_image *src = cf_test_random_image (w, h, seed * 2654435761u, 0.0f, 1.0f);
+  cf_kernel *k = cf_test_random_kernel (kw, kh, seed * 40503u + 7u);
   cf_image *cpu = cf_image_new (w, h);
   cf_image *gpu = cf_image_new (w, h);
   gchar *what = g_strdup_printf ("%dx%d image, %dx%d kernel, %s, %s, %s",
@@ -149,7 +80,7 @@ check_case (int w, int h, int kw, int kh, cf_border border,
   fail_unless (cpu != NULL && gpu != NULL);
   fail_unless_equals_int (cf_convolve (src, k, border, mode, cpu), CF_OK);
   gpu_convolve (src, k, &params, gpu, stream);
-  assert_close (gpu, cpu, what);
+  cf_test_assert_image_close (gpu, cpu, REL_TOLERANCE, what);
 
   g_free (what);
   cf_image_free (src);
@@ -188,7 +119,7 @@ GST_START_TEST (test_direct_small_kernels_match_cpu_on_all_sizes)
   static const size2d sizes[] = {
     {1, 1}, {2, 3}, {17, 13}, {64, 33}, {641, 479}, {1920, 1080}
   };
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
   guint s, k;
 
   for (s = 0; s < G_N_ELEMENTS (sizes); s++)
@@ -202,7 +133,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_direct_31x31_matches_cpu)
 {
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
   guint s;
 
   for (s = 0; s < G_N_ELEMENTS (small_sizes); s++)
@@ -218,7 +149,7 @@ GST_END_TEST;
  * eight border/mode pairs to keep the CPU reference short. */
 GST_START_TEST (test_direct_63x63_matches_cpu)
 {
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
   guint s;
 
   for (s = 0; s < G_N_ELEMENTS (small_sizes); s++)
@@ -236,7 +167,7 @@ GST_END_TEST;
 /* 127 x 127 (4 x 4 chunks) on an image smaller than the kernel. */
 GST_START_TEST (test_direct_127x127_matches_cpu)
 {
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
 
   check_all_borders_and_modes (64, 33, 127, 127, stream);
   CUDA_OK (cudaStreamDestroy (stream));
@@ -246,7 +177,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_direct_kernel_larger_than_image_matches_cpu)
 {
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
 
   check_all_borders_and_modes (7, 5, 15, 15, stream);
   check_all_borders_and_modes (3, 2, 8, 6, stream);
@@ -260,7 +191,7 @@ GST_END_TEST;
  * 22 + 22 + 21, 40 rows as 20 + 20. */
 GST_START_TEST (test_direct_uneven_chunks_match_cpu)
 {
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
 
   check_all_borders_and_modes (64, 33, 33, 65, stream);
   check_all_borders_and_modes (131, 37, 40, 2, stream);
@@ -274,7 +205,7 @@ GST_END_TEST;
  * 8192 x 8192 (one border rule; the kernel is small, the CPU is fast). */
 GST_START_TEST (test_direct_8192x8192_matches_cpu)
 {
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
 
   check_case (8192, 8192, 3, 3, CF_BORDER_REFLECT, CF_CORRELATION,
       CF_CONV_METHOD_DIRECT, stream);
@@ -285,8 +216,8 @@ GST_END_TEST;
 
 GST_START_TEST (test_auto_resolves_to_direct_and_matches_cpu)
 {
-  cudaStream_t stream = make_stream ();
-  cf_kernel *k = random_kernel (5, 5, 99);
+  cudaStream_t stream = cf_test_make_stream ();
+  cf_kernel *k = cf_test_random_kernel (5, 5, 99);
   cf_convolve_params params = { CF_BORDER_CLAMP, CF_CONVOLUTION,
     CF_CONV_METHOD_AUTO
   };
@@ -309,8 +240,8 @@ GST_END_TEST;
 GST_START_TEST (test_plan_reuse_over_several_runs)
 {
   const int w = 333, h = 97;
-  cudaStream_t stream = make_stream ();
-  cf_kernel *k = random_kernel (11, 6, 1234);
+  cudaStream_t stream = cf_test_make_stream ();
+  cf_kernel *k = cf_test_random_kernel (11, 6, 1234);
   cf_convolve_params params = { CF_BORDER_WRAP, CF_CONVOLUTION,
     CF_CONV_METHOD_DIRECT
   };
@@ -325,7 +256,7 @@ GST_START_TEST (test_plan_reuse_over_several_runs)
   fail_unless_equals_int (cf_cuda_image_alloc (&dsrc, w, h), CF_OK);
   fail_unless_equals_int (cf_cuda_image_alloc (&ddst, w, h), CF_OK);
   for (run = 0; run < 4; run++) {
-    cf_image *src = random_image (w, h, 5000 + run);
+    cf_image *src = cf_test_random_image (w, h, 5000 + run, 0.0f, 1.0f);
 
     fail_unless_equals_int (cf_convolve (src, k, params.border, params.mode,
             cpu), CF_OK);
@@ -335,7 +266,7 @@ GST_START_TEST (test_plan_reuse_over_several_runs)
             dsrc.pitch, ddst.data, ddst.pitch, stream), CF_OK);
     fail_unless_equals_int (cf_cuda_image_download (&ddst, gpu, stream), CF_OK);
     CUDA_OK (cudaStreamSynchronize (stream));
-    assert_close (gpu, cpu, "plan reuse");
+    cf_test_assert_image_close (gpu, cpu, REL_TOLERANCE, "plan reuse");
     cf_image_free (src);
   }
   cf_cuda_image_release (&dsrc);
@@ -343,67 +274,6 @@ GST_START_TEST (test_plan_reuse_over_several_runs)
   cf_cuda_convolve_plan_free (plan);
   cf_image_free (cpu);
   cf_image_free (gpu);
-  cf_kernel_free (k);
-  CUDA_OK (cudaStreamDestroy (stream));
-}
-
-GST_END_TEST;
-
-/* Planes from plain cudaMalloc with pitches that are neither the width
- * nor a multiple of 4 (rows not 16-byte aligned); the samples between
- * width and pitch of dst must stay untouched. */
-GST_START_TEST (test_direct_pitched_buffers_with_pitch_above_width)
-{
-  const int w = 101, h = 43, src_pitch = w + 3, dst_pitch = w + 7;
-  const float guard = 12345.0f;
-  cudaStream_t stream = make_stream ();
-  cf_kernel *k = random_kernel (9, 7, 4321);
-  cf_convolve_params params = { CF_BORDER_REFLECT, CF_CORRELATION,
-    CF_CONV_METHOD_DIRECT
-  };
-  cf_cuda_convolve_plan *plan = NULL;
-  cf_image *src = random_image (w, h, 777);
-  cf_image *cpu = cf_image_new (w, h);
-  cf_image *host_dst = cf_image_new (dst_pitch, h);
-  cf_image gpu;
-  float *dsrc = NULL, *ddst = NULL;
-  int x, y;
-
-  fail_unless (cpu != NULL && host_dst != NULL);
-  cf_image_fill (host_dst, guard);
-  CUDA_OK (cudaMalloc ((void **) &dsrc,
-          (size_t) src_pitch * h * sizeof (float)));
-  CUDA_OK (cudaMalloc ((void **) &ddst,
-          (size_t) dst_pitch * h * sizeof (float)));
-  CUDA_OK (cudaMemcpy2D (dsrc, src_pitch * sizeof (float), src->data,
-          src->pitch * sizeof (float), w * sizeof (float), h,
-          cudaMemcpyHostToDevice));
-  CUDA_OK (cudaMemcpy (ddst, host_dst->data,
-          (size_t) dst_pitch * h * sizeof (float), cudaMemcpyHostToDevice));
-
-  fail_unless_equals_int (cf_convolve (src, k, params.border, params.mode,
-          cpu), CF_OK);
-  fail_unless_equals_int (cf_cuda_convolve_plan_new (w, h, k, &params,
-          &plan), CF_OK);
-  fail_unless_equals_int (cf_cuda_convolve_plan_run (plan, dsrc, src_pitch,
-          ddst, dst_pitch, stream), CF_OK);
-  CUDA_OK (cudaStreamSynchronize (stream));
-  CUDA_OK (cudaMemcpy (host_dst->data, ddst,
-          (size_t) dst_pitch * h * sizeof (float), cudaMemcpyDeviceToHost));
-
-  gpu = cf_image_view (host_dst->data, w, h, dst_pitch);
-  assert_close (&gpu, cpu, "pitched buffers");
-  for (y = 0; y < h; y++)
-    for (x = w; x < dst_pitch; x++)
-      fail_unless (cf_image_row (host_dst, y)[x] == guard,
-          "sample (%d, %d) past the width was written", x, y);
-
-  cf_cuda_convolve_plan_free (plan);
-  CUDA_OK (cudaFree (dsrc));
-  CUDA_OK (cudaFree (ddst));
-  cf_image_free (src);
-  cf_image_free (cpu);
-  cf_image_free (host_dst);
   cf_kernel_free (k);
   CUDA_OK (cudaStreamDestroy (stream));
 }
@@ -496,8 +366,8 @@ GST_START_TEST (test_im2tensor_is_supported_and_delta_rounds_to_fp16)
     CF_CONV_METHOD_IM2TENSOR
   };
   cf_cuda_convolve_plan *plan = NULL;
-  cudaStream_t stream = make_stream ();
-  cf_image *src = random_image (w, h, 4711);
+  cudaStream_t stream = cf_test_make_stream ();
+  cf_image *src = cf_test_random_image (w, h, 4711, 0.0f, 1.0f);
   cf_image *out = cf_image_new (w, h);
   int x, y;
 
@@ -558,7 +428,6 @@ cuda_convolve_suite (void)
   tcase_add_test (tc, test_direct_8192x8192_matches_cpu);
   tcase_add_test (tc, test_auto_resolves_to_direct_and_matches_cpu);
   tcase_add_test (tc, test_plan_reuse_over_several_runs);
-  tcase_add_test (tc, test_direct_pitched_buffers_with_pitch_above_width);
   tcase_add_test (tc, test_rejects_invalid_arguments);
   tcase_add_test (tc, test_im2tensor_is_supported_and_delta_rounds_to_fp16);
   tcase_add_test (tc, test_method_names);

@@ -54,131 +54,6 @@ teardown (void)
   cudaStreamDestroy (stream);
 }
 
-static void
-sync_stream (void)
-{
-  fail_unless_equals_int (cudaStreamSynchronize (stream), cudaSuccess);
-}
-
-static cf_image *
-random_image (int width, int height, guint32 seed, float lo, float hi)
-{
-  cf_image *img = cf_image_new (width, height);
-
-  fail_unless (img != NULL);
-  cf_test_fill_random (img, seed, lo, hi);
-  return img;
-}
-
-static cf_flow *
-random_flow (int width, int height, guint32 seed, float lo, float hi)
-{
-  cf_flow *flow = cf_flow_new (width, height);
-  cf_image u, v;
-
-  fail_unless (flow != NULL);
-  u = cf_image_view (flow->u, width, height, flow->pitch);
-  v = cf_image_view (flow->v, width, height, flow->pitch);
-  cf_test_fill_random (&u, seed, lo, hi);
-  cf_test_fill_random (&v, seed * 7919u + 1u, lo, hi);
-  return flow;
-}
-
-static void
-gpu_image (const cf_image * src, cf_cuda_image * dst)
-{
-  fail_unless_equals_int (cf_cuda_image_alloc (dst, src->width, src->height),
-      CF_OK);
-  fail_unless_equals_int (cf_cuda_image_upload (src, dst, stream), CF_OK);
-}
-
-static void
-gpu_poisoned (int width, int height, cf_cuda_image * dst)
-{
-  fail_unless_equals_int (cf_cuda_image_alloc (dst, width, height), CF_OK);
-  fail_unless_equals_int (cf_cuda_image_fill (dst, NAN, stream), CF_OK);
-}
-
-static cf_image *
-host_image (const cf_cuda_image * src)
-{
-  cf_image *img = cf_image_new (src->width, src->height);
-
-  fail_unless (img != NULL);
-  fail_unless_equals_int (cf_cuda_image_download (src, img, stream), CF_OK);
-  sync_stream ();
-  return img;
-}
-
-static void
-gpu_flow (const cf_flow * src, cf_cuda_flow * dst)
-{
-  fail_unless_equals_int (cf_cuda_flow_alloc (dst, src->width, src->height),
-      CF_OK);
-  fail_unless_equals_int (cf_cuda_flow_upload (src, dst, stream), CF_OK);
-}
-
-static void
-gpu_poisoned_flow (int width, int height, cf_cuda_flow * dst)
-{
-  fail_unless_equals_int (cf_cuda_flow_alloc (dst, width, height), CF_OK);
-  fail_unless_equals_int (cf_cuda_flow_fill (dst, NAN, NAN, stream), CF_OK);
-}
-
-static cf_flow *
-host_flow (const cf_cuda_flow * src)
-{
-  cf_flow *flow = cf_flow_new (src->width, src->height);
-
-  fail_unless (flow != NULL);
-  fail_unless_equals_int (cf_cuda_flow_download (src, flow, stream), CF_OK);
-  sync_stream ();
-  return flow;
-}
-
-static void
-assert_image_close (const cf_cuda_image * gpu, const cf_image * ref,
-    const char *what)
-{
-  cf_image *got = host_image (gpu);
-  double max_abs = 0.0, max_ref = 0.0;
-
-  fail_unless_equals_int (cf_image_diff (got, ref, &max_abs, &max_ref), CF_OK);
-  fail_unless (max_abs <= REL_TOL * MAX (1.0, max_ref),
-      "%s (%dx%d): max |diff| %g, max |ref| %g", what, ref->width,
-      ref->height, max_abs, max_ref);
-  cf_image_free (got);
-}
-
-static void
-assert_flow_close (const cf_cuda_flow * gpu, const cf_flow * ref,
-    const char *what)
-{
-  cf_image ru = cf_image_view (ref->u, ref->width, ref->height, ref->pitch);
-  cf_image rv = cf_image_view (ref->v, ref->width, ref->height, ref->pitch);
-  cf_cuda_image gu = { gpu->u, gpu->width, gpu->height, gpu->pitch };
-  cf_cuda_image gv = { gpu->v, gpu->width, gpu->height, gpu->pitch };
-
-  assert_image_close (&gu, &ru, what);
-  assert_image_close (&gv, &rv, what);
-}
-
-/* Bitwise equality of two host flows of one size. */
-static void
-assert_flow_identical (const cf_flow * a, const cf_flow * b, const char *what)
-{
-  int y;
-
-  fail_unless (a->width == b->width && a->height == b->height);
-  for (y = 0; y < a->height; y++) {
-    fail_unless (memcmp (a->u + (size_t) y * a->pitch,
-            b->u + (size_t) y * b->pitch, a->width * sizeof (float)) == 0 &&
-        memcmp (a->v + (size_t) y * a->pitch, b->v + (size_t) y * b->pitch,
-            a->width * sizeof (float)) == 0,
-        "%s (%dx%d): row %d differs", what, a->width, a->height, y);
-  }
-}
-
 /* ------------------------------------------------------------------ */
 
 GST_START_TEST (test_derivatives_match_cpu)
@@ -190,23 +65,23 @@ GST_START_TEST (test_derivatives_match_cpu)
 
   for (i = 0; i < (int) G_N_ELEMENTS (sizes); i++) {
     int w = sizes[i].width, h = sizes[i].height;
-    cf_image *i0 = random_image (w, h, 1 + i, 0.0f, 255.0f);
-    cf_image *i1 = random_image (w, h, 101 + i, 0.0f, 255.0f);
+    cf_image *i0 = cf_test_random_image (w, h, 1 + i, 0.0f, 255.0f);
+    cf_image *i1 = cf_test_random_image (w, h, 101 + i, 0.0f, 255.0f);
     cf_image *ix = cf_image_new (w, h), *iy = cf_image_new (w, h);
     cf_image *it = cf_image_new (w, h);
     cf_cuda_image g0, g1, gx, gy, gt;
 
     fail_unless_equals_int (cf_hs_derivatives (i0, i1, ix, iy, it), CF_OK);
-    gpu_image (i0, &g0);
-    gpu_image (i1, &g1);
-    gpu_poisoned (w, h, &gx);
-    gpu_poisoned (w, h, &gy);
-    gpu_poisoned (w, h, &gt);
+    cf_test_upload_image (i0, &g0, stream);
+    cf_test_upload_image (i1, &g1, stream);
+    cf_test_poisoned_image (w, h, &gx, stream);
+    cf_test_poisoned_image (w, h, &gy, stream);
+    cf_test_poisoned_image (w, h, &gt, stream);
     fail_unless_equals_int (cf_cuda_hs_derivatives (&g0, &g1, &gx, &gy, &gt,
             stream), CF_OK);
-    assert_image_close (&gx, ix, "Ix");
-    assert_image_close (&gy, iy, "Iy");
-    assert_image_close (&gt, it, "It");
+    cf_test_assert_cuda_image_close (&gx, ix, REL_TOL, "Ix", stream);
+    cf_test_assert_cuda_image_close (&gy, iy, REL_TOL, "Iy", stream);
+    cf_test_assert_cuda_image_close (&gt, it, REL_TOL, "It", stream);
 
     cf_cuda_image_release (&g0);
     cf_cuda_image_release (&g1);
@@ -233,12 +108,12 @@ typedef struct
 static void
 grads_make (grads * g, int w, int h, guint32 seed)
 {
-  g->ix = random_image (w, h, seed, -60.0f, 60.0f);
-  g->iy = random_image (w, h, seed + 1, -60.0f, 60.0f);
-  g->it = random_image (w, h, seed + 2, -40.0f, 40.0f);
-  gpu_image (g->ix, &g->gx);
-  gpu_image (g->iy, &g->gy);
-  gpu_image (g->it, &g->gt);
+  g->ix = cf_test_random_image (w, h, seed, -60.0f, 60.0f);
+  g->iy = cf_test_random_image (w, h, seed + 1, -60.0f, 60.0f);
+  g->it = cf_test_random_image (w, h, seed + 2, -40.0f, 40.0f);
+  cf_test_upload_image (g->ix, &g->gx, stream);
+  cf_test_upload_image (g->iy, &g->gy, stream);
+  cf_test_upload_image (g->it, &g->gt, stream);
 }
 
 static void
@@ -267,7 +142,7 @@ GST_START_TEST (test_jacobi_matches_cpu)
   for (i = 0; i < (int) G_N_ELEMENTS (sizes); i++) {
     int w = sizes[i].width, h = sizes[i].height;
     grads g;
-    cf_flow *d0 = random_flow (w, h, 7 + i, -3.0f, 3.0f);
+    cf_flow *d0 = cf_test_random_flow (w, h, 7 + i, -3.0f, 3.0f);
 
     grads_make (&g, w, h, 11 + 3 * i);
     for (c = 0; c < (int) G_N_ELEMENTS (counts); c++) {
@@ -287,12 +162,12 @@ GST_START_TEST (test_jacobi_matches_cpu)
       for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
         cf_cuda_flow d, tmp;
 
-        gpu_flow (d0, &d);
-        gpu_poisoned_flow (w, h, &tmp);
+        cf_test_upload_flow (d0, &d, stream);
+        cf_test_poisoned_flow (w, h, &tmp, stream);
         fail_unless_equals_int (cf_cuda_hs_jacobi (&g.gx, &g.gy, &g.gt,
                 alpha, counts[c], kernels[k], &d, &tmp, stream), CF_OK);
-        assert_flow_close (&d, ref[cur], counts[c] == 1 ? "one Jacobi sweep" :
-            "ten Jacobi sweeps");
+        cf_test_assert_cuda_flow_close (&d, ref[cur], REL_TOL,
+            counts[c] == 1 ? "one Jacobi sweep" : "ten Jacobi sweeps", stream);
         cf_cuda_flow_release (&d);
         cf_cuda_flow_release (&tmp);
       }
@@ -319,26 +194,26 @@ GST_START_TEST (test_fused_is_bit_identical_to_simple)
   for (i = 0; i < (int) G_N_ELEMENTS (sizes); i++) {
     int w = sizes[i].width, h = sizes[i].height;
     grads g;
-    cf_flow *d0 = random_flow (w, h, 211 + i, -3.0f, 3.0f);
+    cf_flow *d0 = cf_test_random_flow (w, h, 211 + i, -3.0f, 3.0f);
 
     grads_make (&g, w, h, 311 + 3 * i);
     for (c = 0; c < (int) G_N_ELEMENTS (counts); c++) {
       cf_cuda_flow ds, ts, df, tf;
       cf_flow *simple, *fused;
 
-      gpu_flow (d0, &ds);
-      gpu_flow (d0, &df);
-      gpu_poisoned_flow (w, h, &ts);
-      gpu_poisoned_flow (w, h, &tf);
+      cf_test_upload_flow (d0, &ds, stream);
+      cf_test_upload_flow (d0, &df, stream);
+      cf_test_poisoned_flow (w, h, &ts, stream);
+      cf_test_poisoned_flow (w, h, &tf, stream);
       fail_unless_equals_int (cf_cuda_hs_jacobi (&g.gx, &g.gy, &g.gt, 7.5f,
               counts[c], CF_HS_KERNEL_SIMPLE, &ds, &ts, stream), CF_OK);
       fail_unless_equals_int (cf_cuda_hs_jacobi (&g.gx, &g.gy, &g.gt, 7.5f,
               counts[c], CF_HS_KERNEL_FUSED, &df, &tf, stream), CF_OK);
-      simple = host_flow (&ds);
-      fused = host_flow (&df);
+      simple = cf_test_download_flow (&ds, stream);
+      fused = cf_test_download_flow (&df, stream);
       /* no NaN left from the poisoned buffer either */
       fail_unless (isfinite (fused->u[0]) && isfinite (fused->v[0]));
-      assert_flow_identical (fused, simple, "FUSED vs SIMPLE");
+      cf_test_assert_flow_identical (fused, simple, "FUSED vs SIMPLE");
       cf_flow_free (simple);
       cf_flow_free (fused);
       cf_cuda_flow_release (&ds);
@@ -357,17 +232,17 @@ GST_START_TEST (test_jacobi_zero_iterations_and_bad_arguments)
 {
   grads g;
   cf_cuda_flow d, tmp, before;
-  cf_flow *d0 = random_flow (9, 7, 5, -1.0f, 1.0f), *got;
+  cf_flow *d0 = cf_test_random_flow (9, 7, 5, -1.0f, 1.0f), *got;
 
   grads_make (&g, 9, 7, 3);
-  gpu_flow (d0, &d);
-  gpu_poisoned_flow (9, 7, &tmp);
+  cf_test_upload_flow (d0, &d, stream);
+  cf_test_poisoned_flow (9, 7, &tmp, stream);
   before = d;
   fail_unless_equals_int (cf_cuda_hs_jacobi (&g.gx, &g.gy, &g.gt, 15.0f, 0,
           CF_HS_KERNEL_FUSED, &d, &tmp, stream), CF_OK);
   fail_unless (d.u == before.u);
-  got = host_flow (&d);
-  assert_flow_identical (got, d0, "zero iterations");
+  got = cf_test_download_flow (&d, stream);
+  cf_test_assert_flow_identical (got, d0, "zero iterations");
   cf_flow_free (got);
   /* in place, alpha <= 0, negative count: rejected */
   fail_unless_equals_int (cf_cuda_hs_jacobi (&g.gx, &g.gy, &g.gt, 15.0f, 1,
@@ -393,16 +268,16 @@ GST_START_TEST (test_add_increment_matches_cpu)
 
   for (i = 0; i < (int) G_N_ELEMENTS (sizes); i++) {
     int w = sizes[i].width, h = sizes[i].height;
-    cf_flow *d = random_flow (w, h, 401 + i, -2.0f, 2.0f);
-    cf_flow *u = random_flow (w, h, 501 + i, -30.0f, 30.0f);
+    cf_flow *d = cf_test_random_flow (w, h, 401 + i, -2.0f, 2.0f);
+    cf_flow *u = cf_test_random_flow (w, h, 501 + i, -30.0f, 30.0f);
     cf_cuda_flow gd, gu;
 
-    gpu_flow (d, &gd);
-    gpu_flow (u, &gu);
+    cf_test_upload_flow (d, &gd, stream);
+    cf_test_upload_flow (u, &gu, stream);
     fail_unless_equals_int (cf_hs_add_increment (d, u), CF_OK);
     fail_unless_equals_int (cf_cuda_hs_add_increment (&gd, &gu, stream),
         CF_OK);
-    assert_flow_close (&gu, u, "add increment");
+    cf_test_assert_cuda_flow_close (&gu, u, REL_TOL, "add increment", stream);
     cf_cuda_flow_release (&gd);
     cf_cuda_flow_release (&gu);
     cf_flow_free (d);
@@ -485,12 +360,12 @@ gpu_run (const scene * sc, cf_precision precision, cf_hs_kernel kernel,
   fail_unless_equals_int (cf_cuda_hs_plan_new (sc->width, sc->height,
           precision, kernel, &plan), CF_OK);
   if (initial != NULL)
-    gpu_flow (initial, &flow);
+    cf_test_upload_flow (initial, &flow, stream);
   else
-    gpu_poisoned_flow (sc->width, sc->height, &flow);
+    cf_test_poisoned_flow (sc->width, sc->height, &flow, stream);
   fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &sc->g0, &sc->g1, hp,
           initial != NULL, &flow, stream), CF_OK);
-  out = host_flow (&flow);
+  out = cf_test_download_flow (&flow, stream);
   cf_cuda_flow_release (&flow);
   cf_cuda_hs_plan_free (plan);
   return out;
@@ -572,7 +447,7 @@ GST_START_TEST (test_plan_simple_and_fused_identical)
   scene_make (&sc, 641, 479, CF_SYNTH_SMOOTH, &pp, 0);
   simple = gpu_run (&sc, CF_PRECISION_FP32, CF_HS_KERNEL_SIMPLE, &hp, NULL);
   fused = gpu_run (&sc, CF_PRECISION_FP32, CF_HS_KERNEL_FUSED, &hp, NULL);
-  assert_flow_identical (fused, simple, "plan FUSED vs SIMPLE");
+  cf_test_assert_flow_identical (fused, simple, "plan FUSED vs SIMPLE");
   cf_flow_free (simple);
   cf_flow_free (fused);
   scene_clear (&sc);
@@ -614,7 +489,7 @@ GST_START_TEST (test_fp16_epe_close_to_fp32)
     fail_unless (fabs (es16 - e32) <= FP16_EPE_ABS + FP16_EPE_REL * e32,
         "motion %d: fp16 SIMPLE EPE %g vs fp32 %g", motions[m], es16, e32);
     /* fp16 SIMPLE and FUSED share the per-cell code: identical too */
-    assert_flow_identical (f16, s16, "fp16 FUSED vs SIMPLE");
+    cf_test_assert_flow_identical (f16, s16, "fp16 FUSED vs SIMPLE");
     cf_flow_free (f32);
     cf_flow_free (f16);
     cf_flow_free (s16);
@@ -651,17 +526,17 @@ GST_START_TEST (test_plan_reuse)
     scene_make (&small, 320, 241, CF_SYNTH_TRANSLATION, &pp, 0);
     fail_unless_equals_int (cf_cuda_hs_plan_new (641, 479, precisions[p],
             CF_HS_KERNEL_AUTO, &plan), CF_OK);
-    gpu_poisoned_flow (641, 479, &flow);
-    gpu_poisoned_flow (320, 241, &sflow);
+    cf_test_poisoned_flow (641, 479, &flow, stream);
+    cf_test_poisoned_flow (320, 241, &sflow, stream);
 
     fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &big.g0, &big.g1, &hp,
             0, &flow, stream), CF_OK);
-    first = host_flow (&flow);
+    first = cf_test_download_flow (&flow, stream);
     for (round = 0; round < 2; round++) {
       fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &big.g0, &big.g1,
               &hp, 0, &flow, stream), CF_OK);
-      again = host_flow (&flow);
-      assert_flow_identical (again, first, "second run of a plan");
+      again = cf_test_download_flow (&flow, stream);
+      cf_test_assert_flow_identical (again, first, "second run of a plan");
       cf_flow_free (again);
     }
 
@@ -669,26 +544,28 @@ GST_START_TEST (test_plan_reuse)
     hp.iterations = 13;
     fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &big.g0, &big.g1, &hp,
             0, &flow, stream), CF_OK);
-    again = host_flow (&flow);
+    again = cf_test_download_flow (&flow, stream);
     fresh = gpu_run (&big, precisions[p], CF_HS_KERNEL_AUTO, &hp, NULL);
-    assert_flow_identical (again, fresh, "plan after new iteration count");
+    cf_test_assert_flow_identical (again, fresh,
+        "plan after new iteration count");
     cf_flow_free (again);
     cf_flow_free (fresh);
     hp.alpha = 30.0f;
     fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &big.g0, &big.g1, &hp,
             0, &flow, stream), CF_OK);
-    again = host_flow (&flow);
+    again = cf_test_download_flow (&flow, stream);
     fresh = gpu_run (&big, precisions[p], CF_HS_KERNEL_AUTO, &hp, NULL);
-    assert_flow_identical (again, fresh, "plan after new alpha");
+    cf_test_assert_flow_identical (again, fresh, "plan after new alpha");
     cf_flow_free (again);
     cf_flow_free (fresh);
 
     /* smaller frames through the big plan */
     fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &small.g0, &small.g1,
             &hp, 0, &sflow, stream), CF_OK);
-    again = host_flow (&sflow);
+    again = cf_test_download_flow (&sflow, stream);
     fresh = gpu_run (&small, precisions[p], CF_HS_KERNEL_AUTO, &hp, NULL);
-    assert_flow_identical (again, fresh, "smaller frames in a big plan");
+    cf_test_assert_flow_identical (again, fresh,
+        "smaller frames in a big plan");
     cf_flow_free (again);
     cf_flow_free (fresh);
 
@@ -789,7 +666,7 @@ GST_START_TEST (test_plan_rejects_bad_arguments)
   scene_make (&other, 80, 48, CF_SYNTH_TRANSLATION, &pp, 0);
   fail_unless_equals_int (cf_cuda_hs_plan_new (64, 48, CF_PRECISION_FP32,
           CF_HS_KERNEL_AUTO, &plan), CF_OK);
-  gpu_poisoned_flow (64, 48, &flow);
+  cf_test_poisoned_flow (64, 48, &flow, stream);
   /* pyramids of different sizes */
   fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &sc.g0, &other.g1, &hp,
           0, &flow, stream), CF_ERROR_INVALID);

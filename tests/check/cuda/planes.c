@@ -22,13 +22,6 @@
 #include "common/planes.h"
 #include "cuda/planes.h"
 
-#define CUDA_OK(expr)                                                   \
-  G_STMT_START {                                                        \
-    cudaError_t cuda_ok_err_ = (expr);                                  \
-    fail_unless (cuda_ok_err_ == cudaSuccess, "%s failed: %s", #expr,   \
-        cudaGetErrorName (cuda_ok_err_));                               \
-  } G_STMT_END
-
 /* How one channel lies in its buffer. */
 typedef struct
 {
@@ -66,15 +59,6 @@ fill_bytes (guint8 * bytes, size_t n, guint32 seed)
     state ^= state << 5;
     bytes[i] = (guint8) (state >> 24);
   }
-}
-
-static cudaStream_t
-make_stream (void)
-{
-  cudaStream_t stream = NULL;
-
-  CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
-  return stream;
 }
 
 static void
@@ -242,7 +226,7 @@ GST_START_TEST (test_gray8_matches_cpu_bit_exact)
     {641, 479, 8, 1, 0, 13, FALSE},
     {641, 479, 8, 1, 0, 3, TRUE},
   };
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (layouts); i++)
@@ -262,7 +246,7 @@ GST_START_TEST (test_gray16_le_matches_cpu_bit_exact)
     {101, 9, 16, 6, 2, 5, FALSE},       /* G of RGB16-like pixels */
     {101, 9, 16, 3, 1, 1, FALSE},       /* samples at odd addresses */
   };
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (layouts); i++)
@@ -274,7 +258,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_rgba_channels_match_cpu_and_leave_neighbours)
 {
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
   int c;
 
   for (c = 0; c < 4; c++) {
@@ -289,7 +273,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_nv12_uv_samples_match_cpu_and_leave_neighbours)
 {
-  cudaStream_t stream = make_stream ();
+  cudaStream_t stream = cf_test_make_stream ();
   int c;
 
   /* chroma of a 641 x 479 frame: 321 x 240 UV pairs */

@@ -59,66 +59,12 @@ sync_stream (void)
   fail_unless_equals_int (cudaStreamSynchronize (stream), cudaSuccess);
 }
 
-/* A device copy of @src (allocated here). */
-static void
-gpu_image (const cf_image * src, cf_cuda_image * dst)
-{
-  fail_unless_equals_int (cf_cuda_image_alloc (dst, src->width, src->height),
-      CF_OK);
-  fail_unless_equals_int (cf_cuda_image_upload (src, dst, stream), CF_OK);
-}
-
-/* A device image of that size full of NaN. */
-static void
-gpu_poisoned (int width, int height, cf_cuda_image * dst)
-{
-  fail_unless_equals_int (cf_cuda_image_alloc (dst, width, height), CF_OK);
-  fail_unless_equals_int (cf_cuda_image_fill (dst, NAN, stream), CF_OK);
-}
-
-/* Host copy of a device image (waits for the stream). */
-static cf_image *
-host_image (const cf_cuda_image * src)
-{
-  cf_image *img = cf_image_new (src->width, src->height);
-
-  fail_unless (img != NULL);
-  fail_unless_equals_int (cf_cuda_image_download (src, img, stream), CF_OK);
-  sync_stream ();
-  return img;
-}
-
-static cf_image *
-random_image (int width, int height, guint32 seed, float lo, float hi)
-{
-  cf_image *img = cf_image_new (width, height);
-
-  fail_unless (img != NULL);
-  cf_test_fill_random (img, seed, lo, hi);
-  return img;
-}
-
-/* max |gpu - ref| <= tol · max(1, max |ref|); NaN fails. */
-static void
-assert_image_close (const cf_cuda_image * gpu, const cf_image * ref,
-    double tol, const char *what)
-{
-  cf_image *got = host_image (gpu);
-  double max_abs = 0.0, max_ref = 0.0;
-
-  fail_unless_equals_int (cf_image_diff (got, ref, &max_abs, &max_ref), CF_OK);
-  fail_unless (max_abs <= tol * MAX (1.0, max_ref),
-      "%s (%dx%d): max |diff| %g, max |ref| %g", what, ref->width,
-      ref->height, max_abs, max_ref);
-  cf_image_free (got);
-}
-
 /* Bit-exact equality (NaN never equal). */
 static void
 assert_image_equal (const cf_cuda_image * gpu, const cf_image * ref,
     const char *what)
 {
-  cf_image *got = host_image (gpu);
+  cf_image *got = cf_test_download_image (gpu, stream);
   int x, y;
 
   for (y = 0; y < ref->height; y++) {
@@ -128,52 +74,6 @@ assert_image_equal (const cf_cuda_image * gpu, const cf_image * ref,
           what, ref->width, ref->height, x, y, a[x], b[x]);
   }
   cf_image_free (got);
-}
-
-static cf_flow *
-random_flow (int width, int height, guint32 seed, float lo, float hi)
-{
-  cf_flow *flow = cf_flow_new (width, height);
-  cf_image u, v;
-
-  fail_unless (flow != NULL);
-  u = cf_image_view (flow->u, width, height, flow->pitch);
-  v = cf_image_view (flow->v, width, height, flow->pitch);
-  cf_test_fill_random (&u, seed, lo, hi);
-  cf_test_fill_random (&v, seed * 7919u + 1u, lo, hi);
-  return flow;
-}
-
-static void
-gpu_flow (const cf_flow * src, cf_cuda_flow * dst)
-{
-  fail_unless_equals_int (cf_cuda_flow_alloc (dst, src->width, src->height),
-      CF_OK);
-  fail_unless_equals_int (cf_cuda_flow_upload (src, dst, stream), CF_OK);
-}
-
-static cf_flow *
-host_flow (const cf_cuda_flow * src)
-{
-  cf_flow *flow = cf_flow_new (src->width, src->height);
-
-  fail_unless (flow != NULL);
-  fail_unless_equals_int (cf_cuda_flow_download (src, flow, stream), CF_OK);
-  sync_stream ();
-  return flow;
-}
-
-static void
-assert_flow_close (const cf_cuda_flow * gpu, const cf_flow * ref, double tol,
-    const char *what)
-{
-  cf_image ru = cf_image_view (ref->u, ref->width, ref->height, ref->pitch);
-  cf_image rv = cf_image_view (ref->v, ref->width, ref->height, ref->pitch);
-  cf_cuda_image gu = { gpu->u, gpu->width, gpu->height, gpu->pitch };
-  cf_cuda_image gv = { gpu->v, gpu->width, gpu->height, gpu->pitch };
-
-  assert_image_close (&gu, &ru, tol, what);
-  assert_image_close (&gv, &rv, tol, what);
 }
 
 /* ------------------------------------------------------------------ */
@@ -198,22 +98,23 @@ GST_START_TEST (test_blur_matches_cpu)
       /* the CPU blur at sigma 70 on 1080p costs seconds: skip that one */
       if (sigmas[s] > 10.0f && w * h > 1000000)
         continue;
-      src = random_image (w, h, 11 + i, 0.0f, 255.0f);
+      src = cf_test_random_image (w, h, 11 + i, 0.0f, 255.0f);
       tmp = cf_image_new (w, h);
       ref = cf_image_new (w, h);
       fail_unless_equals_int (cf_gaussian_blur (src, sigmas[s], tmp, ref),
           CF_OK);
 
-      gpu_image (src, &gsrc);
-      gpu_poisoned (w, h, &gtmp);
-      gpu_poisoned (w, h, &gdst);
+      cf_test_upload_image (src, &gsrc, stream);
+      cf_test_poisoned_image (w, h, &gtmp, stream);
+      cf_test_poisoned_image (w, h, &gdst, stream);
       fail_unless_equals_int (cf_cuda_gaussian_blur (&gsrc, sigmas[s], &gtmp,
               &gdst, taps, 511, stream), CF_OK);
-      assert_image_close (&gdst, ref, REL_TOL, "blur");
+      cf_test_assert_cuda_image_close (&gdst, ref, REL_TOL, "blur", stream);
       /* in place (src == dst) */
       fail_unless_equals_int (cf_cuda_gaussian_blur (&gsrc, sigmas[s], &gtmp,
               &gsrc, taps, 511, stream), CF_OK);
-      assert_image_close (&gsrc, ref, REL_TOL, "blur in place");
+      cf_test_assert_cuda_image_close (&gsrc, ref, REL_TOL, "blur in place",
+          stream);
 
       cf_cuda_image_release (&gsrc);
       cf_cuda_image_release (&gtmp);
@@ -235,8 +136,8 @@ GST_START_TEST (test_blur_rejects_bad_arguments)
 
   fail_unless_equals_int (cudaMalloc ((void **) &taps, 11 * sizeof (float)),
       cudaSuccess);
-  gpu_poisoned (8, 8, &a);
-  gpu_poisoned (8, 8, &b);
+  cf_test_poisoned_image (8, 8, &a, stream);
+  cf_test_poisoned_image (8, 8, &b, stream);
   /* radius ceil(4 * 2) = 8 needs 17 taps, only 11 available */
   fail_unless_equals_int (cf_cuda_gaussian_blur (&a, 2.0f, &b, &a, taps, 11,
           stream), CF_ERROR_INVALID);
@@ -256,7 +157,7 @@ GST_END_TEST;
 static void
 check_pyramid (int w, int h, const cf_pyramid_params * params, guint32 seed)
 {
-  cf_image *frame = random_image (w, h, seed, 0.0f, 255.0f);
+  cf_image *frame = cf_test_random_image (w, h, seed, 0.0f, 255.0f);
   cf_pyramid *ref = cf_pyramid_new (w, h, params);
   cf_cuda_pyramid gpu;
   int l;
@@ -275,8 +176,8 @@ check_pyramid (int w, int h, const cf_pyramid_params * params, guint32 seed)
   for (l = 0; l < gpu.n_levels; l++) {
     fail_unless_equals_int (gpu.level[l].width, ref->level[l]->width);
     fail_unless_equals_int (gpu.level[l].height, ref->level[l]->height);
-    assert_image_close (&gpu.level[l], ref->level[l], REL_TOL,
-        "pyramid level");
+    cf_test_assert_cuda_image_close (&gpu.level[l], ref->level[l], REL_TOL,
+        "pyramid level", stream);
   }
   cf_cuda_pyramid_release (&gpu);
   cf_pyramid_free (ref);
@@ -317,7 +218,7 @@ GST_END_TEST;
 GST_START_TEST (test_pyramid_rebuild_with_new_sigma)
 {
   cf_pyramid_params params;
-  cf_image *frame = random_image (97, 61, 41, 0.0f, 255.0f);
+  cf_image *frame = cf_test_random_image (97, 61, 41, 0.0f, 255.0f);
   cf_pyramid *ref;
   cf_cuda_pyramid gpu;
   int l, round;
@@ -336,8 +237,8 @@ GST_START_TEST (test_pyramid_rebuild_with_new_sigma)
     fail_unless_equals_int (cf_cuda_pyramid_build (&gpu, &params, stream),
         CF_OK);
     for (l = 0; l < gpu.n_levels; l++)
-      assert_image_close (&gpu.level[l], ref->level[l], REL_TOL,
-          "rebuilt pyramid level");
+      cf_test_assert_cuda_image_close (&gpu.level[l], ref->level[l], REL_TOL,
+          "rebuilt pyramid level", stream);
   }
   /* a different eta gives other sizes than allocated: rejected */
   params.eta = 0.7f;
@@ -394,7 +295,7 @@ GST_START_TEST (test_luma_from_channel_is_bit_exact)
       cf_cuda_image out;
 
       fail_unless_equals_int (cf_luma_from_channel (&hch, ref), CF_OK);
-      gpu_poisoned (w, h, &out);
+      cf_test_poisoned_image (w, h, &out, stream);
       fail_unless_equals_int (cf_cuda_luma_from_channel (&dch, &out, stream),
           CF_OK);
       assert_image_equal (&out, ref, "luma from channel");
@@ -438,7 +339,7 @@ GST_START_TEST (test_luma_from_rgb_is_bit_exact)
 
       fail_unless_equals_int (cf_luma_from_rgb (bytes, stride, ps,
               layouts[k][1], layouts[k][2], layouts[k][3], ref), CF_OK);
-      gpu_poisoned (w, h, &out);
+      cf_test_poisoned_image (w, h, &out, stream);
       fail_unless_equals_int (cf_cuda_luma_from_rgb (dbytes, stride, ps,
               layouts[k][1], layouts[k][2], layouts[k][3], &out, stream),
           CF_OK);
@@ -453,7 +354,7 @@ GST_START_TEST (test_luma_from_rgb_is_bit_exact)
   /* offsets outside the pixel are rejected */
   {
     cf_cuda_image out;
-    gpu_poisoned (4, 4, &out);
+    cf_test_poisoned_image (4, 4, &out, stream);
     fail_unless_equals_int (cf_cuda_luma_from_rgb ((void *) 16, 16, 4, 0, 1,
             4, &out, stream), CF_ERROR_INVALID);
     cf_cuda_image_release (&out);
@@ -473,8 +374,8 @@ GST_START_TEST (test_warp_matches_cpu)
 
   for (i = 0; i < N_SIZES; i++) {
     int w = sizes[i].width, h = sizes[i].height;
-    cf_image *src = random_image (w, h, 71 + i, 0.0f, 255.0f);
-    cf_flow *flow = random_flow (w, h, 81 + i, -6.0f, 6.0f);
+    cf_image *src = cf_test_random_image (w, h, 71 + i, 0.0f, 255.0f);
+    cf_flow *flow = cf_test_random_flow (w, h, 81 + i, -6.0f, 6.0f);
     cf_cuda_image gsrc;
     cf_cuda_flow gflow;
 
@@ -487,19 +388,20 @@ GST_START_TEST (test_warp_matches_cpu)
       flow->v[3] = INFINITY;
     }
     flow->u[w / 2 + (size_t) (h / 2) * flow->pitch] = -1000.5f;
-    gpu_image (src, &gsrc);
-    gpu_flow (flow, &gflow);
+    cf_test_upload_image (src, &gsrc, stream);
+    cf_test_upload_flow (flow, &gflow, stream);
     for (b = 0; b < (int) G_N_ELEMENTS (borders); b++) {
       cf_image *ref = cf_image_new (w, h);
       cf_cuda_image gdst;
 
       fail_unless_equals_int (cf_warp_bicubic (src, flow, borders[b], ref),
           CF_OK);
-      gpu_poisoned (w, h, &gdst);
+      cf_test_poisoned_image (w, h, &gdst, stream);
       fail_unless_equals_int (cf_cuda_warp_bicubic (&gsrc, &gflow,
               borders[b], &gdst, stream), CF_OK);
-      assert_image_close (&gdst, ref, REL_TOL, borders[b] == CF_WARP_CLAMP ?
-          "warp, clamp" : "warp, zero outside");
+      cf_test_assert_cuda_image_close (&gdst, ref, REL_TOL,
+          borders[b] == CF_WARP_CLAMP ? "warp, clamp" : "warp, zero outside",
+          stream);
       cf_cuda_image_release (&gdst);
       cf_image_free (ref);
     }
@@ -527,18 +429,19 @@ GST_START_TEST (test_flow_resample_matches_cpu)
 
   for (i = 0; i < (int) G_N_ELEMENTS (cases); i++) {
     int sw = cases[i][0], sh = cases[i][1], dw = cases[i][2], dh = cases[i][3];
-    cf_flow *src = random_flow (sw, sh, 91 + i, -20.0f, 20.0f);
+    cf_flow *src = cf_test_random_flow (sw, sh, 91 + i, -20.0f, 20.0f);
     cf_flow *ref = cf_flow_new (dw, dh);
     cf_cuda_flow gsrc, gdst;
 
     fail_unless_equals_int (cf_flow_resample (src, ref), CF_OK);
-    gpu_flow (src, &gsrc);
+    cf_test_upload_flow (src, &gsrc, stream);
     fail_unless_equals_int (cf_cuda_flow_alloc (&gdst, dw, dh), CF_OK);
     fail_unless_equals_int (cf_cuda_flow_fill (&gdst, NAN, NAN, stream),
         CF_OK);
     fail_unless_equals_int (cf_cuda_flow_resample (&gsrc, &gdst, stream),
         CF_OK);
-    assert_flow_close (&gdst, ref, REL_TOL, "flow resample");
+    cf_test_assert_cuda_flow_close (&gdst, ref, REL_TOL, "flow resample",
+        stream);
     /* in place is rejected */
     fail_unless_equals_int (cf_cuda_flow_resample (&gsrc, &gsrc, stream),
         CF_ERROR_INVALID);
@@ -560,7 +463,7 @@ GST_START_TEST (test_flow_interleave_round_trip)
   for (i = 0; i < N_SIZES; i++) {
     int w = sizes[i].width, h = sizes[i].height;
     size_t stride = 2 * (size_t) w * sizeof (float) + 12;  /* padded rows */
-    cf_flow *flow = random_flow (w, h, 101 + i, -50.0f, 50.0f);
+    cf_flow *flow = cf_test_random_flow (w, h, 101 + i, -50.0f, 50.0f);
     cf_flow *back;
     float *ref = g_malloc (stride * h), *got = g_malloc (stride * h);
     float *duv = NULL;
@@ -571,7 +474,7 @@ GST_START_TEST (test_flow_interleave_round_trip)
     memset (ref, 0x5a, stride * h);
     cf_flow_to_interleaved (flow, ref, stride);
 
-    gpu_flow (flow, &gflow);
+    cf_test_upload_flow (flow, &gflow, stream);
     fail_unless_equals_int (cudaMalloc ((void **) &duv, stride * h),
         cudaSuccess);
     fail_unless_equals_int (cudaMemset (duv, 0x5a, stride * h), cudaSuccess);
@@ -589,7 +492,7 @@ GST_START_TEST (test_flow_interleave_round_trip)
         CF_OK);
     fail_unless_equals_int (cf_cuda_flow_from_interleaved (&gback, duv,
             stride, stream), CF_OK);
-    back = host_flow (&gback);
+    back = cf_test_download_flow (&gback, stream);
     for (k = 0; k < (size_t) h; k++)
       fail_unless (memcmp (back->u + k * back->pitch, flow->u +
               k * flow->pitch, w * sizeof (float)) == 0 &&
@@ -630,7 +533,7 @@ GST_START_TEST (test_flow_fill_and_view)
       view.pitch == flow.pitch);
   fail_unless_equals_int (cf_cuda_flow_fill (&view, 3.0f, 4.0f, stream),
       CF_OK);
-  host = host_flow (&flow);
+  host = cf_test_download_flow (&flow, stream);
   for (y = 0; y < 21; y++)
     for (x = 0; x < 37; x++) {
       int in = x < 10 && y < 7;

@@ -7,10 +7,10 @@
  * is 0 and any non-zero one is logged — warp_prepare inherits an ulp from
  * cf_cuda_warp_bicubic for clamped samples 2 to 3 px left of or above the
  * image, where common/warp.c keeps the fraction and cuda/warp.cu uses 0),
- * the ε sum against the CPU's, FUSED
- * vs STEPS bit for bit, BLOCKED vs FUSED bit for bit (sizes, T, tile
- * heights, iteration counts around T), full plan runs against cf_tvl1_flow (mean |Δflow|
- * <= 1e-3 px, iteration counts), plan reuse and argument checks. Outputs
+ * the ε sum against the CPU's, FUSED vs STEPS bit for bit, BLOCKED vs
+ * FUSED bit for bit (sizes, T, tile heights, iteration counts around T),
+ * full plan runs against cf_tvl1_flow (mean |Δflow| <= 1e-3 px,
+ * iteration counts), plan reuse and argument checks. Outputs
  * are poisoned with NaN first. The plan runs read pyramids uploaded from
  * the CPU's, so both solvers see the same input bits.
  */
@@ -84,158 +84,6 @@ sync_stream (void)
 #define FU(f, x, y) ((f)->u[(x) + (size_t) (y) * (f)->pitch])
 #define FV(f, x, y) ((f)->v[(x) + (size_t) (y) * (f)->pitch])
 
-static cf_image *
-random_image (int width, int height, guint32 seed, float lo, float hi)
-{
-  cf_image *img = cf_image_new (width, height);
-
-  fail_unless (img != NULL);
-  cf_test_fill_random (img, seed, lo, hi);
-  return img;
-}
-
-static cf_flow *
-random_flow (int width, int height, guint32 seed, float lo, float hi)
-{
-  cf_flow *flow = cf_flow_new (width, height);
-  cf_image u, v;
-
-  fail_unless (flow != NULL);
-  u = cf_image_view (flow->u, width, height, flow->pitch);
-  v = cf_image_view (flow->v, width, height, flow->pitch);
-  cf_test_fill_random (&u, seed, lo, hi);
-  cf_test_fill_random (&v, seed * 7919u + 1u, lo, hi);
-  return flow;
-}
-
-/* The planes of a host flow, of a device flow, as images. */
-static cf_image
-plane_u (const cf_flow * f)
-{
-  return cf_image_view (f->u, f->width, f->height, f->pitch);
-}
-
-static cf_image
-plane_v (const cf_flow * f)
-{
-  return cf_image_view (f->v, f->width, f->height, f->pitch);
-}
-
-static cf_cuda_image
-gpu_plane (const cf_cuda_flow * f, int second)
-{
-  cf_cuda_image img;
-
-  img.data = second ? f->v : f->u;
-  img.width = f->width;
-  img.height = f->height;
-  img.pitch = f->pitch;
-  return img;
-}
-
-static void
-gpu_image (const cf_image * src, cf_cuda_image * dst)
-{
-  fail_unless_equals_int (cf_cuda_image_alloc (dst, src->width, src->height),
-      CF_OK);
-  fail_unless_equals_int (cf_cuda_image_upload (src, dst, stream), CF_OK);
-}
-
-static void
-gpu_poisoned (int width, int height, cf_cuda_image * dst)
-{
-  fail_unless_equals_int (cf_cuda_image_alloc (dst, width, height), CF_OK);
-  fail_unless_equals_int (cf_cuda_image_fill (dst, NAN, stream), CF_OK);
-}
-
-static cf_image *
-host_image (const cf_cuda_image * src)
-{
-  cf_image *img = cf_image_new (src->width, src->height);
-
-  fail_unless (img != NULL);
-  fail_unless_equals_int (cf_cuda_image_download (src, img, stream), CF_OK);
-  sync_stream ();
-  return img;
-}
-
-static void
-gpu_flow (const cf_flow * src, cf_cuda_flow * dst)
-{
-  fail_unless_equals_int (cf_cuda_flow_alloc (dst, src->width, src->height),
-      CF_OK);
-  fail_unless_equals_int (cf_cuda_flow_upload (src, dst, stream), CF_OK);
-}
-
-static void
-gpu_poisoned_flow (int width, int height, cf_cuda_flow * dst)
-{
-  fail_unless_equals_int (cf_cuda_flow_alloc (dst, width, height), CF_OK);
-  fail_unless_equals_int (cf_cuda_flow_fill (dst, NAN, NAN, stream), CF_OK);
-}
-
-static cf_flow *
-host_flow (const cf_cuda_flow * src)
-{
-  cf_flow *flow = cf_flow_new (src->width, src->height);
-
-  fail_unless (flow != NULL);
-  fail_unless_equals_int (cf_cuda_flow_download (src, flow, stream), CF_OK);
-  sync_stream ();
-  return flow;
-}
-
-/* max |gpu − ref| <= STEP_REL_TOL · max(1, max |ref|); NaN (a pixel left
- * poisoned) fails too. */
-static void
-assert_image_close (const cf_cuda_image * gpu, const cf_image * ref,
-    const char *what)
-{
-  cf_image *got = host_image (gpu);
-  double max_abs = 0.0, max_ref = 0.0;
-  int x, y;
-
-  for (y = 0; y < got->height; y++)
-    for (x = 0; x < got->width; x++)
-      fail_unless (!isnan (PX (got, x, y)) || isnan (PX (ref, x, y)),
-          "%s (%dx%d): NaN at (%d, %d)", what, ref->width, ref->height, x, y);
-  fail_unless_equals_int (cf_image_diff (got, ref, &max_abs, &max_ref), CF_OK);
-  if (max_abs > 0.0)
-    GST_INFO ("%s (%dx%d): not bit-identical, max |diff| %g (max |ref| %g)",
-        what, ref->width, ref->height, max_abs, max_ref);
-  fail_unless (max_abs <= STEP_REL_TOL * MAX (1.0, max_ref),
-      "%s (%dx%d): max |diff| %g, max |ref| %g", what, ref->width,
-      ref->height, max_abs, max_ref);
-  cf_image_free (got);
-}
-
-static void
-assert_flow_close (const cf_cuda_flow * gpu, const cf_flow * ref,
-    const char *what)
-{
-  cf_image ru = plane_u (ref), rv = plane_v (ref);
-  cf_cuda_image gu = gpu_plane (gpu, 0), gv = gpu_plane (gpu, 1);
-
-  assert_image_close (&gu, &ru, what);
-  assert_image_close (&gv, &rv, what);
-}
-
-/* Bitwise equality of two host flows of one size. */
-static void
-assert_flow_identical (const cf_flow * a, const cf_flow * b, const char *what)
-{
-  int y;
-
-  fail_unless (a->width == b->width && a->height == b->height);
-  for (y = 0; y < a->height; y++) {
-    fail_unless (memcmp (a->u + (size_t) y * a->pitch,
-            b->u + (size_t) y * b->pitch, a->width * sizeof (float)) == 0 &&
-        memcmp (a->v + (size_t) y * a->pitch, b->v + (size_t) y * b->pitch,
-            a->width * sizeof (float)) == 0,
-        "%s (%dx%d): row %d differs", what, a->width, a->height, y);
-  }
-}
-
 /* ------------------------------------------------------ single steps */
 
 GST_START_TEST (test_centered_gradient_matches_cpu)
@@ -244,18 +92,20 @@ GST_START_TEST (test_centered_gradient_matches_cpu)
 
   for (i = 0; i < (int) G_N_ELEMENTS (step_sizes); i++) {
     int w = step_sizes[i].width, h = step_sizes[i].height;
-    cf_image *i1 = random_image (w, h, 1 + i, 0.0f, 255.0f);
+    cf_image *i1 = cf_test_random_image (w, h, 1 + i, 0.0f, 255.0f);
     cf_image *gx = cf_image_new (w, h), *gy = cf_image_new (w, h);
     cf_cuda_image g1, ggx, ggy;
 
     fail_unless_equals_int (cf_tvl1_centered_gradient (i1, gx, gy), CF_OK);
-    gpu_image (i1, &g1);
-    gpu_poisoned (w, h, &ggx);
-    gpu_poisoned (w, h, &ggy);
+    cf_test_upload_image (i1, &g1, stream);
+    cf_test_poisoned_image (w, h, &ggx, stream);
+    cf_test_poisoned_image (w, h, &ggy, stream);
     fail_unless_equals_int (cf_cuda_tvl1_centered_gradient (&g1, &ggx, &ggy,
             stream), CF_OK);
-    assert_image_close (&ggx, gx, "centred I1x");
-    assert_image_close (&ggy, gy, "centred I1y");
+    cf_test_assert_cuda_image_close (&ggx, gx, STEP_REL_TOL, "centred I1x",
+        stream);
+    cf_test_assert_cuda_image_close (&ggy, gy, STEP_REL_TOL, "centred I1y",
+        stream);
 
     /* the CPU's aliasing rules */
     fail_unless_equals_int (cf_cuda_tvl1_centered_gradient (&g1, &ggx, &ggx,
@@ -283,20 +133,20 @@ GST_START_TEST (test_warp_prepare_matches_cpu)
 
   for (i = 0; i < (int) G_N_ELEMENTS (step_sizes); i++) {
     int w = step_sizes[i].width, h = step_sizes[i].height;
-    cf_image *i0 = random_image (w, h, 11 + i, 0.0f, 255.0f);
-    cf_image *i1 = random_image (w, h, 21 + i, 0.0f, 255.0f);
+    cf_image *i0 = cf_test_random_image (w, h, 11 + i, 0.0f, 255.0f);
+    cf_image *i1 = cf_test_random_image (w, h, 21 + i, 0.0f, 255.0f);
     cf_image *i1x = cf_image_new (w, h), *i1y = cf_image_new (w, h);
     /* displacements up to 3 px: samples inside, near and past the border */
-    cf_flow *u0 = random_flow (w, h, 31 + i, -3.0f, 3.0f);
+    cf_flow *u0 = cf_test_random_flow (w, h, 31 + i, -3.0f, 3.0f);
     cf_cuda_image g0, g1, gx, gy;
     cf_cuda_flow gu0;
 
     fail_unless_equals_int (cf_tvl1_centered_gradient (i1, i1x, i1y), CF_OK);
-    gpu_image (i0, &g0);
-    gpu_image (i1, &g1);
-    gpu_image (i1x, &gx);
-    gpu_image (i1y, &gy);
-    gpu_flow (u0, &gu0);
+    cf_test_upload_image (i0, &g0, stream);
+    cf_test_upload_image (i1, &g1, stream);
+    cf_test_upload_image (i1x, &gx, stream);
+    cf_test_upload_image (i1y, &gy, stream);
+    cf_test_upload_flow (u0, &gu0, stream);
     for (b = 0; b < (int) G_N_ELEMENTS (borders); b++) {
       cf_image *w1 = cf_image_new (w, h), *wx = cf_image_new (w, h);
       cf_image *wy = cf_image_new (w, h), *g = cf_image_new (w, h);
@@ -305,18 +155,18 @@ GST_START_TEST (test_warp_prepare_matches_cpu)
 
       fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
               borders[b], w1, wx, wy, g, rc), CF_OK);
-      gpu_poisoned (w, h, &gw1);
-      gpu_poisoned (w, h, &gwx);
-      gpu_poisoned (w, h, &gwy);
-      gpu_poisoned (w, h, &gg);
-      gpu_poisoned (w, h, &grc);
+      cf_test_poisoned_image (w, h, &gw1, stream);
+      cf_test_poisoned_image (w, h, &gwx, stream);
+      cf_test_poisoned_image (w, h, &gwy, stream);
+      cf_test_poisoned_image (w, h, &gg, stream);
+      cf_test_poisoned_image (w, h, &grc, stream);
       fail_unless_equals_int (cf_cuda_tvl1_warp_prepare (&g0, &g1, &gx, &gy,
               &gu0, borders[b], &gw1, &gwx, &gwy, &gg, &grc, stream), CF_OK);
-      assert_image_close (&gw1, w1, "I1w");
-      assert_image_close (&gwx, wx, "I1wx");
-      assert_image_close (&gwy, wy, "I1wy");
-      assert_image_close (&gg, g, "g");
-      assert_image_close (&grc, rc, "rho_c");
+      cf_test_assert_cuda_image_close (&gw1, w1, STEP_REL_TOL, "I1w", stream);
+      cf_test_assert_cuda_image_close (&gwx, wx, STEP_REL_TOL, "I1wx", stream);
+      cf_test_assert_cuda_image_close (&gwy, wy, STEP_REL_TOL, "I1wy", stream);
+      cf_test_assert_cuda_image_close (&gg, g, STEP_REL_TOL, "g", stream);
+      cf_test_assert_cuda_image_close (&grc, rc, STEP_REL_TOL, "rho_c", stream);
       /* an output on an input or on another output */
       fail_unless_equals_int (cf_cuda_tvl1_warp_prepare (&g0, &g1, &gx, &gy,
               &gu0, borders[b], &gw1, &gwx, &gwy, &gg, &gg, stream),
@@ -365,9 +215,9 @@ th_consts_make (th_consts * k, int w, int h, guint32 seed)
 {
   int x, y;
 
-  k->wx = random_image (w, h, seed, -20.0f, 20.0f);
-  k->wy = random_image (w, h, seed + 1, -20.0f, 20.0f);
-  k->rc = random_image (w, h, seed + 2, -30.0f, 30.0f);
+  k->wx = cf_test_random_image (w, h, seed, -20.0f, 20.0f);
+  k->wy = cf_test_random_image (w, h, seed + 1, -20.0f, 20.0f);
+  k->rc = cf_test_random_image (w, h, seed + 2, -30.0f, 30.0f);
   k->g = cf_image_new (w, h);
   for (y = 0; y < h; y++)
     for (x = 0; x < w; x++) {
@@ -376,10 +226,10 @@ th_consts_make (th_consts * k, int w, int h, guint32 seed)
       PX (k->g, x, y) = PX (k->wx, x, y) * PX (k->wx, x, y) +
           PX (k->wy, x, y) * PX (k->wy, x, y);
     }
-  gpu_image (k->wx, &k->gwx);
-  gpu_image (k->wy, &k->gwy);
-  gpu_image (k->g, &k->gg);
-  gpu_image (k->rc, &k->grc);
+  cf_test_upload_image (k->wx, &k->gwx, stream);
+  cf_test_upload_image (k->wy, &k->gwy, stream);
+  cf_test_upload_image (k->g, &k->gg, stream);
+  cf_test_upload_image (k->rc, &k->grc, stream);
 }
 
 static void
@@ -403,22 +253,23 @@ GST_START_TEST (test_threshold_matches_cpu)
   for (i = 0; i < (int) G_N_ELEMENTS (step_sizes); i++) {
     int w = step_sizes[i].width, h = step_sizes[i].height;
     th_consts k;
-    cf_flow *u = random_flow (w, h, 41 + i, -2.0f, 2.0f);
+    cf_flow *u = cf_test_random_flow (w, h, 41 + i, -2.0f, 2.0f);
     cf_flow *v = cf_flow_new (w, h);
     cf_cuda_flow gu, gv;
 
     th_consts_make (&k, w, h, 51 + 3 * i);
     fail_unless_equals_int (cf_tvl1_threshold (k.wx, k.wy, k.g, k.rc, u,
             lambda, theta, v), CF_OK);
-    gpu_flow (u, &gu);
-    gpu_poisoned_flow (w, h, &gv);
+    cf_test_upload_flow (u, &gu, stream);
+    cf_test_poisoned_flow (w, h, &gv, stream);
     fail_unless_equals_int (cf_cuda_tvl1_threshold (&k.gwx, &k.gwy, &k.gg,
             &k.grc, &gu, lambda, theta, &gv, stream), CF_OK);
-    assert_flow_close (&gv, v, "TH");
+    cf_test_assert_cuda_flow_close (&gv, v, STEP_REL_TOL, "TH", stream);
     /* in place (v = u), as the CPU allows */
     fail_unless_equals_int (cf_cuda_tvl1_threshold (&k.gwx, &k.gwy, &k.gg,
             &k.grc, &gu, lambda, theta, &gu, stream), CF_OK);
-    assert_flow_close (&gu, v, "TH in place");
+    cf_test_assert_cuda_flow_close (&gu, v, STEP_REL_TOL, "TH in place",
+        stream);
 
     cf_cuda_flow_release (&gu);
     cf_cuda_flow_release (&gv);
@@ -438,18 +289,18 @@ GST_START_TEST (test_divergence_matches_cpu)
     int w = step_sizes[i].width, h = step_sizes[i].height;
     /* arbitrary p: the last column of px and last row of py are not 0,
      * so the "not read" rule is checked too */
-    cf_image *px = random_image (w, h, 61 + i, -1.0f, 1.0f);
-    cf_image *py = random_image (w, h, 71 + i, -1.0f, 1.0f);
+    cf_image *px = cf_test_random_image (w, h, 61 + i, -1.0f, 1.0f);
+    cf_image *py = cf_test_random_image (w, h, 71 + i, -1.0f, 1.0f);
     cf_image *div = cf_image_new (w, h);
     cf_cuda_image gpx, gpy, gdiv;
 
     fail_unless_equals_int (cf_tvl1_divergence (px, py, div), CF_OK);
-    gpu_image (px, &gpx);
-    gpu_image (py, &gpy);
-    gpu_poisoned (w, h, &gdiv);
+    cf_test_upload_image (px, &gpx, stream);
+    cf_test_upload_image (py, &gpy, stream);
+    cf_test_poisoned_image (w, h, &gdiv, stream);
     fail_unless_equals_int (cf_cuda_tvl1_divergence (&gpx, &gpy, &gdiv,
             stream), CF_OK);
-    assert_image_close (&gdiv, div, "div p");
+    cf_test_assert_cuda_image_close (&gdiv, div, STEP_REL_TOL, "div p", stream);
     fail_unless_equals_int (cf_cuda_tvl1_divergence (&gpx, &gpy, &gpx,
             stream), CF_ERROR_INVALID);
 
@@ -485,23 +336,23 @@ GST_START_TEST (test_update_u_matches_cpu)
       cudaSuccess);
   for (i = 0; i < (int) G_N_ELEMENTS (step_sizes); i++) {
     int w = step_sizes[i].width, h = step_sizes[i].height;
-    cf_flow *v = random_flow (w, h, 81 + i, -3.0f, 3.0f);
-    cf_flow *div = random_flow (w, h, 91 + i, -2.0f, 2.0f);
-    cf_flow *u0 = random_flow (w, h, 101 + i, -3.0f, 3.0f);
+    cf_flow *v = cf_test_random_flow (w, h, 81 + i, -3.0f, 3.0f);
+    cf_flow *div = cf_test_random_flow (w, h, 91 + i, -2.0f, 2.0f);
+    cf_flow *u0 = cf_test_random_flow (w, h, 101 + i, -3.0f, 3.0f);
     cf_flow *u = cf_flow_copy (u0);
     cf_cuda_flow gv, gdiv, gu;
     double sum = -1.0, gpu_sum;
 
     fail_unless_equals_int (cf_tvl1_update_u (v, div, theta, u, &sum), CF_OK);
-    gpu_flow (v, &gv);
-    gpu_flow (div, &gdiv);
-    gpu_flow (u0, &gu);
+    cf_test_upload_flow (v, &gv, stream);
+    cf_test_upload_flow (div, &gdiv, stream);
+    cf_test_upload_flow (u0, &gu, stream);
     /* poisoned: the step must set the sum, not add to it */
     fail_unless_equals_int (cudaMemcpy (gsum, &nan, sizeof (double),
             cudaMemcpyHostToDevice), cudaSuccess);
     fail_unless_equals_int (cf_cuda_tvl1_update_u (&gv, &gdiv, theta, &gu,
             gsum, stream), CF_OK);
-    assert_flow_close (&gu, u, "U");
+    cf_test_assert_cuda_flow_close (&gu, u, STEP_REL_TOL, "U", stream);
     gpu_sum = download_double (gsum);
     GST_INFO ("%dx%d: sum |du|^2 CPU %.17g GPU %.17g", w, h, sum, gpu_sum);
     fail_unless (fabs (gpu_sum - sum) <= SUM_REL_TOL * fabs (sum),
@@ -511,13 +362,14 @@ GST_START_TEST (test_update_u_matches_cpu)
     fail_unless_equals_int (cf_cuda_flow_upload (u0, &gu, stream), CF_OK);
     fail_unless_equals_int (cf_cuda_tvl1_update_u (&gv, &gdiv, theta, &gu,
             NULL, stream), CF_OK);
-    assert_flow_close (&gu, u, "U without sum");
+    cf_test_assert_cuda_flow_close (&gu, u, STEP_REL_TOL, "U without sum",
+        stream);
     cf_flow_free (u);
     u = cf_flow_copy (v);
     fail_unless_equals_int (cf_tvl1_update_u (u, div, theta, u, &sum), CF_OK);
     fail_unless_equals_int (cf_cuda_tvl1_update_u (&gv, &gdiv, theta, &gv,
             gsum, stream), CF_OK);
-    assert_flow_close (&gv, u, "U in place");
+    cf_test_assert_cuda_flow_close (&gv, u, STEP_REL_TOL, "U in place", stream);
     gpu_sum = download_double (gsum);
     fail_unless (fabs (gpu_sum - sum) <= SUM_REL_TOL * fabs (sum),
         "%dx%d in place: sum %.17g, CPU %.17g", w, h, gpu_sum, sum);
@@ -545,18 +397,20 @@ GST_START_TEST (test_forward_gradient_matches_cpu)
 
   for (i = 0; i < (int) G_N_ELEMENTS (step_sizes); i++) {
     int w = step_sizes[i].width, h = step_sizes[i].height;
-    cf_image *f = random_image (w, h, 111 + i, -10.0f, 10.0f);
+    cf_image *f = cf_test_random_image (w, h, 111 + i, -10.0f, 10.0f);
     cf_image *fx = cf_image_new (w, h), *fy = cf_image_new (w, h);
     cf_cuda_image gf, gfx, gfy;
 
     fail_unless_equals_int (cf_tvl1_forward_gradient (f, fx, fy), CF_OK);
-    gpu_image (f, &gf);
-    gpu_poisoned (w, h, &gfx);
-    gpu_poisoned (w, h, &gfy);
+    cf_test_upload_image (f, &gf, stream);
+    cf_test_poisoned_image (w, h, &gfx, stream);
+    cf_test_poisoned_image (w, h, &gfy, stream);
     fail_unless_equals_int (cf_cuda_tvl1_forward_gradient (&gf, &gfx, &gfy,
             stream), CF_OK);
-    assert_image_close (&gfx, fx, "forward ux");
-    assert_image_close (&gfy, fy, "forward uy");
+    cf_test_assert_cuda_image_close (&gfx, fx, STEP_REL_TOL, "forward ux",
+        stream);
+    cf_test_assert_cuda_image_close (&gfy, fy, STEP_REL_TOL, "forward uy",
+        stream);
     fail_unless_equals_int (cf_cuda_tvl1_forward_gradient (&gf, &gf, &gfy,
             stream), CF_ERROR_INVALID);
 
@@ -578,26 +432,26 @@ GST_START_TEST (test_update_p_matches_cpu)
 
   for (i = 0; i < (int) G_N_ELEMENTS (step_sizes); i++) {
     int w = step_sizes[i].width, h = step_sizes[i].height;
-    cf_image *ux = random_image (w, h, 121 + i, -5.0f, 5.0f);
-    cf_image *uy = random_image (w, h, 131 + i, -5.0f, 5.0f);
-    cf_flow *p = random_flow (w, h, 141 + i, -0.7f, 0.7f);
+    cf_image *ux = cf_test_random_image (w, h, 121 + i, -5.0f, 5.0f);
+    cf_image *uy = cf_test_random_image (w, h, 131 + i, -5.0f, 5.0f);
+    cf_flow *p = cf_test_random_flow (w, h, 141 + i, -0.7f, 0.7f);
     cf_flow *q = cf_flow_new (w, h);
     cf_cuda_image gux, guy;
     cf_cuda_flow gp, gq;
 
     fail_unless_equals_int (cf_tvl1_update_p (ux, uy, p, tau, theta, q),
         CF_OK);
-    gpu_image (ux, &gux);
-    gpu_image (uy, &guy);
-    gpu_flow (p, &gp);
-    gpu_poisoned_flow (w, h, &gq);
+    cf_test_upload_image (ux, &gux, stream);
+    cf_test_upload_image (uy, &guy, stream);
+    cf_test_upload_flow (p, &gp, stream);
+    cf_test_poisoned_flow (w, h, &gq, stream);
     fail_unless_equals_int (cf_cuda_tvl1_update_p (&gux, &guy, &gp, tau,
             theta, &gq, stream), CF_OK);
-    assert_flow_close (&gq, q, "P");
+    cf_test_assert_cuda_flow_close (&gq, q, STEP_REL_TOL, "P", stream);
     /* in place */
     fail_unless_equals_int (cf_cuda_tvl1_update_p (&gux, &guy, &gp, tau,
             theta, &gp, stream), CF_OK);
-    assert_flow_close (&gp, q, "P in place");
+    cf_test_assert_cuda_flow_close (&gp, q, STEP_REL_TOL, "P in place", stream);
 
     cf_cuda_image_release (&gux);
     cf_cuda_image_release (&guy);
@@ -617,13 +471,13 @@ GST_START_TEST (test_steps_reject_size_mismatch)
   cf_cuda_image a, b, c, small;
   cf_cuda_flow f, g, fs;
 
-  gpu_poisoned (9, 7, &a);
-  gpu_poisoned (9, 7, &b);
-  gpu_poisoned (9, 7, &c);
-  gpu_poisoned (8, 7, &small);
-  gpu_poisoned_flow (9, 7, &f);
-  gpu_poisoned_flow (9, 7, &g);
-  gpu_poisoned_flow (9, 6, &fs);
+  cf_test_poisoned_image (9, 7, &a, stream);
+  cf_test_poisoned_image (9, 7, &b, stream);
+  cf_test_poisoned_image (9, 7, &c, stream);
+  cf_test_poisoned_image (8, 7, &small, stream);
+  cf_test_poisoned_flow (9, 7, &f, stream);
+  cf_test_poisoned_flow (9, 7, &g, stream);
+  cf_test_poisoned_flow (9, 6, &fs, stream);
   fail_unless_equals_int (cf_cuda_tvl1_centered_gradient (&a, &b, &small,
           stream), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_tvl1_divergence (&a, &small, &c, stream),
@@ -750,12 +604,12 @@ plan_run (cf_cuda_tvl1_plan * plan, const scene * sc,
   cf_flow *out;
 
   if (initial != NULL)
-    gpu_flow (initial, &flow);
+    cf_test_upload_flow (initial, &flow, stream);
   else
-    gpu_poisoned_flow (sc->width, sc->height, &flow);
+    cf_test_poisoned_flow (sc->width, sc->height, &flow, stream);
   fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc->g0, &sc->g1,
           params, initial != NULL, &flow, stream), CF_OK);
-  out = host_flow (&flow);      /* synchronises the stream */
+  out = cf_test_download_flow (&flow, stream);  /* synchronises */
   if (iterations != NULL)
     *iterations = cf_cuda_tvl1_plan_iterations (plan);
   cf_cuda_flow_release (&flow);
@@ -890,8 +744,8 @@ GST_START_TEST (test_fused_identical_to_steps)
   fused = gpu_run (&sc, CF_TVL1_KERNEL_FUSED, &params, NULL, &n_fused);
   automatic = gpu_run (&sc, CF_TVL1_KERNEL_AUTO, &params, NULL, NULL);
   fail_unless (isfinite (fused->u[0]) && isfinite (fused->v[0]));
-  assert_flow_identical (fused, steps, "FUSED vs STEPS, eps = 0");
-  assert_flow_identical (automatic, fused, "AUTO vs FUSED");
+  cf_test_assert_flow_identical (fused, steps, "FUSED vs STEPS, eps = 0");
+  cf_test_assert_flow_identical (automatic, fused, "AUTO vs FUSED");
   fail_unless_equals_int (n_steps, 3 * 2 * 20);
   fail_unless_equals_int (n_fused, 3 * 2 * 20);
   cf_flow_free (steps);
@@ -906,7 +760,7 @@ GST_START_TEST (test_fused_identical_to_steps)
   GST_INFO ("eps 0.02: STEPS %ld, FUSED %ld iterations", n_steps, n_fused);
   fail_unless_equals_int (n_fused, n_steps);
   fail_unless (n_fused >= 3 * 2 && n_fused <= 3 * 2 * 300);
-  assert_flow_identical (fused, steps, "FUSED vs STEPS, eps = 0.02");
+  cf_test_assert_flow_identical (fused, steps, "FUSED vs STEPS, eps = 0.02");
   cf_flow_free (steps);
   cf_flow_free (fused);
   scene_clear (&sc);
@@ -935,8 +789,8 @@ check_blocked_sizes (const test_size * sizes, int n_sizes)
     cf_tvl1_params_init (&params);
     params.warps = 2;
     params.epsilon = 0.0f;
-    scene_from_frames (&sc, random_image (w, h, 11u + z, 0.0f, 255.0f),
-        random_image (w, h, 97u + z, 0.0f, 255.0f), NULL, 1, &params);
+    scene_from_frames (&sc, cf_test_random_image (w, h, 11u + z, 0.0f, 255.0f),
+        cf_test_random_image (w, h, 97u + z, 0.0f, 255.0f), NULL, 1, &params);
     fail_unless_equals_int (sc.c0->n_levels, 1);
     fail_unless_equals_int (cf_cuda_tvl1_plan_new (w, h, CF_PRECISION_FP32,
             CF_TVL1_KERNEL_FUSED, &fplan), CF_OK);
@@ -964,7 +818,7 @@ check_blocked_sizes (const test_size * sizes, int n_sizes)
           blocked = plan_run (bplan, &sc, &params, NULL, &n_run);
           what = g_strdup_printf ("BLOCKED T=%d rows=%d, %d iterations vs "
               "FUSED", t, rows[r], n);
-          assert_flow_identical (blocked, fused[n], what);
+          cf_test_assert_flow_identical (blocked, fused[n], what);
           fail_unless_equals_int (n_run, 2 * n);
           g_free (what);
           cf_flow_free (blocked);
@@ -1029,16 +883,17 @@ GST_START_TEST (test_blocked_plan_identical_to_fused)
   fail_unless_equals_int (cf_cuda_tvl1_plan_new (sc.width, sc.height,
           CF_PRECISION_FP32, CF_TVL1_KERNEL_BLOCKED, &plan), CF_OK);
   blocked = plan_run (plan, &sc, &params, NULL, &n_blocked);
-  assert_flow_identical (blocked, fused, "BLOCKED (default T) vs FUSED");
+  cf_test_assert_flow_identical (blocked, fused,
+      "BLOCKED (default T) vs FUSED");
   fail_unless_equals_int (n_blocked, n_fused);
   fail_unless_equals_int (n_blocked, 3 * 10);
   cf_flow_free (blocked);
   /* a second run through the same plan (its buffers were swapped) */
   blocked = plan_run (plan, &sc, &params, NULL, NULL);
-  assert_flow_identical (blocked, fused, "BLOCKED plan run twice");
+  cf_test_assert_flow_identical (blocked, fused, "BLOCKED plan run twice");
   cf_flow_free (blocked);
   automatic = gpu_run (&sc, CF_TVL1_KERNEL_AUTO, &params, NULL, NULL);
-  assert_flow_identical (automatic, fused, "AUTO vs FUSED");
+  cf_test_assert_flow_identical (automatic, fused, "AUTO vs FUSED");
   cf_flow_free (automatic);
 
   for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++) {
@@ -1051,7 +906,7 @@ GST_START_TEST (test_blocked_plan_identical_to_fused)
       fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (plan, t,
               rows), CF_OK);
       blocked = plan_run (plan, &sc, &params, NULL, NULL);
-      assert_flow_identical (blocked, fused, what);
+      cf_test_assert_flow_identical (blocked, fused, what);
       cf_flow_free (blocked);
       g_free (what);
     }
@@ -1063,7 +918,8 @@ GST_START_TEST (test_blocked_plan_identical_to_fused)
   cf_flow_free (fused);
   fused = gpu_run (&sc, CF_TVL1_KERNEL_FUSED, &params, sc.truth, NULL);
   blocked = plan_run (plan, &sc, &params, sc.truth, NULL);
-  assert_flow_identical (blocked, fused, "BLOCKED vs FUSED, warm start");
+  cf_test_assert_flow_identical (blocked, fused,
+      "BLOCKED vs FUSED, warm start");
   cf_flow_free (blocked);
 
   /* ε > 0: FUSED's kernels, stops and count */
@@ -1072,7 +928,8 @@ GST_START_TEST (test_blocked_plan_identical_to_fused)
   cf_flow_free (fused);
   fused = gpu_run (&sc, CF_TVL1_KERNEL_FUSED, &params, NULL, &n_fused);
   blocked = plan_run (plan, &sc, &params, NULL, &n_blocked);
-  assert_flow_identical (blocked, fused, "BLOCKED vs FUSED, eps = 0.02");
+  cf_test_assert_flow_identical (blocked, fused,
+      "BLOCKED vs FUSED, eps = 0.02");
   fail_unless_equals_int (n_blocked, n_fused);
   fail_unless (n_blocked < 3 * 2 * 300);
   cf_flow_free (blocked);
@@ -1125,7 +982,7 @@ GST_START_TEST (test_epsilon_stop_and_iteration_counts)
     params.max_iterations = 1;
     b = gpu_run (&sc, kernels[k], &params, NULL, &n);
     fail_unless_equals_int (n, sc.c0->n_levels * params.warps);
-    assert_flow_identical (a, b, "huge eps vs one iteration");
+    cf_test_assert_flow_identical (a, b, "huge eps vs one iteration");
 
     params.max_iterations = 7;
     cf_flow_free (b);
@@ -1163,7 +1020,8 @@ GST_START_TEST (test_plan_matches_cpu_flow)
     fail_unless_equals_int (cf_tvl1_flow (sc.c0, sc.c1, &params, 0, ref),
         CF_OK);
     n_cpu = cpu_run_counting (&sc, &params, 0, mirror);
-    assert_flow_identical (mirror, ref, "counting mirror vs cf_tvl1_flow");
+    cf_test_assert_flow_identical (mirror, ref,
+        "counting mirror vs cf_tvl1_flow");
 
     gpu = gpu_run (&sc, CF_TVL1_KERNEL_AUTO, &params, NULL, &n_gpu);
     assert_flow_mean_close (gpu, ref, "plan vs cf_tvl1_flow");
@@ -1236,13 +1094,14 @@ GST_START_TEST (test_plan_reuse)
 
   first = plan_run (plan, &a, &params, NULL, &n_first);
   again = plan_run (plan, &a, &params, NULL, &n_again);
-  assert_flow_identical (again, first, "second run of a plan");
+  cf_test_assert_flow_identical (again, first, "second run of a plan");
   fail_unless_equals_int (n_again, n_first);
   cf_flow_free (again);
 
   other = plan_run (plan, &b, &params, NULL, &n_other);
   fresh = gpu_run (&b, CF_TVL1_KERNEL_AUTO, &params, NULL, &n_fresh);
-  assert_flow_identical (other, fresh, "other pair through a used plan");
+  cf_test_assert_flow_identical (other, fresh,
+      "other pair through a used plan");
   fail_unless_equals_int (n_other, n_fresh);
 
   /* then ε = 0 through the same plan: the count is the host's */
@@ -1255,7 +1114,7 @@ GST_START_TEST (test_plan_reuse)
   params.epsilon = 0.02f;
   params.max_iterations = 300;
   again = plan_run (plan, &a, &params, NULL, &n_again);
-  assert_flow_identical (again, first, "plan after other runs");
+  cf_test_assert_flow_identical (again, first, "plan after other runs");
   fail_unless_equals_int (n_again, n_first);
 
   cf_flow_free (first);
@@ -1295,8 +1154,8 @@ GST_START_TEST (test_plan_rejects_bad_arguments)
   scene_synth (&narrow, 48, 48, CF_SYNTH_TRANSLATION, 2, &params);
   fail_unless_equals_int (cf_cuda_tvl1_plan_new (64, 48, CF_PRECISION_FP32,
           CF_TVL1_KERNEL_AUTO, &plan), CF_OK);
-  gpu_poisoned_flow (64, 48, &flow);
-  gpu_poisoned_flow (48, 48, &small);
+  cf_test_poisoned_flow (64, 48, &flow, stream);
+  cf_test_poisoned_flow (48, 48, &small, stream);
 
   fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
           &params, 0, &flow, stream), CF_OK);
@@ -1339,49 +1198,6 @@ GST_END_TEST;
 
 /* ------------------------------------------------------------ Middlebury */
 
-/* Decode a PNG to 0..255 luma with pngdec (no libpng in the suites), as
- * tests/check/common/tvl1.c does. */
-static cf_image *
-read_png_grey (const char *path)
-{
-  GstHarness *h;
-  GstBuffer *in, *out;
-  GstCaps *caps;
-  GstVideoInfo info;
-  GstMapInfo map;
-  gchar *bytes = NULL;
-  gsize size = 0;
-  cf_image *img = NULL;
-  int x, y;
-
-  if (!g_file_get_contents (path, &bytes, &size, NULL))
-    return NULL;
-  h = gst_harness_new_parse ("pngdec ! videoconvert ! "
-      "capsfilter caps=video/x-raw,format=GRAY8");
-  gst_harness_set_src_caps_str (h, "image/png");
-  in = gst_buffer_new_wrapped (bytes, size);
-  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
-  gst_harness_push_event (h, gst_event_new_eos ());
-  out = gst_harness_pull (h);
-  fail_unless (out != NULL);
-  caps = gst_pad_get_current_caps (h->sinkpad);
-  fail_unless (gst_video_info_from_caps (&info, caps));
-  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
-  img = cf_image_new (GST_VIDEO_INFO_WIDTH (&info),
-      GST_VIDEO_INFO_HEIGHT (&info));
-  for (y = 0; y < img->height; y++) {
-    const guint8 *row = map.data + (gsize) y *
-        GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
-    for (x = 0; x < img->width; x++)
-      PX (img, x, y) = row[x];
-  }
-  gst_buffer_unmap (out, &map);
-  gst_buffer_unref (out);
-  gst_caps_unref (caps);
-  gst_harness_teardown (h);
-  return img;
-}
-
 GST_START_TEST (test_middlebury_rubberwhale_matches_cpu)
 {
   const char *dir = cf_test_data_dir ();
@@ -1397,7 +1213,7 @@ GST_START_TEST (test_middlebury_rubberwhale_matches_cpu)
   if (!g_file_test (pf, G_FILE_TEST_EXISTS)) {
     GST_INFO ("%s missing: Middlebury check skipped", pf);
   } else {
-    cf_image *f0 = read_png_grey (p0), *f1 = read_png_grey (p1);
+    cf_image *f0 = cf_test_read_png_grey (p0), *f1 = cf_test_read_png_grey (p1);
     cf_flow *truth = NULL, *cpu, *gpu;
     cf_tvl1_params params;
     cf_flow_error cpu_err, gpu_err;

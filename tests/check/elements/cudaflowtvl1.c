@@ -225,45 +225,6 @@ GST_START_TEST (test_normalize_matches_stretched_reference)
 
 GST_END_TEST;
 
-/* Decode a PNG to GRAY8 luma with pngdec (the suites have no libpng). */
-static cf_image *
-read_png_grey (const char *path)
-{
-  GstHarness *h;
-  GstBuffer *out;
-  GstCaps *caps;
-  GstVideoInfo info;
-  GstMapInfo map;
-  gchar *bytes = NULL;
-  gsize size = 0;
-  cf_image *img;
-  int x, y;
-
-  if (!g_file_get_contents (path, &bytes, &size, NULL))
-    return NULL;
-  h = gst_harness_new_parse ("pngdec ! videoconvert ! "
-      "capsfilter caps=video/x-raw,format=GRAY8");
-  gst_harness_set_src_caps_str (h, "image/png");
-  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_wrapped (bytes,
-              size)), GST_FLOW_OK);
-  gst_harness_push_event (h, gst_event_new_eos ());
-  out = gst_harness_pull (h);
-  caps = gst_pad_get_current_caps (h->sinkpad);
-  fail_unless (gst_video_info_from_caps (&info, caps));
-  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
-  img = cf_image_new (GST_VIDEO_INFO_WIDTH (&info),
-      GST_VIDEO_INFO_HEIGHT (&info));
-  for (y = 0; y < img->height; y++)
-    for (x = 0; x < img->width; x++)
-      cf_image_row (img, y)[x] = map.data[(gsize) y *
-          GST_VIDEO_INFO_PLANE_STRIDE (&info, 0) + x];
-  gst_buffer_unmap (out, &map);
-  gst_buffer_unref (out);
-  gst_caps_unref (caps);
-  gst_harness_teardown (h);
-  return img;
-}
-
 /* What users get when they set nothing: IPOL's accuracy (IPOL tvl1flow
  * 0.215 on this pair; the reference 0.2155). */
 GST_START_TEST (test_defaults_give_ipol_epe_on_rubberwhale)
@@ -288,8 +249,8 @@ GST_START_TEST (test_defaults_give_ipol_epe_on_rubberwhale)
     gchar *p0 = g_build_filename (seq, "frame10.png", NULL);
     gchar *p1 = g_build_filename (seq, "frame11.png", NULL);
     gchar *pf = g_build_filename (seq, "flow10.flo", NULL);
-    f0 = read_png_grey (p0);
-    f1 = read_png_grey (p1);
+    f0 = cf_test_read_png_grey (p0);
+    f1 = cf_test_read_png_grey (p1);
     fail_unless (f0 && f1);
     fail_unless_equals_int (cf_flo_read (pf, &truth, NULL), CF_OK);
     g_free (p0);
