@@ -26,6 +26,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "bench-util.h"
 #include "common/convolve.h"
 #include "common/kernel.h"
 #include "cuda/convolve.h"
@@ -33,26 +34,13 @@
 
 #define MAX_KS 32
 
-/* xorshift32 in [0, 1): the same data on every machine */
-static float
-next_uniform (uint32_t * state)
-{
-  uint32_t x = *state;
-
-  x ^= x << 13;
-  x ^= x >> 17;
-  x ^= x << 5;
-  *state = x;
-  return (float) ((x >> 8) * (1.0 / 16777216.0));
-}
-
 static void
 fill_uniform (float *v, size_t n, uint32_t seed)
 {
   size_t i;
 
   for (i = 0; i < n; i++)
-    v[i] = next_uniform (&seed);
+    v[i] = cf_bench_uniform (&seed);
 }
 
 /* c r^T with c, r in [0, 1): exactly rank 1 in float up to one rounding

@@ -38,6 +38,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "bench-util.h"
 #include "common/gaussian.h"
 #include "common/kernel.h"
 #include "cuda/convolve.h"
@@ -80,33 +81,6 @@ static const cf_conv_method all_methods[] = {
 
 #define N_ALL_METHODS ((int) (sizeof (all_methods) / sizeof (all_methods[0])))
 
-static int
-compare_doubles (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-/* Sorts v. */
-static double
-median (double *v, int n)
-{
-  qsort (v, n, sizeof (double), compare_doubles);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* xorshift32: the same taps and pixels on every run and machine */
-static float
-next_uniform (uint32_t * state)
-{
-  uint32_t x = *state;
-  x ^= x << 13;
-  x ^= x >> 17;
-  x ^= x << 5;
-  *state = x;
-  return (float) ((x >> 8) * (1.0 / 16777216.0));
-}
-
 /* Dense random kernel, taps in [0.05, 1.05) scaled to sum 1 (full rank in
  * general). */
 static cf_kernel *
@@ -120,7 +94,7 @@ random_kernel (int k)
   if (kernel == NULL)
     return NULL;
   for (i = 0; i < k * k; i++) {
-    kernel->taps[i] = 0.05f + next_uniform (&state);
+    kernel->taps[i] = 0.05f + cf_bench_uniform (&state);
     sum += kernel->taps[i];
   }
   for (i = 0; i < k * k; i++)
@@ -253,8 +227,8 @@ run_one (cf_conv_method method, const cf_cuda_image * src,
       t[i] = ms;
   }
   if (r->status == ROW_OK) {
-    r->median_ms = median (t, reps);
-    r->min_ms = t[0];           /* sorted by median () */
+    r->median_ms = cf_bench_median (t, reps);
+    r->min_ms = t[0];           /* sorted by cf_bench_median () */
   }
   cudaEventDestroy (a);
   cudaEventDestroy (b);
@@ -278,7 +252,7 @@ alloc_images (int width, int height, cf_cuda_image * src, cf_cuda_image * dst,
   }
   for (y = 0; y < height; y++)
     for (x = 0; x < width; x++)
-      cf_image_row (host, y)[x] = 255.0f * next_uniform (&state);
+      cf_image_row (host, y)[x] = 255.0f * cf_bench_uniform (&state);
   if (cf_cuda_image_alloc (src, width, height) != CF_OK
       || cf_cuda_image_alloc (dst, width, height) != CF_OK
       || cf_cuda_image_upload (host, src, stream) != CF_OK) {

@@ -47,6 +47,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "bench-util.h"
 #include "common/clg.h"
 #include "common/hs.h"
 #include "common/synth.h"
@@ -263,20 +264,6 @@ level_iterations (const bench_config * c, int l)
   return c->iterations;
 }
 
-static int
-compare_doubles (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-static double
-median (double *v, int n)
-{
-  qsort (v, n, sizeof (double), compare_doubles);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* An 8-bit device frame holding @image rounded. */
 static uint8_t *
 upload_grey8 (const cf_image * image, size_t *pitch)
@@ -321,7 +308,7 @@ time_solve_only (solver * sv, cf_cuda_pyramid * p0, cf_cuda_pyramid * p1,
     if (i >= 0)
       t[i] = ms;
   }
-  m = median (t, frames);
+  m = cf_bench_median (t, frames);
   cudaEventDestroy (a);
   cudaEventDestroy (b);
   free (t);
@@ -419,8 +406,8 @@ run_one (const bench_config * c, int width, int height, int clg_depth,
     cur = 1 - cur;
   }
   for (s = 0; s < N_STAGES; s++)
-    r->stage_ms[s] = median (t[s], frames);
-  r->frame_ms = median (t[N_STAGES], frames);
+    r->stage_ms[s] = cf_bench_median (t[s], frames);
+  r->frame_ms = cf_bench_median (t[N_STAGES], frames);
 
   if (c->method == METHOD_TVL1)
     r->iterations = cf_cuda_tvl1_plan_iterations (sv.tvl1);

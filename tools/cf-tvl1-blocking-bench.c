@@ -23,6 +23,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "bench-util.h"
 #include "common/synth.h"
 #include "common/tvl1.h"
 #include "cuda/cuda-util.h"
@@ -41,20 +42,6 @@
       cudaGetErrorString (e_)); exit (1); } } while (0)
 
 static const int tile_rows[N_ROWS] = { 32, 64 };
-
-static int
-compare_doubles (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-static double
-median (double *v, int n)
-{
-  qsort (v, n, sizeof (double), compare_doubles);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* @image rounded to 8 bits and clamped, as an 8-bit frame's luma */
 static void
@@ -95,7 +82,7 @@ time_runs (cf_cuda_tvl1_plan * plan, const cf_cuda_pyramid * p0,
     if (i >= 0)
       t[i] = ms;
   }
-  m = median (t, runs);
+  m = cf_bench_median (t, runs);
   cudaEventDestroy (a);
   cudaEventDestroy (b);
   free (t);
