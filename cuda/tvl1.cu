@@ -42,6 +42,26 @@
  *    FUSED. The second copies are allocated by the first ε = 0 run.
  *  - AUTO = BLOCKED (so FUSED when ε > 0), T = 6, 64 x 32 tiles.
  *
+ * fp16 (CF_PRECISION_FP16; research/seed-003-tvl1.md §5 items 7, 9, 10):
+ * the solver state is half2 and each warp solves for its increment
+ * du = u − u0 (u0: the flow entering the warp, fp32), which keeps half's
+ * 11 significant bits on the part that changes (u itself has a 0.03 px
+ * spacing at 32–64 px) and keeps the constants small: ρ = (I1w − I0) +
+ * ∇I1w · du, so ρc needs no u0 term, and ∇u = ∇u0 + ∇du with ∇u0 a
+ * per-warp constant. Pairs by component: du = (du1, du2), px = (p11, p21),
+ * py = (p12, p22), so Div, fG, |∇u| (h2sqrt) and the P update are half2
+ * operations on both flow components at once; the per-warp constants are
+ * two 8-byte pairs per pixel, ((I1wx, I1wy), (g, I1w − I0)) and (∇x u0,
+ * ∇y u0). TH and U are computed in fp32 from them (ρ needs a horizontal
+ * sum, and the division −ρ/g is __fdividef) and rounded to half2 once. g is
+ * guarded at CF_TVL1_GRAD_IS_ZERO_FP16 instead of 1e-10, which half cannot
+ * hold. Range: intensities 0..255 (as the element feeds them) give g <=
+ * 2 · 127.5² < 65504; |du| and |∇u| must stay below 65504, far beyond any
+ * flow. fp16 has FUSED and BLOCKED kernels (no STEPS), each pair of which
+ * shares its per-pixel functions, so BLOCKED and FUSED give the same bits
+ * in fp16 too; they are not the fp32 bits. Per iteration FUSED moves 52 B
+ * per pixel against fp32's 88, BLOCKED 40 B per launch against 64.
+ *
  * ε stopping (IPOL: after every iteration, mean |u^{n+1} − u^n|² <= ε²,
  * and that iteration's fG and P still run — cf_tvl1_iteration does all
  * five steps before solve_level tests): every block of the U step writes
@@ -65,6 +85,7 @@
 #include "cuda/cuda-internal.h"
 #include "cuda/warp.h"
 
+#include <cuda_fp16.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -677,6 +698,438 @@ tvl1_blocked_kernel (tvl1_consts k, tvl1_field u_in, tvl1_field p1_in,
 }
 
 /* ---------------------------------------------------------------------
+ * fp16 state (see the top of the file)
+ * --------------------------------------------------------------------- */
+
+/* Blocks per SM the fp16 BLOCKED kernel is compiled for: 32-row tiles
+ * at 3 (80 registers; 64 would spill the per-cell constants), 64-row
+ * ones at 2 */
+#define TVL1H_MIN_BLOCKS(ny) ((ny) == 4 ? 3 : 2)
+
+/* Two half2 in one 8-byte word: one vector access per pixel. Per-warp
+ * constants ((I1wx, I1wy), (g, I1w − I0)) and (∇x u0, ∇y u0); the dual
+ * variables (px, py) = ((p11, p21), (p12, p22)). */
+struct __align__ (8) tvl1h_pair
+{
+  __half2 a, b;
+};
+
+/* A plane of half2 cells or of pairs, pitch in elements */
+struct tvl1h_cells
+{
+  __half2 *d;
+  size_t pitch;
+};
+
+struct tvl1h_pairs
+{
+  tvl1h_pair *d;
+  size_t pitch;
+};
+
+/** \brief TH and U at one pixel in fp32 from the half2 state: ρ = (I1w −
+ *  I0) + ∇I1w · du, v = du + f ∇I1w with f = λθ, −λθ or −ρ/g (0 where g
+ *  < CF_TVL1_GRAD_IS_ZERO_FP16), then du + θ div.
+ *  \param th   ((I1wx, I1wy), (g, I1w − I0))
+ *  \param lt   λθ
+ *  \return the new increment, before rounding to half2 */
+static __device__ __forceinline__ float2
+tvl1h_update_u_at (tvl1h_pair th, __half2 du, __half2 div, float lt,
+    float theta)
+{
+  const float2 gw = __half22float2 (th.a);
+  const float2 gr = __half22float2 (th.b);
+  const float2 d = __half22float2 (du);
+  const float2 dv = __half22float2 (div);
+  const float rho = __fmaf_rn (gw.y, d.y, __fmaf_rn (gw.x, d.x, gr.y));
+  const float lg = __fmul_rn (lt, gr.x);
+  float f;
+
+  if (rho < -lg)
+    f = lt;
+  else if (rho > lg)
+    f = -lt;
+  else if (gr.x < CF_TVL1_GRAD_IS_ZERO_FP16)
+    f = 0.0f;
+  else
+    f = __fdividef (-rho, gr.x);
+  return make_float2 (__fmaf_rn (theta, dv.x, __fmaf_rn (f, gw.x, d.x)),
+      __fmaf_rn (theta, dv.y, __fmaf_rn (f, gw.y, d.y)));
+}
+
+/** \brief Div of both dual fields at image pixel (x, y), element (cx, cy)
+ *  of @p (rows of @pitch pairs): the borders of tvl1_divergence_at, in
+ *  half2. Reads only columns cx−1, cx and rows cy−1, cy. */
+static __device__ __forceinline__ __half2
+tvl1h_divergence_at (const tvl1h_pair * p, size_t pitch, int cx, int cy,
+    int x, int y, int w, int h)
+{
+  const tvl1h_pair *c = p + cx + (size_t) cy * pitch;
+  __half2 dx, dy;
+
+  if (w == 1)
+    dx = __float2half2_rn (0.0f);
+  else if (x == 0)
+    dx = c[0].a;
+  else if (x == w - 1)
+    dx = __hneg2 (c[-1].a);
+  else
+    dx = __hsub2_rn (c[0].a, c[-1].a);
+  if (h == 1)
+    return dx;
+  if (y == 0)
+    dy = c[0].b;
+  else if (y == h - 1)
+    dy = __hneg2 ((c - pitch)[0].b);
+  else
+    dy = __hsub2_rn (c[0].b, (c - pitch)[0].b);
+  return __hadd2_rn (dx, dy);
+}
+
+/** \brief fG and P at image pixel (x, y), element (cx, cy) of @du: ∇u =
+ *  ∇u0 + forward differences of du (0 on the last column / row, where
+ *  ∇u0 is 0 too), then (p + τ/θ ∇u) / (1 + τ/θ |∇u|) for both fields at
+ *  once. Reads only column cx+1 and row cy+1 besides the pixel. */
+static __device__ __forceinline__ tvl1h_pair
+tvl1h_update_p_at (const __half2 * du, size_t pitch, int cx, int cy, int x,
+    int y, int w, int h, tvl1h_pair gu0, tvl1h_pair p, __half2 taut)
+{
+  const __half2 *c = du + cx + (size_t) cy * pitch;
+  __half2 ux = gu0.a, uy = gu0.b, r;
+  tvl1h_pair q;
+
+  if (x < w - 1)
+    ux = __hadd2_rn (ux, __hsub2_rn (c[1], c[0]));
+  if (y < h - 1)
+    uy = __hadd2_rn (uy, __hsub2_rn (c[pitch], c[0]));
+  r = h2rcp (__hfma2 (taut, h2sqrt (__hfma2 (ux, ux, __hmul2_rn (uy, uy))),
+          __float2half2_rn (1.0f)));
+  q.a = __hmul2_rn (__hfma2 (taut, ux, p.a), r);
+  q.b = __hmul2_rn (__hfma2 (taut, uy, p.b), r);
+  return q;
+}
+
+/* fp16 plans sample with Catmull-Rom weights computed once per position
+ * and shared by every plane sampled there (16 FMAs per plane instead of
+ * five nested cells): the same kernel, taps and borders as cuda/warp.cu's
+ * bicubic_plane, rounded differently, which fp16 has no reason to
+ * avoid. */
+struct tvl1h_taps
+{
+  int x[4], y[4];               /* clamped tap columns and rows */
+  float wx[4], wy[4];
+  bool zero;                    /* the sample is 0 */
+};
+
+/** \brief Taps of the bicubic sample at (px, py) of a w x h plane, with
+ *  bicubic_plane's guards (non-finite position, @border, far outside). */
+static __device__ __forceinline__ tvl1h_taps
+tvl1h_taps_at (float px, float py, int w, int h, cf_warp_border border)
+{
+  tvl1h_taps k;
+  float fx, fy, tx, ty;
+  int ix, iy, i;
+
+  k.zero = !isfinite (px) || !isfinite (py);
+  if (k.zero)
+    return k;
+  fx = fminf (fmaxf (floorf (px), -4.0f), (float) w + 4.0f);
+  fy = fminf (fmaxf (floorf (py), -4.0f), (float) h + 4.0f);
+  ix = (int) fx;
+  iy = (int) fy;
+  tx = px - fx;
+  ty = py - fy;
+  k.zero = border == CF_WARP_ZERO_OUTSIDE && (ix - 1 < 0 || iy - 1 < 0 ||
+      ix + 2 >= w || iy + 2 >= h);
+  if (ix < -2 || ix > w + 1) {
+    ix = ix < 0 ? -2 : w + 1;
+    tx = 0.0f;
+  }
+  if (iy < -2 || iy > h + 1) {
+    iy = iy < 0 ? -2 : h + 1;
+    ty = 0.0f;
+  }
+  /* Keys a = -1/2 */
+  k.wx[0] = 0.5f * tx * ((2.0f - tx) * tx - 1.0f);
+  k.wx[1] = 0.5f * (tx * tx * (3.0f * tx - 5.0f) + 2.0f);
+  k.wx[2] = 0.5f * tx * ((4.0f - 3.0f * tx) * tx + 1.0f);
+  k.wx[3] = 0.5f * tx * tx * (tx - 1.0f);
+  k.wy[0] = 0.5f * ty * ((2.0f - ty) * ty - 1.0f);
+  k.wy[1] = 0.5f * (ty * ty * (3.0f * ty - 5.0f) + 2.0f);
+  k.wy[2] = 0.5f * ty * ((4.0f - 3.0f * ty) * ty + 1.0f);
+  k.wy[3] = 0.5f * ty * ty * (ty - 1.0f);
+#pragma unroll
+  for (i = 0; i < 4; i++) {
+    k.x[i] = min (max (ix - 1 + i, 0), w - 1);
+    k.y[i] = min (max (iy - 1 + i, 0), h - 1);
+  }
+  return k;
+}
+
+/** \brief One plane sampled with @k. */
+static __device__ __forceinline__ float
+tvl1h_sample (const tvl1h_taps & k, const float *__restrict__ d,
+    size_t pitch)
+{
+  float s = 0.0f;
+  int i, j;
+
+  if (k.zero)
+    return 0.0f;
+#pragma unroll
+  for (j = 0; j < 4; j++) {
+    const float *row = d + (size_t) k.y[j] * pitch;
+    float r = 0.0f;
+#pragma unroll
+    for (i = 0; i < 4; i++)
+      r = fmaf (k.wx[i], __ldg (row + k.x[i]), r);
+    s = fmaf (k.wy[j], r, s);
+  }
+  return s;
+}
+
+/** \brief fp16 plans' cf_cuda_flow_resample: dst(x, y) = (sx, sy) ·
+ *  src(x fx, y fy), clamped bicubic, both planes from one set of taps. */
+__global__ static void
+tvl1h_resample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
+    float sx, float sy, tvl1_field dst, int dw, int dh)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  tvl1h_taps k;
+  size_t i;
+
+  if (x >= dw || y >= dh)
+    return;
+  k = tvl1h_taps_at ((float) x * fx, (float) y * fy, sw, sh, CF_WARP_CLAMP);
+  i = x + (size_t) y * dst.pitch;
+  dst.a[i] = sx * tvl1h_sample (k, src.a, src.pitch);
+  dst.b[i] = sy * tvl1h_sample (k, src.b, src.pitch);
+}
+
+/** \brief Per-warp constants of the fp16 solver, in one pass: I1, I1x,
+ *  I1y sampled at x + u0 (one set of taps), then ((I1wx, I1wy), (g,
+ *  I1w − I0)), ∇u0 by
+ *  forward differences, and du ← 0. */
+__global__ static void
+tvl1h_constants_kernel (const float *__restrict__ i0, size_t p0,
+    const float *__restrict__ i1, size_t p1, const float *__restrict__ i1x,
+    size_t p1x, const float *__restrict__ i1y, size_t p1y,
+    const float *__restrict__ u0, const float *__restrict__ v0, size_t pu,
+    int w, int h, cf_warp_border border, tvl1h_pairs th, tvl1h_pairs gu0,
+    tvl1h_cells du)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const size_t iu = x + (size_t) y * pu;
+  float a, b, px, py, s, sx, sy;
+  float gx1 = 0.0f, gx2 = 0.0f, gy1 = 0.0f, gy2 = 0.0f;
+  tvl1h_pair k, g;
+
+  if (x >= w || y >= h)
+    return;
+  a = u0[iu];
+  b = v0[iu];
+  px = __fadd_rn ((float) x, a);
+  py = __fadd_rn ((float) y, b);
+  {
+    const tvl1h_taps t = tvl1h_taps_at (px, py, w, h, border);
+
+    s = tvl1h_sample (t, i1, p1);
+    sx = tvl1h_sample (t, i1x, p1x);
+    sy = tvl1h_sample (t, i1y, p1y);
+  }
+  k.a = __floats2half2_rn (sx, sy);
+  k.b = __floats2half2_rn (sx * sx + sy * sy, s - i0[x + (size_t) y * p0]);
+  if (x < w - 1) {
+    gx1 = u0[iu + 1] - a;
+    gx2 = v0[iu + 1] - b;
+  }
+  if (y < h - 1) {
+    gy1 = u0[iu + pu] - a;
+    gy2 = v0[iu + pu] - b;
+  }
+  g.a = __floats2half2_rn (gx1, gx2);
+  g.b = __floats2half2_rn (gy1, gy2);
+  th.d[x + (size_t) y * th.pitch] = k;
+  gu0.d[x + (size_t) y * gu0.pitch] = g;
+  du.d[x + (size_t) y * du.pitch] = __float2half2_rn (0.0f);
+}
+
+/** \brief The end of a warp: out ← u0 + du (@out may be @u0). */
+__global__ static void
+tvl1h_apply_kernel (tvl1_field u0, tvl1h_cells du, tvl1_field out, int w,
+    int h)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  size_t iu, io;
+  float2 d;
+
+  if (x >= w || y >= h)
+    return;
+  iu = x + (size_t) y * u0.pitch;
+  io = x + (size_t) y * out.pitch;
+  d = __half22float2 (du.d[x + (size_t) y * du.pitch]);
+  out.a[io] = u0.a[iu] + d.x;
+  out.b[io] = u0.b[iu] + d.y;
+}
+
+/** \brief fp16 FUSED U-kernel: TH, Div and U at one pixel, du in place,
+ *  and the block's partial of Σ |Δdu|² (of the stored, rounded values)
+ *  when @partials is set. */
+__global__ static void
+tvl1h_fused_u_kernel (tvl1h_pairs th, tvl1h_pairs p, tvl1h_cells du, int w,
+    int h, float lt, float theta, double *partials, const tvl1_control * ctl,
+    int n)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  double term = 0.0;
+
+  if (tvl1_skipped (ctl, n))
+    return;                     /* uniform per block */
+  if (x < w && y < h) {
+    __half2 *const c = du.d + x + (size_t) y * du.pitch;
+    const __half2 old = *c;
+    const __half2 nu = __float22half2_rn (tvl1h_update_u_at (th.d[x +
+                (size_t) y * th.pitch], old, tvl1h_divergence_at (p.d,
+                p.pitch, x, y, x, y, w, h), lt, theta));
+    const float2 a = __half22float2 (nu), b = __half22float2 (old);
+
+    *c = nu;
+    term = tvl1_sq_term (__fsub_rn (a.x, b.x), __fsub_rn (a.y, b.y));
+  }
+  tvl1_store_partial (term, partials, NULL);
+}
+
+/** \brief fp16 FUSED P-kernel: fG and P on both dual fields in place;
+ *  block (0, 0) runs the reducer first when @partials is set (as
+ *  tvl1_fused_p_kernel). */
+__global__ static void
+tvl1h_fused_p_kernel (tvl1h_cells du, tvl1h_pairs gu0, tvl1h_pairs p, int w,
+    int h, float taut, tvl1_control * ctl, int n, const double *partials,
+    int n_partials, double count, double eps2)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  tvl1h_pair *c;
+
+  if (tvl1_skipped (ctl, n))
+    return;                     /* uniform per block */
+  if (partials != NULL && blockIdx.x == 0 && blockIdx.y == 0)
+    tvl1_reduce (ctl, partials, n_partials, count, eps2, n);
+  if (x >= w || y >= h)
+    return;
+  c = p.d + x + (size_t) y * p.pitch;
+  *c = tvl1h_update_p_at (du.d, du.pitch, x, y, x, y, w, h,
+      gu0.d[x + (size_t) y * gu0.pitch], *c, __float2half2_rn (taut));
+}
+
+/** \brief fp16 BLOCKED: tvl1_blocked_kernel's schedule on half2 state
+ *  (du and the (px, py) pair: 12 B per tile cell), the four constant
+ *  half2 of each owned cell in registers. */
+template <int NY>
+__global__ static void
+__launch_bounds__ (TVL1_BLOCK_THREADS, TVL1H_MIN_BLOCKS (NY))
+tvl1h_blocked_kernel (tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du_in,
+    tvl1h_pairs p_in, tvl1h_cells du_out, tvl1h_pairs p_out, int w, int h,
+    float lt, float theta, float taut, int t)
+{
+  const int CX = TVL1_TILE_X, CY = TVL1_BLOCK_Y * NY, NX = 2;
+  extern __shared__ tvl1h_pair htile[];
+  tvl1h_pair *const sp = htile;
+  __half2 *const sdu = (__half2 *) (htile + CX * CY);
+  const int ox = blockIdx.x * (CX - 2 * t) - t;
+  const int oy = blockIdx.y * (CY - 2 * t) - t;
+  const __half2 taut2 = __float2half2_rn (taut);
+  tvl1h_pair cth[NY][NX], cgu[NY][NX];
+  unsigned inside = 0;
+  int i, j, s;
+
+#pragma unroll
+  for (j = 0; j < NY; j++) {
+#pragma unroll
+    for (i = 0; i < NX; i++) {
+      const int lx = threadIdx.x + TVL1_BLOCK_X * i;
+      const int ly = threadIdx.y + TVL1_BLOCK_Y * j;
+      const int x = ox + lx, y = oy + ly;
+
+      if (x >= 0 && x < w && y >= 0 && y < h) {
+        const int c = lx + ly * CX;
+
+        inside |= 1u << (j * NX + i);
+        cth[j][i] = th.d[x + (size_t) y * th.pitch];
+        cgu[j][i] = gu0.d[x + (size_t) y * gu0.pitch];
+        sdu[c] = du_in.d[x + (size_t) y * du_in.pitch];
+        sp[c] = p_in.d[x + (size_t) y * p_in.pitch];
+      } else {
+        cth[j][i].a = cth[j][i].b = cgu[j][i].a = cgu[j][i].b =
+            __float2half2_rn (0.0f);
+      }
+    }
+  }
+  __syncthreads ();
+
+  for (s = 0; s < t; s++) {
+#pragma unroll
+    for (j = 0; j < NY; j++) {
+#pragma unroll
+      for (i = 0; i < NX; i++) {
+        const int lx = threadIdx.x + TVL1_BLOCK_X * i;
+        const int ly = threadIdx.y + TVL1_BLOCK_Y * j;
+
+        if ((inside >> (j * NX + i) & 1u) && lx > s && lx < CX - s &&
+            ly > s && ly < CY - s) {
+          const int c = lx + ly * CX;
+          const int x = ox + lx, y = oy + ly;
+
+          sdu[c] = __float22half2_rn (tvl1h_update_u_at (cth[j][i], sdu[c],
+                  tvl1h_divergence_at (sp, CX, lx, ly, x, y, w, h), lt,
+                  theta));
+        }
+      }
+    }
+    __syncthreads ();
+#pragma unroll
+    for (j = 0; j < NY; j++) {
+#pragma unroll
+      for (i = 0; i < NX; i++) {
+        const int lx = threadIdx.x + TVL1_BLOCK_X * i;
+        const int ly = threadIdx.y + TVL1_BLOCK_Y * j;
+
+        if ((inside >> (j * NX + i) & 1u) && lx > s && lx < CX - s - 1 &&
+            ly > s && ly < CY - s - 1) {
+          const int c = lx + ly * CX;
+
+          sp[c] = tvl1h_update_p_at (sdu, CX, lx, ly, ox + lx, oy + ly, w,
+              h, cgu[j][i], sp[c], taut2);
+        }
+      }
+    }
+    __syncthreads ();
+  }
+
+#pragma unroll
+  for (j = 0; j < NY; j++) {
+#pragma unroll
+    for (i = 0; i < NX; i++) {
+      const int lx = threadIdx.x + TVL1_BLOCK_X * i;
+      const int ly = threadIdx.y + TVL1_BLOCK_Y * j;
+
+      if ((inside >> (j * NX + i) & 1u) && lx >= t && lx < CX - t &&
+          ly >= t && ly < CY - t) {
+        const int c = lx + ly * CX;
+        const int x = ox + lx, y = oy + ly;
+
+        du_out.d[x + (size_t) y * du_out.pitch] = sdu[c];
+        p_out.d[x + (size_t) y * p_out.pitch] = sp[c];
+      }
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------
  * Launchers and checks
  * --------------------------------------------------------------------- */
 
@@ -688,12 +1141,25 @@ tvl1_blocked_kernel (tvl1_consts k, tvl1_field u_in, tvl1_field p1_in,
 #define TVL1_DEFAULT_BLOCK_ITERATIONS 6
 #define TVL1_DEFAULT_TILE_ROWS 32
 #define TVL1_AUTO_KERNEL CF_TVL1_KERNEL_BLOCKED
+/* fp16 BLOCKED defaults: the same tool with --precision fp16: T = 4 on
+ * 64 x 32 tiles is the fastest at 1080p and 4K and within 7 % of T = 5
+ * at 720p; fp16 BLOCKED beats fp16 FUSED by 1.33x (720p) to 1.53x (4K) */
+#define TVL1H_DEFAULT_BLOCK_ITERATIONS 4
+#define TVL1H_DEFAULT_TILE_ROWS 32
 
 /* Dynamic shared memory of a BLOCKED tile of @rows: u, p1, p2 (6 planes) */
 static size_t
 tvl1_tile_bytes (int rows)
 {
   return (size_t) 6 * TVL1_TILE_X * rows * sizeof (float);
+}
+
+/* ... and of an fp16 one: the (px, py) pairs and du */
+static size_t
+tvl1h_tile_bytes (int rows)
+{
+  return (size_t) TVL1_TILE_X * rows * (sizeof (tvl1h_pair) +
+      sizeof (__half2));
 }
 
 static dim3
@@ -1029,6 +1495,13 @@ struct cf_cuda_tvl1_plan
   cf_cuda_flow v, div, du1, du2;        /* STEPS only */
   cf_cuda_flow u_alt, p1_alt, p2_alt;   /* BLOCKED only: the other copy */
 
+  cf_precision precision;
+  /* fp16 plans: the state and constants in half2 (u, i1x, i1y stay fp32;
+   * the other fp32 planes are not allocated) */
+  tvl1h_pairs hth, hgu0;        /* per-warp constants */
+  tvl1h_cells hdu, hdu_alt;     /* increment; _alt: BLOCKED's other copy */
+  tvl1h_pairs hp, hp_alt;       /* (px, py) */
+
   double *partials;             /* one per U-step block at level 0 */
   tvl1_control *control;        /* device */
   tvl1_control *host_control;   /* pinned: stop between chunks, and the
@@ -1058,6 +1531,15 @@ cf_cuda_tvl1_plan_free (cf_cuda_tvl1_plan * plan)
   cf_cuda_flow_release (&plan->u_alt);
   cf_cuda_flow_release (&plan->p1_alt);
   cf_cuda_flow_release (&plan->p2_alt);
+  {
+    void *half_planes[6] = { plan->hth.d, plan->hgu0.d, plan->hdu.d,
+      plan->hdu_alt.d, plan->hp.d, plan->hp_alt.d
+    };
+    int i;
+    for (i = 0; i < 6; i++)
+      if (half_planes[i] != NULL)
+        cf_cuda_check (cudaFree (half_planes[i]));
+  }
   if (plan->partials != NULL)
     cf_cuda_check (cudaFree (plan->partials));
   if (plan->control != NULL)
@@ -1065,6 +1547,44 @@ cf_cuda_tvl1_plan_free (cf_cuda_tvl1_plan * plan)
   if (plan->host_control != NULL)
     cf_cuda_check (cudaFreeHost (plan->host_control));
   free (plan);
+}
+
+/* A pitched plane of @width x @height elements of @size bytes; *@pitch in
+ * elements. */
+static cf_status
+alloc_half_plane (void **data, size_t * pitch, int width, int height,
+    size_t size)
+{
+  cf_status status = CF_OK;
+  size_t bytes = 0;
+
+  CF_CUDA_TRY (cudaMallocPitch (data, &bytes, (size_t) width * size,
+          (size_t) height));
+  *pitch = bytes / size;
+out:
+  return status;
+}
+
+static cf_status
+alloc_cells (tvl1h_cells * c, int width, int height)
+{
+  void *d = NULL;
+  cf_status status = alloc_half_plane (&d, &c->pitch, width, height,
+      sizeof (__half2));
+
+  c->d = (__half2 *) d;
+  return status;
+}
+
+static cf_status
+alloc_pairs (tvl1h_pairs * c, int width, int height)
+{
+  void *d = NULL;
+  cf_status status = alloc_half_plane (&d, &c->pitch, width, height,
+      sizeof (tvl1h_pair));
+
+  c->d = (tvl1h_pair *) d;
+  return status;
 }
 
 extern "C" cf_status
@@ -1085,18 +1605,32 @@ cf_cuda_tvl1_plan_new (int width, int height, cf_precision precision,
           kernel != CF_TVL1_KERNEL_STEPS && kernel != CF_TVL1_KERNEL_FUSED &&
           kernel != CF_TVL1_KERNEL_BLOCKED))
     return CF_ERROR_INVALID;
-  if (precision == CF_PRECISION_FP16)
+  /* STEPS is the fp32 twin of the CPU's steps */
+  if (precision == CF_PRECISION_FP16 && kernel == CF_TVL1_KERNEL_STEPS)
     return CF_ERROR_UNSUPPORTED;
   plan = (cf_cuda_tvl1_plan *) calloc (1, sizeof (*plan));
   if (plan == NULL)
     return CF_ERROR_NO_MEMORY;
   plan->width = width;
   plan->height = height;
+  plan->precision = precision;
   plan->kernel = kernel == CF_TVL1_KERNEL_AUTO ? TVL1_AUTO_KERNEL : kernel;
-  plan->block_iterations = TVL1_DEFAULT_BLOCK_ITERATIONS;
-  plan->tile_rows = TVL1_DEFAULT_TILE_ROWS;
+  plan->block_iterations = precision == CF_PRECISION_FP16 ?
+      TVL1H_DEFAULT_BLOCK_ITERATIONS : TVL1_DEFAULT_BLOCK_ITERATIONS;
+  plan->tile_rows = precision == CF_PRECISION_FP16 ?
+      TVL1H_DEFAULT_TILE_ROWS : TVL1_DEFAULT_TILE_ROWS;
 
-  if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
+  if (precision == CF_PRECISION_FP16) {
+    if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
+        (status = cf_cuda_image_alloc (&plan->i1x, width, height)) != CF_OK
+        || (status = cf_cuda_image_alloc (&plan->i1y, width,
+                height)) != CF_OK ||
+        (status = alloc_pairs (&plan->hth, width, height)) != CF_OK ||
+        (status = alloc_pairs (&plan->hgu0, width, height)) != CF_OK ||
+        (status = alloc_cells (&plan->hdu, width, height)) != CF_OK ||
+        (status = alloc_pairs (&plan->hp, width, height)) != CF_OK)
+      goto out;
+  } else if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
       (status = cf_cuda_image_alloc (&plan->i1x, width, height)) != CF_OK ||
       (status = cf_cuda_image_alloc (&plan->i1y, width, height)) != CF_OK ||
       (status = cf_cuda_image_alloc (&plan->i1w, width, height)) != CF_OK ||
@@ -1143,9 +1677,15 @@ cf_cuda_tvl1_plan_set_blocking (cf_cuda_tvl1_plan * plan, int iterations,
       iterations > CF_TVL1_MAX_BLOCK_ITERATIONS ||
       (tile_rows != 0 && tile_rows != 32 && tile_rows != 64))
     return CF_ERROR_INVALID;
-  plan->block_iterations = iterations > 0 ? iterations :
-      TVL1_DEFAULT_BLOCK_ITERATIONS;
-  plan->tile_rows = tile_rows > 0 ? tile_rows : TVL1_DEFAULT_TILE_ROWS;
+  if (plan->precision == CF_PRECISION_FP16) {
+    plan->block_iterations = iterations > 0 ? iterations :
+        TVL1H_DEFAULT_BLOCK_ITERATIONS;
+    plan->tile_rows = tile_rows > 0 ? tile_rows : TVL1H_DEFAULT_TILE_ROWS;
+  } else {
+    plan->block_iterations = iterations > 0 ? iterations :
+        TVL1_DEFAULT_BLOCK_ITERATIONS;
+    plan->tile_rows = tile_rows > 0 ? tile_rows : TVL1_DEFAULT_TILE_ROWS;
+  }
   return CF_OK;
 }
 
@@ -1218,7 +1758,16 @@ enqueue_iteration (cf_cuda_tvl1_plan * plan, tvl1_level * lv,
   double *partials = a->ctl != NULL ? plan->partials : NULL;
 
   /* BLOCKED plans come here with ε > 0 only */
-  if (plan->kernel != CF_TVL1_KERNEL_STEPS) {
+  if (plan->precision == CF_PRECISION_FP16) {
+    tvl1h_fused_u_kernel <<< grid, tvl1_block (), 0, stream >>> (plan->hth,
+        plan->hp, plan->hdu, lv->width, lv->height, a->lt, a->theta,
+        partials, a->ctl, n);
+    CF_CUDA_TRY_LAUNCH ();
+    tvl1h_fused_p_kernel <<< grid, tvl1_block (), 0, stream >>> (plan->hdu,
+        plan->hgu0, plan->hp, lv->width, lv->height, a->taut, a->ctl, n,
+        partials, n_partials, a->count, a->eps2);
+    CF_CUDA_TRY_LAUNCH ();
+  } else if (plan->kernel != CF_TVL1_KERNEL_STEPS) {
     tvl1_fused_u_kernel <<< grid, tvl1_block (), 0, stream >>>
         (make_consts (&lv->i1wx, &lv->i1wy, &lv->grad, &lv->rho_c),
         make_field (&lv->p1), make_field (&lv->p2), make_field (&lv->u),
@@ -1279,6 +1828,22 @@ ensure_blocked_buffers (cf_cuda_tvl1_plan * plan)
 {
   cf_status status = CF_OK;
 
+  if (plan->precision == CF_PRECISION_FP16) {
+    if (plan->hdu_alt.d != NULL && plan->hp_alt.d != NULL)
+      return CF_OK;
+    if ((plan->hdu_alt.d == NULL && (status = alloc_cells (&plan->hdu_alt,
+                    plan->width, plan->height)) != CF_OK) ||
+        (plan->hp_alt.d == NULL && (status = alloc_pairs (&plan->hp_alt,
+                    plan->width, plan->height)) != CF_OK))
+      goto out;
+    CF_CUDA_TRY (cudaFuncSetAttribute (tvl1h_blocked_kernel < 4 >,
+            cudaFuncAttributeMaxDynamicSharedMemorySize,
+            (int) tvl1h_tile_bytes (32)));
+    CF_CUDA_TRY (cudaFuncSetAttribute (tvl1h_blocked_kernel < 8 >,
+            cudaFuncAttributeMaxDynamicSharedMemorySize,
+            (int) tvl1h_tile_bytes (64)));
+    goto out;
+  }
   if (plan->u_alt.u != NULL && plan->p1_alt.u != NULL &&
       plan->p2_alt.u != NULL)
     return CF_OK;
@@ -1310,6 +1875,46 @@ swap_flows (cf_cuda_flow * a, cf_cuda_flow * b)
   *b = t;
 }
 
+/* run_blocked for fp16 plans (buffers ensured): du and (px, py) swap
+ * with their _alt copies after each launch. */
+static cf_status
+run_blocked_half (cf_cuda_tvl1_plan * plan, const tvl1_level * lv,
+    const tvl1_iter_args * a, int iterations, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  const int rows = plan->tile_rows;
+  const size_t bytes = tvl1h_tile_bytes (rows);
+  int n = 0;
+
+  while (n < iterations) {
+    const int t = iterations - n < plan->block_iterations ?
+        iterations - n : plan->block_iterations;
+    const dim3 grid (cf_div_up (lv->width, TVL1_TILE_X - 2 * t),
+        cf_div_up (lv->height, rows - 2 * t));
+    tvl1h_cells c;
+    tvl1h_pairs q;
+
+    if (rows == 64)
+      tvl1h_blocked_kernel < 8 > <<< grid, tvl1_block (), bytes, stream >>>
+          (plan->hth, plan->hgu0, plan->hdu, plan->hp, plan->hdu_alt,
+          plan->hp_alt, lv->width, lv->height, a->lt, a->theta, a->taut, t);
+    else
+      tvl1h_blocked_kernel < 4 > <<< grid, tvl1_block (), bytes, stream >>>
+          (plan->hth, plan->hgu0, plan->hdu, plan->hp, plan->hdu_alt,
+          plan->hp_alt, lv->width, lv->height, a->lt, a->theta, a->taut, t);
+    CF_CUDA_TRY_LAUNCH ();
+    c = plan->hdu;
+    plan->hdu = plan->hdu_alt;
+    plan->hdu_alt = c;
+    q = plan->hp;
+    plan->hp = plan->hp_alt;
+    plan->hp_alt = q;
+    n += t;
+  }
+out:
+  return status;
+}
+
 /* @iterations BLOCKED iterations, T per launch and a last shorter one:
  * each launch reads the plan's u, p1, p2 and writes the *_alt copies,
  * which then become the plan's (and the level's views). */
@@ -1324,6 +1929,8 @@ run_blocked (cf_cuda_tvl1_plan * plan, tvl1_level * lv,
 
   if ((status = ensure_blocked_buffers (plan)) != CF_OK)
     return status;
+  if (plan->precision == CF_PRECISION_FP16)
+    return run_blocked_half (plan, lv, a, iterations, stream);
   while (n < iterations) {
     const int t = iterations - n < plan->block_iterations ?
         iterations - n : plan->block_iterations;
@@ -1419,6 +2026,62 @@ out:
   return status;
 }
 
+/* cf_cuda_flow_resample for fp16 plans (tvl1h_resample_kernel). */
+static cf_status
+resample_half (const cf_cuda_flow * src, cf_cuda_flow * dst,
+    cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+
+  tvl1h_resample_kernel <<< tvl1_grid (dst->width, dst->height),
+      tvl1_block (), 0, stream >>> (make_field (src), src->width,
+      src->height, (float) src->width / (float) dst->width,
+      (float) src->height / (float) dst->height,
+      (float) dst->width / (float) src->width,
+      (float) dst->height / (float) src->height, make_field (dst),
+      dst->width, dst->height);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+/* solve_level for fp16 plans: ∇I1 (fp32) and p = 0 once; per warp the
+ * half2 constants around u0 (du = 0), the iterations on du, and u ← u0 +
+ * du, the last warp's into @out (the level's result, parked in the
+ * caller's flow: no copy). */
+static cf_status
+solve_level_half (cf_cuda_tvl1_plan * plan, const cf_cuda_image * f0,
+    const cf_cuda_image * f1, const cf_tvl1_params * params, tvl1_level * lv,
+    cf_cuda_flow * out, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  const dim3 grid = tvl1_grid (lv->width, lv->height);
+  int k;
+
+  status = cf_cuda_tvl1_centered_gradient (f1, &lv->i1x, &lv->i1y, stream);
+  if (status != CF_OK)
+    return status;
+  CF_CUDA_TRY (cudaMemset2DAsync (plan->hp.d, plan->hp.pitch *
+          sizeof (tvl1h_pair), 0, (size_t) lv->width * sizeof (tvl1h_pair),
+          (size_t) lv->height, stream));
+  for (k = 0; k < params->warps; k++) {
+    tvl1h_constants_kernel <<< grid, tvl1_block (), 0, stream >>> (f0->data,
+        f0->pitch, f1->data, f1->pitch, lv->i1x.data, lv->i1x.pitch,
+        lv->i1y.data, lv->i1y.pitch, lv->u.u, lv->u.v, lv->u.pitch,
+        lv->width, lv->height, params->warp_border, plan->hth, plan->hgu0,
+        plan->hdu);
+    CF_CUDA_TRY_LAUNCH ();
+    if ((status = run_iterations (plan, lv, params, stream)) != CF_OK)
+      goto out;
+    tvl1h_apply_kernel <<< grid, tvl1_block (), 0, stream >>>
+        (make_field (&lv->u), plan->hdu, make_field (k == params->warps - 1
+            ? out : &lv->u), lv->width, lv->height);
+    CF_CUDA_TRY_LAUNCH ();
+  }
+out:
+  return status;
+}
+
 /* Solve one level (solve_level): ∇I1 and p = 0 once, then per warp the
  * constants around the current u and the iterations. */
 static cf_status
@@ -1504,13 +2167,19 @@ cf_cuda_tvl1_plan_run (cf_cuda_tvl1_plan * plan, const cf_cuda_pyramid * p0,
       /* the coarser level's result is parked in `flow`'s buffer */
       cf_cuda_flow prev = cf_cuda_flow_view (flow, p0->level[l + 1].width,
           p0->level[l + 1].height);
-      status = cf_cuda_flow_resample (&prev, &lv.u, stream);
+      status = plan->precision == CF_PRECISION_FP16 ?
+          resample_half (&prev, &lv.u, stream) :
+          cf_cuda_flow_resample (&prev, &lv.u, stream);
     }
-    if (status == CF_OK)
+    if (status == CF_OK && plan->precision == CF_PRECISION_FP16) {
+      /* writes its result into `parked` */
+      status = solve_level_half (plan, f0, f1, params, &lv, &parked, stream);
+    } else if (status == CF_OK) {
       status = solve_level (plan, f0, f1, params, &lv, stream);
-    /* park this level's result in `flow`'s buffer */
-    if (status == CF_OK)
-      status = cf_cuda_flow_copy (&lv.u, &parked, stream);
+      /* park this level's result in `flow`'s buffer */
+      if (status == CF_OK)
+        status = cf_cuda_flow_copy (&lv.u, &parked, stream);
+    }
     if (status != CF_OK)
       goto out;
   }

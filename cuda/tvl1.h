@@ -11,7 +11,9 @@
  * (CF_TVL1_KERNEL_STEPS, kept for tests and benchmarks). BLOCKED runs T
  * iterations of both per launch on shared-memory tiles (temporal
  * blocking), with the same bits as FUSED; it needs a fixed iteration count
- * (ε = 0) and runs FUSED when ε > 0.
+ * (ε = 0) and runs FUSED when ε > 0. fp16 plans run their own FUSED and
+ * BLOCKED kernels on half2 state (no STEPS), equal to each other bit for
+ * bit.
  *
  * ε stopping without a host round trip per iteration: the U-kernel adds
  * |u^{n+1} − u^n|² into a device accumulator, a one-thread kernel turns it
@@ -41,14 +43,21 @@ typedef enum
                                  * when ε > 0) */
 } cf_tvl1_kernel;
 
+/* fp16's zero-gradient guard on g = |∇I1w|² (0..255 intensities): 1e-10
+ * (CF_TVL1_GRAD_IS_ZERO) is below half's smallest subnormal. Where case
+ * three of TH applies, |v − u| <= λθ |∇I1w| = λθ √g, so treating g < 1e-3
+ * as zero moves v by at most 0.0014 px at λθ = 0.045. */
+#define CF_TVL1_GRAD_IS_ZERO_FP16 1e-3f
+
 /* Iterations per BLOCKED launch: 1 ... CF_TVL1_MAX_BLOCK_ITERATIONS. */
 #define CF_TVL1_MAX_BLOCK_ITERATIONS 8
 
 typedef struct cf_cuda_tvl1_plan cf_cuda_tvl1_plan;
 
 /* For frames of width x height (scratch is level-0 sized; coarser levels
- * use views of it). Only CF_PRECISION_FP32 is implemented:
- * CF_ERROR_UNSUPPORTED for fp16. */
+ * use views of it). CF_PRECISION_FP16 keeps the solver's state in half2
+ * (cuda/tvl1.cu: increments per warp, intensities 0..255) with FUSED and
+ * BLOCKED kernels: CF_ERROR_UNSUPPORTED for fp16 with STEPS. */
 cf_status cf_cuda_tvl1_plan_new (int width, int height,
     cf_precision precision, cf_tvl1_kernel kernel,
     cf_cuda_tvl1_plan ** plan);

@@ -23,8 +23,11 @@
  * 255 / (max − min), which is the same thing for this model and keeps each
  * frame's pyramid reusable for the next pair.
  *
- * Only fp32 is implemented on the GPU so far: `precision=fp16` makes the
- * element fail at the first pair with a clear error.
+ * `precision=fp16` keeps the GPU solver's state in half2 (each warp's
+ * flow increment and the dual variables; pyramids, warping and the output
+ * stay fp32): about twice as fast as fp32 with nearly the same accuracy
+ * (docs/flow-accuracy.md). It has the fused and blocked kernels, not
+ * `solver-kernel=steps`. The CPU backend computes in fp32 whatever is set.
  *
  * ## Example launch lines
  * |[
@@ -148,7 +151,8 @@ gst_cuda_flow_tvl1_kernel_get_type (void)
   static const GEnumValue values[] = {
     {CF_TVL1_KERNEL_AUTO, "Fastest measured (blocked with a fixed "
           "iteration count, else fused)", "auto"},
-    {CF_TVL1_KERNEL_STEPS, "One kernel per step of an iteration", "steps"},
+    {CF_TVL1_KERNEL_STEPS, "One kernel per step of an iteration (fp32 "
+          "only)", "steps"},
     {CF_TVL1_KERNEL_FUSED, "Two fused stencil kernels per iteration "
           "(identical results)", "fused"},
     {CF_TVL1_KERNEL_BLOCKED, "Several iterations per launch in shared "
@@ -217,7 +221,7 @@ gst_cuda_flow_tvl1_class_init (GstCudaFlowTvl1Class * klass)
   g_object_class_install_property (gobject_class, PROP_KERNEL,
       g_param_spec_enum ("solver-kernel", "Solver Kernel",
           "GPU implementation of the iterations (for benchmarks; all give "
-          "the same flow)", GST_TYPE_CUDA_FLOW_TVL1_KERNEL, DEFAULT_KERNEL,
+          "the same flow at one precision)", GST_TYPE_CUDA_FLOW_TVL1_KERNEL, DEFAULT_KERNEL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
@@ -440,7 +444,8 @@ gst_cuda_flow_tvl1_solve_cuda (GstCfFlowBase * base,
         &self->plan);
     if (status == CF_ERROR_UNSUPPORTED) {
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-          ("precision=fp16 is not implemented for TV-L1 yet; use fp32"),
+          ("solver-kernel=steps has no precision=fp16 variant; use "
+              "solver-kernel=fused, blocked or auto, or precision=fp32"),
           (NULL));
       return FALSE;
     }

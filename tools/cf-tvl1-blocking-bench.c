@@ -2,12 +2,13 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  *   cf-tvl1-blocking-bench [--sizes WxH,...] [--runs N] [--iterations N]
+ *                          [--precision fp32|fp16]
  *
  * Times cf_cuda_tvl1_plan_run alone (CUDA events around it, median of
  * --runs runs after 3 warm-ups) with the realtime preset's parameters (3
  * levels x 1 warp x --iterations, default 10; ε = 0) for FUSED and for
  * BLOCKED with T = 1 ... CF_TVL1_MAX_BLOCK_ITERATIONS on 64 x 32 and
- * 64 x 64 tiles. The pyramids are built once, as cf-flow-bench builds
+ * 64 x 64 tiles, in fp32 or fp16 plans. The pyramids are built once, as cf-flow-bench builds
  * them: a synthetic pair (common/synth) rounded to 8 bits, TV-L1's
  * presmoothing, cf_cuda_pyramid_build. Each BLOCKED flow is compared with
  * FUSED's bit for bit. Prints a markdown table (ms per solve) on stdout;
@@ -112,7 +113,8 @@ same_bits (const cf_cuda_flow * a, const cf_cuda_flow * b)
 
 /* One size: FUSED, then BLOCKED per T and tile height; one table row. */
 static int
-bench_size (int width, int height, int iterations, int runs)
+bench_size (int width, int height, int iterations, int runs,
+    cf_precision precision)
 {
   double ms[CF_TVL1_MAX_BLOCK_ITERATIONS + 1][N_ROWS], fused_ms, best;
   cf_synth_params sp;
@@ -150,9 +152,9 @@ bench_size (int width, int height, int iterations, int runs)
   CHECK (cf_cuda_pyramid_build (&pyr[1], &pp, stream));
   CHECK (cf_cuda_flow_alloc (&ref, width, height));
   CHECK (cf_cuda_flow_alloc (&flow, width, height));
-  CHECK (cf_cuda_tvl1_plan_new (width, height, CF_PRECISION_FP32,
+  CHECK (cf_cuda_tvl1_plan_new (width, height, precision,
           CF_TVL1_KERNEL_FUSED, &fused));
-  CHECK (cf_cuda_tvl1_plan_new (width, height, CF_PRECISION_FP32,
+  CHECK (cf_cuda_tvl1_plan_new (width, height, precision,
           CF_TVL1_KERNEL_BLOCKED, &blocked));
 
   fused_ms = time_runs (fused, &pyr[0], &pyr[1], &params, &ref, runs,
@@ -202,7 +204,7 @@ static void
 usage (void)
 {
   fprintf (stderr, "usage: cf-tvl1-blocking-bench [--sizes WxH,...] "
-      "[--runs N] [--iterations N]\n"
+      "[--runs N] [--iterations N] [--precision fp32|fp16]\n"
       "  defaults: 1280x720,1920x1080,3840x2160, 20 runs, 10 iterations "
       "(3 levels x 1 warp, epsilon 0)\n");
 }
@@ -212,6 +214,7 @@ main (int argc, char **argv)
 {
   const char *sizes = "1280x720,1920x1080,3840x2160";
   int runs = 20, iterations = 10, w[MAX_SIZES], h[MAX_SIZES], n_sizes = 0;
+  cf_precision precision = CF_PRECISION_FP32;
   int i, t, ok = 1;
   struct cudaDeviceProp prop;
   char *list, *tok, *save = NULL;
@@ -223,6 +226,10 @@ main (int argc, char **argv)
       runs = atoi (argv[++i]);
     else if (!strcmp (argv[i], "--iterations") && i + 1 < argc)
       iterations = atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--precision") && i + 1 < argc &&
+        (!strcmp (argv[i + 1], "fp32") || !strcmp (argv[i + 1], "fp16")))
+      precision = !strcmp (argv[++i], "fp16") ? CF_PRECISION_FP16 :
+          CF_PRECISION_FP32;
     else {
       usage ();
       return 2;
@@ -250,9 +257,10 @@ main (int argc, char **argv)
   }
   CHECK_CUDA (cudaGetDeviceProperties (&prop, 0));
 
-  printf ("%s (%d SMs); plan_run, 3 levels x 1 warp x %d iterations, "
+  printf ("%s (%d SMs); %s plan_run, 3 levels x 1 warp x %d iterations, "
       "epsilon 0; median ms of %d runs; BLOCKED cells: 64x32 / 64x64 "
-      "tiles\n\n", prop.name, prop.multiProcessorCount, iterations, runs);
+      "tiles\n\n", prop.name, prop.multiProcessorCount,
+      precision == CF_PRECISION_FP16 ? "fp16" : "fp32", iterations, runs);
   printf ("| size | FUSED |");
   for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++)
     printf (" T=%d |", t);
@@ -261,6 +269,6 @@ main (int argc, char **argv)
     printf ("---|");
   printf ("---|\n");
   for (i = 0; i < n_sizes; i++)
-    ok &= bench_size (w[i], h[i], iterations, runs);
+    ok &= bench_size (w[i], h[i], iterations, runs, precision);
   return ok ? 0 : 1;
 }

@@ -10,7 +10,9 @@
  * the ε sum against the CPU's, FUSED vs STEPS bit for bit, BLOCKED vs
  * FUSED bit for bit (sizes, T, tile heights, iteration counts around T),
  * full plan runs against cf_tvl1_flow (mean |Δflow| <= 1e-3 px,
- * iteration counts), plan reuse and argument checks. Outputs
+ * iteration counts), plan reuse and argument checks; fp16 plans: BLOCKED
+ * vs FUSED bit for bit, EPE against ground truth close to fp32's, ε
+ * stopping, warm start and reuse. Outputs
  * are poisoned with NaN first. The plan runs read pyramids uploaded from
  * the CPU's, so both solvers see the same input bits.
  */
@@ -48,6 +50,14 @@
 #define ITER_REL_TOL 0.01
 /* Middlebury: GPU EPE within 1 % of the CPU's */
 #define EPE_REL_TOL 0.01
+/* fp16 state: EPE against ground truth within FP16_EPE_ABS +
+ * FP16_EPE_REL · EPE(fp32) of fp32's (the budget cudaflowhs's fp16 meets),
+ * and mean |flow16 − flow32| <= FP16_MEAN_TOL px: half keeps 11
+ * significant bits, so an increment of a few pixels is stored to ~1e-3 px
+ * per iteration, and the iterations do not let the rounding build up. */
+#define FP16_EPE_ABS 0.01
+#define FP16_EPE_REL 0.05
+#define FP16_MEAN_TOL 0.02
 
 typedef struct
 {
@@ -616,19 +626,27 @@ plan_run (cf_cuda_tvl1_plan * plan, const scene * sc,
   return out;
 }
 
-/* The same with a fresh plan. */
+/* The same with a fresh plan of @precision. */
 static cf_flow *
-gpu_run (const scene * sc, cf_tvl1_kernel kernel,
+gpu_run_at (const scene * sc, cf_precision precision, cf_tvl1_kernel kernel,
     const cf_tvl1_params * params, const cf_flow * initial, long *iterations)
 {
   cf_cuda_tvl1_plan *plan = NULL;
   cf_flow *out;
 
   fail_unless_equals_int (cf_cuda_tvl1_plan_new (sc->width, sc->height,
-          CF_PRECISION_FP32, kernel, &plan), CF_OK);
+          precision, kernel, &plan), CF_OK);
   out = plan_run (plan, sc, params, initial, iterations);
   cf_cuda_tvl1_plan_free (plan);
   return out;
+}
+
+static cf_flow *
+gpu_run (const scene * sc, cf_tvl1_kernel kernel,
+    const cf_tvl1_params * params, const cf_flow * initial, long *iterations)
+{
+  return gpu_run_at (sc, CF_PRECISION_FP32, kernel, params, initial,
+      iterations);
 }
 
 static cf_flow
@@ -772,7 +790,8 @@ GST_END_TEST;
  * starts from the first's u and p): every T and tile height with 1, T−1,
  * T, T+1, 10 and 31 iterations on a w x h pair. */
 static void
-check_blocked_sizes (const test_size * sizes, int n_sizes)
+check_blocked_sizes (const test_size * sizes, int n_sizes,
+    cf_precision precision)
 {
   static const int ts[] = { 1, 2, 3, 4, 5, 8 };
   static const int rows[] = { 32, 64 };
@@ -792,9 +811,9 @@ check_blocked_sizes (const test_size * sizes, int n_sizes)
     scene_from_frames (&sc, cf_test_random_image (w, h, 11u + z, 0.0f, 255.0f),
         cf_test_random_image (w, h, 97u + z, 0.0f, 255.0f), NULL, 1, &params);
     fail_unless_equals_int (sc.c0->n_levels, 1);
-    fail_unless_equals_int (cf_cuda_tvl1_plan_new (w, h, CF_PRECISION_FP32,
+    fail_unless_equals_int (cf_cuda_tvl1_plan_new (w, h, precision,
             CF_TVL1_KERNEL_FUSED, &fplan), CF_OK);
-    fail_unless_equals_int (cf_cuda_tvl1_plan_new (w, h, CF_PRECISION_FP32,
+    fail_unless_equals_int (cf_cuda_tvl1_plan_new (w, h, precision,
             CF_TVL1_KERNEL_BLOCKED, &bplan), CF_OK);
 
     for (a = 0; a < (int) G_N_ELEMENTS (ts); a++) {
@@ -816,8 +835,9 @@ check_blocked_sizes (const test_size * sizes, int n_sizes)
           if (fused[n] == NULL)
             fused[n] = plan_run (fplan, &sc, &params, NULL, NULL);
           blocked = plan_run (bplan, &sc, &params, NULL, &n_run);
-          what = g_strdup_printf ("BLOCKED T=%d rows=%d, %d iterations vs "
-              "FUSED", t, rows[r], n);
+          what = g_strdup_printf ("%s BLOCKED T=%d rows=%d, %d iterations "
+              "vs FUSED", precision == CF_PRECISION_FP16 ? "fp16" : "fp32",
+              t, rows[r], n);
           cf_test_assert_flow_identical (blocked, fused[n], what);
           fail_unless_equals_int (n_run, 2 * n);
           g_free (what);
@@ -842,7 +862,19 @@ GST_START_TEST (test_blocked_identical_to_fused)
   {100, 45}
   };
 
-  check_blocked_sizes (sizes, G_N_ELEMENTS (sizes));
+  check_blocked_sizes (sizes, G_N_ELEMENTS (sizes), CF_PRECISION_FP32);
+}
+
+GST_END_TEST;
+
+/* The same for the fp16 kernels, which share their per-pixel functions */
+GST_START_TEST (test_fp16_blocked_identical_to_fused)
+{
+  static const test_size sizes[] = { {1, 1}, {2, 3}, {37, 23}, {60, 28},
+  {100, 45}
+  };
+
+  check_blocked_sizes (sizes, G_N_ELEMENTS (sizes), CF_PRECISION_FP16);
 }
 
 GST_END_TEST;
@@ -852,7 +884,8 @@ GST_START_TEST (test_blocked_identical_to_fused_640x480)
 {
   static const test_size sizes[] = { {640, 480} };
 
-  check_blocked_sizes (sizes, G_N_ELEMENTS (sizes));
+  check_blocked_sizes (sizes, G_N_ELEMENTS (sizes), CF_PRECISION_FP32);
+  check_blocked_sizes (sizes, G_N_ELEMENTS (sizes), CF_PRECISION_FP16);
 }
 
 GST_END_TEST;
@@ -1136,8 +1169,9 @@ GST_START_TEST (test_plan_rejects_bad_arguments)
   cf_cuda_flow flow, small;
 
   cf_cuda_tvl1_plan_free (NULL);
+  /* STEPS is fp32 only */
   fail_unless_equals_int (cf_cuda_tvl1_plan_new (64, 48, CF_PRECISION_FP16,
-          CF_TVL1_KERNEL_AUTO, &plan), CF_ERROR_UNSUPPORTED);
+          CF_TVL1_KERNEL_STEPS, &plan), CF_ERROR_UNSUPPORTED);
   fail_unless (plan == NULL);
   fail_unless_equals_int (cf_cuda_tvl1_plan_new (0, 48, CF_PRECISION_FP32,
           CF_TVL1_KERNEL_AUTO, &plan), CF_ERROR_INVALID);
@@ -1196,6 +1230,149 @@ GST_START_TEST (test_plan_rejects_bad_arguments)
 
 GST_END_TEST;
 
+/* ----------------------------------------------------------------- fp16 */
+
+static double
+epe_of (const cf_flow * f, const cf_flow * truth)
+{
+  cf_flow_error err;
+
+  fail_unless_equals_int (cf_flow_compare (f, truth, 0, &err), CF_OK);
+  return err.epe;
+}
+
+/* fp16 against fp32 on the synthetic pairs, realtime-style (3 levels x 1
+ * warp x 10 iterations, BLOCKED) and IPOL-style (4 levels x 5 warps, ε
+ * 0.01, FUSED): EPE against ground truth and the flows themselves. */
+GST_START_TEST (test_fp16_close_to_fp32)
+{
+  static const cf_synth_motion motions[] = { CF_SYNTH_TRANSLATION,
+    CF_SYNTH_ROTATION_ZOOM, CF_SYNTH_SMOOTH
+  };
+  int m, preset;
+
+  for (preset = 0; preset < 2; preset++) {
+    for (m = 0; m < (int) G_N_ELEMENTS (motions); m++) {
+      cf_tvl1_params params;
+      scene sc;
+      cf_flow *f32, *f16;
+      double e32, e16, mean = 0.0, max = 0.0;
+      long n32 = -1, n16 = -1;
+
+      cf_tvl1_params_init (&params);
+      if (preset == 0) {
+        params.warps = 1;
+        params.max_iterations = 10;
+        params.epsilon = 0.0f;
+      }
+      scene_synth (&sc, 320, 241, motions[m], preset == 0 ? 3 : 4, &params);
+      f32 = gpu_run_at (&sc, CF_PRECISION_FP32, CF_TVL1_KERNEL_AUTO, &params,
+          NULL, &n32);
+      f16 = gpu_run_at (&sc, CF_PRECISION_FP16, CF_TVL1_KERNEL_AUTO, &params,
+          NULL, &n16);
+      e32 = epe_of (f32, sc.truth);
+      e16 = epe_of (f16, sc.truth);
+      fail_unless_equals_int (cf_flow_diff (f16, f32, &mean, &max), CF_OK);
+      GST_INFO ("%s motion %d: EPE fp32 %.5f (%ld it), fp16 %.5f (%ld it); "
+          "mean |diff| %.5f px, max %.4f", preset == 0 ? "realtime" : "ipol",
+          motions[m], e32, n32, e16, n16, mean, max);
+      /* the IPOL-style run finds every motion; the realtime one does not
+       * finish the 3° rotation + 3 % zoom (EPE ~3.3) at this size, which
+       * still compares the two precisions */
+      fail_unless (e32 < (preset == 1 ? 0.5 : 5.0), "fp32 EPE %g", e32);
+      fail_unless (fabs (e16 - e32) <= FP16_EPE_ABS + FP16_EPE_REL * e32,
+          "motion %d: fp16 EPE %g vs fp32 %g", motions[m], e16, e32);
+      fail_unless (mean <= FP16_MEAN_TOL, "motion %d: mean |fp16 − fp32| "
+          "%g px", motions[m], mean);
+      if (preset == 1)
+        fail_unless (n16 > sc.c0->n_levels * params.warps &&
+            n16 < sc.c0->n_levels * params.warps * params.max_iterations,
+            "fp16 ran %ld iterations", n16);
+      cf_flow_free (f32);
+      cf_flow_free (f16);
+      scene_clear (&sc);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* fp16 ε stopping: a huge ε stops every warp after one iteration whose P
+ * step still runs (the same bits as max_iterations = 1), in FUSED and in
+ * BLOCKED (which runs FUSED when ε > 0); ε = 0 counts max_iterations.
+ * Then warm start, plan reuse with buffers swapped by BLOCKED, and a
+ * second pair through the same plan. */
+GST_START_TEST (test_fp16_epsilon_warm_start_and_reuse)
+{
+  static const cf_tvl1_kernel kernels[] = { CF_TVL1_KERNEL_FUSED,
+    CF_TVL1_KERNEL_BLOCKED
+  };
+  cf_tvl1_params params;
+  scene sc, other;
+  cf_cuda_tvl1_plan *plan = NULL;
+  cf_flow *a, *b, *c, *d;
+  long n = -1;
+  int k;
+
+  cf_tvl1_params_init (&params);
+  params.warps = 3;
+  scene_synth (&sc, 64, 48, CF_SYNTH_TRANSLATION, 3, &params);
+  for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
+    params.epsilon = 1e3f;
+    params.max_iterations = 300;
+    a = gpu_run_at (&sc, CF_PRECISION_FP16, kernels[k], &params, NULL, &n);
+    fail_unless_equals_int (n, sc.c0->n_levels * params.warps);
+    params.epsilon = 0.0f;
+    params.max_iterations = 1;
+    b = gpu_run_at (&sc, CF_PRECISION_FP16, kernels[k], &params, NULL, &n);
+    fail_unless_equals_int (n, sc.c0->n_levels * params.warps);
+    cf_test_assert_flow_identical (a, b, "fp16 huge eps vs one iteration");
+    params.max_iterations = 7;
+    c = gpu_run_at (&sc, CF_PRECISION_FP16, kernels[k], &params, NULL, &n);
+    fail_unless_equals_int (n, sc.c0->n_levels * params.warps * 7);
+    cf_flow_free (a);
+    cf_flow_free (b);
+    cf_flow_free (c);
+  }
+  scene_clear (&sc);
+
+  /* warm start from the truth: already right, stays close to it */
+  cf_tvl1_params_init (&params);
+  params.warps = 1;
+  params.max_iterations = 10;
+  params.epsilon = 0.0f;
+  scene_synth (&sc, 160, 120, CF_SYNTH_ROTATION_ZOOM, 3, &params);
+  scene_synth (&other, 160, 120, CF_SYNTH_SMOOTH, 3, &params);
+  a = gpu_run_at (&sc, CF_PRECISION_FP32, CF_TVL1_KERNEL_AUTO, &params,
+      sc.truth, NULL);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_new (160, 120, CF_PRECISION_FP16,
+          CF_TVL1_KERNEL_AUTO, &plan), CF_OK);
+  b = plan_run (plan, &sc, &params, sc.truth, NULL);
+  GST_INFO ("warm start EPE fp32 %.5f, fp16 %.5f", epe_of (a, sc.truth),
+      epe_of (b, sc.truth));
+  fail_unless (fabs (epe_of (b, sc.truth) - epe_of (a, sc.truth)) <=
+      FP16_EPE_ABS + FP16_EPE_REL * epe_of (a, sc.truth));
+  /* the same plan: a cold run, another pair, the cold run again */
+  c = plan_run (plan, &sc, &params, NULL, NULL);
+  d = plan_run (plan, &other, &params, NULL, NULL);
+  cf_flow_free (d);
+  d = plan_run (plan, &sc, &params, NULL, NULL);
+  cf_test_assert_flow_identical (d, c, "fp16 plan reused");
+  cf_flow_free (d);
+  d = gpu_run_at (&sc, CF_PRECISION_FP16, CF_TVL1_KERNEL_FUSED, &params,
+      NULL, NULL);
+  cf_test_assert_flow_identical (c, d, "fp16 AUTO vs FUSED, realtime");
+  cf_flow_free (a);
+  cf_flow_free (b);
+  cf_flow_free (c);
+  cf_flow_free (d);
+  cf_cuda_tvl1_plan_free (plan);
+  scene_clear (&sc);
+  scene_clear (&other);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------ Middlebury */
 
 GST_START_TEST (test_middlebury_rubberwhale_matches_cpu)
@@ -1238,6 +1415,16 @@ GST_START_TEST (test_middlebury_rubberwhale_matches_cpu)
         cpu_err.epe, gpu_err.epe, n_gpu);
     fail_unless (fabs (gpu_err.epe - cpu_err.epe) <= EPE_REL_TOL *
         cpu_err.epe, "EPE GPU %.4f, CPU %.4f", gpu_err.epe, cpu_err.epe);
+    cf_flow_free (gpu);
+    gpu = gpu_run_at (&sc, CF_PRECISION_FP16, CF_TVL1_KERNEL_AUTO, &params,
+        NULL, &n_gpu);
+    fail_unless_equals_int (cf_flow_compare (gpu, sc.truth, 0, &gpu_err),
+        CF_OK);
+    GST_INFO ("RubberWhale: EPE GPU fp16 %.4f (%ld iterations)", gpu_err.epe,
+        n_gpu);
+    fail_unless (fabs (gpu_err.epe - cpu_err.epe) <= FP16_EPE_ABS +
+        FP16_EPE_REL * cpu_err.epe, "EPE fp16 %.4f, CPU %.4f", gpu_err.epe,
+        cpu_err.epe);
     cf_flow_free (cpu);
     cf_flow_free (gpu);
     scene_clear (&sc);
@@ -1273,6 +1460,7 @@ cuda_tvl1_suite (void)
   tcase_add_checked_fixture (plans, setup, teardown);
   tcase_add_test (plans, test_fused_identical_to_steps);
   tcase_add_test (plans, test_blocked_identical_to_fused);
+  tcase_add_test (plans, test_fp16_blocked_identical_to_fused);
   tcase_add_test (plans, test_blocked_identical_to_fused_640x480);
   tcase_add_test (plans, test_blocked_plan_identical_to_fused);
   tcase_add_test (plans, test_epsilon_stop_and_iteration_counts);
@@ -1280,6 +1468,8 @@ cuda_tvl1_suite (void)
   tcase_add_test (plans, test_warm_start_matches_cpu);
   tcase_add_test (plans, test_plan_reuse);
   tcase_add_test (plans, test_plan_rejects_bad_arguments);
+  tcase_add_test (plans, test_fp16_close_to_fp32);
+  tcase_add_test (plans, test_fp16_epsilon_warm_start_and_reuse);
   tcase_add_test (plans, test_middlebury_rubberwhale_matches_cpu);
   return s;
 }
