@@ -92,6 +92,23 @@ cf_image_fill (cf_image * image, float value)
   }
 }
 
+void
+cf_image_min_max (const cf_image * image, float *min_value, float *max_value)
+{
+  float lo = INFINITY, hi = -INFINITY;
+  int x, y;
+
+  for (y = 0; y < image->height; y++) {
+    const float *row = cf_image_row (image, y);
+    for (x = 0; x < image->width; x++) {
+      lo = fminf (lo, row[x]);
+      hi = fmaxf (hi, row[x]);
+    }
+  }
+  *min_value = lo;
+  *max_value = hi;
+}
+
 cf_flow *
 cf_flow_new (int width, int height)
 {

@@ -52,6 +52,9 @@ void cf_image_free (cf_image * image);     /* NULL is a no-op */
 cf_image cf_image_view (float *data, int width, int height, size_t pitch);
 cf_image *cf_image_copy (const cf_image * src);
 void cf_image_fill (cf_image * image, float value);
+/* Smallest and largest sample of @image (NaN-free; at least one pixel). */
+void cf_image_min_max (const cf_image * image, float *min_value,
+    float *max_value);
 
 static inline float *
 cf_image_row (const cf_image * image, int y)

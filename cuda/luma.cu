@@ -144,12 +144,15 @@ min_max_kernel (const float *data, int width, int height, size_t pitch,
   int t = threadIdx.x;
 
   if (data) {
-    long n = (long) width * height;
-    for (long i = blockIdx.x * (long) blockDim.x + t; i < n;
-        i += (long) gridDim.x * blockDim.x) {
-      float v = data[(i / width) * pitch + i % width];
-      lo = fminf (lo, v);
-      hi = fmaxf (hi, v);
+    /* rows over the blocks, columns over the threads: no per-element
+     * 64-bit division */
+    for (int y = blockIdx.x; y < height; y += gridDim.x) {
+      const float *row = data + (size_t) y * pitch;
+      for (int x = t; x < width; x += blockDim.x) {
+        float v = row[x];
+        lo = fminf (lo, v);
+        hi = fmaxf (hi, v);
+      }
     }
   } else {
     for (int i = t; i < n_pairs; i += blockDim.x) {
@@ -185,10 +188,8 @@ cf_cuda_image_min_max (const cf_cuda_image * img, float *scratch,
   if (!plane_is_valid (img) || scratch == NULL || min_value == NULL ||
       max_value == NULL)
     return CF_ERROR_INVALID;
-  n = (long) img->width * img->height;
-  blocks = (int) ((n + MIN_MAX_THREADS - 1) / MIN_MAX_THREADS);
-  if (blocks > MIN_MAX_BLOCKS)
-    blocks = MIN_MAX_BLOCKS;
+  n = img->height;
+  blocks = n < MIN_MAX_BLOCKS ? (int) n : MIN_MAX_BLOCKS;
   min_max_kernel <<< blocks, MIN_MAX_THREADS, 0, stream >>> (img->data,
       img->width, img->height, img->pitch, NULL, 0, scratch);
   CF_CUDA_TRY_LAUNCH ();

@@ -484,19 +484,8 @@ record_range (GstCfFlowBase * self, gboolean on_device, cudaStream_t s)
   if (on_device)
     return cf_cuda_image_min_max (&priv->gpu_pyramid[priv->cur].level[0],
         priv->range_scratch, &range[0], &range[1], s);
-  {
-    const cf_image *l0 = priv->cpu_pyramid[priv->cur]->level[0];
-    gint x, y;
-    range[0] = G_MAXFLOAT;
-    range[1] = -G_MAXFLOAT;
-    for (y = 0; y < l0->height; y++) {
-      const float *row = cf_image_row (l0, y);
-      for (x = 0; x < l0->width; x++) {
-        range[0] = MIN (range[0], row[x]);
-        range[1] = MAX (range[1], row[x]);
-      }
-    }
-  }
+  cf_image_min_max (priv->cpu_pyramid[priv->cur]->level[0], &range[0],
+      &range[1]);
   return CF_OK;
 }
 

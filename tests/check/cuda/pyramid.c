@@ -365,6 +365,46 @@ GST_END_TEST;
 
 /* ------------------------------------------------------------------ */
 
+/* The luma range TV-L1's normalisation reads: cf_image_min_max's values
+ * exactly, with the extremes anywhere (first, last, middle pixel). */
+GST_START_TEST (test_min_max_matches_cpu)
+{
+  float *scratch = NULL;
+  int i, k;
+
+  fail_unless_equals_int (cudaMalloc ((void **) &scratch,
+          CF_CUDA_MIN_MAX_SCRATCH * sizeof (float)), cudaSuccess);
+  for (i = 0; i < N_SIZES; i++) {
+    const int w = sizes[i].width, h = sizes[i].height;
+    for (k = 0; k < 4; k++) {
+      cf_image *img = cf_test_random_image (w, h, 300u + 7u * i + k, 20.0f,
+          230.0f);
+      cf_cuda_image dev;
+      float lo = 0, hi = 0, ref_lo, ref_hi;
+      /* k = 1..3: plant the extremes at the first, last, middle pixel */
+      const int at[3][2] = { {0, 0}, {w - 1, h - 1}, {w / 2, h / 2} };
+
+      if (k > 0) {
+        cf_image_row (img, at[k - 1][1])[at[k - 1][0]] = -3.5f;
+        cf_image_row (img, at[(k) % 3][1])[at[k % 3][0]] = 1000.25f;
+      }
+      cf_image_min_max (img, &ref_lo, &ref_hi);
+      cf_test_upload_image (img, &dev, stream);
+      fail_unless_equals_int (cf_cuda_image_min_max (&dev, scratch, &lo, &hi,
+              stream), CF_OK);
+      fail_unless (lo == ref_lo && hi == ref_hi, "%dx%d case %d: GPU (%g, "
+          "%g), CPU (%g, %g)", w, h, k, lo, hi, ref_lo, ref_hi);
+      if (k > 0 && w * h > 1)
+        fail_unless (ref_lo == -3.5f && ref_hi == 1000.25f);
+      cf_cuda_image_release (&dev);
+      cf_image_free (img);
+    }
+  }
+  cudaFree (scratch);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_warp_matches_cpu)
 {
   static const cf_warp_border borders[] = { CF_WARP_CLAMP,
@@ -563,6 +603,7 @@ cuda_pyramid_suite (void)
   tcase_add_test (tc, test_pyramid_rebuild_with_new_sigma);
   tcase_add_test (tc, test_luma_from_channel_is_bit_exact);
   tcase_add_test (tc, test_luma_from_rgb_is_bit_exact);
+  tcase_add_test (tc, test_min_max_matches_cpu);
   tcase_add_test (tc, test_warp_matches_cpu);
   tcase_add_test (tc, test_flow_resample_matches_cpu);
   tcase_add_test (tc, test_flow_interleave_round_trip);
