@@ -40,7 +40,8 @@
  *    outside it are neither loaded nor computed. The same per-pixel
  *    functions in the same order as FUSED: the same bits. With ε > 0 (a test after every iteration) it runs
  *    FUSED. The second copies are allocated by the first ε = 0 run.
- *  - AUTO = BLOCKED (so FUSED when ε > 0), T = 6, 64 x 32 tiles.
+ *  - AUTO = BLOCKED (so FUSED when ε > 0), T = 6, 64 x 32 tiles (fp16:
+ *    T = 4, 64 x 32 tiles on 32 x 32 threads).
  *
  * fp16 (CF_PRECISION_FP16; research/seed-003-tvl1.md §5 items 7, 9, 10):
  * the solver state is half2 and each warp solves for its increment
@@ -701,10 +702,12 @@ tvl1_blocked_kernel (tvl1_consts k, tvl1_field u_in, tvl1_field p1_in,
  * fp16 state (see the top of the file)
  * --------------------------------------------------------------------- */
 
-/* Blocks per SM the fp16 BLOCKED kernel is compiled for: 32-row tiles
- * at 3 (80 registers; 64 would spill the per-cell constants), 64-row
- * ones at 2 */
-#define TVL1H_MIN_BLOCKS(ny) ((ny) == 4 ? 3 : 2)
+/* fp16 BLOCKED blocks are 32 x 32 threads, one tile column pair and NY =
+ * 1 (32-row tiles: 32 registers, two blocks = 2048 threads per SM) or 2
+ * rows (64-row tiles) per thread: 2 to 11 % faster than fp32's shape
+ * (32 x 8 threads, NY = 4) at T = 4 and 5 from 720p to 4K on an H100
+ * (cf-tvl1-blocking-bench --precision fp16, both shapes built). */
+#define TVL1H_BLOCK_Y 32
 
 /* Two half2 in one 8-byte word: one vector access per pixel. Per-warp
  * constants ((I1wx, I1wy), (g, I1w − I0)) and (∇x u0, ∇y u0); the dual
@@ -1028,15 +1031,16 @@ tvl1h_fused_p_kernel (tvl1h_cells du, tvl1h_pairs gu0, tvl1h_pairs p, int w,
 
 /** \brief fp16 BLOCKED: tvl1_blocked_kernel's schedule on half2 state
  *  (du and the (px, py) pair: 12 B per tile cell), the four constant
- *  half2 of each owned cell in registers. */
-template <int NY>
+ *  half2 of each owned cell in registers; blocks of 32 x BY threads,
+ *  tiles of 64 x BY NY cells, MINB blocks per SM. */
+template <int BY, int NY, int MINB>
 __global__ static void
-__launch_bounds__ (TVL1_BLOCK_THREADS, TVL1H_MIN_BLOCKS (NY))
+__launch_bounds__ (TVL1_BLOCK_X * BY, MINB)
 tvl1h_blocked_kernel (tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du_in,
     tvl1h_pairs p_in, tvl1h_cells du_out, tvl1h_pairs p_out, int w, int h,
     float lt, float theta, float taut, int t)
 {
-  const int CX = TVL1_TILE_X, CY = TVL1_BLOCK_Y * NY, NX = 2;
+  const int CX = TVL1_TILE_X, CY = BY * NY, NX = 2;
   extern __shared__ tvl1h_pair htile[];
   tvl1h_pair *const sp = htile;
   __half2 *const sdu = (__half2 *) (htile + CX * CY);
@@ -1052,7 +1056,7 @@ tvl1h_blocked_kernel (tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du_in,
 #pragma unroll
     for (i = 0; i < NX; i++) {
       const int lx = threadIdx.x + TVL1_BLOCK_X * i;
-      const int ly = threadIdx.y + TVL1_BLOCK_Y * j;
+      const int ly = threadIdx.y + BY * j;
       const int x = ox + lx, y = oy + ly;
 
       if (x >= 0 && x < w && y >= 0 && y < h) {
@@ -1077,7 +1081,7 @@ tvl1h_blocked_kernel (tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du_in,
 #pragma unroll
       for (i = 0; i < NX; i++) {
         const int lx = threadIdx.x + TVL1_BLOCK_X * i;
-        const int ly = threadIdx.y + TVL1_BLOCK_Y * j;
+        const int ly = threadIdx.y + BY * j;
 
         if ((inside >> (j * NX + i) & 1u) && lx > s && lx < CX - s &&
             ly > s && ly < CY - s) {
@@ -1096,7 +1100,7 @@ tvl1h_blocked_kernel (tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du_in,
 #pragma unroll
       for (i = 0; i < NX; i++) {
         const int lx = threadIdx.x + TVL1_BLOCK_X * i;
-        const int ly = threadIdx.y + TVL1_BLOCK_Y * j;
+        const int ly = threadIdx.y + BY * j;
 
         if ((inside >> (j * NX + i) & 1u) && lx > s && lx < CX - s - 1 &&
             ly > s && ly < CY - s - 1) {
@@ -1115,7 +1119,7 @@ tvl1h_blocked_kernel (tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du_in,
 #pragma unroll
     for (i = 0; i < NX; i++) {
       const int lx = threadIdx.x + TVL1_BLOCK_X * i;
-      const int ly = threadIdx.y + TVL1_BLOCK_Y * j;
+      const int ly = threadIdx.y + BY * j;
 
       if ((inside >> (j * NX + i) & 1u) && lx >= t && lx < CX - t &&
           ly >= t && ly < CY - t) {
@@ -1142,8 +1146,8 @@ tvl1h_blocked_kernel (tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du_in,
 #define TVL1_DEFAULT_TILE_ROWS 32
 #define TVL1_AUTO_KERNEL CF_TVL1_KERNEL_BLOCKED
 /* fp16 BLOCKED defaults: the same tool with --precision fp16: T = 4 on
- * 64 x 32 tiles is the fastest at 1080p and 4K and within 7 % of T = 5
- * at 720p; fp16 BLOCKED beats fp16 FUSED by 1.33x (720p) to 1.53x (4K) */
+ * 64 x 32 tiles is the fastest at 4K, within 0.5 % of T = 5 at 1080p and
+ * 8 % at 720p; it beats fp16 FUSED by 1.53x (1080p) to 1.57x (4K) */
 #define TVL1H_DEFAULT_BLOCK_ITERATIONS 4
 #define TVL1H_DEFAULT_TILE_ROWS 32
 
@@ -1836,11 +1840,8 @@ ensure_blocked_buffers (cf_cuda_tvl1_plan * plan)
         (plan->hp_alt.d == NULL && (status = alloc_pairs (&plan->hp_alt,
                     plan->width, plan->height)) != CF_OK))
       goto out;
-    CF_CUDA_TRY (cudaFuncSetAttribute (tvl1h_blocked_kernel < 4 >,
-            cudaFuncAttributeMaxDynamicSharedMemorySize,
-            (int) tvl1h_tile_bytes (32)));
-    CF_CUDA_TRY (cudaFuncSetAttribute (tvl1h_blocked_kernel < 8 >,
-            cudaFuncAttributeMaxDynamicSharedMemorySize,
+    CF_CUDA_TRY (cudaFuncSetAttribute (tvl1h_blocked_kernel < TVL1H_BLOCK_Y,
+            2, 1 >, cudaFuncAttributeMaxDynamicSharedMemorySize,
             (int) tvl1h_tile_bytes (64)));
     goto out;
   }
@@ -1895,13 +1896,15 @@ run_blocked_half (cf_cuda_tvl1_plan * plan, const tvl1_level * lv,
     tvl1h_pairs q;
 
     if (rows == 64)
-      tvl1h_blocked_kernel < 8 > <<< grid, tvl1_block (), bytes, stream >>>
-          (plan->hth, plan->hgu0, plan->hdu, plan->hp, plan->hdu_alt,
-          plan->hp_alt, lv->width, lv->height, a->lt, a->theta, a->taut, t);
+      tvl1h_blocked_kernel < TVL1H_BLOCK_Y, 2, 1 > <<< grid,
+          dim3 (TVL1_BLOCK_X, TVL1H_BLOCK_Y), bytes, stream >>> (plan->hth,
+          plan->hgu0, plan->hdu, plan->hp, plan->hdu_alt, plan->hp_alt,
+          lv->width, lv->height, a->lt, a->theta, a->taut, t);
     else
-      tvl1h_blocked_kernel < 4 > <<< grid, tvl1_block (), bytes, stream >>>
-          (plan->hth, plan->hgu0, plan->hdu, plan->hp, plan->hdu_alt,
-          plan->hp_alt, lv->width, lv->height, a->lt, a->theta, a->taut, t);
+      tvl1h_blocked_kernel < TVL1H_BLOCK_Y, 1, 2 > <<< grid,
+          dim3 (TVL1_BLOCK_X, TVL1H_BLOCK_Y), bytes, stream >>> (plan->hth,
+          plan->hgu0, plan->hdu, plan->hp, plan->hdu_alt, plan->hp_alt,
+          lv->width, lv->height, a->lt, a->theta, a->taut, t);
     CF_CUDA_TRY_LAUNCH ();
     c = plan->hdu;
     plan->hdu = plan->hdu_alt;
