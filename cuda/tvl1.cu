@@ -891,6 +891,55 @@ tvl1h_sample (const tvl1h_taps & k, const float *__restrict__ d,
   return s;
 }
 
+/** \brief (I1, I1x, I1y, 0) in one float4 per pixel, ∇I1 as
+ *  tvl1_centered_gradient_kernel: the fp16 constants read one 16-byte
+ *  tap instead of three 4-byte ones. */
+__global__ static void
+tvl1h_gradient_pack_kernel (const float *__restrict__ i1, size_t p1, int w,
+    int h, float4 * __restrict__ g, size_t pg)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const float *row;
+
+  if (x >= w || y >= h)
+    return;
+  row = i1 + (size_t) y * p1;
+  g[x + (size_t) y * pg] = make_float4 (row[x],
+      __fmul_rn (0.5f, __fsub_rn (row[min (x + 1, w - 1)],
+              row[max (x - 1, 0)])),
+      __fmul_rn (0.5f, __fsub_rn (i1[x + (size_t) min (y + 1, h - 1) * p1],
+              i1[x + (size_t) max (y - 1, 0) * p1])), 0.0f);
+}
+
+/** \brief The three planes of a packed (I1, I1x, I1y) sampled with @k. */
+static __device__ __forceinline__ float3
+tvl1h_sample3 (const tvl1h_taps & k, const float4 * __restrict__ d,
+    size_t pitch)
+{
+  float3 s = make_float3 (0.0f, 0.0f, 0.0f);
+  int i, j;
+
+  if (k.zero)
+    return s;
+#pragma unroll
+  for (j = 0; j < 4; j++) {
+    const float4 *row = d + (size_t) k.y[j] * pitch;
+    float3 r = make_float3 (0.0f, 0.0f, 0.0f);
+#pragma unroll
+    for (i = 0; i < 4; i++) {
+      const float4 v = __ldg (row + k.x[i]);
+      r.x = fmaf (k.wx[i], v.x, r.x);
+      r.y = fmaf (k.wx[i], v.y, r.y);
+      r.z = fmaf (k.wx[i], v.z, r.z);
+    }
+    s.x = fmaf (k.wy[j], r.x, s.x);
+    s.y = fmaf (k.wy[j], r.y, s.y);
+    s.z = fmaf (k.wy[j], r.z, s.z);
+  }
+  return s;
+}
+
 /** \brief fp16 plans' cf_cuda_flow_resample: dst(x, y) = (sx, sy) ·
  *  src(x fx, y fy), clamped bicubic, both planes from one set of taps. */
 __global__ static void
@@ -910,15 +959,13 @@ tvl1h_resample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
   dst.b[i] = sy * tvl1h_sample (k, src.b, src.pitch);
 }
 
-/** \brief Per-warp constants of the fp16 solver, in one pass: I1, I1x,
- *  I1y sampled at x + u0 (one set of taps), then ((I1wx, I1wy), (g,
+/** \brief Per-warp constants of the fp16 solver, in one pass: the packed
+ *  (I1, I1x, I1y) sampled at x + u0 (one set of taps), then ((I1wx, I1wy), (g,
  *  I1w − I0)), ∇u0 by
  *  forward differences, and du ← 0. */
 __global__ static void
 tvl1h_constants_kernel (const float *__restrict__ i0, size_t p0,
-    const float *__restrict__ i1, size_t p1, const float *__restrict__ i1x,
-    size_t p1x, const float *__restrict__ i1y, size_t p1y,
-    const float *__restrict__ u0, const float *__restrict__ v0, size_t pu,
+    const float4 * __restrict__ i1g, size_t pg, const float *__restrict__ u0, const float *__restrict__ v0, size_t pu,
     int w, int h, cf_warp_border border, tvl1h_pairs th, tvl1h_pairs gu0,
     tvl1h_cells du)
 {
@@ -936,11 +983,12 @@ tvl1h_constants_kernel (const float *__restrict__ i0, size_t p0,
   px = __fadd_rn ((float) x, a);
   py = __fadd_rn ((float) y, b);
   {
-    const tvl1h_taps t = tvl1h_taps_at (px, py, w, h, border);
+    const float3 v = tvl1h_sample3 (tvl1h_taps_at (px, py, w, h, border),
+        i1g, pg);
 
-    s = tvl1h_sample (t, i1, p1);
-    sx = tvl1h_sample (t, i1x, p1x);
-    sy = tvl1h_sample (t, i1y, p1y);
+    s = v.x;
+    sx = v.y;
+    sy = v.z;
   }
   k.a = __floats2half2_rn (sx, sy);
   k.b = __floats2half2_rn (sx * sx + sy * sy, s - i0[x + (size_t) y * p0]);
@@ -1500,8 +1548,10 @@ struct cf_cuda_tvl1_plan
   cf_cuda_flow u_alt, p1_alt, p2_alt;   /* BLOCKED only: the other copy */
 
   cf_precision precision;
-  /* fp16 plans: the state and constants in half2 (u, i1x, i1y stay fp32;
-   * the other fp32 planes are not allocated) */
+  /* fp16 plans: the state and constants in half2 (u stays fp32, ∇I1 is
+   * i1g; the other fp32 planes are not allocated) */
+  float4 *i1g;                  /* (I1, I1x, I1y, 0) per level */
+  size_t i1g_pitch;             /* float4 elements */
   tvl1h_pairs hth, hgu0;        /* per-warp constants */
   tvl1h_cells hdu, hdu_alt;     /* increment; _alt: BLOCKED's other copy */
   tvl1h_pairs hp, hp_alt;       /* (px, py) */
@@ -1536,11 +1586,11 @@ cf_cuda_tvl1_plan_free (cf_cuda_tvl1_plan * plan)
   cf_cuda_flow_release (&plan->p1_alt);
   cf_cuda_flow_release (&plan->p2_alt);
   {
-    void *half_planes[6] = { plan->hth.d, plan->hgu0.d, plan->hdu.d,
-      plan->hdu_alt.d, plan->hp.d, plan->hp_alt.d
+    void *half_planes[7] = { plan->hth.d, plan->hgu0.d, plan->hdu.d,
+      plan->hdu_alt.d, plan->hp.d, plan->hp_alt.d, plan->i1g
     };
     int i;
-    for (i = 0; i < 6; i++)
+    for (i = 0; i < 7; i++)
       if (half_planes[i] != NULL)
         cf_cuda_check (cudaFree (half_planes[i]));
   }
@@ -1556,7 +1606,7 @@ cf_cuda_tvl1_plan_free (cf_cuda_tvl1_plan * plan)
 /* A pitched plane of @width x @height elements of @size bytes; *@pitch in
  * elements. */
 static cf_status
-alloc_half_plane (void **data, size_t * pitch, int width, int height,
+alloc_pitched (void **data, size_t * pitch, int width, int height,
     size_t size)
 {
   cf_status status = CF_OK;
@@ -1573,7 +1623,7 @@ static cf_status
 alloc_cells (tvl1h_cells * c, int width, int height)
 {
   void *d = NULL;
-  cf_status status = alloc_half_plane (&d, &c->pitch, width, height,
+  cf_status status = alloc_pitched (&d, &c->pitch, width, height,
       sizeof (__half2));
 
   c->d = (__half2 *) d;
@@ -1584,7 +1634,7 @@ static cf_status
 alloc_pairs (tvl1h_pairs * c, int width, int height)
 {
   void *d = NULL;
-  cf_status status = alloc_half_plane (&d, &c->pitch, width, height,
+  cf_status status = alloc_pitched (&d, &c->pitch, width, height,
       sizeof (tvl1h_pair));
 
   c->d = (tvl1h_pair *) d;
@@ -1625,10 +1675,13 @@ cf_cuda_tvl1_plan_new (int width, int height, cf_precision precision,
       TVL1H_DEFAULT_TILE_ROWS : TVL1_DEFAULT_TILE_ROWS;
 
   if (precision == CF_PRECISION_FP16) {
-    if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
-        (status = cf_cuda_image_alloc (&plan->i1x, width, height)) != CF_OK
-        || (status = cf_cuda_image_alloc (&plan->i1y, width,
-                height)) != CF_OK ||
+    void *g = NULL;
+
+    status = alloc_pitched (&g, &plan->i1g_pitch, width, height,
+        sizeof (float4));
+    plan->i1g = (float4 *) g;
+    if (status != CF_OK ||
+        (status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
         (status = alloc_pairs (&plan->hth, width, height)) != CF_OK ||
         (status = alloc_pairs (&plan->hgu0, width, height)) != CF_OK ||
         (status = alloc_cells (&plan->hdu, width, height)) != CF_OK ||
@@ -2061,16 +2114,16 @@ solve_level_half (cf_cuda_tvl1_plan * plan, const cf_cuda_image * f0,
   const dim3 grid = tvl1_grid (lv->width, lv->height);
   int k;
 
-  status = cf_cuda_tvl1_centered_gradient (f1, &lv->i1x, &lv->i1y, stream);
-  if (status != CF_OK)
-    return status;
+  tvl1h_gradient_pack_kernel <<< grid, tvl1_block (), 0, stream >>>
+      (f1->data, f1->pitch, lv->width, lv->height, plan->i1g,
+      plan->i1g_pitch);
+  CF_CUDA_TRY_LAUNCH ();
   CF_CUDA_TRY (cudaMemset2DAsync (plan->hp.d, plan->hp.pitch *
           sizeof (tvl1h_pair), 0, (size_t) lv->width * sizeof (tvl1h_pair),
           (size_t) lv->height, stream));
   for (k = 0; k < params->warps; k++) {
     tvl1h_constants_kernel <<< grid, tvl1_block (), 0, stream >>> (f0->data,
-        f0->pitch, f1->data, f1->pitch, lv->i1x.data, lv->i1x.pitch,
-        lv->i1y.data, lv->i1y.pitch, lv->u.u, lv->u.v, lv->u.pitch,
+        f0->pitch, plan->i1g, plan->i1g_pitch, lv->u.u, lv->u.v, lv->u.pitch,
         lv->width, lv->height, params->warp_border, plan->hth, plan->hgu0,
         plan->hdu);
     CF_CUDA_TRY_LAUNCH ();
