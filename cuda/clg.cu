@@ -47,6 +47,24 @@
  *  - AUTO = FUSED at the default depth: faster than SIMPLE at every depth
  *    3 .. 8 (docs/flow-speed.md, CLG).
  *
+ * fp16 (CF_PRECISION_FP16, plans only): the Jacobi increments (du, dv) of
+ * a pixel live in one half2, in the plan's two ping-pong planes and in
+ * FUSED's shared double buffer (half its fp32 size). The neighbour sums
+ * are half2 (HADD2, left, right, up, down, +0 for neighbours outside the
+ * image in SIMPLE as in FUSED's ghosts); the update is fp32 in the
+ * expanded form of clg_coefs_h_at () (five fp32 coefficients per pixel
+ * computed once per launch, four FMAs and no division per sweep), rounded
+ * to half2 once per sweep. SIMPLE and FUSED share that code (the same
+ * bits, tested) but not fp32's bits. J (intensities 0..255: |f_x|,
+ * |f_y| <= 127.5, |f_t| <= 255, so entries up to ~3.3e4, within half's
+ * 65504) nevertheless stays fp32, as do the pyramids, the warp, the flow
+ * u, the add-increment step (it reads the half2 increment) and the
+ * upsampling. Increments must stay below 65504 / 4 px (the sums), far
+ * beyond any per-level increment; half keeps 11 significant bits, ~1e-3
+ * px on an increment of a pixel. FUSED picks one of three region
+ * geometries per level (CLG_TALL_*, CLG_FUSED_*, CLG_SMALL_*;
+ * pick_geometry_h ()).
+ *
  * Launch overhead: the per-level Jacobi sequence touches plan-owned
  * buffers only, so the plan captures it once into a CUDA graph (on a
  * private capture stream) keyed by level size, iteration count and α, and
@@ -61,6 +79,7 @@
 #include "cuda/level-graph.h"
 #include "cuda/warp.h"
 
+#include <cuda_fp16.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +115,28 @@
 #define CLG_FUSED_BY 8
 #define CLG_FUSED_MIN_BLOCKS 2
 
+/* fp16 FUSED geometries, picked per level (pick_geometry_h): the half2
+ * double buffer takes half the shared memory of fp32's, so a region twice
+ * as tall fits.
+ *  tall:  64 x 64 cells, 64 x 16 threads (R = 4 rows each, the register
+ *         budget of fp32's 64 x 8 blocks: <= 64 registers, one 1024-thread
+ *         block per SM), 2 x 66 x 66 x 4 B = 34.8 KB; tile (64 − 2K)²
+ *         (52 x 52, 66 %, at K = 6, against 52 x 20, 51 %, for 64 x 32);
+ *  short: fp32's 64 x 32 cells, 64 x 8 threads, two blocks per SM,
+ *         17.9 KB;
+ *  small: 32 x 32 cells, 32 x 8 threads, four blocks per SM, 9.2 KB; tile
+ *         (32 − 2K)² (16 x 16 at K = 8): coarse levels, where spreading a
+ *         few thousand pixels over more SMs shortens each sweep although
+ *         the halo costs more (as cuda/hs.cu's small geometry). */
+#define CLG_TALL_RW 64
+#define CLG_TALL_RH 64
+#define CLG_TALL_BY 16
+#define CLG_TALL_MIN_BLOCKS 1
+#define CLG_SMALL_RW 32
+#define CLG_SMALL_RH 32
+#define CLG_SMALL_BY 8
+#define CLG_SMALL_MIN_BLOCKS 4
+
 /* 2-D launch shape of the per-pixel kernels */
 #define CLG_BLOCK_X 32
 #define CLG_BLOCK_Y 8
@@ -117,10 +158,18 @@ struct clg_planes
   size_t pitch[5];              /* elements */
 };
 
-/* An increment field: two planes, one pitch (elements) */
+/* An fp32 increment field: two planes, one pitch (elements) */
 struct clg_state
 {
   float *u, *v;
+  size_t pitch;
+};
+
+/* An fp16 increment field: (du, dv) of one pixel in one half2, pitch in
+ * half2 elements (plan buffers only) */
+struct clg_state_h
+{
+  __half2 *uv;
   size_t pitch;
 };
 
@@ -327,52 +376,180 @@ clg_update (float su, float sv, const clg_coef & k, float alpha)
 }
 
 /* ---------------------------------------------------------------------
+ * fp16 state: the per-pixel update on half2 increments
+ * --------------------------------------------------------------------- */
+
+/* The fp16 update's coefficients (fp32), from those of clg_coef once per
+ * launch: with det = a e − c², s = α / det,
+ *   d'_u = p S_u + m S_v + b_u,  d'_v = q S_v + m S_u + b_v,
+ *   p = s e, q = s a, m = −s c, b_u = (c J23 − e J13) / det,
+ *   b_v = (c J13 − a J23) / det
+ * — Cramer's rule of clg_update () expanded, so a sweep costs four FMAs
+ * and no division; all five are 0 when det <= 0. */
+struct clg_coef_h
+{
+  float p, q, m, bu, bv;
+};
+
+/** \brief The fp16 coefficients of pixel (x, y) (fp32 arithmetic, every
+ *  operation rounded on its own so SIMPLE and FUSED get the same bits). */
+static __device__ __forceinline__ clg_coef_h
+clg_coefs_h_at (const clg_planes & j, int x, int y, int width, int height,
+    float alpha)
+{
+  clg_coef k = clg_coefs_at (j, x, y, width, height, alpha);
+  float det = __fsub_rn (__fmul_rn (k.a, k.e), __fmul_rn (k.c, k.c));
+  clg_coef_h h;
+
+  if (!(det > 0.0f)) {
+    h.p = h.q = h.m = h.bu = h.bv = 0.0f;
+    return h;
+  }
+  {
+    float s = __fdiv_rn (alpha, det);
+
+    h.p = __fmul_rn (s, k.e);
+    h.q = __fmul_rn (s, k.a);
+    h.m = -__fmul_rn (s, k.c);
+    h.bu = __fdiv_rn (__fsub_rn (__fmul_rn (k.c, k.j23), __fmul_rn (k.e,
+                k.j13)), det);
+    h.bv = __fdiv_rn (__fsub_rn (__fmul_rn (k.c, k.j13), __fmul_rn (k.a,
+                k.j23)), det);
+  }
+  return h;
+}
+
+/* State traits: how SIMPLE and FUSED store, load and update one pixel's
+ * increment. Both kernels pass +0 for a neighbour outside the image (SIMPLE
+ * explicitly, FUSED through its ghosts), so for either precision they run
+ * the very same operations on the same operands. */
+template < typename S > struct clg_traits;
+
+template <> struct clg_traits <clg_state >
+{
+  typedef float2 cell;
+  typedef clg_coef coef;
+
+  static __device__ __forceinline__ cell zero ()
+  {
+    return make_float2 (0.0f, 0.0f);
+  }
+  static __device__ __forceinline__ cell load (const clg_state & s, size_t i)
+  {
+    return make_float2 (s.u[i], s.v[i]);
+  }
+  static __device__ __forceinline__ void store (const clg_state & s,
+      size_t i, cell c)
+  {
+    s.u[i] = c.x;
+    s.v[i] = c.y;
+  }
+  static __device__ __forceinline__ coef no_coefs ()
+  {
+    coef k;
+    k.a = k.e = k.c = k.j13 = k.j23 = 0.0f;
+    return k;
+  }
+  static __device__ __forceinline__ coef coefs_at (const clg_planes & j,
+      int x, int y, int width, int height, float alpha)
+  {
+    return clg_coefs_at (j, x, y, width, height, alpha);
+  }
+  /** \brief Left, right, up, down from +0, as neighbour_sums () of
+   *  common/clg.c: a missing neighbour adds +0 to a sum that is never -0
+   *  (it starts at +0), so the CPU's bits. */
+  static __device__ __forceinline__ cell update (cell l, cell r, cell u,
+      cell d, const coef & k, float alpha)
+  {
+    float su = __fadd_rn (__fadd_rn (__fadd_rn (__fadd_rn (0.0f, l.x), r.x),
+            u.x), d.x);
+    float sv = __fadd_rn (__fadd_rn (__fadd_rn (__fadd_rn (0.0f, l.y), r.y),
+            u.y), d.y);
+    return clg_update (su, sv, k, alpha);
+  }
+};
+
+template <> struct clg_traits <clg_state_h >
+{
+  typedef __half2 cell;
+  typedef clg_coef_h coef;
+
+  static __device__ __forceinline__ cell zero ()
+  {
+    return __float2half2_rn (0.0f);
+  }
+  static __device__ __forceinline__ cell load (const clg_state_h & s,
+      size_t i)
+  {
+    return s.uv[i];
+  }
+  static __device__ __forceinline__ void store (const clg_state_h & s,
+      size_t i, cell c)
+  {
+    s.uv[i] = c;
+  }
+  static __device__ __forceinline__ coef no_coefs ()
+  {
+    coef k;
+    k.p = k.q = k.m = k.bu = k.bv = 0.0f;
+    return k;
+  }
+  static __device__ __forceinline__ coef coefs_at (const clg_planes & j,
+      int x, int y, int width, int height, float alpha)
+  {
+    return clg_coefs_h_at (j, x, y, width, height, alpha);
+  }
+  /** \brief (S_u, S_v) = ((l + r) + u) + d in half2 (HADD2, both at
+   *  once), then the update in fp32, rounded to half2 once. */
+  static __device__ __forceinline__ cell update (cell l, cell r, cell u,
+      cell d, const coef & k, float alpha)
+  {
+    float2 s = __half22float2 (__hadd2 (__hadd2 (__hadd2 (l, r), u), d));
+    float du = __fmaf_rn (k.p, s.x, __fmaf_rn (k.m, s.y, k.bu));
+    float dv = __fmaf_rn (k.q, s.y, __fmaf_rn (k.m, s.x, k.bv));
+
+    (void) alpha;
+    return __floats2half2_rn (du, dv);
+  }
+};
+
+/* ---------------------------------------------------------------------
  * Jacobi, SIMPLE: one sweep per launch
  * --------------------------------------------------------------------- */
 
-/** \brief One sweep (twin of cf_clg_jacobi): neighbour sums over the
- *  in-image 4-neighbours, left, right, up, down, from +0.
+/** \brief One sweep (fp32: twin of cf_clg_jacobi): neighbour sums over the
+ *  in-image 4-neighbours, left, right, up, down, +0 for the others.
  *  \param j        J_ρ
  *  \param zero_in  1: the input increments are all 0 (first sweep of a
  *                  level; @in is not read)
  *  \param in       increments of sweep n
  *  \param out      increments of sweep n + 1 (other planes) */
-__global__ static void
+template < typename S > __global__ static void
 clg_jacobi_simple_kernel (clg_planes j, int width, int height, float alpha,
-    int zero_in, clg_state in, clg_state out)
+    int zero_in, S in, S out)
 {
+  typedef clg_traits < S > T;
+  typedef typename T::cell cell;
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
-  float su = 0.0f, sv = 0.0f;
-  size_t i;
-  float2 r;
+  cell l = T::zero (), r = T::zero (), u = T::zero (), d = T::zero ();
 
   if (x >= width || y >= height)
     return;
   if (!zero_in) {
-    i = x + (size_t) y * in.pitch;
-    if (x > 0) {
-      su = __fadd_rn (su, in.u[i - 1]);
-      sv = __fadd_rn (sv, in.v[i - 1]);
-    }
-    if (x + 1 < width) {
-      su = __fadd_rn (su, in.u[i + 1]);
-      sv = __fadd_rn (sv, in.v[i + 1]);
-    }
-    if (y > 0) {
-      su = __fadd_rn (su, in.u[i - in.pitch]);
-      sv = __fadd_rn (sv, in.v[i - in.pitch]);
-    }
-    if (y + 1 < height) {
-      su = __fadd_rn (su, in.u[i + in.pitch]);
-      sv = __fadd_rn (sv, in.v[i + in.pitch]);
-    }
+    size_t i = x + (size_t) y * in.pitch;
+
+    if (x > 0)
+      l = T::load (in, i - 1);
+    if (x + 1 < width)
+      r = T::load (in, i + 1);
+    if (y > 0)
+      u = T::load (in, i - in.pitch);
+    if (y + 1 < height)
+      d = T::load (in, i + in.pitch);
   }
-  r = clg_update (su, sv, clg_coefs_at (j, x, y, width, height, alpha),
-      alpha);
-  i = x + (size_t) y * out.pitch;
-  out.u[i] = r.x;
-  out.v[i] = r.y;
+  T::store (out, x + (size_t) y * out.pitch, T::update (l, r, u, d,
+          T::coefs_at (j, x, y, width, height, alpha), alpha));
 }
 
 /* ---------------------------------------------------------------------
@@ -387,19 +564,21 @@ clg_jacobi_simple_kernel (clg_planes j, int width, int height, float alpha,
  *  thread passes every barrier (block-uniform trip counts).
  *  \param j, alpha, zero_in, in, out  as clg_jacobi_simple_kernel
  *  \param sweeps  1 .. K */
-template < int K, int RW, int RH, int BY, int MIN_BLOCKS >
+template < typename S, int K, int RW, int RH, int BY, int MIN_BLOCKS >
 __global__ static void __launch_bounds__ (RW * BY, MIN_BLOCKS)
 clg_jacobi_fused_kernel (clg_planes j, int width, int height, float alpha,
-    int sweeps, int zero_in, clg_state in, clg_state out)
+    int sweeps, int zero_in, S in, S out)
 {
+  typedef clg_traits < S > T;
+  typedef typename T::cell cell;
   const int TW = RW - 2 * K, TH = RH - 2 * K;
   const int R = RH / BY;        /* rows per thread */
   static_assert (RH % BY == 0, "thread rows must divide the region");
   static_assert (R <= 32, "one bit per row in in_image");
   static_assert (TW >= 16 && TH >= 16, "the tile must keep most rows");
-  static_assert (2 * (RH + 2) * (RW + 2) * sizeof (float2) <= 48 * 1024,
+  static_assert (2 * (RH + 2) * (RW + 2) * sizeof (cell) <= 48 * 1024,
       "static shared memory limit");
-  __shared__ float2 cells[2][RH + 2][RW + 2];
+  __shared__ cell cells[2][RH + 2][RW + 2];
 
   const int c = threadIdx.x;
   const int r0 = threadIdx.y * R;
@@ -410,13 +589,13 @@ clg_jacobi_fused_kernel (clg_planes j, int width, int height, float alpha,
   const bool col_in = x >= 0 && x < width;
   const bool col_tile = c >= K && c < K + TW;
   unsigned in_image = 0;        /* bit q: cell (r0 + q, c) is an image cell */
-  clg_coef k[R];
+  typename T::coef k[R];
 
   /* +0 everywhere first: ghosts, padding and out-of-image cells of both
    * buffers keep it */
   for (int i = threadIdx.x + threadIdx.y * RW;
       i < 2 * (RH + 2) * (RW + 2); i += RW * BY)
-    (&cells[0][0][0])[i] = make_float2 (0.0f, 0.0f);
+    (&cells[0][0][0])[i] = T::zero ();
   __syncthreads ();
 
   /* coefficients into registers, increments into buffer 0 */
@@ -424,47 +603,38 @@ clg_jacobi_fused_kernel (clg_planes j, int width, int height, float alpha,
   for (int q = 0; q < R; q++) {
     int y = gy0 + r0 + q;
 
-    k[q].a = k[q].e = k[q].c = k[q].j13 = k[q].j23 = 0.0f;
+    k[q] = T::no_coefs ();
     if (col_in && y >= 0 && y < height) {
       in_image |= 1u << q;
-      k[q] = clg_coefs_at (j, x, y, width, height, alpha);
-      if (!zero_in) {
-        size_t i = x + (size_t) y * in.pitch;
-        cells[0][r0 + q + 1][c + 1] = make_float2 (in.u[i], in.v[i]);
-      }
+      k[q] = T::coefs_at (j, x, y, width, height, alpha);
+      if (!zero_in)
+        cells[0][r0 + q + 1][c + 1] = T::load (in, x + (size_t) y * in.pitch);
     }
   }
   __syncthreads ();
 
   for (int sweep = 0; sweep < sweeps; sweep++) {
-    const float2 (*src)[RW + 2] = cells[sweep & 1];
-    float2 (*dst)[RW + 2] = cells[(sweep + 1) & 1];
+    const cell (*src)[RW + 2] = cells[sweep & 1];
+    cell (*dst)[RW + 2] = cells[(sweep + 1) & 1];
     const bool last = sweep + 1 == sweeps;
     /* column window: the row above this thread's current cell, the cell
      * itself (the next row's "above") */
-    float2 up = src[r0][c + 1], mid = src[r0 + 1][c + 1];
+    cell up = src[r0][c + 1], mid = src[r0 + 1][c + 1];
 
 #pragma unroll
     for (int q = 0; q < R; q++) {
       const int r = r0 + q + 1;   /* padded row of this cell */
-      float2 down = src[r + 1][c + 1];
+      cell down = src[r + 1][c + 1];
 
       if (in_image & (1u << q)) {
-        float2 left = src[r][c], right = src[r][c + 2], d;
-        /* left, right, up, down from +0, as neighbour_sums (); ghosts
-         * add +0 to a sum that is never -0: no change */
-        float su = __fadd_rn (__fadd_rn (__fadd_rn (__fadd_rn (0.0f,
-                        left.x), right.x), up.x), down.x);
-        float sv = __fadd_rn (__fadd_rn (__fadd_rn (__fadd_rn (0.0f,
-                        left.y), right.y), up.y), down.y);
+        /* left, right, up, down; ghosts are +0, as SIMPLE's missing
+         * neighbours */
+        cell d = T::update (src[r][c], src[r][c + 2], up, down, k[q], alpha);
 
-        d = clg_update (su, sv, k[q], alpha);
         if (!last) {
           dst[r][c + 1] = d;
         } else if (col_tile && r0 + q >= K && r0 + q < K + TH) {
-          size_t i = x + (size_t) (gy0 + r0 + q) * out.pitch;
-          out.u[i] = d.x;
-          out.v[i] = d.y;
+          T::store (out, x + (size_t) (gy0 + r0 + q) * out.pitch, d);
         }
       }
       up = mid;
@@ -496,6 +666,27 @@ clg_add_increment_kernel (const float *uu, const float *uv, size_t pu,
     return;
   a = __fadd_rn (uu[x + (size_t) y * pu], du[x + (size_t) y * pd]);
   b = __fadd_rn (uv[x + (size_t) y * pu], dv[x + (size_t) y * pd]);
+  ou[x + (size_t) y * po] = a;
+  ov[x + (size_t) y * po] = b;
+}
+
+/** \brief u_out = u + d with d a half2 increment (fp16 plans), the sum
+ *  in fp32; @u_out may be @u. */
+__global__ static void
+clg_add_increment_h_kernel (const float *uu, const float *uv, size_t pu,
+    const __half2 * __restrict__ d, size_t pd, int width, int height,
+    float *ou, float *ov, size_t po)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  float2 f;
+  float a, b;
+
+  if (x >= width || y >= height)
+    return;
+  f = __half22float2 (d[x + (size_t) y * pd]);
+  a = __fadd_rn (uu[x + (size_t) y * pu], f.x);
+  b = __fadd_rn (uv[x + (size_t) y * pu], f.y);
   ou[x + (size_t) y * po] = a;
   ov[x + (size_t) y * po] = b;
 }
@@ -535,6 +726,15 @@ static int
 resolve_depth (int depth)
 {
   return depth == 0 ? CF_CLG_FUSED_DEPTH_DEFAULT : depth;
+}
+
+/* A plan's depth: 0 is the default of its precision */
+static int
+plan_depth (cf_precision precision, int depth)
+{
+  if (depth == 0 && precision == CF_PRECISION_FP16)
+    return CF_CLG_FUSED_DEPTH_DEFAULT_FP16;
+  return resolve_depth (depth);
 }
 
 static cf_clg_kernel
@@ -620,70 +820,194 @@ out:
   return status;
 }
 
-/* One FUSED launch of depth K (1 <= @sweeps <= K). */
-template < int K > static cf_status
+/* FUSED geometries: 0 fp32's, 1 .. 3 fp16's tall, short and small */
+enum
+{
+  CLG_GEOM_F32 = 0,
+  CLG_GEOM_TALL,
+  CLG_GEOM_SHORT,
+  CLG_GEOM_SMALL
+};
+
+template < int G > struct clg_geometry;
+
+template <> struct clg_geometry <CLG_GEOM_F32 >
+{
+  enum
+  { RW = CLG_FUSED_RW, RH = CLG_FUSED_RH, BY = CLG_FUSED_BY,
+    MIN_BLOCKS = CLG_FUSED_MIN_BLOCKS
+  };
+};
+
+template <> struct clg_geometry <CLG_GEOM_TALL >
+{
+  enum
+  { RW = CLG_TALL_RW, RH = CLG_TALL_RH, BY = CLG_TALL_BY,
+    MIN_BLOCKS = CLG_TALL_MIN_BLOCKS
+  };
+};
+
+template <> struct clg_geometry <CLG_GEOM_SHORT >
+{
+  enum
+  { RW = CLG_FUSED_RW, RH = CLG_FUSED_RH, BY = CLG_FUSED_BY,
+    MIN_BLOCKS = CLG_FUSED_MIN_BLOCKS
+  };
+};
+
+template <> struct clg_geometry <CLG_GEOM_SMALL >
+{
+  enum
+  { RW = CLG_SMALL_RW, RH = CLG_SMALL_RH, BY = CLG_SMALL_BY,
+    MIN_BLOCKS = CLG_SMALL_MIN_BLOCKS
+  };
+};
+
+/* Regions of cells on the busiest SM when a width x height level runs
+ * geometry @G at depth @depth on @n_sm SMs: ceil(blocks / SMs) regions. */
+template < int G > static long
+geometry_load (int width, int height, int depth, int n_sm)
+{
+  typedef clg_geometry < G > g;
+  long blocks = (long) cf_div_up (width, g::RW - 2 * depth) *
+      cf_div_up (height, g::RH - 2 * depth);
+
+  return (blocks + n_sm - 1) / n_sm * (long) (g::RW * g::RH);
+}
+
+/* The fp16 geometry of a width x height level: the one whose busiest SM
+ * holds the fewest cells (a first-order model, per-sweep time of one SM ~
+ * cells it holds, as cuda/hs.cu's hs_fused_pick_small); ties go to the
+ * larger regions, which waste less on halos. On 132 SMs at K = 8:
+ * 1920x1080's levels tall, tall, tall, 64 x 32; 640x512's tall, 64 x 32,
+ * small, small (measured against 64 x 64 on every level: 3 % faster at
+ * 1080p, 15 % at 640x512, configuration B). The results do not depend on
+ * the choice. */
+static int
+pick_geometry_h (int width, int height, int depth, int n_sm)
+{
+  long tall, shrt, small;
+
+  if (n_sm < 1)
+    n_sm = 1;
+  tall = geometry_load < CLG_GEOM_TALL > (width, height, depth, n_sm);
+  shrt = geometry_load < CLG_GEOM_SHORT > (width, height, depth, n_sm);
+  small = geometry_load < CLG_GEOM_SMALL > (width, height, depth, n_sm);
+  if (tall <= shrt && tall <= small)
+    return CLG_GEOM_TALL;
+  return shrt <= small ? CLG_GEOM_SHORT : CLG_GEOM_SMALL;
+}
+
+/* One FUSED launch of geometry G and depth K (1 <= @sweeps <= K). */
+template < typename S, int G, int K > static cf_status
 launch_fused_k (const clg_planes & j, int width, int height, float alpha,
-    int sweeps, int zero_in, const clg_state & in, const clg_state & out,
+    int sweeps, int zero_in, const S & in, const S & out,
     cudaStream_t stream)
 {
+  typedef clg_geometry < G > g;
   cf_status status = CF_OK;
-  const int RH = CLG_FUSED_RH;
-  dim3 grid (cf_div_up (width, CLG_FUSED_RW - 2 * K),
-      cf_div_up (height, RH - 2 * K));
+  dim3 grid (cf_div_up (width, g::RW - 2 * K), cf_div_up (height,
+          g::RH - 2 * K));
 
-  clg_jacobi_fused_kernel < K, CLG_FUSED_RW, RH, CLG_FUSED_BY,
-      CLG_FUSED_MIN_BLOCKS > <<< grid, dim3 (CLG_FUSED_RW, CLG_FUSED_BY), 0,
-      stream >>> (j, width, height, alpha, sweeps, zero_in, in, out);
+  clg_jacobi_fused_kernel < S, K, g::RW, g::RH, g::BY, g::MIN_BLOCKS >
+      <<< grid, dim3 (g::RW, g::BY), 0, stream >>> (j, width, height, alpha,
+      sweeps, zero_in, in, out);
   CF_CUDA_TRY_LAUNCH ();
 out:
   return status;
 }
 
 /* @depth: CF_CLG_FUSED_DEPTH_MIN .. CF_CLG_FUSED_DEPTH_MAX (resolved) */
-static cf_status
-launch_fused (const clg_planes & j, int width, int height, float alpha,
-    int depth, int sweeps, int zero_in, const clg_state & in,
-    const clg_state & out, cudaStream_t stream)
+template < typename S, int G > static cf_status
+launch_fused_g (const clg_planes & j, int width, int height, float alpha,
+    int depth, int sweeps, int zero_in, const S & in, const S & out,
+    cudaStream_t stream)
 {
   switch (depth) {
     case 3:
-      return launch_fused_k < 3 > (j, width, height, alpha, sweeps, zero_in,
-          in, out, stream);
+      return launch_fused_k < S, G, 3 > (j, width, height, alpha, sweeps,
+          zero_in, in, out, stream);
     case 4:
-      return launch_fused_k < 4 > (j, width, height, alpha, sweeps, zero_in,
-          in, out, stream);
+      return launch_fused_k < S, G, 4 > (j, width, height, alpha, sweeps,
+          zero_in, in, out, stream);
     case 5:
-      return launch_fused_k < 5 > (j, width, height, alpha, sweeps, zero_in,
-          in, out, stream);
+      return launch_fused_k < S, G, 5 > (j, width, height, alpha, sweeps,
+          zero_in, in, out, stream);
     case 6:
-      return launch_fused_k < 6 > (j, width, height, alpha, sweeps, zero_in,
-          in, out, stream);
+      return launch_fused_k < S, G, 6 > (j, width, height, alpha, sweeps,
+          zero_in, in, out, stream);
     case 7:
-      return launch_fused_k < 7 > (j, width, height, alpha, sweeps, zero_in,
-          in, out, stream);
+      return launch_fused_k < S, G, 7 > (j, width, height, alpha, sweeps,
+          zero_in, in, out, stream);
     case 8:
-      return launch_fused_k < 8 > (j, width, height, alpha, sweeps, zero_in,
-          in, out, stream);
+      return launch_fused_k < S, G, 8 > (j, width, height, alpha, sweeps,
+          zero_in, in, out, stream);
     default:
       return CF_ERROR_INVALID;
   }
 }
 
+/* fp32: the one geometry */
+static cf_status
+launch_fused (const clg_planes & j, int width, int height, float alpha,
+    int geometry, int depth, int sweeps, int zero_in, const clg_state & in,
+    const clg_state & out, cudaStream_t stream)
+{
+  (void) geometry;
+  return launch_fused_g < clg_state, CLG_GEOM_F32 > (j, width, height, alpha,
+      depth, sweeps, zero_in, in, out, stream);
+}
+
+/* fp16: @geometry from pick_geometry_h () */
+static cf_status
+launch_fused (const clg_planes & j, int width, int height, float alpha,
+    int geometry, int depth, int sweeps, int zero_in, const clg_state_h & in,
+    const clg_state_h & out, cudaStream_t stream)
+{
+  switch (geometry) {
+    case CLG_GEOM_TALL:
+      return launch_fused_g < clg_state_h, CLG_GEOM_TALL > (j, width, height,
+          alpha, depth, sweeps, zero_in, in, out, stream);
+    case CLG_GEOM_SHORT:
+      return launch_fused_g < clg_state_h, CLG_GEOM_SHORT > (j, width,
+          height, alpha, depth, sweeps, zero_in, in, out, stream);
+    case CLG_GEOM_SMALL:
+      return launch_fused_g < clg_state_h, CLG_GEOM_SMALL > (j, width,
+          height, alpha, depth, sweeps, zero_in, in, out, stream);
+    default:
+      return CF_ERROR_INVALID;
+  }
+}
+
+static int
+geometry_for (const clg_state &, int, int, int, int)
+{
+  return CLG_GEOM_F32;
+}
+
+static int
+geometry_for (const clg_state_h &, int width, int height, int depth,
+    int n_sm)
+{
+  return pick_geometry_h (width, height, depth, n_sm);
+}
+
 /* Enqueue @iterations (>= 1) sweeps ping-ponging between state[0] (input;
  * all zero when @zero_in) and state[1], FUSED ones @depth (resolved) per
- * launch; *result = index of the buffer
- * holding the last sweep. */
-static cf_status
+ * launch (fp16: in the geometry picked for @n_sm SMs); *result = index of
+ * the buffer holding the last sweep. */
+template < typename S > static cf_status
 enqueue_iterations (const clg_planes & j, int width, int height,
-    float alpha, int iterations, cf_clg_kernel kernel, int depth,
-    int zero_in, const clg_state state[2], int *result, cudaStream_t stream)
+    float alpha, int iterations, cf_clg_kernel kernel, int depth, int n_sm,
+    int zero_in, const S state[2], int *result, cudaStream_t stream)
 {
   cf_status status = CF_OK;
   int cur = 0;
+  int geometry = geometry_for (state[0], width, height, depth, n_sm);
 
   if (kernel == CF_CLG_KERNEL_SIMPLE) {
     for (int n = 0; n < iterations; n++) {
-      clg_jacobi_simple_kernel <<< pixel_grid (width, height),
+      clg_jacobi_simple_kernel < S > <<< pixel_grid (width, height),
           dim3 (CLG_BLOCK_X, CLG_BLOCK_Y), 0, stream >>> (j, width, height,
           alpha, zero_in && n == 0, state[cur], state[1 - cur]);
       CF_CUDA_TRY_LAUNCH ();
@@ -695,8 +1019,8 @@ enqueue_iterations (const clg_planes & j, int width, int height,
     for (int left = iterations; left > 0; left -= depth) {
       int sweeps = left < depth ? left : depth;
 
-      status = launch_fused (j, width, height, alpha, depth, sweeps, first,
-          state[cur], state[1 - cur], stream);
+      status = launch_fused (j, width, height, alpha, geometry, depth,
+          sweeps, first, state[cur], state[1 - cur], stream);
       if (status != CF_OK)
         goto out;
       first = 0;
@@ -809,8 +1133,8 @@ cf_cuda_clg_jacobi (const cf_cuda_clg_tensor * j, float alpha,
   state[0] = state_of (d);
   state[1] = state_of (tmp_flow);
   status = enqueue_iterations (jp, d->width, d->height, alpha, iterations,
-      resolve_kernel (kernel), resolve_depth (fused_depth), 0, state, &result,
-      stream);
+      resolve_kernel (kernel), resolve_depth (fused_depth), 1, 0, state,
+      &result, stream);
   if (result == 1) {
     cf_cuda_flow t = *d;
     *d = *tmp_flow;
@@ -846,11 +1170,15 @@ out:
 struct cf_cuda_clg_plan
 {
   int width, height;
+  cf_precision precision;       /* of the increments d */
   cf_clg_kernel kernel;         /* SIMPLE or FUSED (AUTO resolved) */
   int depth;                    /* FUSED sweeps per launch (resolved) */
+  int n_sm;                     /* SMs of the device (fp16 geometry) */
 
   cf_cuda_flow u;               /* flow entering the current level */
-  cf_cuda_flow d[2];            /* increments, ping-pong */
+  cf_cuda_flow d[2];            /* fp32 increments, ping-pong (fp32) */
+  __half2 *h[2];                /* fp16 increments, ping-pong (fp16) */
+  size_t h_pitch;               /* half2 elements */
   cf_cuda_image i1w, fx, fy, ft;
   cf_cuda_clg_tensor tmp;       /* x-smoothed products */
   cf_cuda_clg_tensor j;         /* J_ρ */
@@ -886,8 +1214,11 @@ cf_cuda_clg_plan_free (cf_cuda_clg_plan * plan)
   if (plan->capture_stream != NULL)
     cf_cuda_check (cudaStreamDestroy (plan->capture_stream));
   cf_cuda_flow_release (&plan->u);
-  cf_cuda_flow_release (&plan->d[0]);
-  cf_cuda_flow_release (&plan->d[1]);
+  for (int l = 0; l < 2; l++) {
+    cf_cuda_flow_release (&plan->d[l]);
+    if (plan->h[l] != NULL)
+      cf_cuda_check (cudaFree (plan->h[l]));
+  }
   cf_cuda_image_release (&plan->i1w);
   cf_cuda_image_release (&plan->fx);
   cf_cuda_image_release (&plan->fy);
@@ -913,20 +1244,38 @@ cf_cuda_clg_plan_new (int width, int height, cf_precision precision,
       height > CF_MAX_DIMENSION || !kernel_is_valid (kernel) ||
       (precision != CF_PRECISION_FP32 && precision != CF_PRECISION_FP16))
     return CF_ERROR_INVALID;
-  /* a half-precision state is not written for CLG yet */
-  if (precision != CF_PRECISION_FP32)
-    return CF_ERROR_UNSUPPORTED;
   plan = (cf_cuda_clg_plan *) calloc (1, sizeof (*plan));
   if (plan == NULL)
     return CF_ERROR_NO_MEMORY;
   plan->width = width;
   plan->height = height;
+  plan->precision = precision;
   plan->kernel = resolve_kernel (kernel);
-  plan->depth = resolve_depth (0);
+  plan->depth = plan_depth (precision, 0);
+  {
+    int dev = 0;
 
+    plan->n_sm = 1;
+    CF_CUDA_TRY (cudaGetDevice (&dev));
+    CF_CUDA_TRY (cudaDeviceGetAttribute (&plan->n_sm,
+            cudaDevAttrMultiProcessorCount, dev));
+  }
+
+  for (int l = 0; l < 2; l++) {
+    if (precision == CF_PRECISION_FP32) {
+      if ((status = cf_cuda_flow_alloc (&plan->d[l], width, height)) != CF_OK)
+        goto out;
+    } else {
+      void *p = NULL;
+      size_t pitch = 0;
+
+      CF_CUDA_TRY (cudaMallocPitch (&p, &pitch,
+              (size_t) width * sizeof (__half2), (size_t) height));
+      plan->h[l] = (__half2 *) p;
+      plan->h_pitch = pitch / sizeof (__half2);
+    }
+  }
   if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
-      (status = cf_cuda_flow_alloc (&plan->d[0], width, height)) != CF_OK ||
-      (status = cf_cuda_flow_alloc (&plan->d[1], width, height)) != CF_OK ||
       (status = cf_cuda_image_alloc (&plan->i1w, width, height)) != CF_OK ||
       (status = cf_cuda_image_alloc (&plan->fx, width, height)) != CF_OK ||
       (status = cf_cuda_image_alloc (&plan->fy, width, height)) != CF_OK ||
@@ -1001,10 +1350,45 @@ plan_enqueue_iterations (void *data, int width, int height, float alpha,
     int iterations, int *result, cudaStream_t stream)
 {
   cf_cuda_clg_plan *plan = (cf_cuda_clg_plan *) data;
-  clg_state s[2] = { state_of (&plan->d[0]), state_of (&plan->d[1]) };
 
-  return enqueue_iterations (planes_of (&plan->j), width, height, alpha,
-      iterations, plan->kernel, plan->depth, 1, s, result, stream);
+  if (plan->precision == CF_PRECISION_FP32) {
+    clg_state s[2] = { state_of (&plan->d[0]), state_of (&plan->d[1]) };
+
+    return enqueue_iterations (planes_of (&plan->j), width, height, alpha,
+        iterations, plan->kernel, plan->depth, plan->n_sm, 1, s, result,
+        stream);
+  } else {
+    clg_state_h s[2];
+
+    for (int l = 0; l < 2; l++) {
+      s[l].uv = plan->h[l];
+      s[l].pitch = plan->h_pitch;
+    }
+    return enqueue_iterations (planes_of (&plan->j), width, height, alpha,
+        iterations, plan->kernel, plan->depth, plan->n_sm, 1, s, result,
+        stream);
+  }
+}
+
+/* u_out = u + the plan's increment buffer @index (a level-sized view) */
+static cf_status
+plan_add_increment (cf_cuda_clg_plan * plan, int index,
+    const cf_cuda_flow * u, cf_cuda_flow * u_out, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+
+  if (plan->precision == CF_PRECISION_FP32) {
+    cf_cuda_flow dl = cf_cuda_flow_view (&plan->d[index], u->width,
+        u->height);
+    return cf_cuda_clg_add_increment (u, &dl, u_out, stream);
+  }
+  clg_add_increment_h_kernel <<< pixel_grid (u->width, u->height),
+      dim3 (CLG_BLOCK_X, CLG_BLOCK_Y), 0, stream >>> (u->u, u->v, u->pitch,
+      plan->h[index], plan->h_pitch, u->width, u->height, u_out->u,
+      u_out->v, u_out->pitch);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
 }
 
 extern "C" cf_status
@@ -1014,9 +1398,9 @@ cf_cuda_clg_plan_set_fused_depth (cf_cuda_clg_plan * plan, int depth)
 
   if (plan == NULL || !depth_is_valid (depth))
     return CF_ERROR_INVALID;
-  if (resolve_depth (depth) == plan->depth)
+  if (plan_depth (plan->precision, depth) == plan->depth)
     return CF_OK;
-  plan->depth = resolve_depth (depth);
+  plan->depth = plan_depth (plan->precision, depth);
   /* the captured sequences launch the old depth: capture anew (an exec
    * still in flight is freed when it completes) */
   for (int l = 0; l < CF_PYRAMID_MAX_LEVELS && status == CF_OK; l++)
@@ -1085,7 +1469,6 @@ cf_cuda_clg_plan_run (cf_cuda_clg_plan * plan, const cf_cuda_pyramid * p0,
     int iterations = cf_clg_level_iterations (params, l);
     cf_cuda_flow ul = cf_cuda_flow_view (&plan->u, w, h);
     cf_cuda_flow out = cf_cuda_flow_view (flow, w, h);
-    cf_cuda_flow d0 = cf_cuda_flow_view (&plan->d[0], w, h);
     cf_cuda_image wl = image_view (&plan->i1w, w, h);
     cf_cuda_image xl = image_view (&plan->fx, w, h);
     cf_cuda_image yl = image_view (&plan->fy, w, h);
@@ -1118,19 +1501,23 @@ cf_cuda_clg_plan_run (cf_cuda_clg_plan * plan, const cf_cuda_pyramid * p0,
 
     /* the increment from zero (the first sweep reads no input); no sweep
      * leaves it zero */
-    if (iterations > 0)
+    if (iterations > 0) {
       status = plan_run_iterations (plan, l, w, h, params->alpha, iterations,
           &result, stream);
-    else
+    } else if (plan->precision == CF_PRECISION_FP32) {
+      cf_cuda_flow d0 = cf_cuda_flow_view (&plan->d[0], w, h);
       status = cf_cuda_flow_fill (&d0, 0.0f, 0.0f, stream);
+    } else {
+      /* half +0 is all-zero bits */
+      status = cf_cuda_check (cudaMemset2DAsync (plan->h[0],
+              plan->h_pitch * sizeof (__half2), 0,
+              (size_t) w * sizeof (__half2), (size_t) h, stream));
+    }
     if (status != CF_OK)
       return status;
 
     /* this level's result, parked in `flow` for the next finer level */
-    {
-      cf_cuda_flow dl = cf_cuda_flow_view (&plan->d[result], w, h);
-      status = cf_cuda_clg_add_increment (&ul, &dl, &out, stream);
-    }
+    status = plan_add_increment (plan, result, &ul, &out, stream);
     if (status != CF_OK)
       return status;
   }

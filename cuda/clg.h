@@ -11,7 +11,8 @@
  * (CF_CLG_KERNEL_FUSED), which gives bit-identical results in fp32. The
  * FUSED depth (sweeps per launch, = halo width) is chosen at run time
  * among CF_CLG_FUSED_DEPTH_MIN .. CF_CLG_FUSED_DEPTH_MAX; 0 picks
- * CF_CLG_FUSED_DEPTH_DEFAULT, the fastest measured (docs/flow-speed.md).
+ * CF_CLG_FUSED_DEPTH_DEFAULT (CF_CLG_FUSED_DEPTH_DEFAULT_FP16 for fp16
+ * plans), the fastest measured (docs/flow-speed.md).
  */
 #ifndef CF_CUDA_CLG_H
 #define CF_CUDA_CLG_H
@@ -38,6 +39,9 @@ typedef enum
 #define CF_CLG_FUSED_DEPTH_MIN 3
 #define CF_CLG_FUSED_DEPTH_MAX 8
 #define CF_CLG_FUSED_DEPTH_DEFAULT 6
+/* The default of fp16 plans, measured likewise: 8 is the fastest at both
+ * sizes (1080p 1.93 ms, 640x512 0.82 ms; 6: 2.03 and 0.87 ms). */
+#define CF_CLG_FUSED_DEPTH_DEFAULT_FP16 8
 
 /* The five J_ρ channels on the device (level-0 sized planes; a level uses
  * the top-left corner). */
@@ -48,7 +52,10 @@ typedef struct
 
 typedef struct cf_cuda_clg_plan cf_cuda_clg_plan;
 
-/* Only CF_PRECISION_FP32 is implemented: CF_ERROR_UNSUPPORTED for fp16. */
+/* CF_PRECISION_FP32: the CPU's bits (common/clg.h). CF_PRECISION_FP16:
+ * the Jacobi increments in half2 (half neighbour sums, fp32 update),
+ * everything else fp32; SIMPLE and FUSED still give identical results,
+ * close to fp32's but not equal (cuda/clg.cu). */
 cf_status cf_cuda_clg_plan_new (int width, int height, cf_precision precision,
     cf_clg_kernel kernel, cf_cuda_clg_plan ** plan);
 
@@ -61,7 +68,8 @@ cf_status cf_cuda_clg_plan_run (cf_cuda_clg_plan * plan,
 void cf_cuda_clg_plan_free (cf_cuda_clg_plan * plan);
 
 /* Sweeps per FUSED launch for later runs of @plan: 0 (default,
- * CF_CLG_FUSED_DEPTH_DEFAULT) or CF_CLG_FUSED_DEPTH_MIN ..
+ * CF_CLG_FUSED_DEPTH_DEFAULT, or CF_CLG_FUSED_DEPTH_DEFAULT_FP16 for an
+ * fp16 plan) or CF_CLG_FUSED_DEPTH_MIN ..
  * CF_CLG_FUSED_DEPTH_MAX; the results do not depend on it. Ignored by a
  * SIMPLE plan. CF_ERROR_INVALID (plan unchanged) for any other value. A new
  * plan has depth 0. */

@@ -18,8 +18,9 @@
  * paper's per-level lists, finest level first ("60,120,180,240" is its
  * configuration B); when empty, `iterations` applies to every level.
  *
- * Only fp32 is implemented on the GPU so far: `precision=fp16` makes the
- * element fail at the first pair with a clear error.
+ * `precision=fp16` keeps the GPU's Jacobi increments in half2 (half
+ * neighbour sums) while the coefficients, pyramids, warps and the output
+ * flow stay fp32; the CPU backend always computes in fp32.
  *
  * ## Example launch lines
  * |[
@@ -416,17 +417,10 @@ gst_cuda_flow_clg_solve_cuda (GstCfFlowBase * base,
 
   if (!check_settings (self))
     return FALSE;
-  if (self->plan == NULL) {
+  if (self->plan == NULL)
     status = cf_cuda_clg_plan_new (flow->width, flow->height,
         gst_cf_flow_base_get_precision (base), self->stream_kernel,
         &self->plan);
-    if (status == CF_ERROR_UNSUPPORTED) {
-      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-          ("precision=fp16 is not implemented for CLG yet; use fp32"),
-          (NULL));
-      return FALSE;
-    }
-  }
   if (status == CF_OK)
     status = cf_cuda_clg_plan_run (self->plan, p0, p1, &self->stream_params,
         use_initial, flow, stream);

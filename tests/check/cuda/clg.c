@@ -13,6 +13,10 @@
  * defaults and the paper's configuration B, warm starts, plan reuse and
  * argument checks. Outputs are poisoned with NaN first. The plan runs read
  * pyramids uploaded from the CPU's, so both solvers see the same bits.
+ * fp16 plans (half2 increments): FUSED bit for bit equal to SIMPLE at
+ * every depth on sizes around the tile, EPE against ground truth close to
+ * fp32's (FP16_EPE_ABS + FP16_EPE_REL · fp32's), warm start, plan reuse
+ * and zero sweeps.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -40,6 +44,13 @@
 #define FUSED_DEPTH_MAX CF_CLG_FUSED_DEPTH_MAX
 /* the paper's α range on 0..255 intensities is 0.3 .. 325; default 50 */
 #define TEST_ALPHA 50.0f
+/* fp16 increments: EPE against ground truth may differ from fp32's by
+ * this much plus FP16_EPE_REL of it (the bar of tests/check/cuda/hs.c:
+ * half keeps 11 significant bits, ~1e-3 px on increments of a pixel) */
+#define FP16_EPE_ABS 0.01
+#define FP16_EPE_REL 0.05
+/* pixels left out at each side when comparing with ground truth */
+#define EPE_BORDER 16
 
 typedef struct
 {
@@ -713,18 +724,19 @@ cpu_run (const scene * sc, const cf_clg_params * params,
   return flow;
 }
 
-/* One GPU run with a fresh plan of FUSED depth @depth (0: default) into a
- * host flow; @initial (host) is the warm start when not NULL. */
+/* One GPU run with a fresh plan of @precision and FUSED depth @depth (0:
+ * default) into a host flow; @initial (host) is the warm start when not
+ * NULL. */
 static cf_flow *
-gpu_run_depth (const scene * sc, cf_clg_kernel kernel, int depth,
-    const cf_clg_params * params, const cf_flow * initial)
+gpu_run_prec (const scene * sc, cf_precision precision, cf_clg_kernel kernel,
+    int depth, const cf_clg_params * params, const cf_flow * initial)
 {
   cf_cuda_clg_plan *plan = NULL;
   cf_cuda_flow flow;
   cf_flow *out;
 
   fail_unless_equals_int (cf_cuda_clg_plan_new (sc->width, sc->height,
-          CF_PRECISION_FP32, kernel, &plan), CF_OK);
+          precision, kernel, &plan), CF_OK);
   fail_unless_equals_int (cf_cuda_clg_plan_set_fused_depth (plan, depth),
       CF_OK);
   if (initial != NULL)
@@ -740,10 +752,36 @@ gpu_run_depth (const scene * sc, cf_clg_kernel kernel, int depth,
 }
 
 static cf_flow *
+gpu_run_depth (const scene * sc, cf_clg_kernel kernel, int depth,
+    const cf_clg_params * params, const cf_flow * initial)
+{
+  return gpu_run_prec (sc, CF_PRECISION_FP32, kernel, depth, params,
+      initial);
+}
+
+static cf_flow *
 gpu_run (const scene * sc, cf_clg_kernel kernel, const cf_clg_params * params,
     const cf_flow * initial)
 {
   return gpu_run_depth (sc, kernel, 0, params, initial);
+}
+
+/* Mean end-point error against ground truth, EPE_BORDER pixels left out */
+static double
+epe_of (const cf_flow * est, const cf_flow * truth)
+{
+  cf_flow_error err;
+
+  fail_unless_equals_int (cf_flow_compare (est, truth, EPE_BORDER, &err),
+      CF_OK);
+  return err.epe;
+}
+
+static void
+assert_fp16_epe_close (double e16, double e32, const char *what)
+{
+  fail_unless (fabs (e16 - e32) <= FP16_EPE_ABS + FP16_EPE_REL * e32,
+      "%s: fp16 EPE %g vs fp32 %g", what, e16, e32);
 }
 
 static void
@@ -975,7 +1013,207 @@ GST_START_TEST (test_plan_zero_iterations)
   got = gpu_run (&sc, CF_CLG_KERNEL_FUSED, &params, NULL);
   fail_unless (got->u[0] == 0.0f && got->v[got->width - 1] == 0.0f);
   cf_flow_free (got);
+  /* fp16: + a half +0 increment, the same bits */
+  got = gpu_run_prec (&sc, CF_PRECISION_FP16, CF_CLG_KERNEL_FUSED, 0,
+      &params, sc.truth);
+  assert_flow_mean_close (got, ref, "zero iterations, warm, fp16");
+  cf_flow_free (got);
+  got = gpu_run_prec (&sc, CF_PRECISION_FP16, CF_CLG_KERNEL_SIMPLE, 0,
+      &params, NULL);
+  fail_unless (got->u[0] == 0.0f && got->v[got->width - 1] == 0.0f);
+  cf_flow_free (got);
   cf_flow_free (ref);
+  scene_clear (&sc);
+}
+
+GST_END_TEST;
+
+/* fp16 SIMPLE and FUSED share the per-pixel code (half2 sums, +0 for
+ * neighbours outside the image, fp32 update): bit for bit equal at every
+ * depth, on sizes below one tile, spanning several tiles with remainders
+ * in both directions, and per-level counts below, at and far from every
+ * depth. FUSED picks its region geometry per level from the size, depth
+ * and SM count: on 132 SMs (H100) 641x479 runs the tall 64 x 64 regions at
+ * every depth, 900x400 the 64 x 32 ones at depths 5 and 6, the small
+ * levels the 32 x 32 ones. */
+GST_START_TEST (test_fp16_fused_identical_to_simple)
+{
+  static const struct
+  {
+    int width, height, levels;
+    const char *iterations;
+  } cases[] = {
+    {97, 61, 3, "37,41,29"},
+    {23, 17, 1, "26"},
+    {131, 70, 2, "1,2"},
+    {SCENE_W, SCENE_H, SCENE_LEVELS, "61,121,181,241"},
+    {300, 173, 4, "3,7,8,25"},
+    {641, 479, 1, "19"},
+    {900, 400, 1, "17"},
+  };
+  int i, depth;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (cases); i++) {
+    cf_clg_params params;
+    scene sc;
+    cf_flow *simple, *f32;
+
+    cf_clg_params_init (&params);
+    fail_unless_equals_int (cf_clg_parse_iterations_per_level (&params,
+            cases[i].iterations, NULL), CF_OK);
+    scene_make (&sc, cases[i].width, cases[i].height, CF_SYNTH_SMOOTH,
+        cases[i].levels, &params);
+    simple = gpu_run_prec (&sc, CF_PRECISION_FP16, CF_CLG_KERNEL_SIMPLE, 0,
+        &params, NULL);
+    for (depth = CF_CLG_FUSED_DEPTH_MIN - 1; depth <= FUSED_DEPTH_MAX;
+        depth++) {
+      int dd = depth < CF_CLG_FUSED_DEPTH_MIN ? 0 : depth;
+      cf_flow *fused;
+      char what[96];
+
+      fused = gpu_run_prec (&sc, CF_PRECISION_FP16, CF_CLG_KERNEL_FUSED, dd,
+          &params, NULL);
+      g_snprintf (what, sizeof (what), "fp16 plan FUSED depth %d vs SIMPLE, "
+          "%dx%d, %s", dd, cases[i].width, cases[i].height,
+          cases[i].iterations);
+      cf_test_assert_flow_identical (fused, simple, what);
+      cf_flow_free (fused);
+    }
+    /* fp16 is not fp32 (the increments are really rounded to half), but
+     * close to it */
+    f32 = gpu_run (&sc, CF_CLG_KERNEL_SIMPLE, &params, NULL);
+    {
+      double mean = 0.0, max = 0.0;
+
+      fail_unless_equals_int (cf_flow_diff (simple, f32, &mean, &max),
+          CF_OK);
+      GST_INFO ("%dx%d, %s: fp16 vs fp32 mean |diff| %g px, max %g",
+          cases[i].width, cases[i].height, cases[i].iterations, mean, max);
+      fail_unless (mean > 0.0, "fp16 gave fp32's bits");
+      fail_unless (mean < 0.05, "fp16 vs fp32: mean |diff| %g px", mean);
+    }
+    cf_flow_free (f32);
+    cf_flow_free (simple);
+    scene_clear (&sc);
+  }
+}
+
+GST_END_TEST;
+
+/* fp16 accuracy against ground truth on the synthetic motions, with the
+ * defaults (200 sweeps everywhere) and configuration B, on 160x128 and
+ * 641x479 (4 levels): within FP16_EPE_ABS + FP16_EPE_REL · EPE(fp32) of
+ * fp32, FUSED and SIMPLE identical. */
+GST_START_TEST (test_fp16_epe_close_to_fp32)
+{
+  static const cf_synth_motion motions[] = { CF_SYNTH_TRANSLATION,
+    CF_SYNTH_ROTATION_ZOOM, CF_SYNTH_SMOOTH
+  };
+  static const test_size sizes[] = { {SCENE_W, SCENE_H}, {641, 479} };
+  int m, cfg, z;
+
+  for (z = 0; z < (int) G_N_ELEMENTS (sizes); z++) {
+    for (m = 0; m < (int) G_N_ELEMENTS (motions); m++) {
+      for (cfg = 0; cfg < 2; cfg++) {
+        cf_clg_params params;
+        scene sc;
+        cf_flow *f32, *f16, *s16;
+        double e32, e16, es16;
+        char what[96];
+
+        cf_clg_params_init (&params);
+        if (cfg == 1)
+          fail_unless_equals_int (cf_clg_parse_iterations_per_level
+              (&params, "60,120,180,240", NULL), CF_OK);
+        scene_make (&sc, sizes[z].width, sizes[z].height, motions[m],
+            SCENE_LEVELS, &params);
+        f32 = gpu_run (&sc, CF_CLG_KERNEL_AUTO, &params, NULL);
+        f16 = gpu_run_prec (&sc, CF_PRECISION_FP16, CF_CLG_KERNEL_AUTO, 0,
+            &params, NULL);
+        s16 = gpu_run_prec (&sc, CF_PRECISION_FP16, CF_CLG_KERNEL_SIMPLE, 0,
+            &params, NULL);
+        e32 = epe_of (f32, sc.truth);
+        e16 = epe_of (f16, sc.truth);
+        es16 = epe_of (s16, sc.truth);
+        g_snprintf (what, sizeof (what), "%dx%d, motion %d, %s",
+            sizes[z].width, sizes[z].height, motions[m],
+            cfg ? "config B" : "defaults");
+        GST_INFO ("%s: EPE fp32 %.5f, fp16 fused %.5f, fp16 simple %.5f",
+            what, e32, e16, es16);
+        /* fp32 must have found the motion for the comparison to mean
+         * much */
+        fail_unless (e32 < 1.0, "%s: fp32 EPE %g", what, e32);
+        assert_fp16_epe_close (e16, e32, what);
+        assert_fp16_epe_close (es16, e32, what);
+        cf_test_assert_flow_identical (f16, s16, "fp16 AUTO vs SIMPLE");
+        cf_flow_free (f32);
+        cf_flow_free (f16);
+        cf_flow_free (s16);
+        scene_clear (&sc);
+      }
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* An fp16 plan reused: same input -> same bits; a new iteration count, α
+ * or depth gives what a fresh fp16 plan gives; a warm start from the
+ * truth is as good as fp32's. */
+GST_START_TEST (test_fp16_plan_reuse_and_warm_start)
+{
+  cf_clg_params params;
+  scene sc;
+  cf_cuda_clg_plan *plan = NULL;
+  cf_cuda_flow flow;
+  cf_flow *first, *again, *fresh, *w32, *w16;
+
+  cf_clg_params_init (&params);
+  params.iterations = 30;
+  scene_make (&sc, SCENE_W, SCENE_H, CF_SYNTH_ROTATION_ZOOM, SCENE_LEVELS,
+      &params);
+  fail_unless_equals_int (cf_cuda_clg_plan_new (SCENE_W, SCENE_H,
+          CF_PRECISION_FP16, CF_CLG_KERNEL_AUTO, &plan), CF_OK);
+  cf_test_poisoned_flow (SCENE_W, SCENE_H, &flow, stream);
+
+  fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
+          &params, 0, &flow, stream), CF_OK);
+  first = cf_test_download_flow (&flow, stream);
+  fail_unless_equals_int (cf_cuda_flow_fill (&flow, NAN, NAN, stream),
+      CF_OK);
+  fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
+          &params, 0, &flow, stream), CF_OK);
+  again = cf_test_download_flow (&flow, stream);
+  cf_test_assert_flow_identical (again, first, "fp16: second run of a plan");
+  cf_flow_free (again);
+
+  params.iterations = 13;
+  params.alpha = 120.0f;
+  fail_unless_equals_int (cf_cuda_clg_plan_set_fused_depth (plan, 4), CF_OK);
+  fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
+          &params, 0, &flow, stream), CF_OK);
+  again = cf_test_download_flow (&flow, stream);
+  fresh = gpu_run_prec (&sc, CF_PRECISION_FP16, CF_CLG_KERNEL_SIMPLE, 0,
+      &params, NULL);
+  cf_test_assert_flow_identical (again, fresh,
+      "fp16 plan after new iterations, alpha and depth");
+  cf_flow_free (again);
+  cf_flow_free (fresh);
+  cf_flow_free (first);
+  cf_cuda_flow_release (&flow);
+  cf_cuda_clg_plan_free (plan);
+
+  params.iterations = 40;
+  params.alpha = 50.0f;
+  w32 = gpu_run (&sc, CF_CLG_KERNEL_AUTO, &params, sc.truth);
+  w16 = gpu_run_prec (&sc, CF_PRECISION_FP16, CF_CLG_KERNEL_AUTO, 0,
+      &params, sc.truth);
+  GST_INFO ("warm start: EPE fp32 %.5f, fp16 %.5f", epe_of (w32, sc.truth),
+      epe_of (w16, sc.truth));
+  assert_fp16_epe_close (epe_of (w16, sc.truth), epe_of (w32, sc.truth),
+      "warm start");
+  cf_flow_free (w32);
+  cf_flow_free (w16);
   scene_clear (&sc);
 }
 
@@ -996,10 +1234,12 @@ GST_START_TEST (test_plan_rejects_bad_arguments)
           CF_CLG_KERNEL_AUTO, &plan), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_clg_plan_new (10, 10, CF_PRECISION_FP32,
           (cf_clg_kernel) 9, &plan), CF_ERROR_INVALID);
-  /* half precision is a valid request this build cannot serve */
+  /* half precision is served (half2 increments) */
   fail_unless_equals_int (cf_cuda_clg_plan_new (10, 10, CF_PRECISION_FP16,
-          CF_CLG_KERNEL_AUTO, &plan), CF_ERROR_UNSUPPORTED);
-  fail_unless (plan == NULL);
+          CF_CLG_KERNEL_AUTO, &plan), CF_OK);
+  fail_unless (plan != NULL);
+  cf_cuda_clg_plan_free (plan);
+  plan = NULL;
 
   cf_clg_params_init (&params);
   params.iterations = 5;
@@ -1068,6 +1308,9 @@ cuda_clg_suite (void)
   tcase_add_test (tc, test_warm_start_matches_cpu);
   tcase_add_test (tc, test_plan_zero_iterations);
   tcase_add_test (tc, test_plan_rejects_bad_arguments);
+  tcase_add_test (tc, test_fp16_fused_identical_to_simple);
+  tcase_add_test (tc, test_fp16_epe_close_to_fp32);
+  tcase_add_test (tc, test_fp16_plan_reuse_and_warm_start);
   suite_add_tcase (s, tc);
   return s;
 }
