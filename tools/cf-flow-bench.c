@@ -29,7 +29,7 @@
  * per-iteration figures are left out.
  *
  * --clg-depth K,... runs every fused CLG configuration once per FUSED
- * depth K (3 .. 8, 0 = the default; cf_cuda_clg_plan_set_fused_depth) and
+ * depth K (3 .. 8, 0 = the plan's default; cf_cuda_clg_plan_set_fused_depth) and
  * adds a table of depth against ms per frame and per Jacobi sweep (the
  * iterations' time over the sweeps of all levels).
  *
@@ -114,15 +114,26 @@ static const bench_config configs[] = {
   {"tvl1-realtime", "cudaflowtvl1 preset=realtime (3 levels x 1 warp x 10 "
         "iterations)", METHOD_TVL1, 3, 1, 10, 0, CF_PRECISION_FP32,
       CF_TVL1_KERNEL_AUTO, 0.0f, NULL},
+  {"tvl1-ipol-fp16", "the same as tvl1-ipol, precision=fp16", METHOD_TVL1,
+      5, 5, 300, 0, CF_PRECISION_FP16, CF_TVL1_KERNEL_AUTO, 0.01f, NULL},
+  {"tvl1-realtime-fp16", "the same as tvl1-realtime, precision=fp16",
+      METHOD_TVL1, 3, 1, 10, 0, CF_PRECISION_FP16, CF_TVL1_KERNEL_AUTO, 0.0f,
+      NULL},
   {"tvl1-realtime-steps", "the same, solver-kernel=steps (one kernel per "
         "step)", METHOD_TVL1, 3, 1, 10, 0, CF_PRECISION_FP32,
       CF_TVL1_KERNEL_STEPS, 0.0f, NULL},
   {"tvl1-fixed-100", "cudaflowtvl1 3 levels x 1 warp x 100 iterations "
         "(per-iteration cost)", METHOD_TVL1, 3, 1, 100, 0, CF_PRECISION_FP32,
       CF_TVL1_KERNEL_AUTO, 0.0f, NULL},
+  {"tvl1-fixed-100-fp16", "the same as tvl1-fixed-100, precision=fp16",
+      METHOD_TVL1, 3, 1, 100, 0, CF_PRECISION_FP16, CF_TVL1_KERNEL_AUTO, 0.0f,
+      NULL},
   {"clg-config-b", "cudaflowclg preset=config-b (4 levels, 60,120,180,240 "
         "sweeps)", METHOD_CLG, 4, 1, 0, 50.0f, CF_PRECISION_FP32,
       CF_CLG_KERNEL_AUTO, 0, "60,120,180,240"},
+  {"clg-config-b-fp16", "the same as clg-config-b, precision=fp16",
+      METHOD_CLG, 4, 1, 0, 50.0f, CF_PRECISION_FP16, CF_CLG_KERNEL_AUTO, 0,
+      "60,120,180,240"},
   {"clg-config-b-simple", "the same, jacobi-kernel=simple", METHOD_CLG, 4, 1,
       0, 50.0f, CF_PRECISION_FP32, CF_CLG_KERNEL_SIMPLE, 0, "60,120,180,240"},
   {"clg-config-a", "cudaflowclg preset=config-a (4 levels x 75 sweeps)",
@@ -575,9 +586,10 @@ usage (void)
       "[--config NAME,...] [--clg-depth K,...] [--json FILE] "
       "[--markdown FILE]\n"
       "  default sizes 640x480,1280x720,1920x1080,3840x2160\n"
-      "  --clg-depth: FUSED CLG depths to run, %d..%d or 0 (default %d)\n"
+      "  --clg-depth: FUSED CLG depths to run, %d..%d or 0 (the default: "
+      "%d in fp32, %d in fp16)\n"
       "  configs:\n", CF_CLG_FUSED_DEPTH_MIN, CF_CLG_FUSED_DEPTH_MAX,
-      CF_CLG_FUSED_DEPTH_DEFAULT);
+      CF_CLG_FUSED_DEPTH_DEFAULT, CF_CLG_FUSED_DEPTH_DEFAULT_FP16);
   for (c = 0; c < N_CONFIGS; c++)
     fprintf (stderr, "    %-24s %s\n", configs[c].name,
         configs[c].description);

@@ -27,7 +27,7 @@ status=0
   --markdown "$out/bench.md" > /dev/null 2> "$out/bench.log" || status=1
 # the seeds' per-iteration figure is quoted at 2048 x 2048
 "$build/tools/cf-flow-bench" --frames 20 --sizes 2048x2048 \
-  --config hs-realtime,tvl1-realtime,tvl1-fixed-100,clg-config-a \
+  --config hs-realtime,hs-realtime-fp16,tvl1-realtime,tvl1-realtime-fp16,tvl1-fixed-100,tvl1-fixed-100-fp16,clg-config-a \
   --json "$out/bench-2048.json" --markdown "$out/bench-2048.md" > /dev/null \
   2> "$out/bench-2048.log" || status=1
 
@@ -47,12 +47,13 @@ if [ -d "$data" ]; then
       eval_cfg cudaflowhs "hs-seed-$it-$p" levels=3 warps=1 iterations=$it precision=$p
     done
   done
-  # TV-L1 and CLG: fp32 only so far
-  eval_cfg cudaflowtvl1 tvl1-ipol
-  eval_cfg cudaflowtvl1 tvl1-realtime preset=realtime
-  eval_cfg cudaflowclg clg-default
-  eval_cfg cudaflowclg clg-config-a preset=config-a
-  eval_cfg cudaflowclg clg-config-b preset=config-b
+  for p in fp32 fp16; do
+    eval_cfg cudaflowtvl1 "tvl1-ipol-$p" precision=$p
+    eval_cfg cudaflowtvl1 "tvl1-realtime-$p" preset=realtime precision=$p
+    eval_cfg cudaflowclg "clg-default-$p" precision=$p
+    eval_cfg cudaflowclg "clg-config-a-$p" preset=config-a precision=$p
+    eval_cfg cudaflowclg "clg-config-b-$p" preset=config-b precision=$p
+  done
 else
   echo "no Middlebury data at $data: accuracy not measured" | tee "$out/eval-missing.txt"
 fi

@@ -195,12 +195,13 @@ GST_START_TEST (test_tvl1_and_clg_kernels_give_identical_flow)
 
 GST_END_TEST;
 
-/* precision=fp16 on the TV-L1 element: EPE against ground truth close to
- * fp32's (the budget of the HS test above). */
+/* precision=fp16 on the TV-L1 and CLG elements: EPE against ground truth
+ * close to fp32's (the budget of the HS test above). */
 GST_START_TEST (test_tvl1_and_clg_fp16_epe_close_to_fp32)
 {
   static const gchar *runs[][2] = {
-    {"cudaflowtvl1", "preset=realtime"}, {"cudaflowtvl1", ""}
+    {"cudaflowtvl1", "preset=realtime"}, {"cudaflowtvl1", ""},
+    {"cudaflowclg", "preset=config-b"}, {"cudaflowclg", ""}
   };
   cf_synth_params sp;
   guint i;
