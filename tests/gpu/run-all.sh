@@ -6,6 +6,10 @@
 #
 #   tests/gpu/run-all.sh [BUILD_DIR]
 #
+# RUN_ALL_PARTS picks a subset (default "suites memcheck racecheck tools"),
+# and RUN_ALL_MATCH (an extended regex) the suites, so that a machine with a
+# per-command time limit can run it in pieces.
+#
 # The machine needs the CUDA driver; GStreamer comes from the system or from
 # a bundle made by ../shared/gpu-host/make-gst-bundle at .gst-runtime/.
 set -u
@@ -39,8 +43,12 @@ record() {  # name rc
   esac
 }
 
-suites=$(cd "$build/tests/check" && ls common/* cuda/* elements/* 2>/dev/null | grep -v '\.\(o\|log\|trs\)$' | sort)
-for s in $suites; do
+parts=" ${RUN_ALL_PARTS:-suites memcheck racecheck tools} "
+want() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
+
+suites=$(cd "$build/tests/check" && ls common/* cuda/* elements/* 2>/dev/null | grep -v '\.\(o\|log\|trs\)$' \
+  | grep -E "${RUN_ALL_MATCH:-.}" | sort)
+want suites && for s in $suites; do
   [ -x "$build/tests/check/$s" ] || continue
   log="$out/$(echo "$s" | tr / _).log"
   (cd "$build/tests/check" && "./$s") > "$log" 2>&1
@@ -51,7 +59,7 @@ done
 # shared-memory kernels on their quickest tests (racecheck is ~100x slower)
 racecheck_tests=${RACECHECK_TESTS:-"cuda/convolve:test_direct_uneven_chunks_match_cpu cuda/hs:test_fused_is_bit_identical_to_simple cuda/pyramid:test_blur_matches_cpu cuda/flowviz: cuda/tvl1:test_fused_identical_to_steps cuda/tvl1:test_blocked_plan_identical_to_fused cuda/tvl1:test_fp16_epsilon_warm_start_and_reuse cuda/clg:test_fused_is_bit_identical_to_simple cuda/clg:test_fp16_fused_identical_to_simple cuda/convolve-methods:test_separable_long_and_one_sided_kernels"}
 if command -v compute-sanitizer >/dev/null 2>&1; then
-  for s in $(echo "$suites" | grep -E '^cuda/|-gpu$'); do
+  want memcheck && for s in $(echo "$suites" | grep -E '^cuda/|-gpu$'); do
     log="$out/memcheck_$(echo "$s" | tr / _).log"
     # Leaks are checked on the cuda/ suites, which create and free every
     # plan (cuFFT ones included) in one context. The element suites make a
@@ -63,7 +71,7 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
       --error-exitcode 86 "./$s") > "$log" 2>&1
     record "memcheck $s" $?
   done
-  for item in $racecheck_tests; do
+  want racecheck && for item in $racecheck_tests; do
     s=${item%%:*}; t=${item#*:}
     [ -x "$build/tests/check/$s" ] || continue
     log="$out/racecheck_$(echo "$s" | tr / _).log"
@@ -75,10 +83,12 @@ else
   echo "compute-sanitizer not found: memcheck/racecheck not run" | tee -a "$summary"
 fi
 
-sh "$top/tests/check/pipelines.sh" > "$out/pipelines.log" 2>&1
-record "examples/pipelines" $?
-CUDAFLOW_TOOLS_DIR=$build/tools sh "$top/tests/check/tools.sh" > "$out/tools.log" 2>&1
-record "tools (cf-flow-eval, cf-flow-bench)" $?
+if want tools; then
+  sh "$top/tests/check/pipelines.sh" > "$out/pipelines.log" 2>&1
+  record "examples/pipelines" $?
+  CUDAFLOW_TOOLS_DIR=$build/tools sh "$top/tests/check/tools.sh" > "$out/tools.log" 2>&1
+  record "tools (cf-flow-eval, cf-flow-bench)" $?
+fi
 
 echo "$pass passed, $fail failed, $skip skipped" | tee -a "$summary"
 # one archive of every log (the failing ones are what matters)
