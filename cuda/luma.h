@@ -22,7 +22,7 @@ cf_status cf_cuda_luma_from_rgb (const void *data, ptrdiff_t stride,
     cudaStream_t stream);
 
 /* Device floats cf_cuda_image_min_max needs as scratch. */
-#define CF_CUDA_MIN_MAX_SCRATCH 512
+#define CF_CUDA_MIN_MAX_SCRATCH 2048
 
 /* Smallest and largest value of @img (NaN-free), through @scratch
  * (CF_CUDA_MIN_MAX_SCRATCH device floats). The two values are copied to the

@@ -49,12 +49,15 @@ enum
  *  \param[in] taps    2 radius + 1 device taps, centre at taps[radius]
  *  \param radius      0 .. CUDA_MAX_BLUR_RADIUS
  *  \param[out] dst    plane of @dst_pitch elements per row (not src) */
-template < bool HORIZONTAL > __global__ static void
+template < bool HORIZONTAL, int R > __global__ static void
 blur_pass_kernel (const float *__restrict__ src, size_t src_pitch, int width,
-    int height, const float *__restrict__ taps, int radius,
+    int height, const float *__restrict__ taps, int radius_arg,
     float *__restrict__ dst, size_t dst_pitch)
 {
   __shared__ float s_taps[CUDA_MAX_BLUR_TAPS];
+  /* R > 0: the radius is known here, the loops unroll and every load is
+   * issued before the sums need them (the sums keep their order) */
+  const int radius = R > 0 ? R : radius_arg;
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   int tid = threadIdx.x + threadIdx.y * blockDim.x;
@@ -69,9 +72,11 @@ blur_pass_kernel (const float *__restrict__ src, size_t src_pitch, int width,
   if (HORIZONTAL) {
     const float *row = src + (size_t) y * src_pitch;
     if (x - radius >= 0 && x + radius < width) {
+#pragma unroll
       for (int k = -radius; k <= radius; k++)
         sum = __fadd_rn (sum, __fmul_rn (s_taps[k + radius], row[x + k]));
     } else {
+#pragma unroll
       for (int k = -radius; k <= radius; k++) {
         int sx = cf_border_fold (x + k, width, CF_BORDER_REFLECT);
         sum = __fadd_rn (sum, __fmul_rn (s_taps[k + radius], row[sx]));
@@ -80,10 +85,12 @@ blur_pass_kernel (const float *__restrict__ src, size_t src_pitch, int width,
   } else {
     const float *col = src + x;
     if (y - radius >= 0 && y + radius < height) {
+#pragma unroll
       for (int k = -radius; k <= radius; k++)
         sum = __fadd_rn (sum, __fmul_rn (s_taps[k + radius],
                 col[(size_t) (y + k) * src_pitch]));
     } else {
+#pragma unroll
       for (int k = -radius; k <= radius; k++) {
         int sy = cf_border_fold (y + k, height, CF_BORDER_REFLECT);
         sum = __fadd_rn (sum, __fmul_rn (s_taps[k + radius],
@@ -136,23 +143,43 @@ out:
   return status;
 }
 
+/* One pass: radii up to 8 (the pyramids' σ ≤ 2) by a kernel built for
+ * that radius, longer ones by the generic loop. */
+template < bool HORIZONTAL > static void
+blur_pass (const cf_cuda_image * src, const float *device_taps, int radius,
+    cf_cuda_image * dst, cudaStream_t stream)
+{
+  dim3 block (BLUR_BLOCK_X, BLUR_BLOCK_Y);
+  dim3 grid (cf_div_up (src->width, BLUR_BLOCK_X),
+      cf_div_up (src->height, BLUR_BLOCK_Y));
+
+#define BLUR_PASS(R) blur_pass_kernel < HORIZONTAL, R > <<< grid, block, 0, \
+      stream >>> (src->data, src->pitch, src->width, src->height, \
+      device_taps, radius, dst->data, dst->pitch)
+  switch (radius) {
+    case 1: BLUR_PASS (1); break;
+    case 2: BLUR_PASS (2); break;
+    case 3: BLUR_PASS (3); break;
+    case 4: BLUR_PASS (4); break;
+    case 5: BLUR_PASS (5); break;
+    case 6: BLUR_PASS (6); break;
+    case 7: BLUR_PASS (7); break;
+    case 8: BLUR_PASS (8); break;
+    default: BLUR_PASS (0); break;
+  }
+#undef BLUR_PASS
+}
+
 /* Both passes with taps already on the device. */
 static cf_status
 blur_with_taps (const cf_cuda_image * src, const float *device_taps,
     int radius, cf_cuda_image * tmp, cf_cuda_image * dst, cudaStream_t stream)
 {
   cf_status status = CF_OK;
-  dim3 block (BLUR_BLOCK_X, BLUR_BLOCK_Y);
-  dim3 grid (cf_div_up (src->width, BLUR_BLOCK_X),
-      cf_div_up (src->height, BLUR_BLOCK_Y));
 
-  blur_pass_kernel < true > <<< grid, block, 0, stream >>> (src->data,
-      src->pitch, src->width, src->height, device_taps, radius, tmp->data,
-      tmp->pitch);
+  blur_pass < true > (src, device_taps, radius, tmp, stream);
   CF_CUDA_TRY_LAUNCH ();
-  blur_pass_kernel < false > <<< grid, block, 0, stream >>> (tmp->data,
-      tmp->pitch, tmp->width, tmp->height, device_taps, radius, dst->data,
-      dst->pitch);
+  blur_pass < false > (tmp, device_taps, radius, dst, stream);
   CF_CUDA_TRY_LAUNCH ();
 out:
   return status;
