@@ -959,6 +959,63 @@ tvl1h_resample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
   dst.b[i] = sy * tvl1h_sample (k, src.b, src.pitch);
 }
 
+/* Source window of one tvl1h_upsample_kernel block: a 32 x 8 block at a
+ * step <= 1 reads at most 35 x 11 cells (taps -1 .. +2 around 33 x 9). */
+#define TVL1H_UP_TX 36
+#define TVL1H_UP_TY 12
+static_assert (TVL1_BLOCK_X + 4 <= TVL1H_UP_TX
+    && TVL1_BLOCK_Y + 4 <= TVL1H_UP_TY, "upsampling window too small");
+
+/** \brief tvl1h_resample_kernel for steps @fx, @fy <= 1 (flow upsampling),
+ *  the same bits: the block's clamped source window is loaded once into
+ *  shared memory and every thread sums its 16 taps from there, in the same
+ *  order, instead of gathering 32 values from global memory. */
+__global__ static void
+tvl1h_upsample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
+    float sx, float sy, tvl1_field dst, int dw, int dh)
+{
+  __shared__ float wa[TVL1H_UP_TY][TVL1H_UP_TX], wb[TVL1H_UP_TY][TVL1H_UP_TX];
+  const int bx = blockIdx.x * blockDim.x, by = blockIdx.y * blockDim.y;
+  const int x = bx + threadIdx.x, y = by + threadIdx.y;
+  /* window origin: the first thread's tap -1, as tvl1h_taps_at floors it */
+  const int ox = (int) floorf ((float) bx * fx) - 1;
+  const int oy = (int) floorf ((float) by * fy) - 1;
+  const int t = threadIdx.x + threadIdx.y * blockDim.x;
+  tvl1h_taps k;
+  float a = 0.0f, b = 0.0f;
+  int i, j;
+
+  for (i = t; i < TVL1H_UP_TX * TVL1H_UP_TY; i += blockDim.x * blockDim.y) {
+    const int cx = min (max (ox + i % TVL1H_UP_TX, 0), sw - 1);
+    const int cy = min (max (oy + i / TVL1H_UP_TX, 0), sh - 1);
+    wa[i / TVL1H_UP_TX][i % TVL1H_UP_TX] = src.a[cx + (size_t) cy * src.pitch];
+    wb[i / TVL1H_UP_TX][i % TVL1H_UP_TX] = src.b[cx + (size_t) cy * src.pitch];
+  }
+  __syncthreads ();
+  if (x >= dw || y >= dh)
+    return;
+  k = tvl1h_taps_at ((float) x * fx, (float) y * fy, sw, sh, CF_WARP_CLAMP);
+  {
+    /* the taps' clamped cells are the window's cells at the unclamped
+     * offsets: the window holds src at clamp (origin + offset) */
+    const int jx = (int) floorf ((float) x * fx) - 1 - ox;
+    const int jy = (int) floorf ((float) y * fy) - 1 - oy;
+#pragma unroll
+    for (j = 0; j < 4; j++) {
+      float ra = 0.0f, rb = 0.0f;
+#pragma unroll
+      for (i = 0; i < 4; i++) {
+        ra = fmaf (k.wx[i], wa[jy + j][jx + i], ra);
+        rb = fmaf (k.wx[i], wb[jy + j][jx + i], rb);
+      }
+      a = fmaf (k.wy[j], ra, a);
+      b = fmaf (k.wy[j], rb, b);
+    }
+  }
+  dst.a[x + (size_t) y * dst.pitch] = sx * a;
+  dst.b[x + (size_t) y * dst.pitch] = sy * b;
+}
+
 /** \brief Per-warp constants of the fp16 solver, in one pass: the packed
  *  (I1, I1x, I1y) sampled at x + u0 (one set of taps), then ((I1wx, I1wy), (g,
  *  I1w − I0)), ∇u0 by
@@ -2089,13 +2146,23 @@ resample_half (const cf_cuda_flow * src, cf_cuda_flow * dst,
 {
   cf_status status = CF_OK;
 
-  tvl1h_resample_kernel <<< tvl1_grid (dst->width, dst->height),
-      tvl1_block (), 0, stream >>> (make_field (src), src->width,
-      src->height, (float) src->width / (float) dst->width,
-      (float) src->height / (float) dst->height,
-      (float) dst->width / (float) src->width,
-      (float) dst->height / (float) src->height, make_field (dst),
-      dst->width, dst->height);
+  const float fx = (float) src->width / (float) dst->width;
+  const float fy = (float) src->height / (float) dst->height;
+
+  /* upsampling (every pyramid step) from a shared-memory window; the
+   * gathering kernel for anything else */
+  if (fx <= 1.0f && fy <= 1.0f)
+    tvl1h_upsample_kernel <<< tvl1_grid (dst->width, dst->height),
+        tvl1_block (), 0, stream >>> (make_field (src), src->width,
+        src->height, fx, fy, (float) dst->width / (float) src->width,
+        (float) dst->height / (float) src->height, make_field (dst),
+        dst->width, dst->height);
+  else
+    tvl1h_resample_kernel <<< tvl1_grid (dst->width, dst->height),
+        tvl1_block (), 0, stream >>> (make_field (src), src->width,
+        src->height, fx, fy, (float) dst->width / (float) src->width,
+        (float) dst->height / (float) src->height, make_field (dst),
+        dst->width, dst->height);
   CF_CUDA_TRY_LAUNCH ();
 out:
   return status;
