@@ -309,3 +309,24 @@ cf_test_assert_flow_identical (const cf_flow * a, const cf_flow * b,
         "%s (%dx%d): row %d differs", what, a->width, a->height, y);
   }
 }
+
+void
+cf_test_assert_flow_mean_close (const cf_flow * got, const cf_flow * ref,
+    double tol, const char *what)
+{
+  double mean = 0.0, max = 0.0;
+
+  fail_unless_equals_int (cf_flow_diff (got, ref, &mean, &max), CF_OK);
+  GST_INFO ("%s: mean |diff| %g px, max %g px", what, mean, max);
+  fail_unless (mean <= tol, "%s: mean |diff| %g px (max %g)", what, mean,
+      max);
+}
+
+double
+cf_test_flow_epe (const cf_flow * est, const cf_flow * truth, int border)
+{
+  cf_flow_error err;
+
+  fail_unless_equals_int (cf_flow_compare (est, truth, border, &err), CF_OK);
+  return err.epe;
+}

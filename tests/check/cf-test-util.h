@@ -89,6 +89,13 @@ void cf_test_assert_cuda_flow_close (const cf_cuda_flow * gpu,
 /* Fail unless two host flows of one size hold the same bits. */
 void cf_test_assert_flow_identical (const cf_flow * a, const cf_flow * b,
     const char *what);
+/* Fail unless the mean |got − ref| over both planes is <= @tol px (mean
+ * and max logged at INFO level). */
+void cf_test_assert_flow_mean_close (const cf_flow * got, const cf_flow * ref,
+    double tol, const char *what);
+/* Mean end-point error of @est against @truth, @border pixels left out. */
+double cf_test_flow_epe (const cf_flow * est, const cf_flow * truth,
+    int border);
 
 /* A PNG file decoded to 0..255 luma through pngdec (the suites do not
  * link libpng); NULL when the file cannot be read. */

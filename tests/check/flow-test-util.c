@@ -15,6 +15,33 @@
 
 #define EPE_BORDER 8
 
+gchar *
+flow_test_pair_error (GstHarness * h, int width, int height)
+{
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *error = NULL;
+  gchar *text;
+
+  gst_element_set_bus (h->element, bus);
+  fail_unless_equals_int (gst_harness_push (h,
+          flow_test_random_frame ("GRAY8", width, height, 1, 0)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h,
+          flow_test_random_frame ("GRAY8", width, height, 2, 1)),
+      GST_FLOW_ERROR);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &error, NULL);
+  GST_INFO ("error: %s", error->message);
+  text = g_strdup (error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  return text;
+}
+
 GstHarness *
 flow_harness_new (const gchar * element, const gchar * backend,
     const gchar * format, int width, int height)

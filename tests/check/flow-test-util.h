@@ -30,6 +30,10 @@ GstBuffer *flow_test_random_frame (const gchar * format, int width,
 GstBuffer *flow_test_frame_from_grey (const gchar * format,
     const cf_image * grey, int index);
 
+/* Push two GRAY8 frames of @width x @height, the second of which must
+ * fail; the text of the error message it posts (g_free it). */
+gchar *flow_test_pair_error (GstHarness * h, int width, int height);
+
 /* Packed UV_F32LE system buffer -> planar flow. */
 cf_flow *flow_test_buffer_to_flow (GstBuffer * buffer, int width, int height);
 float flow_test_max_abs (const cf_flow * flow);

@@ -52,6 +52,11 @@
 /* pixels left out at each side when comparing with ground truth */
 #define EPE_BORDER 16
 
+/* this suite's tolerance and border for the shared helpers */
+#define assert_flow_mean_close(got, ref, what) \
+  cf_test_assert_flow_mean_close (got, ref, FLOW_MEAN_TOL, what)
+#define epe_of(est, truth) cf_test_flow_epe (est, truth, EPE_BORDER)
+
 typedef struct
 {
   int width, height;
@@ -766,15 +771,29 @@ gpu_run (const scene * sc, cf_clg_kernel kernel, const cf_clg_params * params,
   return gpu_run_depth (sc, kernel, 0, params, initial);
 }
 
-/* Mean end-point error against ground truth, EPE_BORDER pixels left out */
-static double
-epe_of (const cf_flow * est, const cf_flow * truth)
+/* A cold run of an existing @plan into @flow, downloaded. */
+static cf_flow *
+plan_run (cf_cuda_clg_plan * plan, const scene * sc,
+    const cf_clg_params * params, cf_cuda_flow * flow)
 {
-  cf_flow_error err;
+  fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc->g0, &sc->g1,
+          params, 0, flow, stream), CF_OK);
+  return cf_test_download_flow (flow, stream);
+}
 
-  fail_unless_equals_int (cf_flow_compare (est, truth, EPE_BORDER, &err),
-      CF_OK);
-  return err.epe;
+/* Two runs of @plan, @flow poisoned in between: the first result, after
+ * checking that the second holds the same bits. */
+static cf_flow *
+plan_run_twice (cf_cuda_clg_plan * plan, const scene * sc,
+    const cf_clg_params * params, cf_cuda_flow * flow, const char *what)
+{
+  cf_flow *first = plan_run (plan, sc, params, flow), *again;
+
+  fail_unless_equals_int (cf_cuda_flow_fill (flow, NAN, NAN, stream), CF_OK);
+  again = plan_run (plan, sc, params, flow);
+  cf_test_assert_flow_identical (again, first, what);
+  cf_flow_free (again);
+  return first;
 }
 
 static void
@@ -782,20 +801,6 @@ assert_fp16_epe_close (double e16, double e32, const char *what)
 {
   fail_unless (fabs (e16 - e32) <= FP16_EPE_ABS + FP16_EPE_REL * e32,
       "%s: fp16 EPE %g vs fp32 %g", what, e16, e32);
-}
-
-static void
-assert_flow_mean_close (const cf_flow * got, const cf_flow * ref,
-    const char *what)
-{
-  double mean = 0.0, max = 0.0;
-
-  fail_unless_equals_int (cf_flow_diff (got, ref, &mean, &max), CF_OK);
-  if (mean != 0.0)
-    GST_INFO ("%s: mean |diff| %g px, max %g, not bit-equal", what, mean,
-        max);
-  fail_unless (mean <= FLOW_MEAN_TOL, "%s: mean |diff| %g px (max %g)",
-      what, mean, max);
 }
 
 /* 160x128 keeps 4 levels above the pyramid's 16-pixel minimum (20x16). */
@@ -913,21 +918,10 @@ GST_START_TEST (test_plan_reuse)
           CF_PRECISION_FP32, CF_CLG_KERNEL_AUTO, &plan), CF_OK);
   cf_test_poisoned_flow (SCENE_W, SCENE_H, &flow, stream);
 
-  fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
-          &params, 0, &flow, stream), CF_OK);
-  first = cf_test_download_flow (&flow, stream);
-  fail_unless_equals_int (cf_cuda_flow_fill (&flow, NAN, NAN, stream),
-      CF_OK);
-  fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
-          &params, 0, &flow, stream), CF_OK);
-  again = cf_test_download_flow (&flow, stream);
-  cf_test_assert_flow_identical (again, first, "second run of a plan");
-  cf_flow_free (again);
+  first = plan_run_twice (plan, &sc, &params, &flow, "second run of a plan");
 
   params.iterations = 13;
-  fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
-          &params, 0, &flow, stream), CF_OK);
-  again = cf_test_download_flow (&flow, stream);
+  again = plan_run (plan, &sc, &params, &flow);
   fresh = gpu_run (&sc, CF_CLG_KERNEL_AUTO, &params, NULL);
   cf_test_assert_flow_identical (again, fresh,
       "plan after new iteration count");
@@ -935,9 +929,7 @@ GST_START_TEST (test_plan_reuse)
   cf_flow_free (fresh);
 
   params.alpha = 120.0f;
-  fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
-          &params, 0, &flow, stream), CF_OK);
-  again = cf_test_download_flow (&flow, stream);
+  again = plan_run (plan, &sc, &params, &flow);
   fresh = gpu_run (&sc, CF_CLG_KERNEL_AUTO, &params, NULL);
   cf_test_assert_flow_identical (again, fresh, "plan after new alpha");
   cf_flow_free (again);
@@ -952,15 +944,11 @@ GST_START_TEST (test_plan_reuse)
       CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_clg_plan_set_fused_depth (NULL, 0),
       CF_ERROR_INVALID);
-  fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
-          &params, 0, &flow, stream), CF_OK);
-  again = cf_test_download_flow (&flow, stream);
+  again = plan_run (plan, &sc, &params, &flow);
   cf_test_assert_flow_identical (again, fresh, "plan after new depth");
   cf_flow_free (again);
   fail_unless_equals_int (cf_cuda_clg_plan_set_fused_depth (plan, 0), CF_OK);
-  fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
-          &params, 0, &flow, stream), CF_OK);
-  again = cf_test_download_flow (&flow, stream);
+  again = plan_run (plan, &sc, &params, &flow);
   cf_test_assert_flow_identical (again, fresh,
       "plan back at the default depth");
   cf_flow_free (again);
@@ -1176,23 +1164,12 @@ GST_START_TEST (test_fp16_plan_reuse_and_warm_start)
           CF_PRECISION_FP16, CF_CLG_KERNEL_AUTO, &plan), CF_OK);
   cf_test_poisoned_flow (SCENE_W, SCENE_H, &flow, stream);
 
-  fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
-          &params, 0, &flow, stream), CF_OK);
-  first = cf_test_download_flow (&flow, stream);
-  fail_unless_equals_int (cf_cuda_flow_fill (&flow, NAN, NAN, stream),
-      CF_OK);
-  fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
-          &params, 0, &flow, stream), CF_OK);
-  again = cf_test_download_flow (&flow, stream);
-  cf_test_assert_flow_identical (again, first, "fp16: second run of a plan");
-  cf_flow_free (again);
+  first = plan_run_twice (plan, &sc, &params, &flow, "fp16: second run of a plan");
 
   params.iterations = 13;
   params.alpha = 120.0f;
   fail_unless_equals_int (cf_cuda_clg_plan_set_fused_depth (plan, 4), CF_OK);
-  fail_unless_equals_int (cf_cuda_clg_plan_run (plan, &sc.g0, &sc.g1,
-          &params, 0, &flow, stream), CF_OK);
-  again = cf_test_download_flow (&flow, stream);
+  again = plan_run (plan, &sc, &params, &flow);
   fresh = gpu_run_prec (&sc, CF_PRECISION_FP16, CF_CLG_KERNEL_SIMPLE, 0,
       &params, NULL);
   cf_test_assert_flow_identical (again, fresh,

@@ -33,6 +33,11 @@
 /* pixels left out at each side when comparing with ground truth */
 #define EPE_BORDER 16
 
+/* this suite's tolerance and border for the shared helpers */
+#define assert_flow_mean_close(got, ref, what) \
+  cf_test_assert_flow_mean_close (got, ref, FLOW_MEAN_TOL, what)
+#define epe_of(est, truth) cf_test_flow_epe (est, truth, EPE_BORDER)
+
 #define K CF_CUDA_HS_FUSED_DEPTH
 
 typedef struct
@@ -369,27 +374,6 @@ gpu_run (const scene * sc, cf_precision precision, cf_hs_kernel kernel,
   cf_cuda_flow_release (&flow);
   cf_cuda_hs_plan_free (plan);
   return out;
-}
-
-static double
-epe_of (const cf_flow * est, const cf_flow * truth)
-{
-  cf_flow_error err;
-
-  fail_unless_equals_int (cf_flow_compare (est, truth, EPE_BORDER, &err),
-      CF_OK);
-  return err.epe;
-}
-
-static void
-assert_flow_mean_close (const cf_flow * got, const cf_flow * ref,
-    const char *what)
-{
-  double mean = 0.0, max = 0.0;
-
-  fail_unless_equals_int (cf_flow_diff (got, ref, &mean, &max), CF_OK);
-  fail_unless (mean <= FLOW_MEAN_TOL, "%s: mean |diff| %g px (max %g)",
-      what, mean, max);
 }
 
 GST_START_TEST (test_plan_matches_cpu_flow)

@@ -59,6 +59,11 @@
 #define FP16_EPE_REL 0.05
 #define FP16_MEAN_TOL 0.02
 
+/* this suite's tolerance and border for the shared helpers */
+#define assert_flow_mean_close(got, ref, what) \
+  cf_test_assert_flow_mean_close (got, ref, FLOW_MEAN_TOL, what)
+#define epe_of(est, truth) cf_test_flow_epe (est, truth, 0)
+
 typedef struct
 {
   int width, height;
@@ -723,18 +728,6 @@ cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
 }
 
 static void
-assert_flow_mean_close (const cf_flow * got, const cf_flow * ref,
-    const char *what)
-{
-  double mean = 0.0, max = 0.0;
-
-  fail_unless_equals_int (cf_flow_diff (got, ref, &mean, &max), CF_OK);
-  GST_INFO ("%s: mean |diff| %g px, max %g px", what, mean, max);
-  fail_unless (mean <= FLOW_MEAN_TOL, "%s: mean |diff| %g px (max %g)",
-      what, mean, max);
-}
-
-static void
 assert_iterations_close (long gpu, long cpu, const char *what)
 {
   GST_INFO ("%s: iterations GPU %ld, CPU %ld", what, gpu, cpu);
@@ -1231,15 +1224,6 @@ GST_START_TEST (test_plan_rejects_bad_arguments)
 GST_END_TEST;
 
 /* ----------------------------------------------------------------- fp16 */
-
-static double
-epe_of (const cf_flow * f, const cf_flow * truth)
-{
-  cf_flow_error err;
-
-  fail_unless_equals_int (cf_flow_compare (f, truth, 0, &err), CF_OK);
-  return err.epe;
-}
 
 /* fp16 against fp32 on the synthetic pairs, realtime-style (3 levels x 1
  * warp x 10 iterations, BLOCKED) and IPOL-style (4 levels x 5 warps, ε
