@@ -425,25 +425,10 @@ clg_coefs_h_at (const clg_planes & j, int x, int y, int width, int height,
  * the very same operations on the same operands. */
 template < typename S > struct clg_traits;
 
-template <> struct clg_traits <clg_state >
+template <> struct clg_traits <clg_state > : cf_cells_f32 <clg_state >
 {
-  typedef float2 cell;
   typedef clg_coef coef;
 
-  static __device__ __forceinline__ cell zero ()
-  {
-    return make_float2 (0.0f, 0.0f);
-  }
-  static __device__ __forceinline__ cell load (const clg_state & s, size_t i)
-  {
-    return make_float2 (s.u[i], s.v[i]);
-  }
-  static __device__ __forceinline__ void store (const clg_state & s,
-      size_t i, cell c)
-  {
-    s.u[i] = c.x;
-    s.v[i] = c.y;
-  }
   static __device__ __forceinline__ coef no_coefs ()
   {
     coef k;
@@ -469,25 +454,10 @@ template <> struct clg_traits <clg_state >
   }
 };
 
-template <> struct clg_traits <clg_state_h >
+template <> struct clg_traits <clg_state_h > : cf_cells_h2 <clg_state_h >
 {
-  typedef __half2 cell;
   typedef clg_coef_h coef;
 
-  static __device__ __forceinline__ cell zero ()
-  {
-    return __float2half2_rn (0.0f);
-  }
-  static __device__ __forceinline__ cell load (const clg_state_h & s,
-      size_t i)
-  {
-    return s.uv[i];
-  }
-  static __device__ __forceinline__ void store (const clg_state_h & s,
-      size_t i, cell c)
-  {
-    s.uv[i] = c;
-  }
   static __device__ __forceinline__ coef no_coefs ()
   {
     coef k;

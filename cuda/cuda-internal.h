@@ -4,8 +4,10 @@
 #ifndef CF_CUDA_INTERNAL_H
 #define CF_CUDA_INTERNAL_H
 
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "common/warp.h"
 #include "cuda/cuda-util.h"
 
 /* Run a CUDA call; on failure record it, set `status` and jump to `out`.
@@ -30,5 +32,81 @@ cf_div_up (int n, int d)
 {
   return (n + d - 1) / d;
 }
+
+/* Cell (ix, iy) and fractions (tx, ty) of a bicubic sample at (x, y) of
+ * a w x h plane, with the guards of common/warp.c: false when the sample
+ * is 0 (a non-finite position, or a neighbourhood leaving the plane with
+ * CF_WARP_ZERO_OUTSIDE); far outside, every tap lands on the edge
+ * (fraction 0). The integer part is bounded before the float -> int
+ * conversion, which is undefined for huge values. */
+static __device__ __forceinline__ bool
+cf_bicubic_cell (float x, float y, int w, int h, cf_warp_border border,
+    int *ix, int *iy, float *tx, float *ty)
+{
+  float fx, fy;
+
+  if (!isfinite (x) || !isfinite (y))
+    return false;
+  fx = fminf (fmaxf (floorf (x), -4.0f), (float) w + 4.0f);
+  fy = fminf (fmaxf (floorf (y), -4.0f), (float) h + 4.0f);
+  *ix = (int) fx;
+  *iy = (int) fy;
+  *tx = __fsub_rn (x, fx);
+  *ty = __fsub_rn (y, fy);
+  if (border == CF_WARP_ZERO_OUTSIDE && (*ix - 1 < 0 || *iy - 1 < 0 ||
+          *ix + 2 >= w || *iy + 2 >= h))
+    return false;
+  if (*ix < -2 || *ix > w + 1) {
+    *ix = *ix < 0 ? -2 : w + 1;
+    *tx = 0.0f;
+  }
+  if (*iy < -2 || *iy > h + 1) {
+    *iy = *iy < 0 ? -2 : h + 1;
+    *ty = 0.0f;
+  }
+  return true;
+}
+
+/* Cell access of the iterative solvers' increment fields, shared by their
+ * traits: @S with two fp32 planes (float *u, *v) or with one half2 plane
+ * (__half2 *uv, both components of a cell), at element index i. */
+template < typename S > struct cf_cells_f32
+{
+  typedef float2 cell;
+
+  static __device__ __forceinline__ cell zero ()
+  {
+    return make_float2 (0.0f, 0.0f);
+  }
+  static __device__ __forceinline__ cell load (const S & s, size_t i)
+  {
+    return make_float2 (s.u[i], s.v[i]);
+  }
+  static __device__ __forceinline__ void store (const S & s, size_t i,
+      cell c)
+  {
+    s.u[i] = c.x;
+    s.v[i] = c.y;
+  }
+};
+
+template < typename S > struct cf_cells_h2
+{
+  typedef __half2 cell;
+
+  static __device__ __forceinline__ cell zero ()
+  {
+    return __float2half2_rn (0.0f);
+  }
+  static __device__ __forceinline__ cell load (const S & s, size_t i)
+  {
+    return s.uv[i];
+  }
+  static __device__ __forceinline__ void store (const S & s, size_t i,
+      cell c)
+  {
+    s.uv[i] = c;
+  }
+};
 
 #endif /* CF_CUDA_INTERNAL_H */

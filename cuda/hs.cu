@@ -137,25 +137,8 @@ struct hs_state_f16
 
 template < typename S > struct hs_traits;
 
-template <> struct hs_traits <hs_state_f32 >
+template <> struct hs_traits <hs_state_f32 > : cf_cells_f32 <hs_state_f32 >
 {
-  typedef float2 cell;
-
-  static __device__ __forceinline__ cell load (const hs_state_f32 & s,
-      size_t i)
-  {
-    return make_float2 (s.u[i], s.v[i]);
-  }
-  static __device__ __forceinline__ void store (const hs_state_f32 & s,
-      size_t i, cell c)
-  {
-    s.u[i] = c.x;
-    s.v[i] = c.y;
-  }
-  static __device__ __forceinline__ cell zero ()
-  {
-    return make_float2 (0.0f, 0.0f);
-  }
   static __device__ __forceinline__ cell pack (float2 f)
   {
     return f;
@@ -181,24 +164,8 @@ template <> struct hs_traits <hs_state_f32 >
   }
 };
 
-template <> struct hs_traits <hs_state_f16 >
+template <> struct hs_traits <hs_state_f16 > : cf_cells_h2 <hs_state_f16 >
 {
-  typedef __half2 cell;
-
-  static __device__ __forceinline__ cell load (const hs_state_f16 & s,
-      size_t i)
-  {
-    return s.uv[i];
-  }
-  static __device__ __forceinline__ void store (const hs_state_f16 & s,
-      size_t i, cell c)
-  {
-    s.uv[i] = c;
-  }
-  static __device__ __forceinline__ cell zero ()
-  {
-    return __float2half2_rn (0.0f);
-  }
   static __device__ __forceinline__ cell pack (float2 f)
   {
     return __floats2half2_rn (f.x, f.y);

@@ -825,33 +825,17 @@ struct tvl1h_taps
 };
 
 /** \brief Taps of the bicubic sample at (px, py) of a w x h plane, with
- *  bicubic_plane's guards (non-finite position, @border, far outside). */
+ *  cf_bicubic_cell's guards (non-finite position, @border, far outside). */
 static __device__ __forceinline__ tvl1h_taps
 tvl1h_taps_at (float px, float py, int w, int h, cf_warp_border border)
 {
   tvl1h_taps k;
-  float fx, fy, tx, ty;
+  float tx, ty;
   int ix, iy, i;
 
-  k.zero = !isfinite (px) || !isfinite (py);
+  k.zero = !cf_bicubic_cell (px, py, w, h, border, &ix, &iy, &tx, &ty);
   if (k.zero)
     return k;
-  fx = fminf (fmaxf (floorf (px), -4.0f), (float) w + 4.0f);
-  fy = fminf (fmaxf (floorf (py), -4.0f), (float) h + 4.0f);
-  ix = (int) fx;
-  iy = (int) fy;
-  tx = px - fx;
-  ty = py - fy;
-  k.zero = border == CF_WARP_ZERO_OUTSIDE && (ix - 1 < 0 || iy - 1 < 0 ||
-      ix + 2 >= w || iy + 2 >= h);
-  if (ix < -2 || ix > w + 1) {
-    ix = ix < 0 ? -2 : w + 1;
-    tx = 0.0f;
-  }
-  if (iy < -2 || iy > h + 1) {
-    iy = iy < 0 ? -2 : h + 1;
-    ty = 0.0f;
-  }
   /* Keys a = -1/2 */
   k.wx[0] = 0.5f * tx * ((2.0f - tx) * tx - 1.0f);
   k.wx[1] = 0.5f * (tx * tx * (3.0f * tx - 5.0f) + 2.0f);

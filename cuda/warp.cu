@@ -50,36 +50,12 @@ static __device__ float
 bicubic_plane (const float *__restrict__ data, int width, int height,
     size_t pitch, float x, float y, cf_warp_border border)
 {
-  float fx = floorf (x), fy = floorf (y);
   int ix, iy;
   float tx, ty;
   float col[4];
 
-  /* a non-finite position has no neighbourhood */
-  if (!isfinite (x) || !isfinite (y))
+  if (!cf_bicubic_cell (x, y, width, height, border, &ix, &iy, &tx, &ty))
     return 0.0f;
-  /* huge but finite positions: the float -> int conversion of the CPU is
-   * undefined there; keep the integer part in a safe range first (the
-   * result is the clamped edge either way) */
-  fx = fminf (fmaxf (fx, -4.0f), (float) width + 4.0f);
-  fy = fminf (fmaxf (fy, -4.0f), (float) height + 4.0f);
-  ix = (int) fx;
-  iy = (int) fy;
-  tx = __fsub_rn (x, fx);
-  ty = __fsub_rn (y, fy);
-  if (border == CF_WARP_ZERO_OUTSIDE &&
-      (ix - 1 < 0 || iy - 1 < 0 || ix + 2 >= width || iy + 2 >= height))
-    return 0.0f;
-
-  /* far outside: every tap lands on the edge */
-  if (ix < -2 || ix > width + 1) {
-    ix = ix < 0 ? -2 : width + 1;
-    tx = 0.0f;
-  }
-  if (iy < -2 || iy > height + 1) {
-    iy = iy < 0 ? -2 : height + 1;
-    ty = 0.0f;
-  }
 
 #pragma unroll
   for (int i = 0; i < 4; i++) {
