@@ -187,16 +187,14 @@ min_max_kernel (const float *data, int width, int height, size_t pitch,
 }
 
 extern "C" cf_status
-cf_cuda_image_min_max (const cf_cuda_image * img, float *scratch,
-    float *min_value, float *max_value, cudaStream_t stream)
+cf_cuda_image_min_max_async (const cf_cuda_image * img, float *scratch,
+    float *host_range, cudaStream_t stream)
 {
   cf_status status = CF_OK;
-  float result[2];
   long n;
   int blocks;
 
-  if (!plane_is_valid (img) || scratch == NULL || min_value == NULL ||
-      max_value == NULL)
+  if (!plane_is_valid (img) || scratch == NULL || host_range == NULL)
     return CF_ERROR_INVALID;
   n = img->height;
   blocks = n < MIN_MAX_BLOCKS ? (int) n : MIN_MAX_BLOCKS;
@@ -207,8 +205,24 @@ cf_cuda_image_min_max (const cf_cuda_image * img, float *scratch,
   min_max_kernel <<< 1, MIN_MAX_THREADS, 0, stream >>> (NULL, 0, 0, 0,
       scratch, blocks, scratch);
   CF_CUDA_TRY_LAUNCH ();
-  CF_CUDA_TRY (cudaMemcpyAsync (result, scratch, sizeof (result),
+  CF_CUDA_TRY (cudaMemcpyAsync (host_range, scratch, 2 * sizeof (float),
           cudaMemcpyDeviceToHost, stream));
+out:
+  return status;
+}
+
+extern "C" cf_status
+cf_cuda_image_min_max (const cf_cuda_image * img, float *scratch,
+    float *min_value, float *max_value, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  float result[2];
+
+  if (min_value == NULL || max_value == NULL)
+    return CF_ERROR_INVALID;
+  if ((status = cf_cuda_image_min_max_async (img, scratch, result,
+              stream)) != CF_OK)
+    return status;
   CF_CUDA_TRY (cudaStreamSynchronize (stream));
   *min_value = result[0];
   *max_value = result[1];

@@ -30,6 +30,13 @@ cf_status cf_cuda_luma_from_rgb (const void *data, ptrdiff_t stride,
 cf_status cf_cuda_image_min_max (const cf_cuda_image * img, float *scratch,
     float *min_value, float *max_value, cudaStream_t stream);
 
+/* cf_cuda_image_min_max without the wait: (min, max) land in @host_range
+ * (two floats, pinned for the copy to be asynchronous) once @stream has
+ * passed this point; record an event after it and wait on that, so the
+ * host can queue more work (the pyramid) before it needs the values. */
+cf_status cf_cuda_image_min_max_async (const cf_cuda_image * img,
+    float *scratch, float *host_range, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -67,6 +67,8 @@ typedef struct
   cf_cuda_flow gpu_flow;
   gfloat range[2][2];           /* per slot: luma min, max (needs_frame_range) */
   float *range_scratch;         /* device, CF_CUDA_MIN_MAX_SCRATCH floats */
+  float *range_host;            /* pinned (min, max), copied asynchronously */
+  cudaEvent_t range_done;       /* passed once range_host holds the values */
 } GstCfFlowBasePrivate;
 
 #define gst_cf_flow_base_parent_class parent_class
@@ -335,6 +337,14 @@ free_frames (GstCfFlowBase * self)
     cudaFree (priv->range_scratch);
     priv->range_scratch = NULL;
   }
+  if (priv->range_host) {
+    cudaFreeHost (priv->range_host);
+    priv->range_host = NULL;
+  }
+  if (priv->range_done) {
+    cudaEventDestroy (priv->range_done);
+    priv->range_done = NULL;
+  }
   priv->allocated = FALSE;
   reset_history (self);
 }
@@ -416,6 +426,12 @@ allocate_frames (GstCfFlowBase * self, gint width, gint height,
       GST_CF_FLOW_BASE_GET_CLASS (self)->needs_frame_range)
     status = cf_cuda_check (cudaMalloc ((void **) &priv->range_scratch,
             CF_CUDA_MIN_MAX_SCRATCH * sizeof (float)));
+  if (status == CF_OK && priv->range_scratch)
+    status = cf_cuda_check (cudaMallocHost ((void **) &priv->range_host,
+            2 * sizeof (float)));
+  if (status == CF_OK && priv->range_scratch)
+    status = cf_cuda_check (cudaEventCreateWithFlags (&priv->range_done,
+            cudaEventDisableTiming));
   if (status == CF_OK) {
     if (on_device) {
       status = cf_cuda_flow_alloc (&priv->gpu_flow, width, height);
@@ -474,19 +490,40 @@ extract_luma (GstCfFlowBase * self, const GstCfPlanes * in, cudaStream_t s)
   }
 }
 
-/* Luma range of the current frame, before the pyramid smooths it. */
+/* Luma range of the current frame, before the pyramid smooths it. On the
+ * device the reduction is only queued: finish_range waits for it once the
+ * pyramid is queued too, so the GPU never idles for the round trip. */
 static cf_status
 record_range (GstCfFlowBase * self, gboolean on_device, cudaStream_t s)
 {
   GstCfFlowBasePrivate *priv = GET_PRIV (self);
   gfloat *range = priv->range[priv->cur];
+  cf_status status;
 
-  if (on_device)
-    return cf_cuda_image_min_max (&priv->gpu_pyramid[priv->cur].level[0],
-        priv->range_scratch, &range[0], &range[1], s);
+  if (on_device) {
+    status = cf_cuda_image_min_max_async (&priv->gpu_pyramid[priv->cur].
+        level[0], priv->range_scratch, priv->range_host, s);
+    if (status == CF_OK)
+      status = cf_cuda_check (cudaEventRecord (priv->range_done, s));
+    return status;
+  }
   cf_image_min_max (priv->cpu_pyramid[priv->cur]->level[0], &range[0],
       &range[1]);
   return CF_OK;
+}
+
+/* The device half of record_range: wait for the values and keep them. */
+static cf_status
+finish_range (GstCfFlowBase * self)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  cf_status status = cf_cuda_check (cudaEventSynchronize (priv->range_done));
+
+  if (status == CF_OK) {
+    priv->range[priv->cur][0] = priv->range_host[0];
+    priv->range[priv->cur][1] = priv->range_host[1];
+  }
+  return status;
 }
 
 void
@@ -535,6 +572,8 @@ gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
       status = cf_pyramid_build (priv->cpu_pyramid[priv->cur],
           priv->cpu_pyramid[priv->cur]->level[0], &priv->pyramid_params);
   }
+  if (status == CF_OK && klass->needs_frame_range && on_device)
+    status = finish_range (self);
   if (status != CF_OK) {
     gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
         "Could not build the image pyramid");

@@ -339,7 +339,8 @@ run_one (const bench_config * c, int width, int height, int clg_depth,
   cf_cuda_pyramid pyr[2];
   cf_cuda_flow flow;
   solver sv, sv0;
-  float *uv = NULL, *range_scratch = NULL;
+  float *uv = NULL, *range_scratch = NULL, *range_host = NULL;
+  cudaEvent_t range_done;
   size_t uv_pitch;
   cudaStream_t stream;
   cudaEvent_t ev[N_STAGES + 1];
@@ -369,6 +370,9 @@ run_one (const bench_config * c, int width, int height, int clg_depth,
           (size_t) width * 2 * sizeof (float), height));
   CHECK_CUDA (cudaMalloc ((void **) &range_scratch,
           CF_CUDA_MIN_MAX_SCRATCH * sizeof (float)));
+  CHECK_CUDA (cudaMallocHost ((void **) &range_host, 2 * sizeof (float)));
+  CHECK_CUDA (cudaEventCreateWithFlags (&range_done,
+          cudaEventDisableTiming));
   CHECK_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
 
   /* the full solver, and one without the iterations (TV-L1: one) */
@@ -391,14 +395,17 @@ run_one (const bench_config * c, int width, int height, int clg_depth,
     CHECK_CUDA (cudaEventRecord (ev[0], stream));
     CHECK (cf_cuda_luma_from_channel (&ch, &now->level[0], stream));
     if (c->method == METHOD_TVL1) {
-      /* the element's normalisation range (a reduction and a sync) */
-      float lo, hi;
-      CHECK (cf_cuda_image_min_max (&now->level[0], range_scratch, &lo, &hi,
-              stream));
+      /* the element's normalisation range: queued here, waited for once
+       * the pyramid is queued (the solver's λ needs it) */
+      CHECK (cf_cuda_image_min_max_async (&now->level[0], range_scratch,
+              range_host, stream));
+      CHECK_CUDA (cudaEventRecord (range_done, stream));
     }
     CHECK_CUDA (cudaEventRecord (ev[1], stream));
     CHECK (cf_cuda_pyramid_build (now, &pp, stream));
     CHECK_CUDA (cudaEventRecord (ev[2], stream));
+    if (c->method == METHOD_TVL1)
+      CHECK_CUDA (cudaEventSynchronize (range_done));
     if (i > -WARMUP_FRAMES - 1)
       solver_run (&sv, before, now, &flow, stream);
     CHECK_CUDA (cudaEventRecord (ev[3], stream));
@@ -458,6 +465,8 @@ run_one (const bench_config * c, int width, int height, int clg_depth,
   cudaStreamDestroy (stream);
   cudaFree (uv);
   cudaFree (range_scratch);
+  cudaFreeHost (range_host);
+  cudaEventDestroy (range_done);
   cf_cuda_flow_release (&flow);
   cf_cuda_pyramid_release (&pyr[0]);
   cf_cuda_pyramid_release (&pyr[1]);

@@ -405,6 +405,54 @@ GST_START_TEST (test_min_max_matches_cpu)
 
 GST_END_TEST;
 
+/* The asynchronous form: the values of the plane as it stood when the
+ * reduction was queued, even though the plane is overwritten right after
+ * in the same stream, read once an event after the copy has passed. */
+GST_START_TEST (test_min_max_async_in_stream_order)
+{
+  float *scratch = NULL, *range = NULL;
+  cudaEvent_t done;
+  cf_image *img = cf_test_random_image (333, 211, 77u, 20.0f, 230.0f);
+  cf_cuda_image dev;
+  float ref_lo, ref_hi;
+
+  fail_unless_equals_int (cudaMalloc ((void **) &scratch,
+          CF_CUDA_MIN_MAX_SCRATCH * sizeof (float)), cudaSuccess);
+  fail_unless_equals_int (cudaMallocHost ((void **) &range,
+          2 * sizeof (float)), cudaSuccess);
+  fail_unless_equals_int (cudaEventCreateWithFlags (&done,
+          cudaEventDisableTiming), cudaSuccess);
+  cf_image_row (img, 17)[5] = -1.25f;
+  cf_image_row (img, 200)[300] = 999.5f;
+  cf_image_min_max (img, &ref_lo, &ref_hi);
+  cf_test_upload_image (img, &dev, stream);
+  range[0] = range[1] = 0.0f;
+  fail_unless_equals_int (cf_cuda_image_min_max_async (&dev, scratch, range,
+          stream), CF_OK);
+  fail_unless_equals_int (cudaMemset2DAsync (dev.data, dev.pitch *
+          sizeof (float), 0, dev.width * sizeof (float), dev.height, stream),
+      cudaSuccess);
+  fail_unless_equals_int (cudaEventRecord (done, stream), cudaSuccess);
+  fail_unless_equals_int (cudaEventSynchronize (done), cudaSuccess);
+  fail_unless (range[0] == ref_lo && range[1] == ref_hi, "GPU (%g, %g), "
+      "CPU (%g, %g)", range[0], range[1], ref_lo, ref_hi);
+  fail_unless (ref_lo == -1.25f && ref_hi == 999.5f);
+
+  fail_unless_equals_int (cf_cuda_image_min_max_async (&dev, scratch, NULL,
+          stream), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_image_min_max_async (&dev, NULL, range,
+          stream), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_image_min_max_async (NULL, scratch, range,
+          stream), CF_ERROR_INVALID);
+  cudaEventDestroy (done);
+  cudaFreeHost (range);
+  cudaFree (scratch);
+  cf_cuda_image_release (&dev);
+  cf_image_free (img);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_warp_matches_cpu)
 {
   static const cf_warp_border borders[] = { CF_WARP_CLAMP,
@@ -604,6 +652,7 @@ cuda_pyramid_suite (void)
   tcase_add_test (tc, test_luma_from_channel_is_bit_exact);
   tcase_add_test (tc, test_luma_from_rgb_is_bit_exact);
   tcase_add_test (tc, test_min_max_matches_cpu);
+  tcase_add_test (tc, test_min_max_async_in_stream_order);
   tcase_add_test (tc, test_warp_matches_cpu);
   tcase_add_test (tc, test_flow_resample_matches_cpu);
   tcase_add_test (tc, test_flow_interleave_round_trip);
