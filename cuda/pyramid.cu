@@ -101,6 +101,65 @@ blur_pass_kernel (const float *__restrict__ src, size_t src_pitch, int width,
   dst[x + (size_t) y * dst_pitch] = sum;
 }
 
+/* Output tile of blur_2d_kernel (its block is BLUR_BLOCK_X x BLUR_BLOCK_Y
+ * threads, each thread a column of the tile) */
+#define BLUR_TILE_X 32
+#define BLUR_TILE_Y 32
+
+/** \brief Both passes of a (2 R + 1)-tap Gaussian in one kernel, the same
+ *  bits as blur_pass_kernel's two: the block loads its source window
+ *  (tile plus R on every side, coordinates folded as the passes fold
+ *  them) into shared memory, sums the horizontal pass over the window's
+ *  rows into a second shared array, then the vertical pass from there,
+ *  each sum in the passes' tap order. The intermediate plane never goes
+ *  through global memory. @dst must not be @src (blocks read each other's
+ *  windows). */
+template < int R > __global__ static void
+blur_2d_kernel (const float *__restrict__ src, size_t src_pitch, int width,
+    int height, const float *__restrict__ taps, float *__restrict__ dst,
+    size_t dst_pitch)
+{
+  const int WX = BLUR_TILE_X + 2 * R, WY = BLUR_TILE_Y + 2 * R;
+  __shared__ float s_taps[2 * R + 1];
+  __shared__ float win[BLUR_TILE_Y + 2 * R][BLUR_TILE_X + 2 * R];
+  __shared__ float hor[BLUR_TILE_Y + 2 * R][BLUR_TILE_X];
+  const int x0 = blockIdx.x * BLUR_TILE_X, y0 = blockIdx.y * BLUR_TILE_Y;
+  const int tid = threadIdx.x + threadIdx.y * blockDim.x;
+  const int nt = blockDim.x * blockDim.y;
+  const int x = x0 + threadIdx.x;
+  int i, j;
+
+  for (i = tid; i <= 2 * R; i += nt)
+    s_taps[i] = taps[i];
+  for (i = tid; i < WX * WY; i += nt) {
+    const int sx = cf_border_fold (x0 - R + i % WX, width, CF_BORDER_REFLECT);
+    const int sy = cf_border_fold (y0 - R + i / WX, height,
+        CF_BORDER_REFLECT);
+    win[i / WX][i % WX] = src[sx + (size_t) sy * src_pitch];
+  }
+  __syncthreads ();
+  /* horizontal: window row j is source row fold (y0 − R + j) */
+  for (j = threadIdx.y; j < WY; j += blockDim.y) {
+    float sum = 0.0f;
+#pragma unroll
+    for (int k = -R; k <= R; k++)
+      sum = __fadd_rn (sum, __fmul_rn (s_taps[k + R],
+              win[j][threadIdx.x + R + k]));
+    hor[j][threadIdx.x] = sum;
+  }
+  __syncthreads ();
+  if (x >= width)
+    return;
+  for (j = threadIdx.y; j < BLUR_TILE_Y && y0 + j < height; j += blockDim.y) {
+    float sum = 0.0f;
+#pragma unroll
+    for (int k = -R; k <= R; k++)
+      sum = __fadd_rn (sum, __fmul_rn (s_taps[k + R], hor[j + R + k]
+              [threadIdx.x]));
+    dst[x + (size_t) (y0 + j) * dst_pitch] = sum;
+  }
+}
+
 static int
 params_valid (const cf_pyramid_params * params)
 {
@@ -170,13 +229,48 @@ blur_pass (const cf_cuda_image * src, const float *device_taps, int radius,
 #undef BLUR_PASS
 }
 
-/* Both passes with taps already on the device. */
+/* Both passes in one launch (blur_2d_kernel) for radii up to 8 when @dst
+ * is not @src; 0 when the radius or the aliasing needs the two passes. */
+static int
+blur_2d (const cf_cuda_image * src, const float *device_taps, int radius,
+    cf_cuda_image * dst, cudaStream_t stream)
+{
+  dim3 block (BLUR_BLOCK_X, BLUR_BLOCK_Y);
+  dim3 grid (cf_div_up (src->width, BLUR_TILE_X),
+      cf_div_up (src->height, BLUR_TILE_Y));
+
+  if (dst->data == src->data)
+    return 0;
+#define BLUR_2D(R) blur_2d_kernel < R > <<< grid, block, 0, stream >>> \
+      (src->data, src->pitch, src->width, src->height, device_taps, \
+      dst->data, dst->pitch)
+  switch (radius) {
+    case 1: BLUR_2D (1); break;
+    case 2: BLUR_2D (2); break;
+    case 3: BLUR_2D (3); break;
+    case 4: BLUR_2D (4); break;
+    case 5: BLUR_2D (5); break;
+    case 6: BLUR_2D (6); break;
+    case 7: BLUR_2D (7); break;
+    case 8: BLUR_2D (8); break;
+    default: return 0;
+  }
+#undef BLUR_2D
+  return 1;
+}
+
+/* Both passes with taps already on the device (@tmp unused when one
+ * launch does both). */
 static cf_status
 blur_with_taps (const cf_cuda_image * src, const float *device_taps,
     int radius, cf_cuda_image * tmp, cf_cuda_image * dst, cudaStream_t stream)
 {
   cf_status status = CF_OK;
 
+  if (blur_2d (src, device_taps, radius, dst, stream)) {
+    CF_CUDA_TRY_LAUNCH ();
+    goto out;
+  }
   blur_pass < true > (src, device_taps, radius, tmp, stream);
   CF_CUDA_TRY_LAUNCH ();
   blur_pass < false > (tmp, device_taps, radius, dst, stream);
@@ -334,17 +428,23 @@ cf_cuda_pyramid_build (cf_cuda_pyramid * pyramid,
       !pyramid_matches (pyramid, params))
     return CF_ERROR_INVALID;
 
-  /* presmoothing, in place: level 0 -> scratch 0 -> level 0 */
+  /* presmoothing: level 0 -> scratch 0, whose buffer then becomes level
+   * 0's (one launch: a 2-D blur cannot work in place) */
   if (params->presmooth_sigma > 0.0f) {
+    cf_cuda_image smooth;
+
     status = pyramid_ensure_taps (pyramid, TAPS_PRESMOOTH,
         params->presmooth_sigma, stream);
     if (status != CF_OK)
       return status;
     status = blur_with_taps (&pyramid->level[0], pyramid->taps,
-        pyramid->taps_radius[TAPS_PRESMOOTH], &pyramid->scratch[0],
-        &pyramid->level[0], stream);
+        pyramid->taps_radius[TAPS_PRESMOOTH], &pyramid->scratch[1],
+        &pyramid->scratch[0], stream);
     if (status != CF_OK)
       return status;
+    smooth = pyramid->scratch[0];
+    pyramid->scratch[0] = pyramid->level[0];
+    pyramid->level[0] = smooth;
   }
 
   /* level l: blur level l-1 into scratch 1 (scratch 0 between passes),

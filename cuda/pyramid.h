@@ -35,13 +35,16 @@ cf_status cf_cuda_pyramid_alloc (cf_cuda_pyramid * pyramid, int width,
 void cf_cuda_pyramid_release (cf_cuda_pyramid * pyramid);
 
 /* level[0] holds the frame on entry (written by the caller, e.g. luma
- * extraction): presmooth it in place when params->presmooth_sigma > 0,
- * then fill the coarser levels. */
+ * extraction): presmooth it when params->presmooth_sigma > 0, then fill
+ * the coarser levels. Presmoothing blurs into scratch[0] and exchanges
+ * the two buffers, so level[0].data changes: read it from the struct after
+ * each build, never keep the pointer. */
 cf_status cf_cuda_pyramid_build (cf_cuda_pyramid * pyramid,
     const cf_pyramid_params * params, cudaStream_t stream);
 
 /* Separable Gaussian blur, reflecting border (twin of cf_gaussian_blur);
- * src == dst allowed; @tmp same size. @device_taps is device scratch of
+ * src == dst allowed; @tmp same size (not used when radius <= 8 and
+ * src != dst: one launch does both passes, with the same bits). @device_taps is device scratch of
  * @max_taps floats: the taps of @sigma (radius ceil(4 sigma), at most 255,
  * as common/pyramid.c) are copied into it from the host on @stream, so
  * 2 * radius + 1 <= max_taps is required (CF_ERROR_INVALID otherwise). */
