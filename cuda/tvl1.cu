@@ -62,6 +62,10 @@
  * shares its per-pixel functions, so BLOCKED and FUSED give the same bits
  * in fp16 too; they are not the fp32 bits. Per iteration FUSED moves 52 B
  * per pixel against fp32's 88, BLOCKED 40 B per launch against 64.
+ * Around the iterations: one constants kernel per warp samples I1 and
+ * forms ∇I1 at its taps (no gradient planes), BLOCKED's first launch of a
+ * warp starts from du = 0 (and p = 0 on the level's first warp) without
+ * reading them, and its last writes u0 + du (tvl1h_ends).
  *
  * ε stopping (IPOL: after every iteration, mean |u^{n+1} − u^n|² <= ε²,
  * and that iteration's fG and P still run — cf_tvl1_iteration does all
@@ -89,6 +93,7 @@
 #include <cuda_fp16.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* 2-D launch shape of every kernel; the reducer relies on 256 threads
  * (8 warps) per block */
@@ -875,47 +880,76 @@ tvl1h_sample (const tvl1h_taps & k, const float *__restrict__ d,
   return s;
 }
 
-/** \brief (I1, I1x, I1y, 0) in one float4 per pixel, ∇I1 as
- *  tvl1_centered_gradient_kernel: the fp16 constants read one 16-byte
- *  tap instead of three 4-byte ones. */
-__global__ static void
-tvl1h_gradient_pack_kernel (const float *__restrict__ i1, size_t p1, int w,
-    int h, float4 * __restrict__ g, size_t pg)
-{
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  const float *row;
-
-  if (x >= w || y >= h)
-    return;
-  row = i1 + (size_t) y * p1;
-  g[x + (size_t) y * pg] = make_float4 (row[x],
-      __fmul_rn (0.5f, __fsub_rn (row[min (x + 1, w - 1)],
-              row[max (x - 1, 0)])),
-      __fmul_rn (0.5f, __fsub_rn (i1[x + (size_t) min (y + 1, h - 1) * p1],
-              i1[x + (size_t) max (y - 1, 0) * p1])), 0.0f);
-}
-
-/** \brief The three planes of a packed (I1, I1x, I1y) sampled with @k. */
+/** \brief I1 and its centred gradient (tvl1_centered_gradient_kernel's
+ *  values) sampled with @k, straight from the I1 plane: the gradient at
+ *  each of the 16 taps is formed where it is used, in the same arithmetic
+ *  and the same sum order as sampling precomputed I1x, I1y planes would
+ *  give. Taps at least one cell inside the plane (all but a border band)
+ *  read the 6 x 6 window around them, corners left out: 32 loads; the
+ *  others clamp each neighbour as the gradient kernel does. */
 static __device__ __forceinline__ float3
-tvl1h_sample3 (const tvl1h_taps & k, const float4 * __restrict__ d,
-    size_t pitch)
+tvl1h_sample_grad (const tvl1h_taps & k, const float *__restrict__ i1,
+    size_t pitch, int w, int h)
 {
   float3 s = make_float3 (0.0f, 0.0f, 0.0f);
   int i, j;
 
   if (k.zero)
     return s;
+  if (k.x[0] >= 1 && k.x[0] + 4 <= w - 1 && k.y[0] >= 1 &&
+      k.y[0] + 4 <= h - 1) {
+    /* unclamped taps: cell (i, j) of the window is I1 at (x[0] − 1 + i,
+     * y[0] − 1 + j) */
+    const float *o = i1 + (size_t) (k.y[0] - 1) * pitch + (k.x[0] - 1);
+    float c[6][6];
+
+#pragma unroll
+    for (j = 0; j < 6; j++) {
+#pragma unroll
+      for (i = 0; i < 6; i++) {
+        if (!((i == 0 || i == 5) && (j == 0 || j == 5)))
+          c[j][i] = __ldg (o + (size_t) j * pitch + i);
+      }
+    }
+#pragma unroll
+    for (j = 0; j < 4; j++) {
+      float3 r = make_float3 (0.0f, 0.0f, 0.0f);
+#pragma unroll
+      for (i = 0; i < 4; i++) {
+        const float gx = __fmul_rn (0.5f, __fsub_rn (c[j + 1][i + 2],
+                c[j + 1][i]));
+        const float gy = __fmul_rn (0.5f, __fsub_rn (c[j + 2][i + 1],
+                c[j][i + 1]));
+
+        r.x = fmaf (k.wx[i], c[j + 1][i + 1], r.x);
+        r.y = fmaf (k.wx[i], gx, r.y);
+        r.z = fmaf (k.wx[i], gy, r.z);
+      }
+      s.x = fmaf (k.wy[j], r.x, s.x);
+      s.y = fmaf (k.wy[j], r.y, s.y);
+      s.z = fmaf (k.wy[j], r.z, s.z);
+    }
+    return s;
+  }
 #pragma unroll
   for (j = 0; j < 4; j++) {
-    const float4 *row = d + (size_t) k.y[j] * pitch;
+    const int y = k.y[j];
+    const float *row = i1 + (size_t) y * pitch;
+    const float *up = i1 + (size_t) max (y - 1, 0) * pitch;
+    const float *down = i1 + (size_t) min (y + 1, h - 1) * pitch;
     float3 r = make_float3 (0.0f, 0.0f, 0.0f);
+
 #pragma unroll
     for (i = 0; i < 4; i++) {
-      const float4 v = __ldg (row + k.x[i]);
-      r.x = fmaf (k.wx[i], v.x, r.x);
-      r.y = fmaf (k.wx[i], v.y, r.y);
-      r.z = fmaf (k.wx[i], v.z, r.z);
+      const int x = k.x[i];
+      const float gx = __fmul_rn (0.5f, __fsub_rn (__ldg (row + min (x + 1,
+                      w - 1)), __ldg (row + max (x - 1, 0))));
+      const float gy = __fmul_rn (0.5f, __fsub_rn (__ldg (down + x),
+              __ldg (up + x)));
+
+      r.x = fmaf (k.wx[i], __ldg (row + x), r.x);
+      r.y = fmaf (k.wx[i], gx, r.y);
+      r.z = fmaf (k.wx[i], gy, r.z);
     }
     s.x = fmaf (k.wy[j], r.x, s.x);
     s.y = fmaf (k.wy[j], r.y, s.y);
@@ -1000,15 +1034,16 @@ tvl1h_upsample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
   dst.b[x + (size_t) y * dst.pitch] = sy * b;
 }
 
-/** \brief Per-warp constants of the fp16 solver, in one pass: the packed
- *  (I1, I1x, I1y) sampled at x + u0 (one set of taps), then ((I1wx, I1wy), (g,
- *  I1w − I0)), ∇u0 by
- *  forward differences, and du ← 0. */
+/** \brief Per-warp constants of the fp16 solver, in one pass: I1, I1x,
+ *  I1y sampled at x + u0 (one set of taps, tvl1h_sample_grad), then
+ *  ((I1wx, I1wy), (g, I1w − I0)), ∇u0 by forward differences, and du ← 0
+ *  when @du is set (FUSED; BLOCKED's first launch starts from zero without
+ *  reading du). */
 __global__ static void
 tvl1h_constants_kernel (const float *__restrict__ i0, size_t p0,
-    const float4 * __restrict__ i1g, size_t pg, const float *__restrict__ u0, const float *__restrict__ v0, size_t pu,
-    int w, int h, cf_warp_border border, tvl1h_pairs th, tvl1h_pairs gu0,
-    tvl1h_cells du)
+    const float *__restrict__ i1, size_t p1, const float *__restrict__ u0,
+    const float *__restrict__ v0, size_t pu, int w, int h,
+    cf_warp_border border, tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -1024,8 +1059,8 @@ tvl1h_constants_kernel (const float *__restrict__ i0, size_t p0,
   px = __fadd_rn ((float) x, a);
   py = __fadd_rn ((float) y, b);
   {
-    const float3 v = tvl1h_sample3 (tvl1h_taps_at (px, py, w, h, border),
-        i1g, pg);
+    const float3 v = tvl1h_sample_grad (tvl1h_taps_at (px, py, w, h,
+            border), i1, p1, w, h);
 
     s = v.x;
     sx = v.y;
@@ -1045,7 +1080,8 @@ tvl1h_constants_kernel (const float *__restrict__ i0, size_t p0,
   g.b = __floats2half2_rn (gy1, gy2);
   th.d[x + (size_t) y * th.pitch] = k;
   gu0.d[x + (size_t) y * gu0.pitch] = g;
-  du.d[x + (size_t) y * du.pitch] = __float2half2_rn (0.0f);
+  if (du.d != NULL)
+    du.d[x + (size_t) y * du.pitch] = __float2half2_rn (0.0f);
 }
 
 /** \brief The end of a warp: out ← u0 + du (@out may be @u0). */
@@ -1118,6 +1154,22 @@ tvl1h_fused_p_kernel (tvl1h_cells du, tvl1h_pairs gu0, tvl1h_pairs p, int w,
       gu0.d[x + (size_t) y * gu0.pitch], *c, __float2half2_rn (taut));
 }
 
+/* A BLOCKED fp16 launch's place in its warp. The first launch of a warp
+ * starts from du = 0 and, on a level's first warp, p = 0 without reading
+ * either (no memset, no zeroing pass); the last one writes u0 + du
+ * (tvl1h_apply_kernel's sum) instead of du, and p only when another warp
+ * of the level follows. Zeros are zeros and the sum is the same fp32
+ * addition, so this changes no bits. */
+struct tvl1h_ends
+{
+  unsigned flags;               /* TVL1H_* */
+  tvl1_field u0, out;           /* TVL1H_FINISH: out may be u0 */
+};
+#define TVL1H_DU_ZERO 1u
+#define TVL1H_P_ZERO 2u
+#define TVL1H_FINISH 4u
+#define TVL1H_KEEP_P 8u
+
 /** \brief fp16 BLOCKED: tvl1_blocked_kernel's schedule on half2 state
  *  (du and the (px, py) pair: 12 B per tile cell), the four constant
  *  half2 of each owned cell in registers; blocks of 32 x BY threads,
@@ -1127,7 +1179,7 @@ __global__ static void
 __launch_bounds__ (TVL1_BLOCK_X * BY, MINB)
 tvl1h_blocked_kernel (tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du_in,
     tvl1h_pairs p_in, tvl1h_cells du_out, tvl1h_pairs p_out, int w, int h,
-    float lt, float theta, float taut, int t)
+    float lt, float theta, float taut, int t, tvl1h_ends e)
 {
   const int CX = TVL1_TILE_X, CY = BY * NY, NX = 2;
   extern __shared__ tvl1h_pair htile[];
@@ -1154,8 +1206,14 @@ tvl1h_blocked_kernel (tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du_in,
         inside |= 1u << (j * NX + i);
         cth[j][i] = th.d[x + (size_t) y * th.pitch];
         cgu[j][i] = gu0.d[x + (size_t) y * gu0.pitch];
-        sdu[c] = du_in.d[x + (size_t) y * du_in.pitch];
-        sp[c] = p_in.d[x + (size_t) y * p_in.pitch];
+        if (e.flags & TVL1H_DU_ZERO)
+          sdu[c] = __float2half2_rn (0.0f);
+        else
+          sdu[c] = du_in.d[x + (size_t) y * du_in.pitch];
+        if (e.flags & TVL1H_P_ZERO)
+          sp[c].a = sp[c].b = __float2half2_rn (0.0f);
+        else
+          sp[c] = p_in.d[x + (size_t) y * p_in.pitch];
       } else {
         cth[j][i].a = cth[j][i].b = cgu[j][i].a = cgu[j][i].b =
             __float2half2_rn (0.0f);
@@ -1215,8 +1273,18 @@ tvl1h_blocked_kernel (tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du_in,
         const int c = lx + ly * CX;
         const int x = ox + lx, y = oy + ly;
 
-        du_out.d[x + (size_t) y * du_out.pitch] = sdu[c];
-        p_out.d[x + (size_t) y * p_out.pitch] = sp[c];
+        if (e.flags & TVL1H_FINISH) {
+          const float2 d = __half22float2 (sdu[c]);
+          const size_t iu = x + (size_t) y * e.u0.pitch;
+          const size_t io = x + (size_t) y * e.out.pitch;
+
+          e.out.a[io] = e.u0.a[iu] + d.x;
+          e.out.b[io] = e.u0.b[iu] + d.y;
+        } else {
+          du_out.d[x + (size_t) y * du_out.pitch] = sdu[c];
+        }
+        if (!(e.flags & TVL1H_FINISH) || (e.flags & TVL1H_KEEP_P))
+          p_out.d[x + (size_t) y * p_out.pitch] = sp[c];
       }
     }
   }
@@ -1590,9 +1658,8 @@ struct cf_cuda_tvl1_plan
 
   cf_precision precision;
   /* fp16 plans: the state and constants in half2 (u stays fp32, ∇I1 is
-   * i1g; the other fp32 planes are not allocated) */
-  float4 *i1g;                  /* (I1, I1x, I1y, 0) per level */
-  size_t i1g_pitch;             /* float4 elements */
+   * formed from I1 where it is sampled; the other fp32 planes are not
+   * allocated) */
   tvl1h_pairs hth, hgu0;        /* per-warp constants */
   tvl1h_cells hdu, hdu_alt;     /* increment; _alt: BLOCKED's other copy */
   tvl1h_pairs hp, hp_alt;       /* (px, py) */
@@ -1627,11 +1694,11 @@ cf_cuda_tvl1_plan_free (cf_cuda_tvl1_plan * plan)
   cf_cuda_flow_release (&plan->p1_alt);
   cf_cuda_flow_release (&plan->p2_alt);
   {
-    void *half_planes[7] = { plan->hth.d, plan->hgu0.d, plan->hdu.d,
-      plan->hdu_alt.d, plan->hp.d, plan->hp_alt.d, plan->i1g
+    void *half_planes[6] = { plan->hth.d, plan->hgu0.d, plan->hdu.d,
+      plan->hdu_alt.d, plan->hp.d, plan->hp_alt.d
     };
     int i;
-    for (i = 0; i < 7; i++)
+    for (i = 0; i < 6; i++)
       if (half_planes[i] != NULL)
         cf_cuda_check (cudaFree (half_planes[i]));
   }
@@ -1716,13 +1783,7 @@ cf_cuda_tvl1_plan_new (int width, int height, cf_precision precision,
       TVL1H_DEFAULT_TILE_ROWS : TVL1_DEFAULT_TILE_ROWS;
 
   if (precision == CF_PRECISION_FP16) {
-    void *g = NULL;
-
-    status = alloc_pitched (&g, &plan->i1g_pitch, width, height,
-        sizeof (float4));
-    plan->i1g = (float4 *) g;
-    if (status != CF_OK ||
-        (status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
+    if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
         (status = alloc_pairs (&plan->hth, width, height)) != CF_OK ||
         (status = alloc_pairs (&plan->hgu0, width, height)) != CF_OK ||
         (status = alloc_cells (&plan->hdu, width, height)) != CF_OK ||
@@ -1971,10 +2032,12 @@ swap_flows (cf_cuda_flow * a, cf_cuda_flow * b)
 }
 
 /* run_blocked for fp16 plans (buffers ensured): du and (px, py) swap
- * with their _alt copies after each launch. */
+ * with their _alt copies after each launch. The first launch adds @first
+ * to its flags, the last one runs as @last (tvl1h_ends). */
 static cf_status
 run_blocked_half (cf_cuda_tvl1_plan * plan, const tvl1_level * lv,
-    const tvl1_iter_args * a, int iterations, cudaStream_t stream)
+    const tvl1_iter_args * a, int iterations, unsigned first,
+    const tvl1h_ends * last, cudaStream_t stream)
 {
   cf_status status = CF_OK;
   const int rows = plan->tile_rows;
@@ -1986,19 +2049,26 @@ run_blocked_half (cf_cuda_tvl1_plan * plan, const tvl1_level * lv,
         iterations - n : plan->block_iterations;
     const dim3 grid (cf_div_up (lv->width, TVL1_TILE_X - 2 * t),
         cf_div_up (lv->height, rows - 2 * t));
+    tvl1h_ends e;
     tvl1h_cells c;
     tvl1h_pairs q;
 
+    if (n + t == iterations)
+      e = *last;
+    else
+      memset (&e, 0, sizeof (e));
+    if (n == 0)
+      e.flags |= first;
     if (rows == 64)
       tvl1h_blocked_kernel < TVL1H_BLOCK_Y, 2, 1 > <<< grid,
           dim3 (TVL1_BLOCK_X, TVL1H_BLOCK_Y), bytes, stream >>> (plan->hth,
           plan->hgu0, plan->hdu, plan->hp, plan->hdu_alt, plan->hp_alt,
-          lv->width, lv->height, a->lt, a->theta, a->taut, t);
+          lv->width, lv->height, a->lt, a->theta, a->taut, t, e);
     else
       tvl1h_blocked_kernel < TVL1H_BLOCK_Y, 1, 2 > <<< grid,
           dim3 (TVL1_BLOCK_X, TVL1H_BLOCK_Y), bytes, stream >>> (plan->hth,
           plan->hgu0, plan->hdu, plan->hp, plan->hdu_alt, plan->hp_alt,
-          lv->width, lv->height, a->lt, a->theta, a->taut, t);
+          lv->width, lv->height, a->lt, a->theta, a->taut, t, e);
     CF_CUDA_TRY_LAUNCH ();
     c = plan->hdu;
     plan->hdu = plan->hdu_alt;
@@ -2012,8 +2082,8 @@ out:
   return status;
 }
 
-/* @iterations BLOCKED iterations, T per launch and a last shorter one:
- * each launch reads the plan's u, p1, p2 and writes the *_alt copies,
+/* @iterations fp32 BLOCKED iterations, T per launch and a last shorter
+ * one: each launch reads the plan's u, p1, p2 and writes the *_alt copies,
  * which then become the plan's (and the level's views). */
 static cf_status
 run_blocked (cf_cuda_tvl1_plan * plan, tvl1_level * lv,
@@ -2024,10 +2094,9 @@ run_blocked (cf_cuda_tvl1_plan * plan, tvl1_level * lv,
   const size_t bytes = tvl1_tile_bytes (rows);
   int n = 0;
 
+  /* fp16 plans run BLOCKED from solve_level_half */
   if ((status = ensure_blocked_buffers (plan)) != CF_OK)
     return status;
-  if (plan->precision == CF_PRECISION_FP16)
-    return run_blocked_half (plan, lv, a, iterations, stream);
   while (n < iterations) {
     const int t = iterations - n < plan->block_iterations ?
         iterations - n : plan->block_iterations;
@@ -2063,6 +2132,20 @@ out:
   return status;
 }
 
+/* The scalars of a warp's iterations, rounded as the CPU rounds them
+ * (ctl left NULL) */
+static void
+iter_args_init (tvl1_iter_args * a, const cf_tvl1_params * params,
+    const tvl1_level * lv)
+{
+  a->lt = params->lambda * params->theta;
+  a->theta = params->theta;
+  a->taut = params->tau / params->theta;
+  a->ctl = NULL;
+  a->count = (double) lv->width * (double) lv->height;
+  a->eps2 = (double) params->epsilon * (double) params->epsilon;
+}
+
 /* One warp's iterations (solve_level's inner loop): max_iterations of
  * them with ε = 0, else until the reducer sets stop, looked at every
  * TVL1_CHECK_EVERY launches. */
@@ -2074,12 +2157,7 @@ run_iterations (cf_cuda_tvl1_plan * plan, tvl1_level * lv,
   tvl1_iter_args a;
   int n = 0;
 
-  a.lt = params->lambda * params->theta;
-  a.theta = params->theta;
-  a.taut = params->tau / params->theta;
-  a.count = (double) lv->width * (double) lv->height;
-  a.eps2 = (double) params->epsilon * (double) params->epsilon;
-
+  iter_args_init (&a, params, lv);
   if (!(params->epsilon > 0.0f) && plan->kernel == CF_TVL1_KERNEL_BLOCKED) {
     status = run_blocked (plan, lv, &a, params->max_iterations, stream);
     if (status == CF_OK)
@@ -2155,7 +2233,9 @@ out:
 /* solve_level for fp16 plans: ∇I1 (fp32) and p = 0 once; per warp the
  * half2 constants around u0 (du = 0), the iterations on du, and u ← u0 +
  * du, the last warp's into @out (the level's result, parked in the
- * caller's flow: no copy). */
+ * caller's flow: no copy). BLOCKED folds the zeroing into its first
+ * launch and u0 + du into its last (tvl1h_ends); FUSED (and any ε > 0)
+ * zeroes du and p and ends with tvl1h_apply_kernel. */
 static cf_status
 solve_level_half (cf_cuda_tvl1_plan * plan, const cf_cuda_image * f0,
     const cf_cuda_image * f1, const cf_tvl1_params * params, tvl1_level * lv,
@@ -2163,26 +2243,51 @@ solve_level_half (cf_cuda_tvl1_plan * plan, const cf_cuda_image * f0,
 {
   cf_status status = CF_OK;
   const dim3 grid = tvl1_grid (lv->width, lv->height);
+  const int blocked = !(params->epsilon > 0.0f) &&
+      plan->kernel == CF_TVL1_KERNEL_BLOCKED;
+  tvl1h_cells no_du;
   int k;
 
-  tvl1h_gradient_pack_kernel <<< grid, tvl1_block (), 0, stream >>>
-      (f1->data, f1->pitch, lv->width, lv->height, plan->i1g,
-      plan->i1g_pitch);
-  CF_CUDA_TRY_LAUNCH ();
-  CF_CUDA_TRY (cudaMemset2DAsync (plan->hp.d, plan->hp.pitch *
-          sizeof (tvl1h_pair), 0, (size_t) lv->width * sizeof (tvl1h_pair),
-          (size_t) lv->height, stream));
+  no_du.d = NULL;
+  no_du.pitch = 0;
+  if (blocked) {
+    if ((status = ensure_blocked_buffers (plan)) != CF_OK)
+      goto out;
+  } else {
+    CF_CUDA_TRY (cudaMemset2DAsync (plan->hp.d, plan->hp.pitch *
+            sizeof (tvl1h_pair), 0, (size_t) lv->width *
+            sizeof (tvl1h_pair), (size_t) lv->height, stream));
+  }
   for (k = 0; k < params->warps; k++) {
+    cf_cuda_flow *dst = k == params->warps - 1 ? out : &lv->u;
+
     tvl1h_constants_kernel <<< grid, tvl1_block (), 0, stream >>> (f0->data,
-        f0->pitch, plan->i1g, plan->i1g_pitch, lv->u.u, lv->u.v, lv->u.pitch,
+        f0->pitch, f1->data, f1->pitch, lv->u.u, lv->u.v, lv->u.pitch,
         lv->width, lv->height, params->warp_border, plan->hth, plan->hgu0,
-        plan->hdu);
+        blocked ? no_du : plan->hdu);
     CF_CUDA_TRY_LAUNCH ();
+    if (blocked) {
+      tvl1_iter_args a;
+      tvl1h_ends last;
+
+      iter_args_init (&a, params, lv);
+      last.flags = TVL1H_FINISH;
+      if (k < params->warps - 1)
+        last.flags |= TVL1H_KEEP_P;
+      last.u0 = make_field (&lv->u);
+      last.out = make_field (dst);
+      status = run_blocked_half (plan, lv, &a, params->max_iterations,
+          TVL1H_DU_ZERO | (k == 0 ? TVL1H_P_ZERO : 0), &last, stream);
+      if (status != CF_OK)
+        goto out;
+      plan->host_iterations += params->max_iterations;
+      continue;
+    }
     if ((status = run_iterations (plan, lv, params, stream)) != CF_OK)
       goto out;
     tvl1h_apply_kernel <<< grid, tvl1_block (), 0, stream >>>
-        (make_field (&lv->u), plan->hdu, make_field (k == params->warps - 1
-            ? out : &lv->u), lv->width, lv->height);
+        (make_field (&lv->u), plan->hdu, make_field (dst), lv->width,
+        lv->height);
     CF_CUDA_TRY_LAUNCH ();
   }
 out:
