@@ -32,8 +32,8 @@
 #define CUDA_MAX_BLUR_TAPS (2 * CUDA_MAX_BLUR_RADIUS + 1)
 
 /* 2-D launch shape of the blur passes */
-static const int BLUR_BLOCK_X = 32;
-static const int BLUR_BLOCK_Y = 8;
+#define BLUR_BLOCK_X 32
+#define BLUR_BLOCK_Y 8
 
 /* Tap sets in cf_cuda_pyramid.taps */
 enum
@@ -102,9 +102,14 @@ blur_pass_kernel (const float *__restrict__ src, size_t src_pitch, int width,
 }
 
 /* Output tile of blur_2d_kernel (its block is BLUR_BLOCK_X x BLUR_BLOCK_Y
- * threads, each thread a column of the tile) */
+ * threads) and the outputs one thread sums per pass: BLUR_RUN_X adjacent
+ * ones of a row in the horizontal pass, BLUR_RUN_Y of a column in the
+ * vertical one, from values held in registers (each window value is read
+ * from shared memory once per run, not once per tap). */
 #define BLUR_TILE_X 32
 #define BLUR_TILE_Y 32
+#define BLUR_RUN_X 8
+#define BLUR_RUN_Y (BLUR_TILE_Y / BLUR_BLOCK_Y)
 
 /** \brief Both passes of a (2 R + 1)-tap Gaussian in one kernel, the same
  *  bits as blur_pass_kernel's two: the block loads its source window
@@ -115,22 +120,26 @@ blur_pass_kernel (const float *__restrict__ src, size_t src_pitch, int width,
  *  through global memory. @dst must not be @src (blocks read each other's
  *  windows). */
 template < int R > __global__ static void
+__launch_bounds__ (BLUR_BLOCK_X * BLUR_BLOCK_Y)
 blur_2d_kernel (const float *__restrict__ src, size_t src_pitch, int width,
     int height, const float *__restrict__ taps, float *__restrict__ dst,
     size_t dst_pitch)
 {
+  /* window row stride odd: the horizontal runs of 8 rows x 4 runs in a
+   * warp start in 32 different banks */
   const int WX = BLUR_TILE_X + 2 * R, WY = BLUR_TILE_Y + 2 * R;
-  __shared__ float s_taps[2 * R + 1];
-  __shared__ float win[BLUR_TILE_Y + 2 * R][BLUR_TILE_X + 2 * R];
+  const int RUNS = BLUR_TILE_X / BLUR_RUN_X;
+  __shared__ float win[BLUR_TILE_Y + 2 * R][BLUR_TILE_X + 2 * R + 1];
   __shared__ float hor[BLUR_TILE_Y + 2 * R][BLUR_TILE_X];
   const int x0 = blockIdx.x * BLUR_TILE_X, y0 = blockIdx.y * BLUR_TILE_Y;
   const int tid = threadIdx.x + threadIdx.y * blockDim.x;
   const int nt = blockDim.x * blockDim.y;
-  const int x = x0 + threadIdx.x;
-  int i, j;
+  float tap[2 * R + 1];
+  int i, k;
 
-  for (i = tid; i <= 2 * R; i += nt)
-    s_taps[i] = taps[i];
+#pragma unroll
+  for (k = 0; k <= 2 * R; k++)
+    tap[k] = __ldg (taps + k);
   for (i = tid; i < WX * WY; i += nt) {
     const int sx = cf_border_fold (x0 - R + i % WX, width, CF_BORDER_REFLECT);
     const int sy = cf_border_fold (y0 - R + i / WX, height,
@@ -138,25 +147,50 @@ blur_2d_kernel (const float *__restrict__ src, size_t src_pitch, int width,
     win[i / WX][i % WX] = src[sx + (size_t) sy * src_pitch];
   }
   __syncthreads ();
-  /* horizontal: window row j is source row fold (y0 − R + j) */
-  for (j = threadIdx.y; j < WY; j += blockDim.y) {
-    float sum = 0.0f;
+
+  /* horizontal: window row j is source row fold (y0 − R + j); a run is
+   * columns c0 .. c0 + 7 of one row */
+  for (i = tid; i < (WY + 7) / 8 * 8 * RUNS; i += nt) {
+    const int j = i % 8 + i / (8 * RUNS) * 8, c0 = i / 8 % RUNS * BLUR_RUN_X;
+    float v[BLUR_RUN_X + 2 * R];
+
+    if (j >= WY)
+      continue;
 #pragma unroll
-    for (int k = -R; k <= R; k++)
-      sum = __fadd_rn (sum, __fmul_rn (s_taps[k + R],
-              win[j][threadIdx.x + R + k]));
-    hor[j][threadIdx.x] = sum;
+    for (k = 0; k < BLUR_RUN_X + 2 * R; k++)
+      v[k] = win[j][c0 + k];
+#pragma unroll
+    for (int c = 0; c < BLUR_RUN_X; c++) {
+      float sum = 0.0f;
+#pragma unroll
+      for (k = 0; k <= 2 * R; k++)
+        sum = __fadd_rn (sum, __fmul_rn (tap[k], v[c + k]));
+      hor[j][c0 + c] = sum;
+    }
   }
   __syncthreads ();
-  if (x >= width)
-    return;
-  for (j = threadIdx.y; j < BLUR_TILE_Y && y0 + j < height; j += blockDim.y) {
-    float sum = 0.0f;
+
+  /* vertical: rows r0 .. r0 + BLUR_RUN_Y − 1 of column threadIdx.x */
+  {
+    const int x = x0 + threadIdx.x, r0 = threadIdx.y * BLUR_RUN_Y;
+    float v[BLUR_RUN_Y + 2 * R];
+
+    if (x >= width)
+      return;
 #pragma unroll
-    for (int k = -R; k <= R; k++)
-      sum = __fadd_rn (sum, __fmul_rn (s_taps[k + R], hor[j + R + k]
-              [threadIdx.x]));
-    dst[x + (size_t) (y0 + j) * dst_pitch] = sum;
+    for (k = 0; k < BLUR_RUN_Y + 2 * R; k++)
+      v[k] = hor[r0 + k][threadIdx.x];
+#pragma unroll
+    for (int r = 0; r < BLUR_RUN_Y; r++) {
+      float sum = 0.0f;
+
+      if (y0 + r0 + r >= height)
+        break;
+#pragma unroll
+      for (k = 0; k <= 2 * R; k++)
+        sum = __fadd_rn (sum, __fmul_rn (tap[k], v[r + k]));
+      dst[x + (size_t) (y0 + r0 + r) * dst_pitch] = sum;
+    }
   }
 }
 
