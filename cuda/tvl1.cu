@@ -977,61 +977,81 @@ tvl1h_resample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
   dst.b[i] = sy * tvl1h_sample (k, src.b, src.pitch);
 }
 
-/* Source window of one tvl1h_upsample_kernel block: a 32 x 8 block at a
- * step <= 1 reads at most 35 x 11 cells (taps -1 .. +2 around 33 x 9). */
+/* One tvl1h_upsample_kernel block: 32 x 8 threads, 32 x 16 outputs (two
+ * rows per thread); at a step <= 1 their taps reach at most 35 x 19
+ * source cells (-1 .. +2 around 33 x 16). */
+#define TVL1H_UP_ROWS 16
 #define TVL1H_UP_TX 36
-#define TVL1H_UP_TY 12
-static_assert (TVL1_BLOCK_X + 4 <= TVL1H_UP_TX
-    && TVL1_BLOCK_Y + 4 <= TVL1H_UP_TY, "upsampling window too small");
+#define TVL1H_UP_TY (TVL1H_UP_ROWS + 4)
 
 /** \brief tvl1h_resample_kernel for steps @fx, @fy <= 1 (flow upsampling),
  *  the same bits: the block's clamped source window is loaded once into
- *  shared memory and every thread sums its 16 taps from there, in the same
- *  order, instead of gathering 32 values from global memory. */
+ *  shared memory; each column's horizontal sums (its x taps on every window
+ *  row the block needs) are formed once and shared by the block's outputs
+ *  in that column, which then sum their four rows of them: the gathering
+ *  kernel's two nested sums, in its order, without repeating the inner
+ *  one per output. */
 __global__ static void
 tvl1h_upsample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
     float sx, float sy, tvl1_field dst, int dw, int dh)
 {
   __shared__ float wa[TVL1H_UP_TY][TVL1H_UP_TX], wb[TVL1H_UP_TY][TVL1H_UP_TX];
-  const int bx = blockIdx.x * blockDim.x, by = blockIdx.y * blockDim.y;
-  const int x = bx + threadIdx.x, y = by + threadIdx.y;
+  __shared__ float ha[TVL1H_UP_TY][TVL1_BLOCK_X], hb[TVL1H_UP_TY][TVL1_BLOCK_X];
+  const int bx = blockIdx.x * TVL1_BLOCK_X, by = blockIdx.y * TVL1H_UP_ROWS;
+  const int x = bx + threadIdx.x;
   /* window origin: the first thread's tap -1, as tvl1h_taps_at floors it */
   const int ox = (int) floorf ((float) bx * fx) - 1;
   const int oy = (int) floorf ((float) by * fy) - 1;
+  /* window rows up to the last output row's tap +2 */
+  const int rows = (int) floorf ((float) (min (by + TVL1H_UP_ROWS, dh) - 1)
+      * fy) + 3 - oy;
   const int t = threadIdx.x + threadIdx.y * blockDim.x;
   tvl1h_taps k;
-  float a = 0.0f, b = 0.0f;
-  int i, j;
+  int i, j, r;
 
-  for (i = t; i < TVL1H_UP_TX * TVL1H_UP_TY; i += blockDim.x * blockDim.y) {
+  for (i = t; i < TVL1H_UP_TX * rows; i += blockDim.x * blockDim.y) {
     const int cx = min (max (ox + i % TVL1H_UP_TX, 0), sw - 1);
     const int cy = min (max (oy + i / TVL1H_UP_TX, 0), sh - 1);
     wa[i / TVL1H_UP_TX][i % TVL1H_UP_TX] = src.a[cx + (size_t) cy * src.pitch];
     wb[i / TVL1H_UP_TX][i % TVL1H_UP_TX] = src.b[cx + (size_t) cy * src.pitch];
   }
   __syncthreads ();
-  if (x >= dw || y >= dh)
-    return;
-  k = tvl1h_taps_at ((float) x * fx, (float) y * fy, sw, sh, CF_WARP_CLAMP);
+  /* the x taps depend on x alone; the taps' clamped cells are the
+   * window's cells at the unclamped offsets (the window holds src at
+   * clamp (origin + offset)) */
+  k = tvl1h_taps_at ((float) x * fx, (float) by * fy, sw, sh, CF_WARP_CLAMP);
   {
-    /* the taps' clamped cells are the window's cells at the unclamped
-     * offsets: the window holds src at clamp (origin + offset) */
     const int jx = (int) floorf ((float) x * fx) - 1 - ox;
-    const int jy = (int) floorf ((float) y * fy) - 1 - oy;
-#pragma unroll
-    for (j = 0; j < 4; j++) {
+
+    for (r = threadIdx.y; r < rows; r += blockDim.y) {
       float ra = 0.0f, rb = 0.0f;
 #pragma unroll
       for (i = 0; i < 4; i++) {
-        ra = fmaf (k.wx[i], wa[jy + j][jx + i], ra);
-        rb = fmaf (k.wx[i], wb[jy + j][jx + i], rb);
+        ra = fmaf (k.wx[i], wa[r][jx + i], ra);
+        rb = fmaf (k.wx[i], wb[r][jx + i], rb);
       }
-      a = fmaf (k.wy[j], ra, a);
-      b = fmaf (k.wy[j], rb, b);
+      ha[r][threadIdx.x] = ra;
+      hb[r][threadIdx.x] = rb;
     }
   }
-  dst.a[x + (size_t) y * dst.pitch] = sx * a;
-  dst.b[x + (size_t) y * dst.pitch] = sy * b;
+  __syncthreads ();
+  if (x >= dw)
+    return;
+  for (r = threadIdx.y; r < TVL1H_UP_ROWS && by + r < dh; r += blockDim.y) {
+    const int y = by + r;
+    const int jy = (int) floorf ((float) y * fy) - 1 - oy;
+    float a = 0.0f, b = 0.0f;
+
+    k = tvl1h_taps_at ((float) x * fx, (float) y * fy, sw, sh,
+        CF_WARP_CLAMP);
+#pragma unroll
+    for (j = 0; j < 4; j++) {
+      a = fmaf (k.wy[j], ha[jy + j][threadIdx.x], a);
+      b = fmaf (k.wy[j], hb[jy + j][threadIdx.x], b);
+    }
+    dst.a[x + (size_t) y * dst.pitch] = sx * a;
+    dst.b[x + (size_t) y * dst.pitch] = sy * b;
+  }
 }
 
 /** \brief Per-warp constants of the fp16 solver, in one pass: I1, I1x,
@@ -1039,7 +1059,10 @@ tvl1h_upsample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
  *  ((I1wx, I1wy), (g, I1w − I0)), ∇u0 by forward differences, and du ← 0
  *  when @du is set (FUSED; BLOCKED's first launch starts from zero without
  *  reading du). */
+/* 64 registers (4 blocks per SM): the kernel waits on its gathers, and
+ * at 80 registers 3 blocks hid too little of it (ncu at 4K) */
 __global__ static void
+__launch_bounds__ (TVL1_BLOCK_THREADS, 4)
 tvl1h_constants_kernel (const float *__restrict__ i0, size_t p0,
     const float *__restrict__ i1, size_t p1, const float *__restrict__ u0,
     const float *__restrict__ v0, size_t pu, int w, int h,
@@ -2214,8 +2237,9 @@ resample_half (const cf_cuda_flow * src, cf_cuda_flow * dst,
   /* upsampling (every pyramid step) from a shared-memory window; the
    * gathering kernel for anything else */
   if (fx <= 1.0f && fy <= 1.0f)
-    tvl1h_upsample_kernel <<< tvl1_grid (dst->width, dst->height),
-        tvl1_block (), 0, stream >>> (make_field (src), src->width,
+    tvl1h_upsample_kernel <<< dim3 (cf_div_up (dst->width, TVL1_BLOCK_X),
+        cf_div_up (dst->height, TVL1H_UP_ROWS)), tvl1_block (), 0,
+        stream >>> (make_field (src), src->width,
         src->height, fx, fy, (float) dst->width / (float) src->width,
         (float) dst->height / (float) src->height, make_field (dst),
         dst->width, dst->height);
