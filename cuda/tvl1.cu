@@ -38,10 +38,11 @@
  *    the pixel's image coordinates for their border branches apart from
  *    its cell in the tile, and never read outside the image, so cells
  *    outside it are neither loaded nor computed. The same per-pixel
- *    functions in the same order as FUSED: the same bits. With ε > 0 (a test after every iteration) it runs
- *    FUSED. The second copies are allocated by the first ε = 0 run.
+ *    functions in the same order as FUSED: the same bits. With ε > 0 (a
+ *    test after every iteration) it runs FUSED. The second copies are
+ *    allocated by the first ε = 0 run.
  *  - AUTO = BLOCKED (so FUSED when ε > 0), T = 6, 64 x 32 tiles (fp16:
- *    T = 4, 64 x 32 tiles on 32 x 32 threads).
+ *    T = 5, 64 x 32 tiles on 32 x 32 threads).
  *
  * fp16 (CF_PRECISION_FP16; research/seed-003-tvl1.md §5 items 7, 9, 10):
  * the solver state is half2 and each warp solves for its increment
@@ -1325,10 +1326,11 @@ tvl1h_blocked_kernel (tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du_in,
 #define TVL1_DEFAULT_BLOCK_ITERATIONS 6
 #define TVL1_DEFAULT_TILE_ROWS 32
 #define TVL1_AUTO_KERNEL CF_TVL1_KERNEL_BLOCKED
-/* fp16 BLOCKED defaults: the same tool with --precision fp16: T = 4 on
- * 64 x 32 tiles is the fastest at 4K, within 0.5 % of T = 5 at 1080p and
- * 8 % at 720p; it beats fp16 FUSED by 1.53x (1080p) to 1.57x (4K) */
-#define TVL1H_DEFAULT_BLOCK_ITERATIONS 4
+/* fp16 BLOCKED defaults: the same tool with --precision fp16: T = 5 on
+ * 64 x 32 tiles is the fastest from 640 x 480 to 4K (2-10 % ahead of T =
+ * 4 since the first and last launches of a warp do less, tvl1h_ends); it
+ * beats fp16 FUSED by 1.8x (720p to 4K) */
+#define TVL1H_DEFAULT_BLOCK_ITERATIONS 5
 #define TVL1H_DEFAULT_TILE_ROWS 32
 
 /* Dynamic shared memory of a BLOCKED tile of @rows: u, p1, p2 (6 planes) */
