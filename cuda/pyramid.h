@@ -44,10 +44,11 @@ cf_status cf_cuda_pyramid_build (cf_cuda_pyramid * pyramid,
 
 /* Separable Gaussian blur, reflecting border (twin of cf_gaussian_blur);
  * src == dst allowed; @tmp same size (not used when radius <= 8 and
- * src != dst: one launch does both passes, with the same bits). @device_taps is device scratch of
- * @max_taps floats: the taps of @sigma (radius ceil(4 sigma), at most 255,
- * as common/pyramid.c) are copied into it from the host on @stream, so
- * 2 * radius + 1 <= max_taps is required (CF_ERROR_INVALID otherwise). */
+ * src != dst: one launch does both passes, with the same bits).
+ * @device_taps is device scratch of @max_taps floats: the taps of @sigma
+ * (radius ceil(4 sigma), at most 255, as common/pyramid.c) are copied into
+ * it from the host on @stream, so 2 * radius + 1 <= max_taps is required
+ * (CF_ERROR_INVALID otherwise). */
 cf_status cf_cuda_gaussian_blur (const cf_cuda_image * src, float sigma,
     cf_cuda_image * tmp, cf_cuda_image * dst, float *device_taps,
     int max_taps, cudaStream_t stream);

@@ -984,6 +984,7 @@ tvl1h_resample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
 #define TVL1H_UP_ROWS 16
 #define TVL1H_UP_TX 36
 #define TVL1H_UP_TY (TVL1H_UP_ROWS + 4)
+static_assert (TVL1_BLOCK_X + 4 <= TVL1H_UP_TX, "upsampling window too small");
 
 /** \brief tvl1h_resample_kernel for steps @fx, @fy <= 1 (flow upsampling),
  *  the same bits: the block's clamped source window is loaded once into
