@@ -24,6 +24,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include "common/border.h"
 #include "common/gaussian.h"
 
@@ -236,8 +238,27 @@ out:
   return status;
 }
 
-/* One pass: radii up to 8 (the pyramids' σ ≤ 2) by a kernel built for
- * that radius, longer ones by the generic loop. */
+/* Calls @launch with std::integral_constant<int, R> for R = @radius when
+ * the blur kernels are built for it (1..8: the pyramids' σ <= 2); false
+ * otherwise. */
+template < typename F > static bool
+with_built_radius (int radius, F launch)
+{
+  switch (radius) {
+    case 1: launch (std::integral_constant < int, 1 > ()); return true;
+    case 2: launch (std::integral_constant < int, 2 > ()); return true;
+    case 3: launch (std::integral_constant < int, 3 > ()); return true;
+    case 4: launch (std::integral_constant < int, 4 > ()); return true;
+    case 5: launch (std::integral_constant < int, 5 > ()); return true;
+    case 6: launch (std::integral_constant < int, 6 > ()); return true;
+    case 7: launch (std::integral_constant < int, 7 > ()); return true;
+    case 8: launch (std::integral_constant < int, 8 > ()); return true;
+    default: return false;
+  }
+}
+
+/* One pass: a kernel built for the radius where there is one, longer
+ * ones by the generic loop. */
 template < bool HORIZONTAL > static void
 blur_pass (const cf_cuda_image * src, const float *device_taps, int radius,
     cf_cuda_image * dst, cudaStream_t stream)
@@ -246,21 +267,13 @@ blur_pass (const cf_cuda_image * src, const float *device_taps, int radius,
   dim3 grid (cf_div_up (src->width, BLUR_BLOCK_X),
       cf_div_up (src->height, BLUR_BLOCK_Y));
 
-#define BLUR_PASS(R) blur_pass_kernel < HORIZONTAL, R > <<< grid, block, 0, \
-      stream >>> (src->data, src->pitch, src->width, src->height, \
-      device_taps, radius, dst->data, dst->pitch)
-  switch (radius) {
-    case 1: BLUR_PASS (1); break;
-    case 2: BLUR_PASS (2); break;
-    case 3: BLUR_PASS (3); break;
-    case 4: BLUR_PASS (4); break;
-    case 5: BLUR_PASS (5); break;
-    case 6: BLUR_PASS (6); break;
-    case 7: BLUR_PASS (7); break;
-    case 8: BLUR_PASS (8); break;
-    default: BLUR_PASS (0); break;
-  }
-#undef BLUR_PASS
+  if (!with_built_radius (radius, [&] (auto r) {
+            blur_pass_kernel < HORIZONTAL, decltype (r)::value > <<< grid,
+                block, 0, stream >>> (src->data, src->pitch, src->width,
+                src->height, device_taps, radius, dst->data, dst->pitch);}))
+    blur_pass_kernel < HORIZONTAL, 0 > <<< grid, block, 0, stream >>>
+        (src->data, src->pitch, src->width, src->height, device_taps,
+        radius, dst->data, dst->pitch);
 }
 
 /* Both passes in one launch (blur_2d_kernel) for radii up to 8 when @dst
@@ -275,22 +288,10 @@ blur_2d (const cf_cuda_image * src, const float *device_taps, int radius,
 
   if (dst->data == src->data)
     return 0;
-#define BLUR_2D(R) blur_2d_kernel < R > <<< grid, block, 0, stream >>> \
-      (src->data, src->pitch, src->width, src->height, device_taps, \
-      dst->data, dst->pitch)
-  switch (radius) {
-    case 1: BLUR_2D (1); break;
-    case 2: BLUR_2D (2); break;
-    case 3: BLUR_2D (3); break;
-    case 4: BLUR_2D (4); break;
-    case 5: BLUR_2D (5); break;
-    case 6: BLUR_2D (6); break;
-    case 7: BLUR_2D (7); break;
-    case 8: BLUR_2D (8); break;
-    default: return 0;
-  }
-#undef BLUR_2D
-  return 1;
+  return with_built_radius (radius, [&] (auto r) {
+        blur_2d_kernel < decltype (r)::value > <<< grid, block, 0,
+            stream >>> (src->data, src->pitch, src->width, src->height,
+            device_taps, dst->data, dst->pitch);});
 }
 
 /* Both passes with taps already on the device (@tmp unused when one
