@@ -887,7 +887,10 @@ tvl1h_sample (const tvl1h_taps & k, const float *__restrict__ d,
  *  and the same sum order as sampling precomputed I1x, I1y planes would
  *  give. Taps at least one cell inside the plane (all but a border band)
  *  read the 6 x 6 window around them, corners left out: 32 loads; the
- *  others clamp each neighbour as the gradient kernel does. */
+ *  others clamp each neighbour as the gradient kernel does. The two paths
+ *  keep their own copies of the tap sums: one shared helper made the
+ *  constants kernel spill at 64 registers (out of line, it cost 5 % of
+ *  the fp16 realtime frame at 4K on the H100). */
 static __device__ __forceinline__ float3
 tvl1h_sample_grad (const tvl1h_taps & k, const float *__restrict__ i1,
     size_t pitch, int w, int h)
