@@ -9,10 +9,11 @@
  * levels x 1 warp x --iterations, default 10; ε = 0) for FUSED and for
  * BLOCKED with T = 1 ... CF_TVL1_MAX_BLOCK_ITERATIONS on 64 x 32 and
  * 64 x 64 tiles, in fp32 or fp16 plans. The pyramids are built once, as
- * cf-flow-bench builds them: a synthetic pair (common/synth) rounded to 8 bits, TV-L1's
- * presmoothing, cf_cuda_pyramid_build. Each BLOCKED flow is compared with
- * FUSED's bit for bit. Prints a markdown table (ms per solve) on stdout;
- * exit status 1 when a flow differs, 77 without a CUDA device.
+ * gst-cudaflow-flow-bench builds them: a synthetic pair (common/synth)
+ * rounded to 8 bits, TV-L1's presmoothing, cf_cuda_pyramid_build. Each
+ * BLOCKED flow is compared with FUSED's bit for bit. Prints a markdown
+ * table (ms per solve) on stdout; exit status 1 when a flow differs, 77
+ * without a CUDA device.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

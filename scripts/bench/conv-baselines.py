@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-# gst-cudaflow — vendor convolution baselines beside tools/cf-conv-bench
+# gst-cudaflow — vendor convolution baselines beside gst-cudaflow-conv-bench
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Time the vendor libraries on the convolution that cf-conv-bench times.
+"""Time the vendor libraries on the convolution gst-cudaflow-conv-bench times.
 
-Same images and rules as tools/cf-conv-bench: a single-channel float32
-image of each size, square kernels of side K, 'same' output, zero border;
-everything that the per-frame call does not need (weights, kernel
+Same images and rules as tools/gst-cudaflow-conv-bench: a single-channel
+float32 image of each size, square kernels of side K, 'same' output, zero
+border; everything that the per-frame call does not need (weights, kernel
 spectrum, padded source, cuFFT plans, cuDNN autotuning) is made before the
 timing; 3 warm-up runs, then --reps runs, each bracketed by CUDA events
 (torch.cuda.Event) on one stream; median and minimum reported.
@@ -55,14 +55,16 @@ compared with a float64 CPU convolution; NPP is tried with the kernel as
 given and flipped, and the orientation that gives the true convolution is
 used and recorded in the note. A baseline that matches neither is reported
 as "n/a" rather than timed. All three compute the true convolution, like
-cf-conv-bench's default --mode convolution (the time does not depend on it).
+gst-cudaflow-conv-bench's default --mode convolution (the time does not
+depend on it).
 
 A baseline that cannot run (no torch, no cuDNN, no libnppif, a layout
 mismatch, an NPP error status for a kernel size) is printed and reported as
-status "n/a" with the reason; the JSON schema is the one of cf-conv-bench:
-{"device": ..., "results": [{"impl", "width", "height", "k", "median_ms",
-"min_ms", "status", "note", ...}]}. Exit status: 0, 77 without a CUDA
-device, 1 on a failure other than an unavailable baseline, 2 on bad usage.
+status "n/a" with the reason; the JSON schema is the one of
+gst-cudaflow-conv-bench: {"device": ..., "results": [{"impl", "width",
+"height", "k", "median_ms", "min_ms", "status", "note", ...}]}. Exit
+status: 0, 77 without a CUDA device, 1 on a failure other than an
+unavailable baseline, 2 on bad usage.
 """
 
 import argparse
@@ -556,7 +558,7 @@ def write_markdown(f, doc):
 
 
 def write_json(f, doc):
-    """One result per line, like cf-conv-bench."""
+    """One result per line, like gst-cudaflow-conv-bench."""
     f.write("{\n")
     for key, value in doc.items():
         if key != "results":
@@ -568,7 +570,7 @@ def write_json(f, doc):
 def main():
     ap = argparse.ArgumentParser(
         description="cuDNN, cuFFT and NPP convolution timings in "
-        "cf-conv-bench's JSON schema (see the file's docstring)")
+        "gst-cudaflow-conv-bench's JSON schema (see the file's docstring)")
     ap.add_argument("--sizes", type=parse_sizes,
                     default=parse_sizes("4096x4096,1920x1080"))
     ap.add_argument("--ks", type=parse_ks,

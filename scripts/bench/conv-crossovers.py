@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Crossovers of method=auto (cuda/convolve.cu, auto_table) from timings.
 
-Reads cf-conv-bench JSON files holding, per image size, the sweeps
+Reads gst-cudaflow-conv-bench JSON files holding, per image size, the
+sweeps:
   direct vs fft        (dense kernels, K = 3 .. 63)
   direct vs separable  (rank-1 kernels, small K)
   separable vs fft     (rank-1 kernels, large K)

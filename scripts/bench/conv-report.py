@@ -5,7 +5,7 @@
 
   conv-report.py [--markdown FILE] [--svg-dir DIR] RESULTS.json...
 
-Each input is the JSON of tools/cf-conv-bench or of
+Each input is the JSON of tools/gst-cudaflow-conv-bench or of
 scripts/bench/conv-baselines.py: {"device": ..., "results": [{"impl",
 "width", "height", "k", "median_ms", "min_ms", "status", "note"}, ...]}
 (a row without "status" counts as "ok" when it has a median). The markdown
@@ -368,8 +368,8 @@ def marker(impl, x, y, colour):
 
 def main():
     ap = argparse.ArgumentParser(
-        description="merge cf-conv-bench and conv-baselines.py JSON files "
-        "into a markdown table and SVG plots")
+        description="merge gst-cudaflow-conv-bench and conv-baselines.py "
+        "JSON files into a markdown table and SVG plots")
     ap.add_argument("inputs", nargs="+", metavar="RESULTS.json")
     ap.add_argument("--markdown", help="write the table here (default: "
                     "stdout)")

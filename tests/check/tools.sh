@@ -1,9 +1,11 @@
 #!/bin/sh
-# The evaluation and benchmark programs (tools/): cf-flow-eval through
-# GStreamer on one Middlebury pair with the CPU backend (its EPE is known
-# from the reference: RubberWhale 0.276 at cudaflowhs defaults), its PNGs,
-# its errors; cf-flow-bench and cf-conv-bench on a tiny size (skip without a
-# GPU); scripts/bench/conv-report.py on a made-up pair of result files.
+# The evaluation and benchmark programs (tools/, installed as
+# gst-cudaflow-*): --help, -h and an unknown option for each;
+# gst-cudaflow-flow-eval through GStreamer on one Middlebury pair with the
+# CPU backend (its EPE is known from the reference: RubberWhale 0.276 at
+# cudaflowhs defaults), its PNGs, its errors; gst-cudaflow-flow-bench and
+# gst-cudaflow-conv-bench on a tiny size (skip without a GPU);
+# scripts/bench/conv-report.py on a made-up pair of result files.
 tools=${CUDAFLOW_TOOLS_DIR:-$(dirname "$0")/../../tools}
 bench_scripts=$(dirname "$0")/../../scripts/bench
 data=${CUDAFLOW_DATA_DIR:-}/middlebury
@@ -13,80 +15,114 @@ fail=0 pass=0 skip=0
 ok() { echo "PASS: $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
 
+# the command-line conventions (tools/args-util.h): help on stdout with
+# exit 0, a usage error as one line and a hint on stderr with exit 2
+for t in gst-cudaflow-flow-eval gst-cudaflow-ref-eval gst-cudaflow-flow-bench \
+    gst-cudaflow-conv-bench gst-cudaflow-conv-accuracy; do
+  for h in --help -h; do
+    "$tools/$t" $h > "$tmp/help.out" 2> "$tmp/help.err"
+    rc=$?
+    # usage, the options and an example, on stdout
+    if [ $rc -eq 0 ] && grep -q '^Usage' "$tmp/help.out" \
+        && grep -q -- '-h, --help' "$tmp/help.out" \
+        && grep -q '^Example' "$tmp/help.out" \
+        && grep -q "^  $t " "$tmp/help.out"; then
+      ok "$t $h"
+    else
+      bad "$t $h (exit $rc)"; cat "$tmp/help.out" "$tmp/help.err"
+    fi
+  done
+  "$tools/$t" --no-such-option > "$tmp/opt.out" 2> "$tmp/opt.err"
+  rc=$?
+  if [ $rc -eq 2 ] && [ ! -s "$tmp/opt.out" ] \
+      && [ "$(wc -l < "$tmp/opt.err")" -eq 2 ] \
+      && grep -q -- '--no-such-option' "$tmp/opt.err" \
+      && grep -q -- "$t --help" "$tmp/opt.err"; then
+    ok "$t rejects an unknown option"
+  else
+    bad "$t --no-such-option (exit $rc)"; cat "$tmp/opt.out" "$tmp/opt.err"
+  fi
+done
+
 if [ -f "$data/RubberWhale/flow10.flo" ]; then
-  if "$tools/cf-flow-eval" --set backend=cpu --png "$tmp/png" "$data" RubberWhale > "$tmp/eval.md" 2>&1; then
+  if "$tools/gst-cudaflow-flow-eval" --set backend=cpu --png "$tmp/png" \
+      "$data" RubberWhale > "$tmp/eval.md" 2>&1; then
     epe=$(sed -n 's/^| RubberWhale | \([0-9.]*\) |.*/\1/p' "$tmp/eval.md")
     if [ -n "$epe" ] && awk "BEGIN{exit !($epe > 0.25 && $epe < 0.30)}"; then
-      ok "cf-flow-eval RubberWhale EPE $epe"
+      ok "gst-cudaflow-flow-eval RubberWhale EPE $epe"
     else
-      bad "cf-flow-eval RubberWhale EPE '$epe' (expected 0.276)"; cat "$tmp/eval.md"
+      bad "gst-cudaflow-flow-eval RubberWhale EPE '$epe' (expected 0.276)"; cat "$tmp/eval.md"
     fi
     if [ -s "$tmp/png/RubberWhale.png" ] && [ -s "$tmp/png/RubberWhale-truth.png" ]; then
-      ok "cf-flow-eval --png"
+      ok "gst-cudaflow-flow-eval --png"
     else
-      bad "cf-flow-eval --png wrote no pictures"
+      bad "gst-cudaflow-flow-eval --png wrote no pictures"
     fi
   else
-    bad "cf-flow-eval exit status"; cat "$tmp/eval.md"
+    bad "gst-cudaflow-flow-eval exit status"; cat "$tmp/eval.md"
   fi
 else
-  echo "SKIP: cf-flow-eval on Middlebury (no data at $data)"; skip=$((skip + 1))
+  echo "SKIP: gst-cudaflow-flow-eval on Middlebury (no data at $data)"; skip=$((skip + 1))
 fi
 
 mkdir -p "$tmp/empty"
-if "$tools/cf-flow-eval" "$tmp/empty" > "$tmp/err.txt" 2>&1; then
-  bad "cf-flow-eval on an empty directory succeeded"
+if "$tools/gst-cudaflow-flow-eval" "$tmp/empty" > "$tmp/err.txt" 2>&1; then
+  bad "gst-cudaflow-flow-eval on an empty directory succeeded"
 else
-  ok "cf-flow-eval on an empty directory fails"
+  ok "gst-cudaflow-flow-eval on an empty directory fails"
 fi
 if [ -f "$data/RubberWhale/flow10.flo" ]; then
-  if "$tools/cf-flow-eval" --element nosuchelement "$data" RubberWhale > "$tmp/err.txt" 2>&1; then
-    bad "cf-flow-eval with a missing element succeeded"
+  if "$tools/gst-cudaflow-flow-eval" --element nosuchelement "$data" RubberWhale \
+      > "$tmp/err.txt" 2>&1; then
+    bad "gst-cudaflow-flow-eval with a missing element succeeded"
   elif grep -q 'nosuchelement' "$tmp/err.txt"; then
-    ok "cf-flow-eval names a missing element"
+    ok "gst-cudaflow-flow-eval names a missing element"
   else
-    bad "cf-flow-eval error does not name the element"; cat "$tmp/err.txt"
+    bad "gst-cudaflow-flow-eval error does not name the element"; cat "$tmp/err.txt"
   fi
 fi
 
-"$tools/cf-flow-bench" --sizes 64x48 --frames 2 --config hs-realtime \
+"$tools/gst-cudaflow-flow-bench" --sizes 64x48 --frames 2 --config hs-realtime \
   --json "$tmp/b.json" > "$tmp/bench.md" 2>&1
 rc=$?
 if [ $rc -eq 77 ]; then
-  echo "SKIP: cf-flow-bench (no GPU)"; skip=$((skip + 1))
+  echo "SKIP: gst-cudaflow-flow-bench (no GPU)"; skip=$((skip + 1))
 elif [ $rc -eq 0 ] && grep -q '"config": "hs-realtime"' "$tmp/b.json" && grep -q '| 64x48 |' "$tmp/bench.md"; then
-  ok "cf-flow-bench"
+  ok "gst-cudaflow-flow-bench"
 else
-  bad "cf-flow-bench exit $rc"; cat "$tmp/bench.md"
+  bad "gst-cudaflow-flow-bench exit $rc"; cat "$tmp/bench.md"
 fi
-if "$tools/cf-flow-bench" --config nosuch > /dev/null 2>&1; then
-  bad "cf-flow-bench accepted an unknown config"
+"$tools/gst-cudaflow-flow-bench" --config nosuch > /dev/null 2>&1
+rc=$?
+if [ $rc -eq 2 ]; then
+  ok "gst-cudaflow-flow-bench rejects an unknown config"
 else
-  ok "cf-flow-bench rejects an unknown config"
+  bad "gst-cudaflow-flow-bench --config nosuch exit $rc (expected 2)"
 fi
 
-
-"$tools/cf-conv-bench" --sizes 64x48 --ks 3 --reps 2 --json "$tmp/c.json" \
-  > "$tmp/conv.md" 2>&1
+"$tools/gst-cudaflow-conv-bench" --sizes 64x48 --ks 3 --reps 2 \
+  --json "$tmp/c.json" > "$tmp/conv.md" 2>&1
 rc=$?
 if [ $rc -eq 77 ]; then
-  echo "SKIP: cf-conv-bench (no GPU)"; skip=$((skip + 1))
+  echo "SKIP: gst-cudaflow-conv-bench (no GPU)"; skip=$((skip + 1))
 elif [ $rc -eq 0 ] && grep -q '"impl": "ours-direct", "width": 64, "height": 48, "k": 3,' "$tmp/c.json" \
     && grep -q '| 64x48 | 3 | ours-direct |' "$tmp/conv.md"; then
-  ok "cf-conv-bench"
+  ok "gst-cudaflow-conv-bench"
 else
-  bad "cf-conv-bench exit $rc"; cat "$tmp/conv.md"
+  bad "gst-cudaflow-conv-bench exit $rc"; cat "$tmp/conv.md"
 fi
-if "$tools/cf-conv-bench" --methods nosuch > /dev/null 2>&1; then
-  bad "cf-conv-bench accepted an unknown method"
+"$tools/gst-cudaflow-conv-bench" --methods nosuch > /dev/null 2>&1
+rc=$?
+if [ $rc -eq 2 ]; then
+  ok "gst-cudaflow-conv-bench rejects an unknown method"
 else
-  ok "cf-conv-bench rejects an unknown method"
+  bad "gst-cudaflow-conv-bench --methods nosuch exit $rc (expected 2)"
 fi
 
 # conv-report.py: one size, two kernel sides, ours and a vendor, one n/a
 if command -v python3 > /dev/null 2>&1; then
   cat > "$tmp/ours.json" <<'EOF'
-{"device": "Test GPU (1 SMs)", "tool": "cf-conv-bench", "border": "zero", "reps": 2,
+{"device": "Test GPU (1 SMs)", "tool": "gst-cudaflow-conv-bench", "border": "zero", "reps": 2,
  "results": [
   {"impl": "ours-direct", "width": 64, "height": 48, "k": 3, "kernel": "random", "status": "ok", "median_ms": 0.25, "min_ms": 0.2, "note": ""},
   {"impl": "ours-direct", "width": 64, "height": 48, "k": 7, "kernel": "random", "status": "ok", "median_ms": 1.5, "min_ms": 1.4, "note": ""},

@@ -2,7 +2,7 @@
 # Measure the crossovers of cudaconvolve's method=auto on this GPU: times
 # direct vs fft (dense kernels), direct vs separable (rank-1, small K) and
 # separable vs fft (rank-1, large K) at seven image sizes with
-# tools/cf-conv-bench, then prints the rows of auto_table in
+# tools/gst-cudaflow-conv-bench, then prints the rows of auto_table in
 # cuda/convolve.cu (scripts/bench/conv-crossovers.py). Paste them there to
 # tune auto for another GPU. Raw timings go to $OUT (default
 # _out/conv-crossovers).
@@ -14,7 +14,7 @@ build=${1:-$top/_build}
 out=${OUT:-$top/_out/conv-crossovers}
 python=${PYTHON:-python3}
 sizes=${SIZES:-320x240,640x480,1280x720,1920x1080,3840x2160,4096x4096,8192x8192}
-bench="$build/tools/cf-conv-bench --sizes $sizes --reps ${REPS:-20}"
+bench="$build/tools/gst-cudaflow-conv-bench --sizes $sizes --reps ${REPS:-20}"
 mkdir -p "$out"
 $bench --methods direct,fft --json "$out/sweep-df.json" \
   --ks 3,5,7,9,11,13,15,17,19,21,23,25,27,29,31,35,39,43,47,55,63 > /dev/null

@@ -1,9 +1,10 @@
 #!/bin/bash
 # Convolution timings on a GPU machine, ours beside the vendor libraries:
-# every method of cuda/convolve.h (tools/cf-conv-bench), then cuDNN, cuFFT
-# and NPP on the same sizes and kernels (scripts/bench/conv-baselines.py,
-# needs Python 3 with PyTorch; NPP through ctypes), merged into one table
-# and one plot per size (scripts/bench/conv-report.py). No GStreamer needed.
+# every method of cuda/convolve.h (tools/gst-cudaflow-conv-bench), then
+# cuDNN, cuFFT and NPP on the same sizes and kernels
+# (scripts/bench/conv-baselines.py, needs Python 3 with PyTorch; NPP through
+# ctypes), merged into one table and one plot per size
+# (scripts/bench/conv-report.py). No GStreamer needed.
 # Results go to $OUT (default _out/conv): ours.json/.md/.log,
 # baselines.json/.md/.log, report.md, conv-WxH.svg, nvidia-smi.txt.
 #
@@ -25,13 +26,14 @@ nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || echo "no nvidia-smi" > "$out/nvidia-s
 
 status=0
 inputs=()
-"$build/tools/cf-conv-bench" --sizes "$sizes" --ks "$ks" --reps "$reps" \
-  --json "$out/ours.json" --markdown "$out/ours.md" > /dev/null 2> "$out/ours.log"
+"$build/tools/gst-cudaflow-conv-bench" --sizes "$sizes" --ks "$ks" \
+  --reps "$reps" --json "$out/ours.json" --markdown "$out/ours.md" \
+  > /dev/null 2> "$out/ours.log"
 rc=$?
 case $rc in
   0) inputs+=("$out/ours.json") ;;
-  77) echo "cf-conv-bench: no GPU (see $out/ours.log)"; status=77 ;;
-  *) echo "cf-conv-bench failed (exit $rc), see $out/ours.log"; status=1
+  77) echo "gst-cudaflow-conv-bench: no GPU (see $out/ours.log)"; status=77 ;;
+  *) echo "gst-cudaflow-conv-bench failed (exit $rc), see $out/ours.log"; status=1
      [ -s "$out/ours.json" ] && inputs+=("$out/ours.json") ;;
 esac
 

@@ -1,9 +1,9 @@
 #!/bin/bash
 # Flow measurements on a GPU machine: speed per frame and per stage
-# (tools/cf-flow-bench) and accuracy of the elements on the Middlebury pairs
-# (tools/cf-flow-eval, GPU backend, fp32 and fp16). Results go to $OUT
-# (default _out/flow): bench.json, bench.md, eval-*.md. docs/flow-speed.md
-# and docs/flow-accuracy.md quote them.
+# (tools/gst-cudaflow-flow-bench) and accuracy of the elements on the
+# Middlebury pairs (tools/gst-cudaflow-flow-eval, GPU backend, fp32 and
+# fp16). Results go to $OUT (default _out/flow): bench.json, bench.md,
+# eval-*.md. docs/flow-speed.md and docs/flow-accuracy.md quote them.
 #
 #   tests/gpu/flow-measure.sh [BUILD_DIR] [DATA_DIR]
 #
@@ -23,10 +23,10 @@ export GST_PLUGIN_PATH_1_0=$build/gst/.libs
 export GST_REGISTRY_1_0=${TMPDIR:-/tmp}/cudaflow-measure-registry-$$.bin
 
 status=0
-"$build/tools/cf-flow-bench" --frames 20 --json "$out/bench.json" \
+"$build/tools/gst-cudaflow-flow-bench" --frames 20 --json "$out/bench.json" \
   --markdown "$out/bench.md" > /dev/null 2> "$out/bench.log" || status=1
 # the seeds' per-iteration figure is quoted at 2048 x 2048
-"$build/tools/cf-flow-bench" --frames 20 --sizes 2048x2048 \
+"$build/tools/gst-cudaflow-flow-bench" --frames 20 --sizes 2048x2048 \
   --config hs-realtime,hs-realtime-fp16,tvl1-realtime,tvl1-realtime-fp16,tvl1-fixed-100,tvl1-fixed-100-fp16,clg-config-a \
   --json "$out/bench-2048.json" --markdown "$out/bench-2048.md" > /dev/null \
   2> "$out/bench-2048.log" || status=1
@@ -36,8 +36,9 @@ eval_cfg() {
   element=$1; name=$2; shift 2
   args=()
   for s in "$@"; do args+=(--set "$s"); done
-  "$build/tools/cf-flow-eval" --element "$element" --set backend=cuda "${args[@]}" \
-    "$data" > "$out/eval-$name.md" 2> "$out/eval-$name.log" || status=1
+  "$build/tools/gst-cudaflow-flow-eval" --element "$element" \
+    --set backend=cuda "${args[@]}" "$data" \
+    > "$out/eval-$name.md" 2> "$out/eval-$name.log" || status=1
 }
 if [ -d "$data" ]; then
   for p in fp32 fp16; do

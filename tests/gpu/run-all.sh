@@ -87,7 +87,7 @@ if want tools; then
   sh "$top/tests/check/pipelines.sh" > "$out/pipelines.log" 2>&1
   record "examples/pipelines" $?
   CUDAFLOW_TOOLS_DIR=$build/tools sh "$top/tests/check/tools.sh" > "$out/tools.log" 2>&1
-  record "tools (cf-flow-eval, cf-flow-bench)" $?
+  record "tools (gst-cudaflow-*)" $?
 fi
 
 echo "$pass passed, $fail failed, $skip skipped" | tee -a "$summary"

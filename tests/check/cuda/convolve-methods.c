@@ -443,7 +443,7 @@ GST_END_TEST;
 
 /* The accuracy table of docs/convolution.md in small (the paper's
  * protocol: image and taps in [0, 1), relative error against float64;
- * tools/cf-conv-accuracy prints the full table). Bounds, from the
+ * tools/gst-cudaflow-conv-accuracy prints the full table). Bounds, from the
  * arithmetic: an fp32 sum of n = K^2 positive products has a typical
  * relative error of a few eps sqrt (n) (eps = 6e-8: 1e-5 at K = 127); the
  * FFT's error is relative to the signal's norm, not to each output; fp16

@@ -2,8 +2,8 @@
  * through GStreamer
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- *   cf-flow-eval [--element NAME] [--set prop=value ...] [--png OUT_DIR]
- *                DATA_DIR [SEQ ...]
+ *   gst-cudaflow-flow-eval [--element NAME] [--set prop=value ...]
+ *       [--png OUT_DIR] DATA_DIR [SEQ ...]
  *
  * DATA_DIR holds <seq>/frame10.png, frame11.png and flow10.flo (e.g.
  * ../shared/data/middlebury); without SEQ every sub-directory that has the
@@ -24,6 +24,7 @@
 #endif
 
 #include <dirent.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +34,13 @@
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 
+#include "args-util.h"
 #include "common/flo.h"
 #include "common/flowviz.h"
 #include "common/metrics.h"
 #include "png-io.h"
 
+#define PROG "gst-cudaflow-flow-eval"
 #define MAX_SEQS 256
 #define MAX_SETS 64
 
@@ -173,7 +176,10 @@ out:
 static void
 write_png (const char *path, const cf_flow * flow, float max_flow)
 {
-  cf_flowviz_params vp = { CF_FLOWVIZ_MIDDLEBURY, 16, 0, 1, 2, 3 };
+  /* designated: the fields for the other modes (overlay opacity) stay 0 */
+  cf_flowviz_params vp = { .mode = CF_FLOWVIZ_MIDDLEBURY, .arrow_step = 16,
+    .r = 0, .g = 1, .b = 2, .a = 3
+  };
   size_t uv_stride = (size_t) flow->width * 2 * sizeof (float);
   float *uv = g_malloc (uv_stride * flow->height);
   guint8 *rgba = g_malloc ((size_t) flow->width * 4 * flow->height);
@@ -257,15 +263,6 @@ compare_strings (const void *a, const void *b)
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
-static void
-usage (void)
-{
-  fprintf (stderr, "usage: cf-flow-eval [--element NAME] "
-      "[--set prop=value ...] [--png OUT_DIR] DATA_DIR [SEQ ...]\n"
-      "  NAME: cudaflowhs (default), or any element with video in and\n"
-      "  UV_F32LE flow out; prop=value as in gst-launch-1.0\n");
-}
-
 int
 main (int argc, char **argv)
 {
@@ -274,34 +271,67 @@ main (int argc, char **argv)
   char *seqs[MAX_SEQS];
   int n_seqs = 0, i, n_ok = 0;
   double sum_epe = 0, sum_aae = 0, sum_t = 0;
+  gchar *element = NULL, *png_dir = NULL, **sets = NULL, **args = NULL;
+  GOptionEntry entries[] = {
+    {"element", 0, 0, G_OPTION_ARG_STRING, &element,
+        "Flow element to run (default cudaflowhs)", "NAME"},
+    {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+        "Element property, as in gst-launch-1.0 (repeatable)", "PROP=VALUE"},
+    {"png", 0, 0, G_OPTION_ARG_FILENAME, &png_dir,
+        "Also write the flows as pictures to OUT_DIR", "OUT_DIR"},
+    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args, NULL,
+        NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}
+  };
+  GOptionContext *ctx;
+  GError *error = NULL;
 
-  gst_init (&argc, &argv);
+  /* GLib writes its help in the locale's charset: without this, always
+   * ASCII. LC_CTYPE only, so that numbers keep their '.' */
+  setlocale (LC_CTYPE, "");
+  /* the help and error texts name the installed program, however it was
+   * started */
+  g_set_prgname (PROG);
+  ctx = g_option_context_new ("DATA_DIR [SEQ...]");
+  g_option_context_set_summary (ctx, "Accuracy of a flow element on "
+      "Middlebury-format data, through GStreamer:\n"
+      "appsrc (GRAY8) ! NAME PROP=VALUE ... ! appsink (UV_F32LE). DATA_DIR "
+      "holds\n<seq>/frame10.png, frame11.png and flow10.flo; without SEQ "
+      "every such\nsub-directory is evaluated. Prints EPE and AAE per "
+      "sequence and their mean\nas a markdown table.");
+  g_option_context_set_description (ctx, "NAME is cudaflowhs, cudaflowtvl1, "
+      "cudaflowclg or any element with video in and\nUV_F32LE flow out. "
+      "With --png, OUT_DIR/<seq>.png is the Middlebury colour\ncoding of "
+      "the estimate and OUT_DIR/<seq>-truth.png that of the ground truth.\n\n"
+      "Exit status: 0 when every sequence was evaluated, 1 otherwise, 2 on a "
+      "usage\nerror.\n\n"
+      "Example:\n"
+      "  " PROG " --element cudaflowtvl1 --set preset=realtime \\\n"
+      "      --png out data/middlebury RubberWhale\n");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    cf_args_usage_error (PROG, "%s", error->message);
+  g_option_context_free (ctx);
+
   memset (&c, 0, sizeof (c));
-  c.element = "cudaflowhs";
-  for (i = 1; i < argc; i++) {
-    if (!strcmp (argv[i], "--element") && i + 1 < argc) {
-      c.element = argv[++i];
-    } else if (!strcmp (argv[i], "--set") && i + 1 < argc) {
-      if (c.n_sets == MAX_SETS || strchr (argv[i + 1], '=') == NULL) {
-        usage ();
-        return 2;
-      }
-      c.sets[c.n_sets++] = argv[++i];
-    } else if (!strcmp (argv[i], "--png") && i + 1 < argc) {
-      c.png_dir = argv[++i];
-    } else if (argv[i][0] == '-') {
-      usage ();
-      return 2;
-    } else if (dir == NULL) {
-      dir = argv[i];
-    } else if (n_seqs < MAX_SEQS) {
-      seqs[n_seqs++] = argv[i];
-    }
+  c.element = element ? element : "cudaflowhs";
+  c.png_dir = png_dir;
+  for (i = 0; sets && sets[i]; i++) {
+    if (c.n_sets == MAX_SETS)
+      cf_args_usage_error (PROG, "more than %d --set", MAX_SETS);
+    if (strchr (sets[i], '=') == NULL)
+      cf_args_usage_error (PROG, "--set '%s' is not PROP=VALUE", sets[i]);
+    c.sets[c.n_sets++] = sets[i];
   }
-  if (dir == NULL) {
-    usage ();
-    return 2;
+  for (i = 0; args && args[i]; i++) {
+    if (dir == NULL)
+      dir = args[i];
+    else if (n_seqs < MAX_SEQS)
+      seqs[n_seqs++] = args[i];
   }
+  if (dir == NULL)
+    cf_args_usage_error (PROG, "no DATA_DIR");
   if (c.png_dir && g_mkdir_with_parents (c.png_dir, 0755) != 0) {
     perror (c.png_dir);
     return 1;
@@ -326,7 +356,7 @@ main (int argc, char **argv)
     qsort (seqs, n_seqs, sizeof (char *), compare_strings);
   }
   if (n_seqs == 0) {
-    fprintf (stderr, "cf-flow-eval: no <seq>/flow10.flo under %s\n", dir);
+    fprintf (stderr, PROG ": no <seq>/flow10.flo under %s\n", dir);
     return 1;
   }
 

@@ -1,10 +1,9 @@
 /* gst-cudaflow — GPU time of the convolution methods, one plan at a time
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- *   cf-conv-bench [--sizes WxH,...] [--ks K,...] [--methods NAME,...]
- *                 [--reps N] [--border zero|clamp|reflect|wrap]
- *                 [--mode convolution|correlation]
- *                 [--json FILE] [--markdown FILE]
+ *   gst-cudaflow-conv-bench [--sizes WxH,...] [--ks K,...]
+ *       [--methods NAME,...] [--reps N] [--border zero|clamp|reflect|wrap]
+ *       [--mode convolution|correlation] [--json FILE] [--markdown FILE]
  *
  * Times cf_cuda_convolve_plan_run () (cuda/convolve.h) on a single-channel
  * float image in pitched device memory, for every size, square kernel side
@@ -31,6 +30,7 @@
 #include "config.h"
 #endif
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,19 +38,21 @@
 
 #include <cuda_runtime_api.h>
 
+#include "args-util.h"
 #include "bench-util.h"
 #include "common/gaussian.h"
 #include "common/kernel.h"
 #include "cuda/convolve.h"
 #include "cuda/cuda-util.h"
 
+#define PROG "gst-cudaflow-conv-bench"
 #define MAX_SIZES 16
 #define MAX_KS 32
 #define MAX_METHODS 8
 #define WARMUP_RUNS 3
 #define NOTE_MAX 256
 #define CHECK_CUDA(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
-  fprintf (stderr, "cf-conv-bench: %s failed: %s\n", #call, \
+  fprintf (stderr, PROG ": %s failed: %s\n", #call, \
       cudaGetErrorString (e_)); exit (1); } } while (0)
 
 typedef enum
@@ -246,7 +248,7 @@ alloc_images (int width, int height, cf_cuda_image * src, cf_cuda_image * dst,
   int x, y;
 
   if (host == NULL) {
-    fprintf (stderr, "cf-conv-bench: out of host memory for %dx%d\n", width,
+    fprintf (stderr, PROG ": out of host memory for %dx%d\n", width,
         height);
     exit (1);
   }
@@ -256,7 +258,7 @@ alloc_images (int width, int height, cf_cuda_image * src, cf_cuda_image * dst,
   if (cf_cuda_image_alloc (src, width, height) != CF_OK
       || cf_cuda_image_alloc (dst, width, height) != CF_OK
       || cf_cuda_image_upload (host, src, stream) != CF_OK) {
-    fprintf (stderr, "cf-conv-bench: device images of %dx%d: %s\n", width,
+    fprintf (stderr, PROG ": device images of %dx%d: %s\n", width,
         height, cf_cuda_last_error_name ());
     exit (1);
   }
@@ -288,7 +290,7 @@ write_json (FILE * f, const char *device, const cf_convolve_params * params,
 
   fprintf (f, "{\n  \"device\": ");
   json_string (f, device);
-  fprintf (f, ",\n  \"tool\": \"cf-conv-bench\",\n  \"border\": \"%s\",\n"
+  fprintf (f, ",\n  \"tool\": \"" PROG "\",\n  \"border\": \"%s\",\n"
       "  \"mode\": \"%s\",\n  \"warmup\": %d,\n  \"reps\": %d,\n"
       "  \"results\": [\n", cf_border_name (params->border),
       params->mode == CF_CONVOLUTION ? "convolution" : "correlation",
@@ -340,17 +342,36 @@ write_markdown (FILE * f, const char *device,
 }
 
 static void
-usage (void)
+print_help (void)
 {
-  fprintf (stderr, "usage: cf-conv-bench [--sizes WxH,...] [--ks K,...] "
-      "[--methods NAME,...] [--reps N]\n"
-      "                     [--border zero|clamp|reflect|wrap] "
-      "[--mode convolution|correlation]\n"
-      "                     [--json FILE] [--markdown FILE]\n"
-      "  defaults: --sizes 4096x4096,1920x1080 --ks 3,7,15,31,63,127 "
-      "--reps 20 --border zero\n"
-      "  --mode convolution; methods: direct,separable,fft,im2tensor,auto "
-      "(all)\n");
+  printf ("Usage: " PROG " [OPTION...]\n\n"
+      "GPU time of the convolution methods of cuda/convolve.h on a "
+      "single-channel\n"
+      "float image, the plan made once before timing as in cudaconvolve; "
+      "median\n"
+      "and minimum of --reps runs after %d warm-up runs. A markdown table "
+      "goes to\n"
+      "stdout, progress to stderr.\n\n"
+      "Options:\n"
+      "  -h, --help            show this help and exit\n"
+      "  --sizes WxH,...       image sizes, at most %d (default "
+      "4096x4096,1920x1080)\n"
+      "  --ks K,...            square kernel sides, 1..%d, at most %d\n"
+      "                        (default 3,7,15,31,63,127)\n"
+      "  --methods NAME,...    direct, separable, fft, im2tensor, auto "
+      "(default: all)\n"
+      "  --reps N              timed runs per row (default 20)\n"
+      "  --border NAME         zero (default), clamp, reflect or wrap\n"
+      "  --mode NAME           convolution (default) or correlation\n"
+      "  --json FILE           also write the results as JSON (the input of\n"
+      "                        scripts/bench/conv-report.py)\n"
+      "  --markdown FILE       also write the markdown table to FILE\n\n"
+      "Exit status: 0 on success, 1 when a row failed, 2 on a usage error, "
+      "77 without\na usable CUDA device.\n\n"
+      "Example:\n"
+      "  " PROG " --sizes 1920x1080 --ks 3,15,63 --methods direct,fft \\\n"
+      "      --json conv.json\n", WARMUP_RUNS, MAX_SIZES, CF_KERNEL_MAX_SIZE,
+      MAX_KS);
 }
 
 static int
@@ -401,45 +422,47 @@ main (int argc, char **argv)
   char *list, *tok, *save = NULL;
 
   for (i = 1; i < argc; i++) {
-    if (!strcmp (argv[i], "--sizes") && i + 1 < argc)
-      sizes = argv[++i];
-    else if (!strcmp (argv[i], "--ks") && i + 1 < argc)
-      ks = argv[++i];
-    else if (!strcmp (argv[i], "--methods") && i + 1 < argc)
-      methods = argv[++i];
-    else if (!strcmp (argv[i], "--reps") && i + 1 < argc)
-      reps = atoi (argv[++i]);
-    else if (!strcmp (argv[i], "--border") && i + 1 < argc) {
-      const char *name = argv[++i];
+    const char *v;
+
+    if (cf_args_is_help (argv[i])) {
+      print_help ();
+      return 0;
+    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--sizes"))) {
+      sizes = v;
+    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--ks"))) {
+      ks = v;
+    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--methods"))) {
+      methods = v;
+    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--reps"))) {
+      char *end;
+      long r = strtol (v, &end, 10);
+      if (end == v || *end != '\0' || r < 1 || r > INT_MAX)
+        cf_args_usage_error (PROG, "bad --reps '%s' (1 or more)", v);
+      reps = (int) r;
+    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--border"))) {
       for (j = 0; j < CF_BORDER_COUNT
-          && strcmp (name, cf_border_name ((cf_border) j)); j++);
-      if (j == CF_BORDER_COUNT) {
-        fprintf (stderr, "cf-conv-bench: unknown border '%s'\n", name);
-        return 2;
-      }
+          && strcmp (v, cf_border_name ((cf_border) j)); j++);
+      if (j == CF_BORDER_COUNT)
+        cf_args_usage_error (PROG, "unknown border '%s' (zero, clamp, "
+            "reflect or wrap)", v);
       params.border = (cf_border) j;
-    } else if (!strcmp (argv[i], "--mode") && i + 1 < argc) {
-      const char *name = argv[++i];
-      if (!strcmp (name, "convolution"))
+    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--mode"))) {
+      if (!strcmp (v, "convolution"))
         params.mode = CF_CONVOLUTION;
-      else if (!strcmp (name, "correlation"))
+      else if (!strcmp (v, "correlation"))
         params.mode = CF_CORRELATION;
-      else {
-        fprintf (stderr, "cf-conv-bench: unknown mode '%s'\n", name);
-        return 2;
-      }
-    } else if (!strcmp (argv[i], "--json") && i + 1 < argc)
-      json_path = argv[++i];
-    else if (!strcmp (argv[i], "--markdown") && i + 1 < argc)
-      md_path = argv[++i];
-    else {
-      usage ();
-      return 2;
+      else
+        cf_args_usage_error (PROG, "unknown mode '%s' (convolution or "
+            "correlation)", v);
+    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--json"))) {
+      json_path = v;
+    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--markdown"))) {
+      md_path = v;
+    } else if (argv[i][0] == '-') {
+      cf_args_usage_error (PROG, "unknown option '%s'", argv[i]);
+    } else {
+      cf_args_usage_error (PROG, "unexpected argument '%s'", argv[i]);
     }
-  }
-  if (reps < 1) {
-    usage ();
-    return 2;
   }
 
   list = strdup (sizes);
@@ -447,11 +470,9 @@ main (int argc, char **argv)
       tok = strtok_r (NULL, ",", &save)) {
     if (n_sizes == MAX_SIZES || sscanf (tok, "%dx%d", &w[n_sizes],
             &h[n_sizes]) != 2 || w[n_sizes] < 1 || h[n_sizes] < 1
-        || w[n_sizes] > 16384 || h[n_sizes] > 16384) {
-      fprintf (stderr, "cf-conv-bench: bad size '%s' (1..16384, at most %d "
-          "sizes)\n", tok, MAX_SIZES);
-      return 2;
-    }
+        || w[n_sizes] > 16384 || h[n_sizes] > 16384)
+      cf_args_usage_error (PROG, "bad size '%s' (WxH, 1..16384, at most %d "
+          "sizes)", tok, MAX_SIZES);
     n_sizes++;
   }
   free (list);
@@ -460,32 +481,26 @@ main (int argc, char **argv)
       tok = strtok_r (NULL, ",", &save)) {
     char *end;
     long k = strtol (tok, &end, 10);
-    if (n_ks == MAX_KS || *end || k < 1 || k > CF_KERNEL_MAX_SIZE) {
-      fprintf (stderr, "cf-conv-bench: bad kernel side '%s' (1..%d, at most "
-          "%d values)\n", tok, CF_KERNEL_MAX_SIZE, MAX_KS);
-      return 2;
-    }
+    if (n_ks == MAX_KS || *end || k < 1 || k > CF_KERNEL_MAX_SIZE)
+      cf_args_usage_error (PROG, "bad kernel side '%s' (1..%d, at most %d "
+          "values)", tok, CF_KERNEL_MAX_SIZE, MAX_KS);
     kv[n_ks++] = (int) k;
   }
   free (list);
   list = strdup (methods);
   for (tok = strtok_r (list, ",", &save); tok;
       tok = strtok_r (NULL, ",", &save)) {
-    if (n_methods == MAX_METHODS || !parse_method (tok, &method[n_methods])) {
-      fprintf (stderr, "cf-conv-bench: unknown method '%s'\n", tok);
-      usage ();
-      return 2;
-    }
+    if (n_methods == MAX_METHODS || !parse_method (tok, &method[n_methods]))
+      cf_args_usage_error (PROG, "unknown method '%s' (direct, separable, "
+          "fft, im2tensor or auto, at most %d)", tok, MAX_METHODS);
     n_methods++;
   }
   free (list);
-  if (n_sizes == 0 || n_ks == 0 || n_methods == 0) {
-    usage ();
-    return 2;
-  }
+  if (n_sizes == 0 || n_ks == 0 || n_methods == 0)
+    cf_args_usage_error (PROG, "empty --sizes, --ks or --methods");
 
   if (!cf_cuda_device_available ()) {
-    fprintf (stderr, "cf-conv-bench: no usable CUDA device\n");
+    fprintf (stderr, PROG ": no usable CUDA device\n");
     return 77;
   }
   CHECK_CUDA (cudaGetDeviceProperties (&prop, 0));

@@ -2,13 +2,15 @@
  * Middlebury-format data
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- *   cf-ref-eval --method hs|tvl1|clg [--set name=value ...] DATA_DIR [SEQ ...]
+ *   gst-cudaflow-ref-eval [--method hs|tvl1|clg] [--set name=value ...]
+ *       DATA_DIR [SEQ ...]
  *
  * DATA_DIR holds <seq>/frame10.png, frame11.png and flow10.flo (e.g.
  * ../shared/data/middlebury); without SEQ every sub-directory that has the
  * three files is evaluated. Prints EPE and AAE per sequence and the mean.
- * The same numbers come out of the elements with backend=cpu (tools/
- * cf-flow-eval); this program exists to study the algorithms alone.
+ * The same numbers come out of the elements with backend=cpu
+ * (gst-cudaflow-flow-eval); this program exists to study the algorithms
+ * alone.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "args-util.h"
 #include "common/clg.h"
 #include "common/flo.h"
 #include "common/hs.h"
@@ -27,6 +30,10 @@
 #include "common/pyramid.h"
 #include "common/tvl1.h"
 #include "png-io.h"
+
+#define PROG "gst-cudaflow-ref-eval"
+#define MAX_SEQS 256
+#define MAX_SETS 64
 
 typedef struct
 {
@@ -154,21 +161,37 @@ compare_strings (const void *a, const void *b)
 }
 
 static void
-usage (void)
+print_help (void)
 {
-  fprintf (stderr, "usage: cf-ref-eval --method hs|tvl1|clg "
-      "[--set name=value ...] DATA_DIR [SEQ ...]\n"
-      "  common names: levels, eta, presmooth\n"
-      "  hs: alpha, warps, iterations; tvl1/clg: see common/tvl1.h, clg.h\n");
+  printf ("Usage: " PROG " [OPTION...] DATA_DIR [SEQ...]\n\n"
+      "Accuracy of the CPU reference flow methods (common/, no GStreamer, no "
+      "GPU)\n"
+      "on Middlebury-format data: DATA_DIR holds <seq>/frame10.png, "
+      "frame11.png\n"
+      "and flow10.flo; without SEQ every such sub-directory is evaluated. "
+      "Prints\n"
+      "EPE and AAE per sequence and their mean as a markdown table.\n\n"
+      "Options:\n"
+      "  -h, --help            show this help and exit\n"
+      "  --method NAME         hs (default), tvl1 or clg\n"
+      "  --set NAME=VALUE      a parameter of the method, repeatable:\n"
+      "                        levels, eta, presmooth (all methods);\n"
+      "                        hs: alpha, warps, iterations;\n"
+      "                        tvl1, clg: see common/tvl1.h, common/clg.h\n\n"
+      "Exit status: 0 when every sequence was evaluated, 1 otherwise, 2 on a "
+      "usage\nerror.\n\n"
+      "Example:\n"
+      "  " PROG " --method hs --set alpha=15 --set iterations=500 \\\n"
+      "      data/middlebury RubberWhale\n");
 }
 
 int
 main (int argc, char **argv)
 {
   eval_config c;
-  const char *dir = NULL;
-  char *seqs[256];
-  int n_seqs = 0, i, n_ok = 0;
+  const char *dir = NULL, *sets[MAX_SETS];
+  char *seqs[MAX_SEQS];
+  int n_seqs = 0, n_sets = 0, i, n_ok = 0, options_done = 0;
   double sum_epe = 0, sum_aae = 0, sum_t = 0;
 
   memset (&c, 0, sizeof (c));
@@ -179,31 +202,38 @@ main (int argc, char **argv)
   cf_clg_params_init (&c.clg);
 
   for (i = 1; i < argc; i++) {
-    if (!strcmp (argv[i], "--method") && i + 1 < argc) {
-      c.method = argv[++i];
-    } else if (!strcmp (argv[i], "--set") && i + 1 < argc) {
-      /* parsed after the method is known */
-      i++;
-    } else if (argv[i][0] == '-') {
-      usage ();
-      return 2;
-    } else if (dir == NULL) {
-      dir = argv[i];
-    } else if (n_seqs < 256) {
-      seqs[n_seqs++] = argv[i];
+    const char *v;
+
+    if (options_done || argv[i][0] != '-') {
+      if (dir == NULL)
+        dir = argv[i];
+      else if (n_seqs < MAX_SEQS)
+        seqs[n_seqs++] = argv[i];
+    } else if (!strcmp (argv[i], "--")) {
+      options_done = 1;
+    } else if (cf_args_is_help (argv[i])) {
+      print_help ();
+      return 0;
+    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--method"))) {
+      if (strcmp (v, "hs") && strcmp (v, "tvl1") && strcmp (v, "clg"))
+        cf_args_usage_error (PROG, "unknown method '%s' (hs, tvl1 or clg)",
+            v);
+      c.method = v;
+    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--set"))) {
+      /* applied once the method is known */
+      if (n_sets == MAX_SETS)
+        cf_args_usage_error (PROG, "more than %d --set", MAX_SETS);
+      sets[n_sets++] = v;
+    } else {
+      cf_args_usage_error (PROG, "unknown option '%s'", argv[i]);
     }
   }
-  for (i = 1; i < argc; i++)
-    if (!strcmp (argv[i], "--set") && i + 1 < argc && !set_param (&c,
-            argv[++i])) {
-      fprintf (stderr, "cf-ref-eval: unknown or invalid setting '%s'\n",
-          argv[i]);
-      return 2;
-    }
-  if (dir == NULL) {
-    usage ();
-    return 2;
-  }
+  for (i = 0; i < n_sets; i++)
+    if (!set_param (&c, sets[i]))
+      cf_args_usage_error (PROG, "unknown or invalid setting '%s' for %s",
+          sets[i], c.method);
+  if (dir == NULL)
+    cf_args_usage_error (PROG, "no DATA_DIR");
   if (n_seqs == 0) {
     DIR *d = opendir (dir);
     struct dirent *e;
@@ -211,7 +241,7 @@ main (int argc, char **argv)
       perror (dir);
       return 1;
     }
-    while ((e = readdir (d)) != NULL && n_seqs < 256) {
+    while ((e = readdir (d)) != NULL && n_seqs < MAX_SEQS) {
       char probe[4096];
       FILE *f;
       if (e->d_name[0] == '.')

@@ -1,8 +1,9 @@
 /* gst-cudaflow — GPU time per frame and per stage of the flow methods
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- *   cf-flow-bench [--sizes WxH,...] [--frames N] [--config NAME,...]
- *                 [--clg-depth K,...] [--json FILE] [--markdown FILE]
+ *   gst-cudaflow-flow-bench [--sizes WxH,...] [--frames N]
+ *       [--config NAME,...] [--clg-depth K,...] [--json FILE]
+ *       [--markdown FILE]
  *
  * Runs the same sequence of calls as the flow elements' GPU path on one
  * stream, frame after frame, with the previous frame's pyramid kept:
@@ -40,6 +41,7 @@
 #include "config.h"
 #endif
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +49,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "args-util.h"
 #include "bench-util.h"
 #include "common/clg.h"
 #include "common/hs.h"
@@ -59,14 +62,15 @@
 #include "cuda/pyramid.h"
 #include "cuda/tvl1.h"
 
+#define PROG "gst-cudaflow-flow-bench"
 #define MAX_SIZES 16
 #define MAX_DEPTHS 16
 #define WARMUP_FRAMES 3
 #define CHECK(call) do { cf_status s_ = (call); if (s_ != CF_OK) { \
-  fprintf (stderr, "cf-flow-bench: %s failed: %s (%s)\n", #call, \
+  fprintf (stderr, PROG ": %s failed: %s (%s)\n", #call, \
       cf_status_name (s_), cf_cuda_last_error_name ()); exit (1); } } while (0)
 #define CHECK_CUDA(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
-  fprintf (stderr, "cf-flow-bench: %s failed: %s\n", #call, \
+  fprintf (stderr, PROG ": %s failed: %s\n", #call, \
       cudaGetErrorString (e_)); exit (1); } } while (0)
 
 typedef enum
@@ -588,20 +592,37 @@ write_markdown (FILE * f, const char *device, const bench_result * r, int n,
 }
 
 static void
-usage (void)
+print_help (void)
 {
   int c;
-  fprintf (stderr, "usage: cf-flow-bench [--sizes WxH,...] [--frames N] "
-      "[--config NAME,...] [--clg-depth K,...] [--json FILE] "
-      "[--markdown FILE]\n"
-      "  default sizes 640x480,1280x720,1920x1080,3840x2160\n"
-      "  --clg-depth: FUSED CLG depths to run, %d..%d or 0 (the default: "
-      "%d in fp32, %d in fp16)\n"
-      "  configs:\n", CF_CLG_FUSED_DEPTH_MIN, CF_CLG_FUSED_DEPTH_MAX,
-      CF_CLG_FUSED_DEPTH_DEFAULT, CF_CLG_FUSED_DEPTH_DEFAULT_FP16);
+
+  printf ("Usage: " PROG " [OPTION...]\n\n"
+      "GPU time per frame and per stage (luma, pyramid, solve, output) of the\n"
+      "flow methods, through the same cuda/ calls as the elements' GPU path,\n"
+      "on synthetic frames. A markdown table goes to stdout, progress to\n"
+      "stderr.\n\n"
+      "Options:\n"
+      "  -h, --help            show this help and exit\n"
+      "  --sizes WxH,...       frame sizes\n"
+      "                        (default 640x480,1280x720,1920x1080,3840x2160)\n"
+      "  --frames N            timed frames per run, after %d warm-up frames\n"
+      "                        (default 20)\n"
+      "  --config NAME,...     configurations to run (default: all, below)\n"
+      "  --clg-depth K,...     FUSED CLG depths to run, %d..%d or 0 (the plan's "
+      "default:\n"
+      "                        %d in fp32, %d in fp16); default 0\n"
+      "  --json FILE           also write the results as JSON\n"
+      "  --markdown FILE       also write the markdown table to FILE\n\n"
+      "Configurations:\n", WARMUP_FRAMES, CF_CLG_FUSED_DEPTH_MIN,
+      CF_CLG_FUSED_DEPTH_MAX, CF_CLG_FUSED_DEPTH_DEFAULT,
+      CF_CLG_FUSED_DEPTH_DEFAULT_FP16);
   for (c = 0; c < N_CONFIGS; c++)
-    fprintf (stderr, "    %-24s %s\n", configs[c].name,
-        configs[c].description);
+    printf ("  %-24s %s\n", configs[c].name, configs[c].description);
+  printf ("\nExit status: 0 on success, 1 on a failure, 2 on a usage error, "
+      "77 without a\nusable CUDA device.\n\n"
+      "Example:\n"
+      "  " PROG " --sizes 1920x1080 --frames 30 \\\n"
+      "      --config hs-realtime,tvl1-realtime --json bench.json\n");
 }
 
 int
@@ -609,7 +630,7 @@ main (int argc, char **argv)
 {
   const char *sizes = "640x480,1280x720,1920x1080,3840x2160";
   const char *wanted = NULL, *json_path = NULL, *md_path = NULL;
-  const char *depth_list = NULL;
+  const char *depth_list = NULL, *v;
   int frames = 20, w[MAX_SIZES], h[MAX_SIZES], n_sizes = 0, i, c, k, n = 0;
   int depths[MAX_DEPTHS] = { 0 }, n_depths = 1, dk;
   bench_result *results;
@@ -618,39 +639,43 @@ main (int argc, char **argv)
   char *list, *tok, *save = NULL;
 
   for (i = 1; i < argc; i++) {
-    if (!strcmp (argv[i], "--sizes") && i + 1 < argc)
-      sizes = argv[++i];
-    else if (!strcmp (argv[i], "--frames") && i + 1 < argc)
-      frames = atoi (argv[++i]);
-    else if (!strcmp (argv[i], "--config") && i + 1 < argc)
-      wanted = argv[++i];
-    else if (!strcmp (argv[i], "--clg-depth") && i + 1 < argc)
-      depth_list = argv[++i];
-    else if (!strcmp (argv[i], "--json") && i + 1 < argc)
-      json_path = argv[++i];
-    else if (!strcmp (argv[i], "--markdown") && i + 1 < argc)
-      md_path = argv[++i];
-    else {
-      usage ();
-      return 2;
+    if (cf_args_is_help (argv[i])) {
+      print_help ();
+      return 0;
+    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--sizes"))) {
+      sizes = v;
+    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--frames"))) {
+      char *end;
+      long f = strtol (v, &end, 10);
+      if (end == v || *end != '\0' || f < 1 || f > INT_MAX)
+        cf_args_usage_error (PROG, "bad --frames '%s' (1 or more)", v);
+      frames = (int) f;
+    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--config"))) {
+      wanted = v;
+    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--clg-depth"))) {
+      depth_list = v;
+    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--json"))) {
+      json_path = v;
+    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--markdown"))) {
+      md_path = v;
+    } else if (argv[i][0] == '-') {
+      cf_args_usage_error (PROG, "unknown option '%s'", argv[i]);
+    } else {
+      cf_args_usage_error (PROG, "unexpected argument '%s'", argv[i]);
     }
-  }
-  if (frames < 1) {
-    usage ();
-    return 2;
   }
   list = strdup (sizes);
   for (tok = strtok_r (list, ",", &save); tok && n_sizes < MAX_SIZES;
       tok = strtok_r (NULL, ",", &save)) {
     if (sscanf (tok, "%dx%d", &w[n_sizes], &h[n_sizes]) != 2 ||
         w[n_sizes] < 1 || h[n_sizes] < 1 || w[n_sizes] > 16384 ||
-        h[n_sizes] > 16384) {
-      fprintf (stderr, "cf-flow-bench: bad size '%s'\n", tok);
-      return 2;
-    }
+        h[n_sizes] > 16384)
+      cf_args_usage_error (PROG, "bad size '%s' (WxH, 1..16384)", tok);
     n_sizes++;
   }
   free (list);
+  if (n_sizes == 0)
+    cf_args_usage_error (PROG, "no size in --sizes '%s'", sizes);
   if (depth_list) {
     n_depths = 0;
     list = strdup (depth_list);
@@ -659,34 +684,29 @@ main (int argc, char **argv)
       char *end;
       long d = strtol (tok, &end, 10);
       if (*end != '\0' || n_depths == MAX_DEPTHS || (d != 0 &&
-              (d < CF_CLG_FUSED_DEPTH_MIN || d > CF_CLG_FUSED_DEPTH_MAX))) {
-        fprintf (stderr, "cf-flow-bench: bad CLG depth '%s'\n", tok);
-        usage ();
-        return 2;
-      }
+              (d < CF_CLG_FUSED_DEPTH_MIN || d > CF_CLG_FUSED_DEPTH_MAX)))
+        cf_args_usage_error (PROG, "bad CLG depth '%s' (%d..%d or 0, at most "
+            "%d values)", tok, CF_CLG_FUSED_DEPTH_MIN, CF_CLG_FUSED_DEPTH_MAX,
+            MAX_DEPTHS);
       depths[n_depths++] = (int) d;
     }
     free (list);
-    if (n_depths == 0) {
-      usage ();
-      return 2;
-    }
+    if (n_depths == 0)
+      cf_args_usage_error (PROG, "no depth in --clg-depth '%s'", depth_list);
   }
   if (wanted) {
     list = strdup (wanted);
     for (tok = strtok_r (list, ",", &save); tok;
         tok = strtok_r (NULL, ",", &save)) {
       for (c = 0; c < N_CONFIGS && strcmp (tok, configs[c].name); c++);
-      if (c == N_CONFIGS) {
-        fprintf (stderr, "cf-flow-bench: unknown config '%s'\n", tok);
-        usage ();
-        return 2;
-      }
+      if (c == N_CONFIGS)
+        cf_args_usage_error (PROG, "unknown config '%s' (--help lists them)",
+            tok);
     }
     free (list);
   }
   if (!cf_cuda_device_available ()) {
-    fprintf (stderr, "cf-flow-bench: no usable CUDA device\n");
+    fprintf (stderr, PROG ": no usable CUDA device\n");
     return 77;
   }
   CHECK_CUDA (cudaGetDeviceProperties (&prop, 0));

@@ -1,8 +1,8 @@
 /* gst-cudaflow — accuracy of the convolution methods against float64
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- *   cf-conv-accuracy [--size WxH] [--ks K,...] [--border NAME]
- *                    [--markdown FILE]
+ *   gst-cudaflow-conv-accuracy [--size WxH] [--ks K,...] [--border NAME]
+ *       [--markdown FILE]
  *
  * The protocol of the im2tensor paper (seed 002 §4.1): image and kernel
  * taps uniform in [0, 1), 'same' correlation, per-pixel relative error
@@ -26,12 +26,14 @@
 
 #include <cuda_runtime_api.h>
 
+#include "args-util.h"
 #include "bench-util.h"
 #include "common/convolve.h"
 #include "common/kernel.h"
 #include "cuda/convolve.h"
 #include "cuda/cuda-util.h"
 
+#define PROG "gst-cudaflow-conv-accuracy"
 #define MAX_KS 32
 
 static void
@@ -120,6 +122,29 @@ parse_ks (const char *s, int *ks)
   return n;
 }
 
+static void
+print_help (void)
+{
+  printf ("Usage: " PROG " [OPTION...]\n\n"
+      "Relative error of each convolution method of cuda/convolve.h against a\n"
+      "float64 reference: image and kernel taps uniform in [0, 1), 'same'\n"
+      "correlation; the median and maximum per-pixel error of direct, fft and\n"
+      "im2tensor on a dense kernel, of direct and separable on a rank-1 one.\n"
+      "A markdown table goes to stdout.\n\n"
+      "Options:\n"
+      "  -h, --help            show this help and exit\n"
+      "  --size WxH            image size (default 384x256)\n"
+      "  --ks K,...            square kernel sides, 1..%d, at most %d\n"
+      "                        (default 3,7,15,31,63,127)\n"
+      "  --border NAME         zero (default), clamp, reflect or wrap\n"
+      "  --markdown FILE       also write the table to FILE\n\n"
+      "Exit status: 0 on success, 1 on a failure, 2 on a usage error, 77 "
+      "without a\nCUDA device.\n\n"
+      "Example:\n"
+      "  " PROG " --size 1920x1080 --ks 3,31 --markdown accuracy.md\n",
+      CF_KERNEL_MAX_SIZE, MAX_KS);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -132,37 +157,36 @@ main (int argc, char **argv)
   double *ref_dense, *ref_rank1;
 
   for (a = 1; a < argc; a++) {
-    if (!strcmp (argv[a], "--size") && a + 1 < argc) {
-      if (sscanf (argv[++a], "%dx%d", &width, &height) != 2 || width < 1
-          || height < 1) {
-        fprintf (stderr, "cf-conv-accuracy: bad --size %s\n", argv[a]);
-        return 1;
-      }
-    } else if (!strcmp (argv[a], "--ks") && a + 1 < argc) {
-      if ((nk = parse_ks (argv[++a], ks)) < 1) {
-        fprintf (stderr, "cf-conv-accuracy: bad --ks %s\n", argv[a]);
-        return 1;
-      }
-    } else if (!strcmp (argv[a], "--border") && a + 1 < argc) {
-      const char *name = argv[++a];
+    const char *v;
 
+    if (cf_args_is_help (argv[a])) {
+      print_help ();
+      return 0;
+    } else if ((v = cf_args_value (PROG, argc, argv, &a, "--size"))) {
+      if (sscanf (v, "%dx%d", &width, &height) != 2 || width < 1
+          || height < 1)
+        cf_args_usage_error (PROG, "bad --size '%s' (WxH)", v);
+    } else if ((v = cf_args_value (PROG, argc, argv, &a, "--ks"))) {
+      if ((nk = parse_ks (v, ks)) < 1)
+        cf_args_usage_error (PROG, "bad --ks '%s' (1..%d, at most %d "
+            "values)", v, CF_KERNEL_MAX_SIZE, MAX_KS);
+    } else if ((v = cf_args_value (PROG, argc, argv, &a, "--border"))) {
       for (border = 0; border < CF_BORDER_COUNT; border++)
-        if (!strcmp (name, cf_border_name (border)))
+        if (!strcmp (v, cf_border_name (border)))
           break;
-      if (border == CF_BORDER_COUNT) {
-        fprintf (stderr, "cf-conv-accuracy: bad --border %s\n", name);
-        return 1;
-      }
-    } else if (!strcmp (argv[a], "--markdown") && a + 1 < argc) {
-      md_path = argv[++a];
+      if (border == CF_BORDER_COUNT)
+        cf_args_usage_error (PROG, "unknown border '%s' (zero, clamp, "
+            "reflect or wrap)", v);
+    } else if ((v = cf_args_value (PROG, argc, argv, &a, "--markdown"))) {
+      md_path = v;
+    } else if (argv[a][0] == '-') {
+      cf_args_usage_error (PROG, "unknown option '%s'", argv[a]);
     } else {
-      fprintf (stderr, "usage: cf-conv-accuracy [--size WxH] [--ks K,...] "
-          "[--border zero|clamp|reflect|wrap] [--markdown FILE]\n");
-      return 1;
+      cf_args_usage_error (PROG, "unexpected argument '%s'", argv[a]);
     }
   }
   if (cudaGetDeviceCount (&devices) != cudaSuccess || devices < 1) {
-    fprintf (stderr, "cf-conv-accuracy: no CUDA device\n");
+    fprintf (stderr, PROG ": no CUDA device\n");
     return 77;
   }
 
@@ -170,7 +194,7 @@ main (int argc, char **argv)
   ref_dense = malloc ((size_t) width * height * sizeof (double));
   ref_rank1 = malloc ((size_t) width * height * sizeof (double));
   if (src == NULL || ref_dense == NULL || ref_rank1 == NULL) {
-    fprintf (stderr, "cf-conv-accuracy: out of memory\n");
+    fprintf (stderr, PROG ": out of memory\n");
     return 1;
   }
   for (a = 0; a < height; a++)
@@ -182,7 +206,7 @@ main (int argc, char **argv)
 
 #define OUT(...) do { printf (__VA_ARGS__); if (md) fprintf (md, __VA_ARGS__); } while (0)
   OUT ("Relative error against float64, %dx%d image and kernel taps in "
-      "[0, 1), %s border, correlation (tools/cf-conv-accuracy).\n\n"
+      "[0, 1), %s border, correlation (" PROG ").\n\n"
       "| K | method | kernel | precision | median | max |\n"
       "|---|---|---|---|---|---|\n", width, height, cf_border_name (border));
   for (ki = 0; ki < nk; ki++) {
@@ -200,7 +224,7 @@ main (int argc, char **argv)
     size_t r;
 
     if (dense == NULL || rank1 == NULL) {
-      fprintf (stderr, "cf-conv-accuracy: out of memory\n");
+      fprintf (stderr, PROG ": out of memory\n");
       return 1;
     }
     fill_uniform (dense->taps, (size_t) k * k, 55u + k);
@@ -208,7 +232,7 @@ main (int argc, char **argv)
             (size_t) width) != CF_OK
         || cf_convolve_f64 (src, rank1, border, CF_CORRELATION, ref_rank1,
             (size_t) width) != CF_OK) {
-      fprintf (stderr, "cf-conv-accuracy: reference failed\n");
+      fprintf (stderr, PROG ": reference failed\n");
       return 1;
     }
     for (r = 0; r < sizeof (runs) / sizeof (runs[0]); r++) {
