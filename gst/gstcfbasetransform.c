@@ -69,19 +69,11 @@ typedef struct
   GstCfLayout out_layout;
   GstCfStaging in_staging;
   GstCfStaging out_staging;
+  GstCfStaging side_staging;
   gboolean caps_equal;
   gboolean warned_foreign_memory;
 } GstCfBaseTransformPrivate;
 
-/* A mapped buffer: a video frame or a whole-buffer map (flow). */
-typedef struct
-{
-  gboolean mapped;
-  gboolean is_frame;
-  GstVideoFrame frame;
-  GstBuffer *buffer;
-  GstMapInfo map;
-} GstCfMapping;
 
 #define gst_cf_base_transform_parent_class parent_class
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCfBaseTransform, gst_cf_base_transform,
@@ -233,6 +225,12 @@ GstCudaContext *
 gst_cf_base_transform_get_context (GstCfBaseTransform * self)
 {
   return GET_PRIV (self)->context;
+}
+
+const GstCfLayout *
+gst_cf_base_transform_get_in_layout (GstCfBaseTransform * self)
+{
+  return &GET_PRIV (self)->in_layout;
 }
 
 gboolean
@@ -498,6 +496,7 @@ release_device_state (GstCfBaseTransform * self)
 
   staging_free (&priv->in_staging);
   staging_free (&priv->out_staging);
+  staging_free (&priv->side_staging);
   if (klass->free_device_resources)
     klass->free_device_resources (self);
 }
@@ -741,6 +740,10 @@ staging_planes (GstCfStaging * staging, const GstCfLayout * layout,
     rows += layout->rows[p];
     row_bytes = MAX (row_bytes, layout->row_bytes[p]);
   }
+  /* a side input may be laid out differently from the last one */
+  if (staging->data != NULL && (staging->pitch < row_bytes ||
+          staging->rows < rows))
+    staging_free (staging);
   if (staging->data == NULL) {
     size_t pitch = 0;
     cf_status status = cf_cuda_check (cudaMallocPitch ((void **)
@@ -813,7 +816,7 @@ gst_cf_base_transform_copy_planes (GstCfBaseTransform * self,
 
 static GstFlowReturn
 transform_cpu (GstCfBaseTransform * self, GstBuffer * inbuf,
-    GstBuffer * outbuf)
+    GstBuffer * outbuf, const GstCfLayout * out_layout)
 {
   GstCfBaseTransformPrivate *priv = GET_PRIV (self);
   GstCfBaseTransformClass *klass = GST_CF_BASE_TRANSFORM_GET_CLASS (self);
@@ -823,7 +826,7 @@ transform_cpu (GstCfBaseTransform * self, GstBuffer * inbuf,
 
   if (!mapping_map (&in_map, &priv->in_layout, inbuf, GST_MAP_READ, &in))
     goto map_failed;
-  if (!mapping_map (&out_map, &priv->out_layout, outbuf, GST_MAP_WRITE, &out)) {
+  if (!mapping_map (&out_map, out_layout, outbuf, GST_MAP_WRITE, &out)) {
     mapping_unmap (&in_map);
     goto map_failed;
   }
@@ -841,7 +844,7 @@ map_failed:
 
 static GstFlowReturn
 transform_cuda (GstCfBaseTransform * self, GstBuffer * inbuf,
-    GstBuffer * outbuf)
+    GstBuffer * outbuf, const GstCfLayout * out_layout)
 {
   GstCfBaseTransformPrivate *priv = GET_PRIV (self);
   GstCfBaseTransformClass *klass = GST_CF_BASE_TRANSFORM_GET_CLASS (self);
@@ -885,11 +888,11 @@ transform_cuda (GstCfBaseTransform * self, GstBuffer * inbuf,
   /* output: in place into CUDA memory, else staged and downloaded */
   out_staged = !buffer_is_our_cuda_memory (self, outbuf);
   if (!out_staged) {
-    if (!mapping_map (&out_map, &priv->out_layout, outbuf,
+    if (!mapping_map (&out_map, out_layout, outbuf,
             GST_MAP_WRITE | GST_MAP_CUDA, &out))
       goto map_failed;
   } else {
-    status = staging_planes (&priv->out_staging, &priv->out_layout, &out);
+    status = staging_planes (&priv->out_staging, out_layout, &out);
     if (status != CF_OK) {
       what = "Could not allocate GPU memory for a frame";
       goto cuda_failed;
@@ -901,7 +904,7 @@ transform_cuda (GstCfBaseTransform * self, GstBuffer * inbuf,
     goto done;
 
   if (out_staged) {
-    if (!mapping_map (&host_map, &priv->out_layout, outbuf, GST_MAP_WRITE,
+    if (!mapping_map (&host_map, out_layout, outbuf, GST_MAP_WRITE,
             &host))
       goto map_failed;
     status = copy_planes (&out, &host, priv->stream);
@@ -939,13 +942,67 @@ cuda_failed:
   goto done;
 }
 
+GstFlowReturn
+gst_cf_base_transform_process_into (GstCfBaseTransform * self,
+    GstBuffer * inbuf, GstBuffer * outbuf, const GstCfLayout * out_layout)
+{
+  if (GET_PRIV (self)->active_backend == GST_CF_BACKEND_CUDA)
+    return transform_cuda (self, inbuf, outbuf, out_layout);
+  return transform_cpu (self, inbuf, outbuf, out_layout);
+}
+
 static GstFlowReturn
 gst_cf_base_transform_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstCfBaseTransform *self = GST_CF_BASE_TRANSFORM (trans);
 
-  if (GET_PRIV (self)->active_backend == GST_CF_BACKEND_CUDA)
-    return transform_cuda (self, inbuf, outbuf);
-  return transform_cpu (self, inbuf, outbuf);
+  return gst_cf_base_transform_process_into (self, inbuf, outbuf,
+      &GET_PRIV (self)->out_layout);
+}
+
+gboolean
+gst_cf_base_transform_is_own_cuda_memory (GstCfBaseTransform * self,
+    GstBuffer * buffer)
+{
+  return GET_PRIV (self)->context != NULL &&
+      buffer_is_our_cuda_memory (self, buffer);
+}
+
+gboolean
+gst_cf_base_transform_map_side_input (GstCfBaseTransform * self,
+    GstBuffer * buffer, const GstCfLayout * layout, GstCfSideInput * side)
+{
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+  GstCfMapping host_map;
+  GstCfPlanes host;
+  cf_status status;
+
+  memset (side, 0, sizeof (*side));
+  if (priv->active_backend != GST_CF_BACKEND_CUDA)
+    return mapping_map (&side->mapping, layout, buffer, GST_MAP_READ,
+        &side->planes);
+
+  if (buffer_is_our_cuda_memory (self, buffer))
+    return mapping_map (&side->mapping, layout, buffer,
+        GST_MAP_READ | GST_MAP_CUDA, &side->planes);
+
+  if (!mapping_map (&host_map, layout, buffer, GST_MAP_READ, &host))
+    return FALSE;
+  status = staging_planes (&priv->side_staging, layout, &side->planes);
+  if (status == CF_OK)
+    status = copy_planes (&host, &side->planes, priv->stream);
+  /* pageable uploads are staged by the runtime before the call returns */
+  mapping_unmap (&host_map);
+  if (status != CF_OK) {
+    memset (side, 0, sizeof (*side));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+void
+gst_cf_base_transform_unmap_side_input (GstCfSideInput * side)
+{
+  mapping_unmap (&side->mapping);
 }

@@ -45,6 +45,26 @@ typedef struct
   gint stride[GST_VIDEO_MAX_PLANES];
 } GstCfPlanes;
 
+/* A buffer mapped by the base (what the planes point into). */
+typedef struct
+{
+  gboolean mapped;
+  gboolean is_frame;
+  GstVideoFrame frame;
+  GstBuffer *buffer;
+  GstMapInfo map;
+} GstCfMapping;
+
+/* A second input of process () (the flow a video frame carries as meta):
+ * planes on the device with the CUDA backend, in place when the buffer is
+ * CUDA memory of the element's context and uploaded otherwise; host planes
+ * with the CPU backend. */
+typedef struct
+{
+  GstCfPlanes planes;
+  GstCfMapping mapping;
+} GstCfSideInput;
+
 struct _GstCfBaseTransformClass
 {
   GstBaseTransformClass parent_class;
@@ -82,6 +102,31 @@ GstCudaContext *gst_cf_base_transform_get_context (GstCfBaseTransform * self);
 /* TRUE when the negotiated input and output caps are identical (memory
  * features included): only then can an identity setting be a passthrough. */
 gboolean gst_cf_base_transform_caps_are_equal (GstCfBaseTransform * self);
+
+/* TRUE when @buffer is one GstCudaMemory of the element's context: the
+ * CUDA backend uses it in place. */
+gboolean gst_cf_base_transform_is_own_cuda_memory (GstCfBaseTransform * self,
+    GstBuffer * buffer);
+
+/* The layouts of the negotiated caps. */
+const GstCfLayout *gst_cf_base_transform_get_in_layout (GstCfBaseTransform *
+    self);
+
+/* Run process () from @inbuf into @outbuf laid out as @out_layout instead
+ * of as the output caps say, with transform's memory rules (our CUDA memory
+ * in place, anything else staged) and the stream synchronised on return:
+ * how an estimator fills the flow field it attaches to the video it passes
+ * through. @out_layout must stay the same between caps changes. */
+GstFlowReturn gst_cf_base_transform_process_into (GstCfBaseTransform * self,
+    GstBuffer * inbuf, GstBuffer * outbuf, const GstCfLayout * out_layout);
+
+/* Map @buffer, laid out as @layout, as a second input (inside process ();
+ * the context is pushed with the CUDA backend). One side input at a time;
+ * its device staging lives until the caps change. FALSE (nothing to
+ * release) when the buffer does not fit the layout or the upload failed. */
+gboolean gst_cf_base_transform_map_side_input (GstCfBaseTransform * self,
+    GstBuffer * buffer, const GstCfLayout * layout, GstCfSideInput * side);
+void gst_cf_base_transform_unmap_side_input (GstCfSideInput * side);
 
 /* Fill @layout from caps (video/x-raw or video/x-optical-flow). */
 gboolean gst_cf_layout_from_caps (GstCfLayout * layout, const GstCaps * caps);

@@ -19,6 +19,13 @@
  * the output is then a zero field flagged GST_BUFFER_FLAG_GAP, so buffer
  * counts stay 1:1. With `use-previous-flow` the last flow seeds the next
  * estimate (scaled to the coarsest level), which helps slow, steady motion.
+ *
+ * With `output=meta` the video passes through instead (same caps, same
+ * memory, no copy of the pixels) and each frame carries a #GstCudaFlowMeta
+ * (`<gst/cudaflow/cudaflow.h>`, library `gstreamer-cudaflow-1.0`): the
+ * field in CUDA memory when the frame is in CUDA memory of the element's
+ * context, else in system memory; the PTS of both frames of the pair; and
+ * `valid` = FALSE where the flow stream would send a GAP field.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -27,6 +34,8 @@
 #include "gstcfflowbase.h"
 
 #include <gst/cuda/gstcudautils.h>
+
+#include "gstcfbufferpool.h"
 
 #include "common/planes.h"
 #include "cuda/flow.h"
@@ -39,6 +48,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cf_flow_base_debug);
 #define DEFAULT_SCALE_FACTOR 0.5
 #define DEFAULT_USE_PREVIOUS_FLOW FALSE
 #define DEFAULT_PRECISION CF_PRECISION_FP32
+#define DEFAULT_OUTPUT GST_CF_FLOW_OUTPUT_FLOW
 /* the coarsest level keeps both sides at least this large (IPOL caps its
  * number of scales the same way) */
 #define MIN_LEVEL_SIZE 16
@@ -52,6 +62,7 @@ typedef struct
   gdouble scale_factor;
   gboolean use_previous_flow;
   cf_precision precision;
+  GstCfFlowOutput output;
 
   /* streaming thread */
   cf_pyramid_params pyramid_params;
@@ -69,6 +80,13 @@ typedef struct
   float *range_scratch;         /* device, CF_CUDA_MIN_MAX_SCRATCH floats */
   float *range_host;            /* pinned (min, max), copied asynchronously */
   cudaEvent_t range_done;       /* passed once range_host holds the values */
+  GstClockTime pts[2];          /* per slot: the frame's PTS */
+  GstClockTime pair_prev_pts;   /* PTS of frame t-1 of the last solve */
+
+  /* output=meta: the fields attached to the frames */
+  GstCfLayout flow_layout;
+  GstBufferPool *flow_pool_cuda;
+  GstBufferPool *flow_pool_system;
 } GstCfFlowBasePrivate;
 
 #define gst_cf_flow_base_parent_class parent_class
@@ -83,6 +101,10 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCfFlowBase, gst_cf_flow_base,
 static void gst_cf_flow_base_constructed (GObject * object);
 static gboolean gst_cf_flow_base_sink_event (GstBaseTransform * trans,
     GstEvent * event);
+static GstCaps *gst_cf_flow_base_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+static GstFlowReturn gst_cf_flow_base_transform_ip (GstBaseTransform * trans,
+    GstBuffer * buffer);
 static GstCaps *gst_cf_flow_base_transform_media_caps (GstCfBaseTransform *
     base, GstPadDirection direction, GstCaps * caps);
 static gboolean gst_cf_flow_base_set_info (GstCfBaseTransform * base,
@@ -109,6 +131,23 @@ gst_cf_precision_get_type (void)
   return (GType) type;
 }
 
+GType
+gst_cf_flow_output_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {GST_CF_FLOW_OUTPUT_FLOW, "The flow field as a stream of its own "
+          "(video/x-optical-flow)", "flow"},
+    {GST_CF_FLOW_OUTPUT_META, "The video unchanged, each frame carrying its "
+          "flow field as GstCudaFlowMeta", "meta"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCfFlowOutput",
+            values));
+  return (GType) type;
+}
+
 static void
 gst_cf_flow_base_class_init (GstCfFlowBaseClass * klass)
 {
@@ -118,6 +157,11 @@ gst_cf_flow_base_class_init (GstCfFlowBaseClass * klass)
 
   gobject_class->constructed = gst_cf_flow_base_constructed;
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cf_flow_base_sink_event);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cf_flow_base_transform_caps);
+  /* used when the caps are equal, i.e. with output=meta */
+  trans_class->transform_ip =
+      GST_DEBUG_FUNCPTR (gst_cf_flow_base_transform_ip);
   cf_class->transform_media_caps =
       GST_DEBUG_FUNCPTR (gst_cf_flow_base_transform_media_caps);
   cf_class->set_info = GST_DEBUG_FUNCPTR (gst_cf_flow_base_set_info);
@@ -127,6 +171,7 @@ gst_cf_flow_base_class_init (GstCfFlowBaseClass * klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_CF_FLOW_BASE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CF_PRECISION, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CF_FLOW_OUTPUT, 0);
 }
 
 /* The sink and source templates every estimator uses. */
@@ -139,6 +184,9 @@ gst_cf_flow_base_init (GstCfFlowBase * self)
   priv->scale_factor = DEFAULT_SCALE_FACTOR;
   priv->use_previous_flow = DEFAULT_USE_PREVIOUS_FLOW;
   priv->precision = DEFAULT_PRECISION;
+  priv->output = DEFAULT_OUTPUT;
+  priv->pts[0] = priv->pts[1] = GST_CLOCK_TIME_NONE;
+  priv->pair_prev_pts = GST_CLOCK_TIME_NONE;
 }
 
 /* The subclass installed `levels` with its own default: start from it. */
@@ -186,6 +234,14 @@ gst_cf_flow_base_install_properties (GObjectClass * klass,
           "half2 storage; pyramids and output stay fp32)",
           GST_TYPE_CF_PRECISION, DEFAULT_PRECISION, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (klass, GST_CF_FLOW_BASE_PROP_OUTPUT,
+      g_param_spec_enum ("output", "Output",
+          "What the source pad carries: flow = a flow stream "
+          "(video/x-optical-flow, UV_F32LE); meta = the input video "
+          "unchanged, each frame with its flow as GstCudaFlowMeta "
+          "(library gstreamer-cudaflow-1.0)", GST_TYPE_CF_FLOW_OUTPUT,
+          DEFAULT_OUTPUT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 
   caps = gst_caps_from_string (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
       ("memory:CUDAMemory", VIDEO_FORMATS) "; "
@@ -193,7 +249,10 @@ gst_cf_flow_base_install_properties (GObjectClass * klass,
   templ = gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps);
   gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass), templ);
   gst_caps_unref (caps);
-  caps = gst_caps_from_string (GST_CF_FLOW_CAPS_STR);
+  /* flow, or with output=meta the video it came from */
+  caps = gst_caps_from_string (GST_CF_FLOW_CAPS_STR "; "
+      GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", VIDEO_FORMATS)
+      "; " GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS));
   templ = gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps);
   gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass), templ);
   gst_caps_unref (caps);
@@ -219,6 +278,9 @@ gst_cf_flow_base_set_common_property (GObject * object, guint prop_id,
       break;
     case GST_CF_FLOW_BASE_PROP_PRECISION:
       priv->precision = g_value_get_enum (value);
+      break;
+    case GST_CF_FLOW_BASE_PROP_OUTPUT:
+      priv->output = g_value_get_enum (value);
       break;
     default:
       handled = FALSE;
@@ -248,6 +310,9 @@ gst_cf_flow_base_get_common_property (GObject * object, guint prop_id,
       break;
     case GST_CF_FLOW_BASE_PROP_PRECISION:
       g_value_set_enum (value, priv->precision);
+      break;
+    case GST_CF_FLOW_BASE_PROP_OUTPUT:
+      g_value_set_enum (value, priv->output);
       break;
     default:
       handled = FALSE;
@@ -304,6 +369,38 @@ gst_cf_flow_base_transform_media_caps (GstCfBaseTransform * base,
   return out;
 }
 
+/* output=meta: the video passes through, so the caps (memory included)
+ * are the same on both pads; the CPU backend takes system memory only. */
+static GstCaps *
+gst_cf_flow_base_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCfFlowBase *self = GST_CF_FLOW_BASE (trans);
+  GstCfFlowOutput output;
+  GstCaps *result;
+
+  GST_OBJECT_LOCK (self);
+  output = GET_PRIV (self)->output;
+  GST_OBJECT_UNLOCK (self);
+
+  if (output == GST_CF_FLOW_OUTPUT_FLOW)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->transform_caps (trans,
+        direction, caps, filter);
+
+  if (gst_cf_base_transform_get_active_backend (GST_CF_BASE_TRANSFORM (self))
+      == GST_CF_BACKEND_CPU)
+    result = gst_cf_caps_system_only (caps);
+  else
+    result = gst_caps_ref (caps);
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, result,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = tmp;
+  }
+  return result;
+}
+
 static void
 reset_history (GstCfFlowBase * self)
 {
@@ -311,6 +408,7 @@ reset_history (GstCfFlowBase * self)
 
   priv->have_prev = FALSE;
   priv->have_flow = FALSE;
+  priv->pair_prev_pts = GST_CLOCK_TIME_NONE;
 }
 
 static gboolean
@@ -350,12 +448,23 @@ free_frames (GstCfFlowBase * self)
 }
 
 static void
+clear_pool (GstBufferPool ** pool)
+{
+  if (*pool == NULL)
+    return;
+  gst_buffer_pool_set_active (*pool, FALSE);
+  gst_clear_object (pool);
+}
+
+static void
 gst_cf_flow_base_free_device_resources (GstCfBaseTransform * base)
 {
   GstCfFlowBase *self = GST_CF_FLOW_BASE (base);
   GstCfFlowBaseClass *klass = GST_CF_FLOW_BASE_GET_CLASS (self);
 
   free_frames (self);
+  clear_pool (&GET_PRIV (self)->flow_pool_cuda);
+  clear_pool (&GET_PRIV (self)->flow_pool_system);
   if (klass->free_solver)
     klass->free_solver (self);
 }
@@ -364,8 +473,28 @@ static gboolean
 gst_cf_flow_base_set_info (GstCfBaseTransform * base, const GstCfLayout * in,
     const GstCfLayout * out)
 {
+  GstCfFlowBasePrivate *priv = GET_PRIV (GST_CF_FLOW_BASE (base));
+  GstCfLayout *flow = &priv->flow_layout;
+  gboolean meta;
+
   /* the base already freed everything sized for the old caps */
   reset_history (GST_CF_FLOW_BASE (base));
+
+  /* output=meta: transform_ip on the frame itself (made writable, which
+   * shares its memory); GstBaseTransform 1.22 does not switch by itself */
+  GST_OBJECT_LOCK (base);
+  meta = priv->output == GST_CF_FLOW_OUTPUT_META;
+  GST_OBJECT_UNLOCK (base);
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (base), meta);
+
+  /* the field output=meta attaches, laid out as flow caps would say */
+  memset (flow, 0, sizeof (*flow));
+  flow->info = in->info;
+  flow->width = in->width;
+  flow->height = in->height;
+  flow->n_planes = 1;
+  flow->row_bytes[0] = (guint) in->width * GST_CUDA_FLOW_PIXEL_SIZE;
+  flow->rows[0] = (guint) in->height;
   return TRUE;
 }
 
@@ -618,8 +747,93 @@ gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
     GST_BUFFER_FLAG_UNSET (outbuf, GST_BUFFER_FLAG_GAP);
   else
     GST_BUFFER_FLAG_SET (outbuf, GST_BUFFER_FLAG_GAP);
+  priv->pair_prev_pts = solved ? priv->pts[prev] : GST_CLOCK_TIME_NONE;
+  priv->pts[priv->cur] = GST_BUFFER_PTS (inbuf);
   priv->have_flow = solved;
   priv->have_prev = TRUE;
   priv->cur = prev;
   return GST_FLOW_OK;
+}
+
+/* --- output=meta ----------------------------------------------------- */
+
+/* The pool of attached fields: CUDA memory of our context for frames in
+ * it, system memory otherwise (made on first use, kept until the caps
+ * change). */
+static GstBufferPool *
+flow_pool (GstCfFlowBase * self, gboolean cuda)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  GstBufferPool **slot = cuda ? &priv->flow_pool_cuda :
+      &priv->flow_pool_system;
+  GstStructure *config;
+  GstCaps *caps;
+  guint size;
+
+  if (*slot != NULL)
+    return *slot;
+
+  caps = gst_caps_new_simple (GST_CUDA_FLOW_CAPS_NAME, "format",
+      G_TYPE_STRING, GST_CUDA_FLOW_FORMAT, "width", G_TYPE_INT,
+      priv->flow_layout.width, "height", G_TYPE_INT,
+      priv->flow_layout.height, NULL);
+  if (cuda) {
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new ("memory:CUDAMemory", NULL));
+    *slot = gst_cf_buffer_pool_new (gst_cf_base_transform_get_context
+        (GST_CF_BASE_TRANSFORM (self)));
+  } else {
+    *slot = gst_buffer_pool_new ();
+  }
+  size = priv->flow_layout.row_bytes[0] * priv->flow_layout.rows[0];
+  config = gst_buffer_pool_get_config (*slot);
+  gst_buffer_pool_config_set_params (config, caps, size, 0, 0);
+  gst_caps_unref (caps);
+  if (!gst_buffer_pool_set_config (*slot, config) ||
+      !gst_buffer_pool_set_active (*slot, TRUE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not allocate %s memory for %dx%d flow fields.",
+            cuda ? "GPU" : "host", priv->flow_layout.width,
+            priv->flow_layout.height), (NULL));
+    gst_clear_object (slot);
+    return NULL;
+  }
+  return *slot;
+}
+
+static GstFlowReturn
+gst_cf_flow_base_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  GstCfFlowBase *self = GST_CF_FLOW_BASE (trans);
+  GstCfBaseTransform *base = GST_CF_BASE_TRANSFORM (trans);
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  gboolean cuda = gst_cf_base_transform_is_own_cuda_memory (base, buffer);
+  GstBufferPool *pool = flow_pool (self, cuda);
+  GstBuffer *flow = NULL;
+  GstFlowReturn ret;
+  gint stride;
+
+  if (pool == NULL)
+    return GST_FLOW_ERROR;
+  ret = gst_buffer_pool_acquire_buffer (pool, &flow, NULL);
+  if (ret != GST_FLOW_OK) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not get a buffer for a flow field."), ("%s",
+            gst_flow_get_name (ret)));
+    return ret;
+  }
+
+  ret = gst_cf_base_transform_process_into (base, buffer, flow,
+      &priv->flow_layout);
+  if (ret == GST_FLOW_OK) {
+    stride = cuda ?
+        gst_cf_cuda_memory_plane_stride (gst_buffer_peek_memory (flow, 0)) :
+        (gint) priv->flow_layout.row_bytes[0];
+    gst_buffer_add_cuda_flow_meta (buffer, flow, priv->flow_layout.width,
+        priv->flow_layout.height, stride, priv->pair_prev_pts,
+        GST_BUFFER_PTS (buffer), !GST_BUFFER_FLAG_IS_SET (flow,
+            GST_BUFFER_FLAG_GAP), GST_CF_FLOW_BASE_GET_CLASS (self)->method);
+  }
+  gst_buffer_unref (flow);
+  return ret;
 }

@@ -6,6 +6,8 @@
 
 #include "gstcfbasetransform.h"
 
+#include <gst/cudaflow/cudaflow.h>
+
 #include "common/image.h"
 #include "common/pyramid.h"
 #include "cuda/flow.h"
@@ -20,14 +22,20 @@ G_DECLARE_DERIVABLE_TYPE (GstCfFlowBase, gst_cf_flow_base, GST, CF_FLOW_BASE,
 #define GST_TYPE_CF_PRECISION (gst_cf_precision_get_type ())
 GType gst_cf_precision_get_type (void);
 
-/* Caps of every flow estimator's source pad. */
+/* What an estimator's source pad carries. */
+typedef enum
+{
+  GST_CF_FLOW_OUTPUT_FLOW = 0,  /* the flow stream (video/x-optical-flow) */
+  GST_CF_FLOW_OUTPUT_META = 1   /* the video, each frame with a GstCudaFlowMeta */
+} GstCfFlowOutput;
+
+#define GST_TYPE_CF_FLOW_OUTPUT (gst_cf_flow_output_get_type ())
+GType gst_cf_flow_output_get_type (void);
+
+/* Flow caps in CUDA and in system memory. */
 #define GST_CF_FLOW_CAPS_STR \
-    "video/x-optical-flow(memory:CUDAMemory), format=(string)UV_F32LE, " \
-    "width=(int)[1, 32768], height=(int)[1, 32768], " \
-    "framerate=(fraction)[0/1, MAX]; " \
-    "video/x-optical-flow, format=(string)UV_F32LE, " \
-    "width=(int)[1, 32768], height=(int)[1, 32768], " \
-    "framerate=(fraction)[0/1, MAX]"
+    GST_CUDA_FLOW_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory") "; " \
+    GST_CUDA_FLOW_CAPS_MAKE
 
 struct _GstCfFlowBaseClass
 {
@@ -59,6 +67,9 @@ struct _GstCfFlowBaseClass
    * minimum and maximum before the pyramid is built (on the GPU this costs
    * one small reduction and a stream synchronisation per frame). */
   gboolean needs_frame_range;
+
+  /* What GstCudaFlowMeta.method says (output=meta). */
+  GstCudaFlowMethod method;
 };
 
 /* Properties every flow element has; the subclass installs them (so each
@@ -68,7 +79,8 @@ enum
   GST_CF_FLOW_BASE_PROP_LEVELS = 0x1000,
   GST_CF_FLOW_BASE_PROP_SCALE_FACTOR,
   GST_CF_FLOW_BASE_PROP_USE_PREVIOUS_FLOW,
-  GST_CF_FLOW_BASE_PROP_PRECISION
+  GST_CF_FLOW_BASE_PROP_PRECISION,
+  GST_CF_FLOW_BASE_PROP_OUTPUT
 };
 
 void gst_cf_flow_base_install_properties (GObjectClass * klass,

@@ -202,6 +202,7 @@ gst_cuda_flow_clg_class_init (GstCudaFlowClgClass * klass)
       "Dense Combined Local-Global optical flow on the GPU (CPU reference "
       "without a GPU): video in, UV_F32LE flow fields out", "gst-cudaflow");
 
+  flow_class->method = GST_CUDA_FLOW_METHOD_CLG;
   flow_class->get_pyramid_params =
       GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_get_pyramid_params);
   flow_class->sync_settings =

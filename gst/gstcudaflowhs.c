@@ -183,6 +183,7 @@ gst_cuda_flow_hs_class_init (GstCudaFlowHsClass * klass)
       "Dense Horn-Schunck optical flow on the GPU (CPU reference without "
       "a GPU): video in, UV_F32LE flow fields out", "gst-cudaflow");
 
+  flow_class->method = GST_CUDA_FLOW_METHOD_HORN_SCHUNCK;
   flow_class->get_pyramid_params =
       GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_get_pyramid_params);
   flow_class->sync_settings =
