@@ -12,6 +12,8 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cudaflow/cudaflow.h>
 
 #include "cf-test-util.h"
 #include "flow-test-util.h"
@@ -305,6 +307,108 @@ GST_START_TEST (test_cuda_memory_chain_matches_cpu_chain)
 
 GST_END_TEST;
 
+/* TRUE while nobody has mapped @buf's CUDA memory on the host: the device
+ * copy is newer than the (never filled) staging copy. */
+static gboolean
+never_host_mapped (GstBuffer * buf)
+{
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+
+  return gst_buffer_n_memory (buf) == 1 && gst_is_cuda_memory (mem) &&
+      GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_DOWNLOAD);
+}
+
+/* output=meta in CUDA memory: the frame and its field stay on the GPU
+ * until the application reads the field, which then equals, bit for bit,
+ * what output=flow sends; in system memory the field is in system memory
+ * and equal too. */
+GST_START_TEST (test_meta_stays_in_cuda_memory)
+{
+  GstElementFactory *up = gst_element_factory_find ("cudaupload");
+  const gchar *memories[] = { "cuda", "system" };
+  cf_synth_params sp;
+  cf_image *f0, *f1;
+  cf_flow *gt;
+  guint m;
+
+  if (up == NULL)
+    return;
+  gst_object_unref (up);
+  cf_synth_params_init (&sp);
+  fail_unless_equals_int (cf_synth_pair (160, 96, &sp, &f0, &f1, &gt), CF_OK);
+
+  for (m = 0; m < G_N_ELEMENTS (memories); m++) {
+    gboolean cuda = m == 0;
+    const gchar *head = cuda ? "cudaupload ! " : "";
+    gchar *desc_meta = g_strdup_printf ("%scudaflowtvl1 backend=cuda "
+        "preset=realtime output=meta", head);
+    gchar *desc_flow = g_strdup_printf ("%scudaflowtvl1 backend=cuda "
+        "preset=realtime", head);
+    GstHarness *hm = gst_harness_new_parse (desc_meta);
+    GstHarness *hf = gst_harness_new_parse (desc_flow);
+    GstBuffer *video, *flow;
+    GstCudaFlowMeta *meta;
+    GstCudaFlowFrame a, b;
+    gint y;
+
+    gst_harness_set_src_caps_str (hm, "video/x-raw, format=NV12, "
+        "width=160, height=96, framerate=30/1");
+    gst_harness_set_src_caps_str (hf, "video/x-raw, format=NV12, "
+        "width=160, height=96, framerate=30/1");
+    gst_harness_set_sink_caps_str (hm, cuda ?
+        "video/x-raw(memory:CUDAMemory)" : "video/x-raw");
+    gst_harness_set_sink_caps_str (hf, cuda ?
+        "video/x-optical-flow(memory:CUDAMemory)" : "video/x-optical-flow");
+
+    gst_buffer_unref (gst_harness_push_and_pull (hm,
+            flow_test_frame_from_grey ("NV12", f0, 0)));
+    gst_buffer_unref (gst_harness_push_and_pull (hf,
+            flow_test_frame_from_grey ("NV12", f0, 0)));
+    video = gst_harness_push_and_pull (hm, flow_test_frame_from_grey ("NV12",
+            f1, 1));
+    flow = gst_harness_push_and_pull (hf, flow_test_frame_from_grey ("NV12",
+            f1, 1));
+
+    meta = gst_buffer_get_cuda_flow_meta (video);
+    fail_unless (meta != NULL && meta->valid);
+    if (cuda) {
+      fail_unless (never_host_mapped (video), "the frame was mapped on the "
+          "host");
+      fail_unless (never_host_mapped (meta->flow), "the field was mapped on "
+          "the host");
+      fail_unless (never_host_mapped (flow));
+      fail_unless (meta->stride >= 160 * 8);
+    } else {
+      fail_if (gst_is_cuda_memory (gst_buffer_peek_memory (meta->flow, 0)));
+      fail_unless_equals_int (meta->stride, 160 * 8);
+    }
+
+    /* what the application reads: a download for CUDA memory */
+    fail_unless (gst_cuda_flow_meta_map (meta, &a));
+    fail_unless (gst_cuda_flow_frame_map (&b, flow, 160, 96, 0));
+    for (y = 0; y < 96; y++)
+      fail_unless (memcmp (a.data + (gsize) y * a.stride,
+              b.data + (gsize) y * b.stride, 160 * 8) == 0,
+          "%s memory: row %d differs from output=flow", memories[m], y);
+    gst_cuda_flow_frame_unmap (&a);
+    gst_cuda_flow_frame_unmap (&b);
+    if (cuda)
+      fail_if (never_host_mapped (meta->flow), "the map did not download");
+
+    gst_buffer_unref (video);
+    gst_buffer_unref (flow);
+    gst_harness_teardown (hm);
+    gst_harness_teardown (hf);
+    g_free (desc_meta);
+    g_free (desc_flow);
+  }
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (gt);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_flow_in_cuda_memory_saves_to_flo)
 {
   GstHarness *h = gst_harness_new_parse ("cudaflowhs backend=cuda "
@@ -367,6 +471,7 @@ elements_flow_gpu_suite (void)
   tcase_add_test (tc, test_tvl1_and_clg_fp16_epe_close_to_fp32);
   tcase_add_test (tc, test_tvl1_fp16_steps_is_refused_clearly);
   tcase_add_test (tc, test_cuda_memory_chain_matches_cpu_chain);
+  tcase_add_test (tc, test_meta_stays_in_cuda_memory);
   tcase_add_test (tc, test_flow_in_cuda_memory_saves_to_flo);
   tcase_add_test (tc, test_many_frames_and_size_changes_on_gpu);
   return s;
