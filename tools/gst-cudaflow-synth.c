@@ -1,0 +1,169 @@
+/* gst-cudaflow — a moving scene with known motion, as a Middlebury pair
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ *   gst-cudaflow-synth [--motion translation|rotation-zoom|smooth]
+ *       [--size WxH] [--amount PX] OUT_DIR
+ *
+ * Writes OUT_DIR/frame10.png and frame11.png (an analytic texture, the
+ * second frame moved by the motion) and OUT_DIR/flow10.flo (the exact
+ * motion), the layout gst-cudaflow-flow-eval reads. --amount is the
+ * displacement in pixels: the translation's length, the largest
+ * displacement of the rotation/zoom (at the corners) or of the smooth
+ * field.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "args-util.h"
+#include "png-io.h"
+#include "common/flo.h"
+#include "common/synth.h"
+
+#define PROG "gst-cudaflow-synth"
+
+static void
+print_help (void)
+{
+  printf ("Usage: " PROG " [OPTION...] OUT_DIR\n\n"
+      "Write a textured scene moved by a known motion as OUT_DIR/frame10.png,\n"
+      "frame11.png and the exact flow OUT_DIR/flow10.flo (Middlebury layout).\n\n"
+      "Options:\n"
+      "  --motion M    translation (default), rotation-zoom or smooth\n"
+      "  --size WxH    frame size (default 320x240)\n"
+      "  --amount PX   largest displacement in pixels (default 3)\n"
+      "  -h, --help    this text\n\n"
+      "Exit status: 0 written, 1 a file could not be written, 2 usage.\n\n"
+      "Example:\n"
+      "  " PROG " --motion smooth --amount 20 scenes/smooth\n"
+      "  gst-cudaflow-flow-eval --element cudaflowtvl1 scenes smooth\n");
+}
+
+/* Parameters whose largest displacement over a width x height frame is
+ * @amount pixels. */
+static void
+scene_params (cf_synth_params * p, const char *motion, int width,
+    int height, float amount)
+{
+  cf_synth_params_init (p);
+  if (strcmp (motion, "translation") == 0) {
+    /* an oblique direction, so both components are exercised */
+    p->motion = CF_SYNTH_TRANSLATION;
+    p->tx = amount * 0.8f;
+    p->ty = -amount * 0.6f;
+  } else if (strcmp (motion, "rotation-zoom") == 0) {
+    /* a corner at radius r moves by about r * |(zoom cos a - 1, zoom sin a)|;
+     * split the amount between a turn and a zoom */
+    float r = 0.5f * hypotf ((float) width, (float) height);
+    p->motion = CF_SYNTH_ROTATION_ZOOM;
+    p->angle = (float) (asin (fminf (1.0f, 0.7f * amount / r)) * 180.0 /
+        M_PI);
+    p->zoom = 1.0f + 0.7f * amount / r;
+    p->tx = p->ty = 0.0f;
+  } else {
+    p->motion = CF_SYNTH_SMOOTH;
+    p->amplitude = amount;
+  }
+}
+
+/* mkdir -p */
+static int
+make_dirs (const char *dir)
+{
+  char path[4096];
+  size_t i, n = strlen (dir);
+
+  if (n == 0 || n >= sizeof (path))
+    return -1;
+  memcpy (path, dir, n + 1);
+  for (i = 1; i <= n; i++)
+    if (path[i] == '/' || path[i] == '\0') {
+      char c = path[i];
+      path[i] = '\0';
+      if (mkdir (path, 0755) != 0 && errno != EEXIST)
+        return -1;
+      path[i] = c;
+    }
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *motion = "translation", *out_dir = NULL, *value;
+  int width = 320, height = 240, i;
+  float amount = 3.0f;
+  cf_synth_params params;
+  cf_image *f0 = NULL, *f1 = NULL;
+  cf_flow *truth = NULL;
+  cf_error err = { 0 };
+  char path[4096];
+  cf_status status;
+
+  for (i = 1; i < argc; i++) {
+    if (cf_args_is_help (argv[i])) {
+      print_help ();
+      return 0;
+    } else if ((value = cf_args_value (PROG, argc, argv, &i, "--motion"))) {
+      if (strcmp (value, "translation") != 0 &&
+          strcmp (value, "rotation-zoom") != 0 &&
+          strcmp (value, "smooth") != 0)
+        cf_args_usage_error (PROG, "unknown motion '%s'", value);
+      motion = value;
+    } else if ((value = cf_args_value (PROG, argc, argv, &i, "--size"))) {
+      if (sscanf (value, "%dx%d", &width, &height) != 2 || width < 8 ||
+          height < 8 || width > 8192 || height > 8192)
+        cf_args_usage_error (PROG, "--size '%s' is not WxH from 8x8 to "
+            "8192x8192", value);
+    } else if ((value = cf_args_value (PROG, argc, argv, &i, "--amount"))) {
+      char *end;
+      amount = strtof (value, &end);
+      if (*end != '\0' || !(amount >= 0.0f && amount <= 500.0f))
+        cf_args_usage_error (PROG, "--amount '%s' is not 0..500 pixels",
+            value);
+    } else if (argv[i][0] == '-') {
+      cf_args_usage_error (PROG, "unknown option '%s'", argv[i]);
+    } else if (out_dir == NULL) {
+      out_dir = argv[i];
+    } else {
+      cf_args_usage_error (PROG, "one OUT_DIR only");
+    }
+  }
+  if (out_dir == NULL)
+    cf_args_usage_error (PROG, "no OUT_DIR");
+
+  if (make_dirs (out_dir) != 0) {
+    perror (out_dir);
+    return 1;
+  }
+  scene_params (&params, motion, width, height, amount);
+  status = cf_synth_pair (width, height, &params, &f0, &f1, &truth);
+  if (status == CF_OK) {
+    snprintf (path, sizeof (path), "%s/frame10.png", out_dir);
+    status = cf_png_write_grey (path, f0, &err);
+  }
+  if (status == CF_OK) {
+    snprintf (path, sizeof (path), "%s/frame11.png", out_dir);
+    status = cf_png_write_grey (path, f1, &err);
+  }
+  if (status == CF_OK) {
+    snprintf (path, sizeof (path), "%s/flow10.flo", out_dir);
+    status = cf_flo_write (path, truth, &err);
+  }
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (truth);
+  if (status != CF_OK) {
+    fprintf (stderr, PROG ": %s: %s\n", path, err.message[0] ? err.message :
+        cf_status_name (status));
+    return 1;
+  }
+  return 0;
+}
