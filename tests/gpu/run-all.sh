@@ -23,6 +23,9 @@ if ! command -v gst-launch-1.0 >/dev/null 2>&1 && [ -f "$top/.gst-runtime/env.sh
   source "$top/.gst-runtime/env.sh"
 fi
 export GST_PLUGIN_PATH_1_0=$build/gst/.libs
+# libgstcudaflow-1.0 (the plugin and the programs that link it) from the
+# build tree wherever it was copied
+export LD_LIBRARY_PATH=$build/gst-libs/gst/cudaflow/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export GST_REGISTRY_1_0=${TMPDIR:-/tmp}/cudaflow-gpu-registry-$$.bin
 export CK_FORK=no                 # CUDA state does not survive fork
 export CK_DEFAULT_TIMEOUT=900
@@ -46,7 +49,7 @@ record() {  # name rc
 parts=" ${RUN_ALL_PARTS:-suites memcheck racecheck tools} "
 want() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
 
-suites=$(cd "$build/tests/check" && ls common/* cuda/* elements/* 2>/dev/null | grep -v '\.\(o\|log\|trs\)$' \
+suites=$(cd "$build/tests/check" && ls lib/* common/* cuda/* elements/* 2>/dev/null | grep -v '\.\(o\|log\|trs\)$' \
   | grep -E "${RUN_ALL_MATCH:-.}" | sort)
 want suites && for s in $suites; do
   [ -x "$build/tests/check/$s" ] || continue
