@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "common/border.h"      /* CF_HOST_DEVICE */
+#include "common/flowviz.h"
 
 #define CF_FLOWVIZ_PI 3.14159265358979f
 
@@ -163,9 +164,44 @@ cf_flowviz_read (const float *uv, size_t stride, int x, int y, float *u,
   *v = p[1];
 }
 
-/* Colour of pixel (x, y): mode 0 Middlebury, 1 HSV, 2 arrows (every @step
- * pixels, anchors at step/2 + k*step, length step at max-flow, capped at
- * 1.5 step, over the Middlebury colours dimmed to 40 %). */
+/* 1 when pixel (x, y) lies on one of the arrows: anchors every @step
+ * pixels at step/2 + k*step, each as long as a step at max-flow, capped at
+ * 1.5 steps; an arrow reaches at most two cells beyond its anchor's, so the
+ * 5 x 5 anchors around the pixel's cell are all that can cover it. */
+static inline CF_HOST_DEVICE int
+cf_flowviz_on_any_arrow (const float *uv, size_t stride, int width,
+    int height, int x, int y, int step, float max_flow)
+{
+  int cx = (x - step / 2) / step, cy = (y - step / 2) / step;
+  int gx, gy;
+
+  for (gy = cy - 2; gy <= cy + 2; gy++) {
+    for (gx = cx - 2; gx <= cx + 2; gx++) {
+      int ax = step / 2 + gx * step, ay = step / 2 + gy * step;
+      float au, av, len, scale;
+      if (gx < 0 || gy < 0 || ax >= width || ay >= height)
+        continue;
+      cf_flowviz_read (uv, stride, ax, ay, &au, &av);
+      if (!cf_flowviz_known (au, av))
+        continue;
+      scale = (float) step / max_flow;
+      au *= scale;
+      av *= scale;
+      len = sqrtf (au * au + av * av);
+      if (len > 1.5f * (float) step) {
+        au *= 1.5f * (float) step / len;
+        av *= 1.5f * (float) step / len;
+      }
+      if (cf_flowviz_on_arrow ((float) x, (float) y, (float) ax,
+              (float) ay, au, av))
+        return 1;
+    }
+  }
+  return 0;
+}
+
+/* Colour of pixel (x, y) from the flow alone: Middlebury, HSV, or arrows
+ * over the Middlebury colours dimmed to 40 %. */
 static inline CF_HOST_DEVICE void
 cf_flowviz_pixel (const float *uv, size_t stride, int width, int height,
     int x, int y, int mode, int step, float max_flow, uint8_t rgb[3])
@@ -176,43 +212,155 @@ cf_flowviz_pixel (const float *uv, size_t stride, int width, int height,
   cf_flowviz_read (uv, stride, x, y, &u, &v);
   if (!cf_flowviz_known (u, v)) {
     rgb[0] = rgb[1] = rgb[2] = 0;
-  } else if (mode == 1) {
+  } else if (mode == CF_FLOWVIZ_HSV) {
     cf_flowviz_hsv_pixel (u / max_flow, v / max_flow, rgb);
   } else {
     cf_flowviz_middlebury_pixel (u / max_flow, v / max_flow, rgb);
   }
-  if (mode != 2)
+  if (mode != CF_FLOWVIZ_ARROWS)
     return;
 
   for (i = 0; i < 3; i++)
     rgb[i] = (uint8_t) ((int) rgb[i] * 2 / 5);
-  {
-    int cx = (x - step / 2) / step, cy = (y - step / 2) / step;
-    int gx, gy;
-    for (gy = cy - 2; gy <= cy + 2; gy++) {
-      for (gx = cx - 2; gx <= cx + 2; gx++) {
-        int ax = step / 2 + gx * step, ay = step / 2 + gy * step;
-        float au, av, len, scale;
-        if (gx < 0 || gy < 0 || ax >= width || ay >= height)
-          continue;
-        cf_flowviz_read (uv, stride, ax, ay, &au, &av);
-        if (!cf_flowviz_known (au, av))
-          continue;
-        scale = (float) step / max_flow;
-        au *= scale;
-        av *= scale;
-        len = sqrtf (au * au + av * av);
-        if (len > 1.5f * (float) step) {
-          au *= 1.5f * (float) step / len;
-          av *= 1.5f * (float) step / len;
-        }
-        if (cf_flowviz_on_arrow ((float) x, (float) y, (float) ax,
-                (float) ay, au, av)) {
-          rgb[0] = rgb[1] = rgb[2] = 255;
-          return;
-        }
-      }
+  if (cf_flowviz_on_any_arrow (uv, stride, width, height, x, y, step,
+          max_flow))
+    rgb[0] = rgb[1] = rgb[2] = 255;
+}
+
+/* v / 256 (callers add 128 first, to round) clamped to 0..255; negative
+ * sums are clamped before the shift, whose result on negative ints is
+ * implementation-defined. */
+static inline CF_HOST_DEVICE uint8_t
+cf_flowviz_descale (int v)
+{
+  if (v < 0)
+    return 0;
+  v >>= 8;
+  return (uint8_t) (v > 255 ? 255 : v);
+}
+
+/* Rec.601 limited range Y'CbCr -> full-range R'G'B' (ITU-R BT.601: Kr =
+ * 0.299, Kb = 0.114; Y 16..235 and Cb/Cr 16..240 stretched to 0..255) with
+ * the matrix scaled by 256 and rounded: 298 = 256 * 255/219, 409 = 256 *
+ * 1.402 * 255/224, 100 and 208 for G (0.344136 and 0.714136), 516 for B
+ * (1.772). Integer, so host and device agree to the bit; within one level
+ * of the exact matrix. */
+static inline CF_HOST_DEVICE void
+cf_flowviz_yuv_rgb (int y, int cb, int cr, uint8_t rgb[3])
+{
+  int c = 298 * (y - 16) + 128, d = cb - 128, e = cr - 128;
+
+  rgb[0] = cf_flowviz_descale (c + 409 * e);
+  rgb[1] = cf_flowviz_descale (c - 100 * d - 208 * e);
+  rgb[2] = cf_flowviz_descale (c + 516 * d);
+}
+
+/* Pixel (x, y) of the video as 8-bit RGB. Chroma is the nearest sample of
+ * the half-size planes (x/2, y/2); 16-bit grey is rounded to 8 bits over
+ * the whole range (65535 -> 255), not truncated to its high byte. */
+static inline CF_HOST_DEVICE void
+cf_flowviz_video_pixel (const cf_flowviz_video * video, int x, int y,
+    uint8_t rgb[3])
+{
+  const uint8_t *row = video->data[0] + (size_t) y * video->stride[0];
+
+  switch (video->format) {
+    case CF_FLOWVIZ_VIDEO_GRAY8:
+      rgb[0] = rgb[1] = rgb[2] = row[x];
+      break;
+    case CF_FLOWVIZ_VIDEO_GRAY16_LE:{
+      unsigned int s = (unsigned int) row[2 * x] |
+          ((unsigned int) row[2 * x + 1] << 8);
+      rgb[0] = rgb[1] = rgb[2] = (uint8_t) ((s * 255u + 32767u) / 65535u);
+      break;
     }
+    case CF_FLOWVIZ_VIDEO_NV12:{
+      const uint8_t *c = video->data[1] + (size_t) (y / 2) * video->stride[1]
+          + 2 * (size_t) (x / 2);
+      cf_flowviz_yuv_rgb (row[x], c[0], c[1], rgb);
+      break;
+    }
+    case CF_FLOWVIZ_VIDEO_I420:{
+      size_t cb = (size_t) (y / 2) * video->stride[1] + (size_t) (x / 2);
+      size_t cr = (size_t) (y / 2) * video->stride[2] + (size_t) (x / 2);
+      cf_flowviz_yuv_rgb (row[x], video->data[1][cb], video->data[2][cr],
+          rgb);
+      break;
+    }
+    default:{                  /* CF_FLOWVIZ_VIDEO_RGB32 */
+      const uint8_t *p = row + 4 * (size_t) x;
+      rgb[0] = p[video->r];
+      rgb[1] = p[video->g];
+      rgb[2] = p[video->b];
+      break;
+    }
+  }
+}
+
+/* Opacity 0..1 as a weight 0..256 (round half up): 0 keeps the video and
+ * 256 the drawing exactly. Computed once on the host. */
+static inline CF_HOST_DEVICE int
+cf_flowviz_alpha_weight (float alpha)
+{
+  if (!(alpha > 0.0f))
+    return 0;
+  if (alpha >= 1.0f)
+    return 256;
+  return (int) (alpha * 256.0f + 0.5f);
+}
+
+/* out = (w over + (256 - w) under + 128) / 256 per channel. */
+static inline CF_HOST_DEVICE void
+cf_flowviz_blend (const uint8_t over[3], const uint8_t under[3], int weight,
+    uint8_t rgb[3])
+{
+  int i;
+
+  for (i = 0; i < 3; i++)
+    rgb[i] = (uint8_t) ((weight * (int) over[i] + (256 - weight) *
+            (int) under[i] + 128) >> 8);
+}
+
+/* Colour of output pixel (x, y) in any mode. @video NULL: no video (flow
+ * input; overlays blend over black). @uv NULL: no usable flow for this
+ * frame, the video alone. Overlays leave the video as it is where the
+ * vector is unknown (colour coding) or off every arrow; @weight is
+ * cf_flowviz_alpha_weight (alpha). */
+static inline CF_HOST_DEVICE void
+cf_flowviz_output_pixel (const cf_flowviz_video * video, const float *uv,
+    size_t stride, int width, int height, int x, int y, int mode, int step,
+    float max_flow, int weight, uint8_t rgb[3])
+{
+  uint8_t under[3] = { 0, 0, 0 }, over[3] = { 255, 255, 255 };
+  int drawn;
+
+  if (uv != NULL && mode != CF_FLOWVIZ_OVERLAY
+      && mode != CF_FLOWVIZ_OVERLAY_ARROWS) {
+    cf_flowviz_pixel (uv, stride, width, height, x, y, mode, step, max_flow,
+        rgb);
+    return;
+  }
+  if (video != NULL)
+    cf_flowviz_video_pixel (video, x, y, under);
+
+  if (uv == NULL) {
+    drawn = 0;
+  } else if (mode == CF_FLOWVIZ_OVERLAY) {
+    float u, v;
+    cf_flowviz_read (uv, stride, x, y, &u, &v);
+    drawn = cf_flowviz_known (u, v);
+    if (drawn)
+      cf_flowviz_middlebury_pixel (u / max_flow, v / max_flow, over);
+  } else {
+    drawn = cf_flowviz_on_any_arrow (uv, stride, width, height, x, y, step,
+        max_flow);
+  }
+  if (drawn) {
+    cf_flowviz_blend (over, under, weight, rgb);
+  } else {
+    rgb[0] = under[0];
+    rgb[1] = under[1];
+    rgb[2] = under[2];
   }
 }
 

@@ -53,29 +53,67 @@ cf_flowviz_hsv_rgb (float fx, float fy, uint8_t rgb[3])
   cf_flowviz_hsv_pixel (fx, fy, rgb);
 }
 
+int
+cf_flowviz_params_valid (const cf_flowviz_params * params)
+{
+  if (params == NULL || (int) params->mode < (int) CF_FLOWVIZ_MIDDLEBURY
+      || (int) params->mode > (int) CF_FLOWVIZ_OVERLAY_ARROWS || params->arrow_step < 2
+      || params->r < 0 || params->g < 0 || params->b < 0 || params->r > 3
+      || params->g > 3 || params->b > 3 || params->a > 3)
+    return 0;
+  /* only the overlays read alpha: other callers may leave it unset */
+  if ((params->mode == CF_FLOWVIZ_OVERLAY
+          || params->mode == CF_FLOWVIZ_OVERLAY_ARROWS)
+      && !(params->alpha >= 0.0f && params->alpha <= 1.0f))
+    return 0;
+  return 1;
+}
+
+int
+cf_flowviz_video_valid (const cf_flowviz_video * video)
+{
+  if (video == NULL || video->data[0] == NULL)
+    return 0;
+  switch ((int) video->format) {
+    case CF_FLOWVIZ_VIDEO_GRAY8:
+    case CF_FLOWVIZ_VIDEO_GRAY16_LE:
+      return 1;
+    case CF_FLOWVIZ_VIDEO_NV12:
+      return video->data[1] != NULL;
+    case CF_FLOWVIZ_VIDEO_I420:
+      return video->data[1] != NULL && video->data[2] != NULL;
+    case CF_FLOWVIZ_VIDEO_RGB32:
+      return video->r >= 0 && video->r < 4 && video->g >= 0 && video->g < 4
+          && video->b >= 0 && video->b < 4;
+    default:
+      return 0;
+  }
+}
+
 cf_status
-cf_flowviz_render (const float *uv, size_t uv_stride, int width, int height,
+cf_flowviz_render_video (const cf_flowviz_video * video, const float *uv,
+    size_t uv_stride, int width, int height,
     const cf_flowviz_params * params, float max_flow, uint8_t * out,
     size_t out_stride)
 {
-  int x, y;
+  int x, y, weight;
 
-  if (uv == NULL || out == NULL || params == NULL || width < 1 || height < 1
-      || params->arrow_step < 2 || params->r < 0 || params->g < 0
-      || params->b < 0 || params->r > 3 || params->g > 3 || params->b > 3
-      || params->a > 3)
+  if (out == NULL || width < 1 || height < 1
+      || !cf_flowviz_params_valid (params)
+      || (video != NULL && !cf_flowviz_video_valid (video)))
     return CF_ERROR_INVALID;
-  if (!(max_flow > 0.0f))
+  if (uv != NULL && !(max_flow > 0.0f))
     max_flow = cf_flowviz_max_magnitude (uv, uv_stride, width, height);
   if (!(max_flow > 0.0f))
     max_flow = 1.0f;
+  weight = cf_flowviz_alpha_weight (params->alpha);
 
   for (y = 0; y < height; y++) {
     uint8_t *row = out + (size_t) y * out_stride;
     for (x = 0; x < width; x++) {
       uint8_t rgb[3];
-      cf_flowviz_pixel (uv, uv_stride, width, height, x, y,
-          (int) params->mode, params->arrow_step, max_flow, rgb);
+      cf_flowviz_output_pixel (video, uv, uv_stride, width, height, x, y,
+          (int) params->mode, params->arrow_step, max_flow, weight, rgb);
       row[4 * x + params->r] = rgb[0];
       row[4 * x + params->g] = rgb[1];
       row[4 * x + params->b] = rgb[2];
@@ -84,4 +122,15 @@ cf_flowviz_render (const float *uv, size_t uv_stride, int width, int height,
     }
   }
   return CF_OK;
+}
+
+cf_status
+cf_flowviz_render (const float *uv, size_t uv_stride, int width, int height,
+    const cf_flowviz_params * params, float max_flow, uint8_t * out,
+    size_t out_stride)
+{
+  if (uv == NULL)
+    return CF_ERROR_INVALID;
+  return cf_flowviz_render_video (NULL, uv, uv_stride, width, height, params,
+      max_flow, out, out_stride);
 }

@@ -1,12 +1,19 @@
 /* gst-cudaflow — flow fields as pictures (CPU reference of flowviz)
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Middlebury colour coding (Baker et al., IJCV 2011; flow-code
- * colorcode.cpp; research/perf-anchors.md §6.1): a 55-entry colour wheel
- * (segments RY 15, YG 6, GC 4, CB 11, BM 13, MR 6), hue from the direction,
- * saturation from the magnitude over max-flow; zero flow is white, vectors
- * beyond max-flow are darkened to 75 %, unknown vectors (|u| or |v| > 1e9,
- * NaN) are black. Vectors are interleaved (u, v) floats as in UV_F32LE.
+ * Middlebury colour coding (Baker et al., "A Database and Evaluation
+ * Methodology for Optical Flow", IJCV 2011, and its flow-code
+ * colorcode.cpp): a 55-entry colour wheel (segments RY 15, YG 6, GC 4,
+ * CB 11, BM 13, MR 6), hue from the direction, saturation from the
+ * magnitude over max-flow; zero flow is white, vectors beyond max-flow are
+ * darkened to 75 %, unknown vectors (|u| or |v| > 1e9, NaN) are black.
+ * Vectors are interleaved (u, v) floats as in UV_F32LE.
+ *
+ * Overlays draw the flow over the video frame it belongs to: the frame is
+ * first converted to 8-bit RGB (Rec.601 limited range for YUV, grey
+ * replicated, RGB reordered), then the colour coding or the arrows are
+ * blended over it with an opacity quantised to 1/256. Conversion and blend
+ * are integer arithmetic, so the CUDA twin gives the same bits.
  */
 #ifndef CF_FLOWVIZ_H
 #define CF_FLOWVIZ_H
@@ -24,7 +31,9 @@ typedef enum
 {
   CF_FLOWVIZ_MIDDLEBURY = 0,
   CF_FLOWVIZ_HSV,               /* hue = direction, value = magnitude */
-  CF_FLOWVIZ_ARROWS             /* white arrows over the dimmed wheel */
+  CF_FLOWVIZ_ARROWS,            /* white arrows over the dimmed wheel */
+  CF_FLOWVIZ_OVERLAY,           /* Middlebury colours blended over the video */
+  CF_FLOWVIZ_OVERLAY_ARROWS     /* white arrows blended over the video */
 } cf_flowviz_mode;
 
 typedef struct
@@ -33,7 +42,33 @@ typedef struct
   int arrow_step;               /* arrows: one every arrow_step pixels */
   /* byte offsets of R, G, B and A (-1: none, as in RGBx) in 4-byte pixels */
   int r, g, b, a;
+  /* overlay modes: opacity 0..1 of what is drawn over the video (0: the
+   * video alone, 1: the colours or arrows alone) */
+  float alpha;
 } cf_flowviz_params;
+
+/* Video layouts an overlay draws over. */
+typedef enum
+{
+  CF_FLOWVIZ_VIDEO_GRAY8 = 0,
+  CF_FLOWVIZ_VIDEO_GRAY16_LE,   /* scaled to 8 bits, rounded */
+  CF_FLOWVIZ_VIDEO_NV12,        /* Y plane, interleaved Cb Cr at half size */
+  CF_FLOWVIZ_VIDEO_I420,        /* Y, Cb, Cr planes, chroma at half size */
+  CF_FLOWVIZ_VIDEO_RGB32        /* 4-byte pixels, r, g, b give the order */
+} cf_flowviz_video_format;
+
+#define CF_FLOWVIZ_VIDEO_FORMAT_COUNT 5
+
+/* One video frame as planes (host pointers for the CPU functions, device
+ * pointers for cuda/flowviz.h). YUV is Rec.601 limited range (Y 16..235,
+ * Cb/Cr 16..240); chroma of pixel (x, y) is the sample at (x/2, y/2). */
+typedef struct
+{
+  cf_flowviz_video_format format;
+  const uint8_t *data[3];       /* Y or the only plane; Cb (NV12: CbCr); Cr */
+  size_t stride[3];             /* bytes between rows of each plane */
+  int r, g, b;                  /* RGB32: byte offsets of R, G, B */
+} cf_flowviz_video;
 
 #define CF_FLOWVIZ_NCOLS 55
 
@@ -51,10 +86,24 @@ void cf_flowviz_hsv_rgb (float fx, float fy, uint8_t rgb[3]);
 
 /* Render width x height vectors (rows of uv_stride bytes) into 4-byte
  * pixels (rows of out_stride bytes). @max_flow <= 0 is replaced by the
- * frame's largest known magnitude (and by 1 when that is 0). */
+ * frame's largest known magnitude (and by 1 when that is 0). The overlay
+ * modes blend over black here (there is no video). */
 cf_status cf_flowviz_render (const float *uv, size_t uv_stride, int width,
     int height, const cf_flowviz_params * params, float max_flow,
     uint8_t * out, size_t out_stride);
+
+/* The same with the video frame the flow belongs to (same size): the
+ * overlay modes blend over @video, the other modes ignore it. @uv NULL
+ * (no usable flow for this frame) gives the video alone, in every mode;
+ * @video NULL is black. */
+cf_status cf_flowviz_render_video (const cf_flowviz_video * video,
+    const float *uv, size_t uv_stride, int width, int height,
+    const cf_flowviz_params * params, float max_flow, uint8_t * out,
+    size_t out_stride);
+
+/* Validity checks both backends apply before rendering. */
+int cf_flowviz_params_valid (const cf_flowviz_params * params);
+int cf_flowviz_video_valid (const cf_flowviz_video * video);
 
 #ifdef __cplusplus
 }

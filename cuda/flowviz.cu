@@ -5,6 +5,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "cuda/flowviz.h"
 #include "cuda/cuda-internal.h"
 #include "common/flowviz-pixel.h"
@@ -36,11 +38,15 @@ flowviz_max_kernel (const float *uv, size_t stride, int width, int height,
     atomicMax (max, __float_as_uint (m));
 }
 
-/** \brief One output pixel per thread (common/flowviz-pixel.h).
- *  \param max_flow  fixed normalisation, or <= 0 to read *device_max */
+/** \brief One output pixel per thread (cf_flowviz_output_pixel).
+ *  \param video     the frame's planes (read only when has_video)
+ *  \param uv        the flow, or NULL to show the video alone
+ *  \param max_flow  fixed normalisation, or <= 0 to read *device_max
+ *  \param weight    overlay opacity, 0..256 */
 __global__ static void
-flowviz_render_kernel (const float *uv, size_t stride, int width, int height,
-    int mode, int step, float max_flow, const float *device_max, int r,
+flowviz_render_kernel (cf_flowviz_video video, int has_video,
+    const float *uv, size_t stride, int width, int height, int mode,
+    int step, float max_flow, const float *device_max, int weight, int r,
     int g, int b, int a, uint8_t * out, size_t out_stride)
 {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -50,13 +56,13 @@ flowviz_render_kernel (const float *uv, size_t stride, int width, int height,
 
   if (x >= width || y >= height)
     return;
-  if (!(max_flow > 0.0f)) {
+  if (uv != NULL && !(max_flow > 0.0f)) {
     max_flow = *device_max;
     if (!(max_flow > 0.0f))
       max_flow = 1.0f;
   }
-  cf_flowviz_pixel (uv, stride, width, height, x, y, mode, step, max_flow,
-      rgb);
+  cf_flowviz_output_pixel (has_video ? &video : NULL, uv, stride, width,
+      height, x, y, mode, step, max_flow, weight, rgb);
   p = out + (size_t) y * out_stride + 4 * (size_t) x;
   p[r] = rgb[0];
   p[g] = rgb[1];
@@ -84,30 +90,50 @@ cf_cuda_flowviz_scratch_free (float *scratch)
 }
 
 extern "C" cf_status
-cf_cuda_flowviz_render (const float *uv, size_t uv_stride, int width,
-    int height, const cf_flowviz_params * params, float max_flow,
-    float *scratch, uint8_t * out, size_t out_stride, cudaStream_t stream)
+cf_cuda_flowviz_render_video (const cf_flowviz_video * video,
+    const float *uv, size_t uv_stride, int width, int height,
+    const cf_flowviz_params * params, float max_flow, float *scratch,
+    uint8_t * out, size_t out_stride, cudaStream_t stream)
 {
   cf_status status = CF_OK;
   dim3 block (BLOCK_X, BLOCK_Y);
   dim3 grid (cf_div_up (width, BLOCK_X), cf_div_up (height, BLOCK_Y));
+  cf_flowviz_video frame;
+  int auto_max = uv != NULL && !(max_flow > 0.0f);
 
-  if (uv == NULL || out == NULL || params == NULL || width < 1 || height < 1
-      || params->arrow_step < 2 || params->r < 0 || params->g < 0
-      || params->b < 0 || params->r > 3 || params->g > 3 || params->b > 3
-      || params->a > 3 || (!(max_flow > 0.0f) && scratch == NULL))
+  if (out == NULL || width < 1 || height < 1
+      || !cf_flowviz_params_valid (params)
+      || (video != NULL && !cf_flowviz_video_valid (video))
+      || (auto_max && scratch == NULL))
     return CF_ERROR_INVALID;
+  /* the kernel takes the planes by value */
+  memset (&frame, 0, sizeof (frame));
+  if (video != NULL)
+    frame = *video;
 
-  if (!(max_flow > 0.0f)) {
+  if (auto_max) {
     CF_CUDA_TRY (cudaMemsetAsync (scratch, 0, sizeof (float), stream));
     flowviz_max_kernel <<< grid, block, 0, stream >>> (uv, uv_stride, width,
         height, (unsigned int *) scratch);
     CF_CUDA_TRY_LAUNCH ();
   }
-  flowviz_render_kernel <<< grid, block, 0, stream >>> (uv, uv_stride,
-      width, height, (int) params->mode, params->arrow_step, max_flow,
-      scratch, params->r, params->g, params->b, params->a, out, out_stride);
+  flowviz_render_kernel <<< grid, block, 0, stream >>> (frame,
+      video != NULL, uv, uv_stride, width, height, (int) params->mode,
+      params->arrow_step, max_flow, scratch,
+      cf_flowviz_alpha_weight (params->alpha), params->r, params->g,
+      params->b, params->a, out, out_stride);
   CF_CUDA_TRY_LAUNCH ();
 out:
   return status;
+}
+
+extern "C" cf_status
+cf_cuda_flowviz_render (const float *uv, size_t uv_stride, int width,
+    int height, const cf_flowviz_params * params, float max_flow,
+    float *scratch, uint8_t * out, size_t out_stride, cudaStream_t stream)
+{
+  if (uv == NULL)
+    return CF_ERROR_INVALID;
+  return cf_cuda_flowviz_render_video (NULL, uv, uv_stride, width, height,
+      params, max_flow, scratch, out, out_stride, stream);
 }

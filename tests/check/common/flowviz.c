@@ -1,11 +1,18 @@
-/* gst-cudaflow — common/flowviz.c: the Middlebury colour coding
+/* gst-cudaflow — common/flowviz.c: the Middlebury colour coding, the
+ * video -> RGB conversion and the overlays
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Conversions are checked against values worked out by hand and against
+ * the exact Rec.601 matrix in double precision (within one level: the
+ * code uses the 8-bit integer form of the matrix).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <gst/check/gstcheck.h>
 
@@ -49,7 +56,7 @@ GST_END_TEST;
 GST_START_TEST (test_render_writes_every_pixel_and_alpha)
 {
   const float uv[] = { 0, 0, 1, 0, 1e10f, 1e10f };
-  cf_flowviz_params p = { CF_FLOWVIZ_MIDDLEBURY, 16, 2, 1, 0, 3 };
+  cf_flowviz_params p = { CF_FLOWVIZ_MIDDLEBURY, 16, 2, 1, 0, 3, 0.0f };
   uint8_t out[12];
 
   memset (out, 0x55, sizeof (out));
@@ -83,6 +90,336 @@ GST_START_TEST (test_opposite_directions_have_opposite_hues)
 
 GST_END_TEST;
 
+/* RGBA output parameters for @mode */
+static cf_flowviz_params
+rgba_params (cf_flowviz_mode mode, float alpha)
+{
+  cf_flowviz_params p = { mode, 16, 0, 1, 2, 3, alpha };
+  return p;
+}
+
+static cf_flowviz_video
+plane_video (cf_flowviz_video_format format, const uint8_t * p0,
+    size_t s0, const uint8_t * p1, size_t s1, const uint8_t * p2, size_t s2)
+{
+  cf_flowviz_video v;
+
+  memset (&v, 0, sizeof (v));
+  v.format = format;
+  v.data[0] = p0;
+  v.data[1] = p1;
+  v.data[2] = p2;
+  v.stride[0] = s0;
+  v.stride[1] = s1;
+  v.stride[2] = s2;
+  return v;
+}
+
+static void
+assert_rgb (const uint8_t * out, int i, int r, int g, int b, const char *what)
+{
+  const uint8_t *p = out + 4 * i;
+
+  fail_unless (p[0] == r && p[1] == g && p[2] == b && p[3] == 255,
+      "%s: pixel %d: got (%u,%u,%u,%u), want (%d,%d,%d,255)", what, i, p[0],
+      p[1], p[2], p[3], r, g, b);
+}
+
+GST_START_TEST (test_video_formats_convert_to_rgb)
+{
+  cf_flowviz_params p = rgba_params (CF_FLOWVIZ_OVERLAY, 0.6f);
+  uint8_t out[4 * 9];
+  cf_flowviz_video v;
+
+  /* GRAY8, rows of 4 bytes (one padding byte) */
+  {
+    static const uint8_t g8[] = { 0, 77, 255, 9, 1, 2, 3, 9 };
+    v = plane_video (CF_FLOWVIZ_VIDEO_GRAY8, g8, 4, NULL, 0, NULL, 0);
+    fail_unless_equals_int (cf_flowviz_render_video (&v, NULL, 0, 3, 2, &p,
+            0.0f, out, 12), CF_OK);
+    assert_rgb (out, 0, 0, 0, 0, "GRAY8");
+    assert_rgb (out, 1, 77, 77, 77, "GRAY8");
+    assert_rgb (out, 2, 255, 255, 255, "GRAY8");
+    assert_rgb (out, 5, 3, 3, 3, "GRAY8 row 1");
+  }
+  /* GRAY16_LE over the full range, rounded: 0x8000 -> 127.50 -> 128,
+   * 0x00ff -> 0.99 -> 1 (its high byte would say 0) */
+  {
+    static const uint8_t g16[] = { 0, 0, 0x00, 0x80, 0xff, 0xff, 0xff, 0 };
+    v = plane_video (CF_FLOWVIZ_VIDEO_GRAY16_LE, g16, 8, NULL, 0, NULL, 0);
+    fail_unless_equals_int (cf_flowviz_render_video (&v, NULL, 0, 4, 1, &p,
+            0.0f, out, 16), CF_OK);
+    assert_rgb (out, 0, 0, 0, 0, "GRAY16");
+    assert_rgb (out, 1, 128, 128, 128, "GRAY16");
+    assert_rgb (out, 2, 255, 255, 255, "GRAY16");
+    assert_rgb (out, 3, 1, 1, 1, "GRAY16");
+  }
+  /* NV12 3 x 3: chroma 2 x 2, each pixel takes its block's sample:
+   * Rec.601 red (Cb 90, Cr 240) and neutral on the first chroma row, blue
+   * (Cb 240, Cr 110) and neutral on the second. Y 81 with red chroma is
+   * (255, 0, 0); 16 neutral black, 235 white, 126 grey: (298 * 110 + 128)
+   * >> 8 = 128. Y 41 with blue chroma: R = (298 * 25 - 409 * 18 + 128) >> 8
+   * < 0 -> 0, G = (7450 - 11200 + 3744 + 128) >> 8 = 0, B = (7450 + 57792
+   * + 128) >> 8 = 255. */
+  {
+    static const uint8_t y[] = { 81, 81, 16, 81, 81, 126, 41, 41, 235 };
+    static const uint8_t uv[] = { 90, 240, 128, 128, 240, 110, 128, 128 };
+    static const int want[9][3] = { {255, 0, 0}, {255, 0, 0}, {0, 0, 0},
+    {255, 0, 0}, {255, 0, 0}, {128, 128, 128}, {0, 0, 255}, {0, 0, 255},
+    {255, 255, 255}
+    };
+    int i;
+    v = plane_video (CF_FLOWVIZ_VIDEO_NV12, y, 3, uv, 4, NULL, 0);
+    fail_unless_equals_int (cf_flowviz_render_video (&v, NULL, 0, 3, 3, &p,
+            0.0f, out, 12), CF_OK);
+    for (i = 0; i < 9; i++)
+      assert_rgb (out, i, want[i][0], want[i][1], want[i][2], "NV12");
+    /* the same frame as I420 */
+    {
+      static const uint8_t u[] = { 90, 128, 240, 128 };
+      static const uint8_t w[] = { 240, 128, 110, 128 };
+      uint8_t out2[4 * 9];
+      v = plane_video (CF_FLOWVIZ_VIDEO_I420, y, 3, u, 2, w, 2);
+      fail_unless_equals_int (cf_flowviz_render_video (&v, NULL, 0, 3, 3, &p,
+              0.0f, out2, 12), CF_OK);
+      fail_unless (memcmp (out, out2, sizeof (out)) == 0);
+    }
+  }
+  /* BGRx in: reordered into RGBA */
+  {
+    static const uint8_t bgrx[] = { 30, 20, 10, 0, 3, 2, 1, 0 };
+    v = plane_video (CF_FLOWVIZ_VIDEO_RGB32, bgrx, 8, NULL, 0, NULL, 0);
+    v.r = 2;
+    v.g = 1;
+    v.b = 0;
+    fail_unless_equals_int (cf_flowviz_render_video (&v, NULL, 0, 2, 1, &p,
+            0.0f, out, 8), CF_OK);
+    assert_rgb (out, 0, 10, 20, 30, "BGRx");
+    assert_rgb (out, 1, 1, 2, 3, "BGRx");
+  }
+}
+
+GST_END_TEST;
+
+/* Exact Rec.601 limited range -> full range, rounded and clamped. */
+static int
+exact_601 (int y, int cb, int cr, int channel)
+{
+  double ys = (y - 16) * 255.0 / 219.0, pb = (cb - 128) * 255.0 / 224.0;
+  double pr = (cr - 128) * 255.0 / 224.0, v;
+
+  if (channel == 0)
+    v = ys + 1.402 * pr;
+  else if (channel == 1)
+    v = ys - 0.344136 * pb - 0.714136 * pr;
+  else
+    v = ys + 1.772 * pb;
+  v = floor (v + 0.5);
+  return v < 0 ? 0 : v > 255 ? 255 : (int) v;
+}
+
+GST_START_TEST (test_yuv_within_one_level_of_the_exact_matrix)
+{
+  cf_flowviz_params p = rgba_params (CF_FLOWVIZ_MIDDLEBURY, 0.0f);
+  int y, cb, cr, c, worst = 0;
+
+  /* every third code of the legal ranges, plus their ends */
+  for (y = 16; y <= 235; y += (y == 234 ? 1 : 3))
+    for (cb = 16; cb <= 240; cb += (cb == 238 ? 2 : 3))
+      for (cr = 16; cr <= 240; cr += (cr == 238 ? 2 : 3)) {
+        uint8_t py = (uint8_t) y, pu = (uint8_t) cb, pv = (uint8_t) cr;
+        uint8_t out[4];
+        cf_flowviz_video v = plane_video (CF_FLOWVIZ_VIDEO_I420, &py, 1,
+            &pu, 1, &pv, 1);
+        fail_unless_equals_int (cf_flowviz_render_video (&v, NULL, 0, 1, 1,
+                &p, 0.0f, out, 4), CF_OK);
+        for (c = 0; c < 3; c++) {
+          int d = abs ((int) out[c] - exact_601 (y, cb, cr, c));
+          fail_unless (d <= 1, "Y %d Cb %d Cr %d channel %d: %u vs %d", y,
+              cb, cr, c, out[c], exact_601 (y, cb, cr, c));
+          worst = MAX (worst, d);
+        }
+      }
+  GST_INFO ("largest difference from the exact matrix: %d", worst);
+}
+
+GST_END_TEST;
+
+/* 3 x 1 field at max-flow 1: zero (white), right (red), unknown */
+static const float FIELD[] = { 0, 0, 1, 0, NAN, 0 };
+static const uint8_t RGBA_VIDEO[] = { 10, 20, 30, 0, 200, 100, 50, 0,
+  7, 8, 9, 0
+};
+
+GST_START_TEST (test_overlay_blend_weights)
+{
+  cf_flowviz_video v = plane_video (CF_FLOWVIZ_VIDEO_RGB32, RGBA_VIDEO, 12,
+      NULL, 0, NULL, 0);
+  cf_flowviz_params p;
+  uint8_t out[12];
+
+  v.r = 0;
+  v.g = 1;
+  v.b = 2;
+
+  /* alpha 0: the video; the unknown vector keeps it at every alpha */
+  p = rgba_params (CF_FLOWVIZ_OVERLAY, 0.0f);
+  fail_unless_equals_int (cf_flowviz_render_video (&v, FIELD, 24, 3, 1, &p,
+          1.0f, out, 12), CF_OK);
+  assert_rgb (out, 0, 10, 20, 30, "alpha 0");
+  assert_rgb (out, 1, 200, 100, 50, "alpha 0");
+  assert_rgb (out, 2, 7, 8, 9, "alpha 0");
+
+  /* alpha 1: the colours exactly */
+  p.alpha = 1.0f;
+  fail_unless_equals_int (cf_flowviz_render_video (&v, FIELD, 24, 3, 1, &p,
+          1.0f, out, 12), CF_OK);
+  assert_rgb (out, 0, 255, 255, 255, "alpha 1");
+  assert_rgb (out, 1, 255, 0, 0, "alpha 1");
+  assert_rgb (out, 2, 7, 8, 9, "alpha 1 unknown");
+
+  /* alpha 0.5: (c + v + 1) / 2; (255 + 10 + 1) / 2 = 133 */
+  p.alpha = 0.5f;
+  fail_unless_equals_int (cf_flowviz_render_video (&v, FIELD, 24, 3, 1, &p,
+          1.0f, out, 12), CF_OK);
+  assert_rgb (out, 0, 133, 138, 143, "alpha 0.5");
+  assert_rgb (out, 1, 228, 50, 25, "alpha 0.5");
+  assert_rgb (out, 2, 7, 8, 9, "alpha 0.5 unknown");
+
+  /* alpha 0.6 is weight 154: (154 * 255 + 102 * 10 + 128) >> 8 = 157 */
+  p.alpha = 0.6f;
+  fail_unless_equals_int (cf_flowviz_render_video (&v, FIELD, 24, 3, 1, &p,
+          1.0f, out, 12), CF_OK);
+  assert_rgb (out, 0, 157, 161, 165, "alpha 0.6");
+
+  /* no video: over black */
+  p.alpha = 0.5f;
+  fail_unless_equals_int (cf_flowviz_render_video (NULL, FIELD, 24, 3, 1,
+          &p, 1.0f, out, 12), CF_OK);
+  assert_rgb (out, 0, 128, 128, 128, "over black");
+  assert_rgb (out, 1, 128, 0, 0, "over black");
+  assert_rgb (out, 2, 0, 0, 0, "over black unknown");
+  /* cf_flowviz_render is the same without video */
+  {
+    uint8_t out2[12];
+    fail_unless_equals_int (cf_flowviz_render (FIELD, 24, 3, 1, &p, 1.0f,
+            out2, 12), CF_OK);
+    fail_unless (memcmp (out, out2, sizeof (out)) == 0);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_flow_modes_ignore_the_video_and_no_flow_shows_it)
+{
+  static const cf_flowviz_mode modes[] = { CF_FLOWVIZ_MIDDLEBURY,
+    CF_FLOWVIZ_HSV, CF_FLOWVIZ_ARROWS, CF_FLOWVIZ_OVERLAY,
+    CF_FLOWVIZ_OVERLAY_ARROWS
+  };
+  cf_flowviz_video v = plane_video (CF_FLOWVIZ_VIDEO_RGB32, RGBA_VIDEO, 12,
+      NULL, 0, NULL, 0);
+  guint m;
+
+  v.r = 0;
+  v.g = 1;
+  v.b = 2;
+  for (m = 0; m < G_N_ELEMENTS (modes); m++) {
+    cf_flowviz_params p = rgba_params (modes[m], 0.7f);
+    uint8_t a[12], b[12];
+
+    p.arrow_step = 2;
+    if (modes[m] < CF_FLOWVIZ_OVERLAY) {
+      fail_unless_equals_int (cf_flowviz_render_video (&v, FIELD, 24, 3, 1,
+              &p, 0.0f, a, 12), CF_OK);
+      fail_unless_equals_int (cf_flowviz_render (FIELD, 24, 3, 1, &p, 0.0f,
+              b, 12), CF_OK);
+      fail_unless (memcmp (a, b, sizeof (a)) == 0, "mode %d", modes[m]);
+    }
+    /* no flow: the video in every mode */
+    fail_unless_equals_int (cf_flowviz_render_video (&v, NULL, 0, 3, 1, &p,
+            0.0f, a, 12), CF_OK);
+    assert_rgb (a, 0, 10, 20, 30, "no flow");
+    assert_rgb (a, 1, 200, 100, 50, "no flow");
+    /* neither: black */
+    fail_unless_equals_int (cf_flowviz_render_video (NULL, NULL, 0, 3, 1, &p,
+            0.0f, a, 12), CF_OK);
+    assert_rgb (a, 1, 0, 0, 0, "nothing");
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_arrows_keep_the_video_off_the_arrows)
+{
+  const int w = 32, h = 32;
+  float *uv = g_new0 (float, w * h * 2);
+  uint8_t *grey = g_malloc (w * h), *out = g_malloc (4 * w * h);
+  cf_flowviz_video v = plane_video (CF_FLOWVIZ_VIDEO_GRAY8, grey, w, NULL, 0,
+      NULL, 0);
+  cf_flowviz_params p = rgba_params (CF_FLOWVIZ_OVERLAY_ARROWS, 1.0f);
+  int i, white = 0, grey_px = 0;
+
+  memset (grey, 90, w * h);
+  for (i = 0; i < w * h; i++)
+    uv[2 * i + 1] = -4.0f;      /* everything moves up */
+  fail_unless_equals_int (cf_flowviz_render_video (&v, uv, 8 * w, w, h, &p,
+          4.0f, out, 4 * w), CF_OK);
+  /* anchor (8, 8) points up one step: (8, 2) is on the shaft */
+  assert_rgb (out, 2 * w + 8, 255, 255, 255, "on the arrow");
+  /* (12, 8) is beside it: the grey video, undimmed */
+  assert_rgb (out, 8 * w + 12, 90, 90, 90, "off the arrow");
+  for (i = 0; i < w * h; i++) {
+    white += out[4 * i] == 255;
+    grey_px += out[4 * i] == 90;
+  }
+  fail_unless_equals_int (white + grey_px, w * h);
+  fail_unless (white > 0 && grey_px > white);
+  g_free (uv);
+  g_free (grey);
+  g_free (out);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_render_video_rejects_bad_arguments)
+{
+  static const uint8_t px[16] = { 0 };
+  cf_flowviz_video v = plane_video (CF_FLOWVIZ_VIDEO_NV12, px, 4, NULL, 4,
+      NULL, 0);
+  cf_flowviz_params p = rgba_params (CF_FLOWVIZ_OVERLAY, 0.5f);
+  uint8_t out[16];
+
+  /* NV12 without its chroma plane */
+  fail_unless_equals_int (cf_flowviz_render_video (&v, NULL, 0, 2, 2, &p,
+          0.0f, out, 8), CF_ERROR_INVALID);
+  v.data[1] = px;
+  fail_unless_equals_int (cf_flowviz_render_video (&v, NULL, 0, 2, 2, &p,
+          0.0f, out, 8), CF_OK);
+  v.format = (cf_flowviz_video_format) CF_FLOWVIZ_VIDEO_FORMAT_COUNT;
+  fail_unless_equals_int (cf_flowviz_render_video (&v, NULL, 0, 2, 2, &p,
+          0.0f, out, 8), CF_ERROR_INVALID);
+  v.format = CF_FLOWVIZ_VIDEO_RGB32;
+  v.r = 4;
+  fail_unless_equals_int (cf_flowviz_render_video (&v, NULL, 0, 2, 2, &p,
+          0.0f, out, 8), CF_ERROR_INVALID);
+  v.r = 0;
+  /* opacity outside 0..1 in an overlay mode; ignored in the others */
+  p.alpha = 1.5f;
+  fail_unless_equals_int (cf_flowviz_render_video (&v, NULL, 0, 2, 2, &p,
+          0.0f, out, 8), CF_ERROR_INVALID);
+  p.alpha = NAN;
+  fail_unless_equals_int (cf_flowviz_render_video (&v, NULL, 0, 2, 2, &p,
+          0.0f, out, 8), CF_ERROR_INVALID);
+  p.mode = CF_FLOWVIZ_HSV;
+  fail_unless_equals_int (cf_flowviz_render_video (&v, NULL, 0, 2, 2, &p,
+          0.0f, out, 8), CF_OK);
+  p.mode = (cf_flowviz_mode) (CF_FLOWVIZ_OVERLAY_ARROWS + 1);
+  fail_unless_equals_int (cf_flowviz_render_video (&v, NULL, 0, 2, 2, &p,
+          0.0f, out, 8), CF_ERROR_INVALID);
+}
+
+GST_END_TEST;
+
 static Suite *
 common_flowviz_suite (void)
 {
@@ -94,6 +431,12 @@ common_flowviz_suite (void)
   tcase_add_test (tc, test_max_magnitude_ignores_unknown);
   tcase_add_test (tc, test_render_writes_every_pixel_and_alpha);
   tcase_add_test (tc, test_opposite_directions_have_opposite_hues);
+  tcase_add_test (tc, test_video_formats_convert_to_rgb);
+  tcase_add_test (tc, test_yuv_within_one_level_of_the_exact_matrix);
+  tcase_add_test (tc, test_overlay_blend_weights);
+  tcase_add_test (tc, test_flow_modes_ignore_the_video_and_no_flow_shows_it);
+  tcase_add_test (tc, test_overlay_arrows_keep_the_video_off_the_arrows);
+  tcase_add_test (tc, test_render_video_rejects_bad_arguments);
   return s;
 }
 

@@ -1,8 +1,11 @@
-/* gst-cudaflow — flowviz on the CPU backend: the Middlebury colours
+/* gst-cudaflow — flowviz on the CPU backend: the Middlebury colours, and
+ * the overlays over video frames carrying a GstCudaFlowMeta
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Expected colours are worked out by hand from the Middlebury colour-wheel
- * definition (perf-anchors.md §6.1), not taken from the code under test.
+ * definition (Baker et al., IJCV 2011, colorcode.cpp), not taken from the
+ * code under test; overlays are checked against the Rec.601 conversion and
+ * the blend computed here.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -14,33 +17,68 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 
+#include <gst/video/video.h>
+#include <gst/cudaflow/cudaflow.h>
+
 #include "cf-test-util.h"
 
+/* "name=value name=value" onto the element */
+static void
+apply_settings (GstHarness * h, const gchar * settings)
+{
+  gchar **tok;
+  guint i;
+
+  if (settings == NULL)
+    return;
+  tok = g_strsplit (settings, " ", -1);
+  for (i = 0; tok[i]; i++) {
+    gchar *eq = strchr (tok[i], '=');
+    if (eq) {
+      *eq = '\0';
+      gst_util_set_object_arg (G_OBJECT (h->element), tok[i], eq + 1);
+    }
+  }
+  g_strfreev (tok);
+}
+
+/* flowviz on the CPU with @settings, input @in_caps, output @format */
 static GstHarness *
-viz_harness (const gchar * format, int width, int height,
+caps_harness (const gchar * in_caps, const gchar * format,
     const gchar * settings)
 {
   GstHarness *h = cf_test_harness_new ("flowviz", "cpu", NULL);
   gchar *caps;
 
-  if (settings) {
-    gchar **tok = g_strsplit (settings, " ", -1);
-    guint i;
-    for (i = 0; tok[i]; i++) {
-      gchar *eq = strchr (tok[i], '=');
-      if (eq) {
-        *eq = '\0';
-        gst_util_set_object_arg (G_OBJECT (h->element), tok[i], eq + 1);
-      }
-    }
-    g_strfreev (tok);
-  }
-  caps = g_strdup_printf ("video/x-optical-flow, format=UV_F32LE, width=%d, "
-      "height=%d, framerate=30/1", width, height);
-  gst_harness_set_src_caps_str (h, caps);
-  g_free (caps);
+  apply_settings (h, settings);
+  gst_harness_set_src_caps_str (h, in_caps);
   caps = g_strdup_printf ("video/x-raw, format=%s", format);
   gst_harness_set_sink_caps_str (h, caps);
+  g_free (caps);
+  return h;
+}
+
+static GstHarness *
+viz_harness (const gchar * format, int width, int height,
+    const gchar * settings)
+{
+  gchar *caps = g_strdup_printf ("video/x-optical-flow, format=UV_F32LE, "
+      "width=%d, height=%d, framerate=30/1", width, height);
+  GstHarness *h = caps_harness (caps, format, settings);
+
+  g_free (caps);
+  return h;
+}
+
+/* flowviz fed video of @in_format (frames that may carry flow as meta) */
+static GstHarness *
+video_harness (const gchar * in_format, const gchar * format, int width,
+    int height, const gchar * settings)
+{
+  gchar *caps = g_strdup_printf ("video/x-raw, format=%s, width=%d, "
+      "height=%d, framerate=30/1", in_format, width, height);
+  GstHarness *h = caps_harness (caps, format, settings);
+
   g_free (caps);
   return h;
 }
@@ -59,6 +97,120 @@ static void
 pixel (GstBuffer * buf, int i, guint8 out[4])
 {
   gst_buffer_extract (buf, (gsize) i * 4, out, 4);
+}
+
+/* A @format frame (default layout, as a harness buffer without video meta
+ * has) whose planes are copied from @planes, each packed: rows of
+ * component width x pixel stride bytes. */
+static GstBuffer *
+video_buffer (GstVideoFormat format, int width, int height,
+    const guint8 * const planes[])
+{
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  GstBuffer *buf;
+  guint p;
+  int y;
+
+  gst_video_info_set_format (&info, format, width, height);
+  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    int row_bytes, rows;
+    gst_video_format_info_component (info.finfo, p, comp);
+    row_bytes = GST_VIDEO_FRAME_COMP_WIDTH (&frame, comp[0]) *
+        GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, comp[0]);
+    rows = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]);
+    for (y = 0; y < rows; y++)
+      memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p),
+          planes[p] + y * row_bytes, row_bytes);
+  }
+  gst_video_frame_unmap (&frame);
+  return buf;
+}
+
+/* Attach a packed system-memory field of @width x @height to @video. */
+static GstBuffer *
+with_flow_meta (GstBuffer * video, int width, int height, const float *uv,
+    gboolean valid)
+{
+  GstBuffer *flow = flow_buffer (width, height, uv);
+
+  fail_unless (gst_buffer_add_cuda_flow_meta (video, flow, width, height,
+          width * 8, 0, GST_SECOND / 30, valid,
+          GST_CUDA_FLOW_METHOD_UNKNOWN) != NULL);
+  gst_buffer_unref (flow);
+  return video;
+}
+
+/* Rec.601 limited range Y'CbCr -> R'G'B' in its usual 8-bit integer form
+ * (the BT.601 matrix stretched from 219/224 levels to 255 and scaled by
+ * 256: 298, 409, 100, 208, 516), rounded, clamped to 0..255. */
+static void
+ref_yuv (int y, int cb, int cr, guint8 rgb[3])
+{
+  int c = y - 16, d = cb - 128, e = cr - 128;
+  int sums[3] = { 298 * c + 409 * e, 298 * c - 100 * d - 208 * e,
+    298 * c + 516 * d
+  };
+  int k;
+
+  for (k = 0; k < 3; k++)
+    rgb[k] = (guint8) CLAMP ((int) floor ((sums[k] + 128) / 256.0), 0, 255);
+}
+
+/* Opacity alpha of @over above @under: weight round (256 alpha), result
+ * rounded half up. */
+static guint8
+ref_blend (int over, int under, double alpha)
+{
+  int w = (int) floor (alpha * 256.0 + 0.5);
+
+  return (guint8) ((w * over + (256 - w) * under + 128) / 256);
+}
+
+static void
+assert_pixel (GstBuffer * out, int i, const guint8 want[3], const char *what)
+{
+  guint8 p[4];
+
+  pixel (out, i, p);
+  fail_unless (p[0] == want[0] && p[1] == want[1] && p[2] == want[2],
+      "%s: pixel %d: got (%u,%u,%u), want (%u,%u,%u)", what, i, p[0], p[1],
+      p[2], want[0], want[1], want[2]);
+  fail_unless_equals_int (p[3], 255);
+}
+
+/* A 4 x 2 field for max-flow 1 and its Middlebury colours (worked out in
+ * test_middlebury_axis_colours_zero_and_unknown); unknown vectors have no
+ * colour (-1). */
+static const float FIELD_4X2[] = {
+  0, 0, 1, 0, -1, 0, 0, 1,
+  NAN, 0, 1, 0, 1e10f, 0, 0, 0
+};
+
+static const int FIELD_4X2_RGB[8][3] = {
+  {255, 255, 255}, {255, 0, 0}, {0, 209, 255}, {255, 229, 0},
+  {-1, -1, -1}, {255, 0, 0}, {-1, -1, -1}, {255, 255, 255}
+};
+
+/* RGBA video under it */
+static const guint8 RGBA_4X2[] = {
+  10, 20, 30, 7, 200, 100, 50, 7, 0, 0, 0, 7, 255, 255, 255, 7,
+  60, 120, 180, 7, 33, 66, 99, 7, 250, 5, 128, 7, 17, 17, 17, 7
+};
+
+/* Colour of field pixel i drawn with opacity @alpha over @video. */
+static void
+ref_overlay (int i, const guint8 video[3], double alpha, guint8 want[3])
+{
+  int k;
+
+  for (k = 0; k < 3; k++)
+    want[k] = FIELD_4X2_RGB[i][0] < 0 ? video[k] :
+        ref_blend (FIELD_4X2_RGB[i][k], video[k], alpha);
 }
 
 GST_START_TEST (test_middlebury_axis_colours_zero_and_unknown)
@@ -214,6 +366,315 @@ GST_START_TEST (test_chain_from_estimator_runs)
 
 GST_END_TEST;
 
+GST_START_TEST (test_overlay_blends_colour_coding_over_rgba)
+{
+  const guint8 *planes[] = { RGBA_4X2 };
+  GstHarness *h = video_harness ("RGBA", "RGBA", 4, 2,
+      "mode=overlay max-flow=1 alpha=0.5");
+  GstBuffer *in = with_flow_meta (video_buffer (GST_VIDEO_FORMAT_RGBA, 4, 2,
+          planes), 4, 2, FIELD_4X2, TRUE);
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  int i;
+
+  /* e.g. red over (200, 100, 50) at 0.5: (228, 50, 25) */
+  for (i = 0; i < 8; i++) {
+    guint8 want[3];
+    ref_overlay (i, RGBA_4X2 + 4 * i, 0.5, want);
+    assert_pixel (out, i, want, "overlay over RGBA");
+  }
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_blends_colour_coding_over_nv12)
+{
+  /* Y; Cb Cr of the two 2 x 2 blocks: a saturated red, then neutral */
+  static const guint8 y_plane[] = { 81, 235, 16, 126, 81, 200, 16, 126 };
+  static const guint8 uv_plane[] = { 90, 240, 128, 128 };
+  const guint8 *planes[] = { y_plane, uv_plane };
+  GstHarness *h;
+  GstBuffer *in, *out;
+  guint8 rgb[3];
+  int i;
+
+  /* the reference itself: Rec.601 red, black, white and mid grey */
+  ref_yuv (81, 90, 240, rgb);
+  fail_unless (rgb[0] == 255 && rgb[1] == 0 && rgb[2] == 0);
+  ref_yuv (16, 128, 128, rgb);
+  fail_unless (rgb[0] == 0 && rgb[1] == 0 && rgb[2] == 0);
+  ref_yuv (235, 128, 128, rgb);
+  fail_unless (rgb[0] == 255 && rgb[1] == 255 && rgb[2] == 255);
+  ref_yuv (126, 128, 128, rgb);
+  fail_unless (rgb[0] == 128 && rgb[1] == 128 && rgb[2] == 128);
+
+  /* the default alpha, 0.6 (weight 154 / 256) */
+  h = video_harness ("NV12", "RGBA", 4, 2, "mode=overlay max-flow=1");
+  in = with_flow_meta (video_buffer (GST_VIDEO_FORMAT_NV12, 4, 2, planes), 4,
+      2, FIELD_4X2, TRUE);
+  out = gst_harness_push_and_pull (h, in);
+  for (i = 0; i < 8; i++) {
+    int x = i % 4;              /* both rows share the one chroma row */
+    guint8 video[3], want[3];
+    ref_yuv (y_plane[i], uv_plane[2 * (x / 2)], uv_plane[2 * (x / 2) + 1],
+        video);
+    ref_overlay (i, video, 0.6, want);
+    assert_pixel (out, i, want, "overlay over NV12");
+  }
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_no_usable_meta_shows_the_plain_video)
+{
+  static const char *modes[] = { "middlebury", "hsv", "arrows", "overlay",
+    "overlay-arrows"
+  };
+  const float small[] = { 1, 0, 1, 0, 1, 0, 1, 0 };
+  const guint8 *planes[] = { RGBA_4X2 };
+  guint m;
+  int kind, i;
+
+  for (m = 0; m < G_N_ELEMENTS (modes); m++) {
+    gchar *settings = g_strdup_printf ("mode=%s max-flow=1 alpha=1",
+        modes[m]);
+    /* BGRx in, RGBA out: the video's channels reordered */
+    GstHarness *h = video_harness ("BGRx", "RGBA", 4, 2, settings);
+
+    /* 0: no meta; 1: valid=FALSE; 2: a 2 x 2 field on a 4 x 2 frame */
+    for (kind = 0; kind < 3; kind++) {
+      GstBuffer *in = video_buffer (GST_VIDEO_FORMAT_BGRx, 4, 2, planes);
+      GstBuffer *out;
+      gchar *what;
+      if (kind == 1)
+        with_flow_meta (in, 4, 2, FIELD_4X2, FALSE);
+      else if (kind == 2)
+        with_flow_meta (in, 2, 2, small, TRUE);
+      out = gst_harness_push_and_pull (h, in);
+      what = g_strdup_printf ("mode=%s, case %d", modes[m], kind);
+      for (i = 0; i < 8; i++) {
+        const guint8 *p = RGBA_4X2 + 4 * i;
+        const guint8 want[3] = { p[2], p[1], p[0] };
+        assert_pixel (out, i, want, what);
+      }
+      g_free (what);
+      gst_buffer_unref (out);
+    }
+    gst_harness_teardown (h);
+    g_free (settings);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_grey_inputs_are_replicated)
+{
+  static const guint8 gray8[] = { 0, 77, 255 };
+  /* 0, 0x8000, 0xffff, 0x0101 little-endian: rounded over the full range,
+   * 32768 * 255 / 65535 = 127.5019 -> 128, 257 * 255 / 65535 = 1 */
+  static const guint8 gray16[] = { 0, 0, 0x00, 0x80, 0xff, 0xff, 1, 1 };
+  static const guint8 want16[] = { 0, 128, 255, 1 };
+  const guint8 *planes8[] = { gray8 }, *planes16[] = { gray16 };
+  GstHarness *h;
+  GstBuffer *out;
+  int i;
+
+  h = video_harness ("GRAY8", "BGRA", 3, 1, "mode=overlay");
+  out = gst_harness_push_and_pull (h, video_buffer (GST_VIDEO_FORMAT_GRAY8,
+          3, 1, planes8));
+  for (i = 0; i < 3; i++) {
+    const guint8 want[3] = { gray8[i], gray8[i], gray8[i] };
+    assert_pixel (out, i, want, "GRAY8");
+  }
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  h = video_harness ("GRAY16_LE", "RGBx", 4, 1, "mode=overlay");
+  out = gst_harness_push_and_pull (h,
+      video_buffer (GST_VIDEO_FORMAT_GRAY16_LE, 4, 1, planes16));
+  for (i = 0; i < 4; i++) {
+    guint8 p[4];
+    pixel (out, i, p);
+    fail_unless (p[0] == want16[i] && p[1] == want16[i] && p[2] == want16[i],
+        "GRAY16_LE pixel %d: got %u, want %u", i, p[0], want16[i]);
+  }
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_alpha_zero_is_the_video_and_one_the_colour_coding)
+{
+  const guint8 *planes[] = { RGBA_4X2 };
+  GstHarness *h = video_harness ("RGBA", "RGBA", 4, 2,
+      "mode=overlay max-flow=1 alpha=0");
+  GstBuffer *out;
+  int i;
+
+  out = gst_harness_push_and_pull (h,
+      with_flow_meta (video_buffer (GST_VIDEO_FORMAT_RGBA, 4, 2, planes), 4,
+          2, FIELD_4X2, TRUE));
+  for (i = 0; i < 8; i++)
+    assert_pixel (out, i, RGBA_4X2 + 4 * i, "alpha=0");
+  gst_buffer_unref (out);
+
+  /* mutable while playing */
+  g_object_set (h->element, "alpha", 1.0, NULL);
+  out = gst_harness_push_and_pull (h,
+      with_flow_meta (video_buffer (GST_VIDEO_FORMAT_RGBA, 4, 2, planes), 4,
+          2, FIELD_4X2, TRUE));
+  for (i = 0; i < 8; i++) {
+    guint8 want[3];
+    int k;
+    /* the colours themselves; unknown vectors keep the video */
+    for (k = 0; k < 3; k++)
+      want[k] = FIELD_4X2_RGB[i][0] < 0 ? RGBA_4X2[4 * i + k] :
+          (guint8) FIELD_4X2_RGB[i][k];
+    assert_pixel (out, i, want, "alpha=1");
+  }
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_flow_modes_with_meta_draw_the_flow_alone)
+{
+  const guint8 *planes[] = { RGBA_4X2 };
+  GstHarness *h = video_harness ("RGBA", "RGBA", 4, 2,
+      "mode=middlebury max-flow=1");
+  GstBuffer *out = gst_harness_push_and_pull (h,
+      with_flow_meta (video_buffer (GST_VIDEO_FORMAT_RGBA, 4, 2, planes), 4,
+          2, FIELD_4X2, TRUE));
+  int i;
+
+  for (i = 0; i < 8; i++) {
+    guint8 want[3];
+    int k;
+    for (k = 0; k < 3; k++)     /* unknown: black */
+      want[k] = (guint8) MAX (FIELD_4X2_RGB[i][k], 0);
+    assert_pixel (out, i, want, "middlebury with meta");
+  }
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_arrows_draw_over_the_video)
+{
+  const int w = 32, hh = 32;
+  float *uv = g_new0 (float, w * hh * 2);
+  guint8 *grey = g_malloc (w * hh);
+  const guint8 *planes[] = { grey };
+  GstHarness *h;
+  GstBuffer *out;
+  guint8 p[4];
+  int i;
+
+  memset (grey, 50, w * hh);
+  for (i = 0; i < w * hh; i++)
+    uv[2 * i] = 4.0f;           /* everything moves right */
+  h = video_harness ("GRAY8", "RGBA", w, hh,
+      "mode=overlay-arrows arrow-step=16 max-flow=4 alpha=0.5");
+  out = gst_harness_push_and_pull (h,
+      with_flow_meta (video_buffer (GST_VIDEO_FORMAT_GRAY8, w, hh, planes), w,
+          hh, uv, TRUE));
+  /* anchor (8, 8), one step long: (14, 8) is on the arrow, white at 0.5
+   * over grey 50 */
+  pixel (out, 8 * w + 14, p);
+  fail_unless (p[0] == ref_blend (255, 50, 0.5) && p[1] == p[0]
+      && p[2] == p[0], "on the arrow: got %u", p[0]);
+  /* (8, 12) is off it: the video itself, not dimmed */
+  pixel (out, 12 * w + 8, p);
+  fail_unless (p[0] == 50 && p[1] == 50 && p[2] == 50, "off: got %u", p[0]);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_free (uv);
+  g_free (grey);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_flow_input_overlay_blends_over_black)
+{
+  GstHarness *h = viz_harness ("RGBA", 4, 2, "mode=overlay max-flow=1 "
+      "alpha=0.5");
+  GstBuffer *out = gst_harness_push_and_pull (h, flow_buffer (4, 2,
+          FIELD_4X2));
+  static const guint8 black[3] = { 0, 0, 0 };
+  int i;
+
+  for (i = 0; i < 8; i++) {
+    guint8 want[3];
+    ref_overlay (i, black, 0.5, want);
+    assert_pixel (out, i, want, "overlay without video");
+  }
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_video_caps_give_rgb_of_the_same_size)
+{
+  static const guint8 y_plane[65 * 33] = { 0 };
+  static const guint8 uv_plane[66 * 17] = { 0 };
+  const guint8 *planes[] = { y_plane, uv_plane };
+  GstHarness *h = video_harness ("NV12", "BGRx", 65, 33, NULL);
+  GstBuffer *out = gst_harness_push_and_pull (h,
+      video_buffer (GST_VIDEO_FORMAT_NV12, 65, 33, planes));
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad), *accepted;
+  GstVideoInfo info;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  fail_unless_equals_int (GST_VIDEO_INFO_FORMAT (&info),
+      GST_VIDEO_FORMAT_BGRx);
+  fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), 65);
+  fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info), 33);
+  gst_caps_unref (caps);
+  gst_buffer_unref (out);
+
+  /* the reverse direction: for RGB output the sink takes flow or video */
+  accepted = gst_pad_peer_query_caps (h->srcpad, NULL);
+  caps = gst_caps_from_string ("video/x-optical-flow, format=UV_F32LE, "
+      "width=65, height=33");
+  fail_unless (gst_caps_can_intersect (accepted, caps));
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string ("video/x-raw, format=I420, width=65, "
+      "height=33");
+  fail_unless (gst_caps_can_intersect (accepted, caps));
+  gst_caps_unref (caps);
+  gst_caps_unref (accepted);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_alpha_property_default_range_and_flags)
+{
+  GstElement *viz = gst_element_factory_make ("flowviz", NULL);
+  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (viz),
+      "alpha");
+  GParamSpecDouble *d = G_PARAM_SPEC_DOUBLE (spec);
+  gdouble alpha;
+
+  g_object_get (viz, "alpha", &alpha, NULL);
+  fail_unless_equals_float (alpha, 0.6);
+  fail_unless_equals_float (d->minimum, 0.0);
+  fail_unless_equals_float (d->maximum, 1.0);
+  fail_unless (spec->flags & GST_PARAM_MUTABLE_PLAYING);
+  fail_unless (spec->flags & GST_PARAM_CONTROLLABLE);
+  gst_util_set_object_arg (G_OBJECT (viz), "mode", "overlay-arrows");
+  gst_object_unref (viz);
+}
+
+GST_END_TEST;
+
 static Suite *
 elements_flowviz_suite (void)
 {
@@ -227,6 +688,16 @@ elements_flowviz_suite (void)
   tcase_add_test (tc, test_hsv_mode_black_at_zero_red_to_the_right);
   tcase_add_test (tc, test_arrows_draw_white_along_the_vector);
   tcase_add_test (tc, test_chain_from_estimator_runs);
+  tcase_add_test (tc, test_overlay_blends_colour_coding_over_rgba);
+  tcase_add_test (tc, test_overlay_blends_colour_coding_over_nv12);
+  tcase_add_test (tc, test_no_usable_meta_shows_the_plain_video);
+  tcase_add_test (tc, test_grey_inputs_are_replicated);
+  tcase_add_test (tc, test_alpha_zero_is_the_video_and_one_the_colour_coding);
+  tcase_add_test (tc, test_flow_modes_with_meta_draw_the_flow_alone);
+  tcase_add_test (tc, test_overlay_arrows_draw_over_the_video);
+  tcase_add_test (tc, test_flow_input_overlay_blends_over_black);
+  tcase_add_test (tc, test_video_caps_give_rgb_of_the_same_size);
+  tcase_add_test (tc, test_alpha_property_default_range_and_flags);
   return s;
 }
 
