@@ -11,7 +11,9 @@ cd "$top"
 packages="autoconf automake libtool pkg-config make gcc g++ \
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
   libgstreamer-plugins-bad1.0-dev libgl-dev libpng-dev \
-  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good"
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
+  gobject-introspection libgirepository1.0-dev python3-gi python3-numpy \
+  gir1.2-gstreamer-1.0"
 
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then

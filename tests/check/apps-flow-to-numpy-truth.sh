@@ -1,0 +1,44 @@
+#!/bin/sh
+# examples/apps/flow-to-numpy.py --frames --truth on the Middlebury
+# RubberWhale pair: cudaflowtvl1 at its defaults, EPE against flow10.flo
+# below 0.5 px (0.22 on the CPU backend).
+# SKIP (77) without the data (CUDAFLOW_DATA_DIR), without a python3 that
+# has gi and numpy, or without the GstCudaFlow typelib.
+seq=${CUDAFLOW_DATA_DIR:-}/middlebury/RubberWhale
+if [ -z "${CUDAFLOW_DATA_DIR:-}" ] || [ ! -f "$seq/flow10.flo" ]; then
+  echo "SKIP: no Middlebury data (CUDAFLOW_DATA_DIR='${CUDAFLOW_DATA_DIR:-}')"
+  exit 77
+fi
+top_src=$(cd "$(dirname "$0")/../.." && pwd)
+top_build=$(cd "${CUDAFLOW_TOOLS_DIR:-$top_src/_build/tools}/.." && pwd)
+lib=$top_build/gst-libs/gst/cudaflow
+export GI_TYPELIB_PATH="$lib${GI_TYPELIB_PATH:+:$GI_TYPELIB_PATH}"
+export LD_LIBRARY_PATH="$lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+# the python3 first in PATH may lack gi (a pyenv one): try the system's too
+py=""
+for p in python3 /usr/bin/python3; do
+  if "$p" -c 'import gi, numpy; gi.require_version ("Gst", "1.0")' 2>/dev/null; then
+    py=$p; break
+  fi
+done
+if [ -z "$py" ]; then
+  echo "SKIP: no python3 with gi, numpy and Gst 1.0 (apt-get install python3-gi python3-numpy gir1.2-gstreamer-1.0)"
+  exit 77
+fi
+if [ ! -f "$lib/GstCudaFlow-1.0.typelib" ]; then
+  echo "SKIP: no GstCudaFlow typelib (configured without gobject-introspection)"
+  exit 77
+fi
+
+out=$("$py" "$top_src/examples/apps/flow-to-numpy.py" --frames "$seq/frame10.png" \
+    "$seq/frame11.png" --truth "$seq/flow10.flo" 2>&1)
+rc=$?
+echo "$out"
+epe=$(echo "$out" | sed -n 's/^EPE \([0-9.]*\) px.*/\1/p')
+if [ $rc -eq 0 ] && [ -n "$epe" ] && awk "BEGIN { exit !($epe < 0.5) }"; then
+  echo "PASS: cudaflowtvl1 on RubberWhale, EPE $epe"
+else
+  echo "FAIL: cudaflowtvl1 on RubberWhale (exit $rc, EPE '$epe', expected < 0.5)"
+  exit 1
+fi
