@@ -321,11 +321,33 @@ cf_flowviz_blend (const uint8_t over[3], const uint8_t under[3], int weight,
             (int) under[i] + 128) >> 8);
 }
 
+/* Overlay weight of a vector of length @r (in units of max-flow):
+ * @weight x min (1, r), rounded half up. 0 at rest, so still areas show
+ * the video exactly (Middlebury's white at zero motion would otherwise
+ * wash them out); the full @weight at or beyond max-flow. @weight * 1 +
+ * 0.5 and 0 + 0.5 are exact, so both ends are exact on host and device.
+ *
+ * In between the product is float: nvcc contracts by default (--fmad), so
+ * the device may compute fx*fx + fy*fy (hence r) and weight*r + 0.5 with a
+ * fused multiply-add, off by a last bit from the host. That flips the
+ * rounding only when weight*r lies within a few float ulps (about 2^-15
+ * at 256) of a half-integer, and a weight one off moves the blend by less
+ * than one level (|over - under| <= 255 < 256): see
+ * tests/check/cuda/flowviz.c for what the GPU comparison allows. */
+static inline CF_HOST_DEVICE int
+cf_flowviz_motion_weight (int weight, float r)
+{
+  return (int) ((float) weight * fminf (r, 1.0f) + 0.5f);
+}
+
 /* Colour of output pixel (x, y) in any mode. @video NULL: no video (flow
  * input; overlays blend over black). @uv NULL: no usable flow for this
  * frame, the video alone. Overlays leave the video as it is where the
- * vector is unknown (colour coding) or off every arrow; @weight is
- * cf_flowviz_alpha_weight (alpha). */
+ * vector is unknown (colour coding) or off every arrow. @weight is
+ * cf_flowviz_alpha_weight (alpha): the opacity of every arrow pixel in
+ * overlay-arrows, and in overlay the opacity at max-flow, scaled down
+ * with the vector's length (cf_flowviz_motion_weight), so zero motion
+ * shows the plain video. */
 static inline CF_HOST_DEVICE void
 cf_flowviz_output_pixel (const cf_flowviz_video * video, const float *uv,
     size_t stride, int width, int height, int x, int y, int mode, int step,
@@ -349,8 +371,11 @@ cf_flowviz_output_pixel (const cf_flowviz_video * video, const float *uv,
     float u, v;
     cf_flowviz_read (uv, stride, x, y, &u, &v);
     drawn = cf_flowviz_known (u, v);
-    if (drawn)
-      cf_flowviz_middlebury_pixel (u / max_flow, v / max_flow, over);
+    if (drawn) {
+      float fx = u / max_flow, fy = v / max_flow;
+      cf_flowviz_middlebury_pixel (fx, fy, over);
+      weight = cf_flowviz_motion_weight (weight, sqrtf (fx * fx + fy * fy));
+    }
   } else {
     drawn = cf_flowviz_on_any_arrow (uv, stride, width, height, x, y, step,
         max_flow);

@@ -12,8 +12,13 @@
  * Overlays draw the flow over the video frame it belongs to: the frame is
  * first converted to 8-bit RGB (Rec.601 limited range for YUV, grey
  * replicated, RGB reordered), then the colour coding or the arrows are
- * blended over it with an opacity quantised to 1/256. Conversion and blend
- * are integer arithmetic, so the CUDA twin gives the same bits.
+ * blended over it with an opacity quantised to 1/256. The arrows take the
+ * opacity alpha; the colour coding alpha x min (1, |(u, v)| / max-flow),
+ * so still areas keep the plain video (not Middlebury's white) and motion
+ * at or beyond max-flow gets the full alpha. Conversion and blend are
+ * integer arithmetic, so the CUDA twin gives the same bits; the colour
+ * coding's per-pixel weight comes from a float length, which the device
+ * may round differently in the last bit (see cf_flowviz_motion_weight).
  */
 #ifndef CF_FLOWVIZ_H
 #define CF_FLOWVIZ_H
@@ -43,7 +48,8 @@ typedef struct
   /* byte offsets of R, G, B and A (-1: none, as in RGBx) in 4-byte pixels */
   int r, g, b, a;
   /* overlay modes: opacity 0..1 of what is drawn over the video (0: the
-   * video alone, 1: the colours or arrows alone) */
+   * video alone, 1: the colours or arrows alone). mode overlay scales it
+   * by min (1, |(u, v)| / max-flow) per pixel: zero motion is the video. */
   float alpha;
 } cf_flowviz_params;
 

@@ -25,8 +25,11 @@
  *   is black).
  * - `mode=arrows`: one white arrow every `arrow-step` pixels (as long as a
  *   grid cell at `max-flow`) over the colour coding dimmed to 40 %.
- * - `mode=overlay`: the Middlebury colours blended over the video with
- *   opacity `alpha`; where a vector is unknown the video shows as it is.
+ * - `mode=overlay`: the Middlebury colours blended over the video with an
+ *   opacity that grows with the motion: `alpha` × min (1, |(u, v)| /
+ *   `max-flow`). Still areas show the plain video (rather than the
+ *   wheel's white washing them out), motion at or beyond `max-flow` gets
+ *   the full `alpha`; where a vector is unknown the video shows as it is.
  * - `mode=overlay-arrows`: the arrows of `mode=arrows`, white with opacity
  *   `alpha`, drawn over the video itself.
  *
@@ -149,7 +152,8 @@ gst_flow_viz_mode_get_type (void)
     {CF_FLOWVIZ_HSV, "HSV: hue = direction, value = magnitude", "hsv"},
     {CF_FLOWVIZ_ARROWS, "Arrows over the dimmed colour wheel", "arrows"},
     {CF_FLOWVIZ_OVERLAY, "Middlebury colours blended over the video "
-          "(opacity: alpha)", "overlay"},
+          "(opacity grows with the motion, reaching alpha at max-flow; "
+          "still areas show the video)", "overlay"},
     {CF_FLOWVIZ_OVERLAY_ARROWS, "Arrows over the video (opacity: alpha)",
         "overlay-arrows"},
     {0, NULL, NULL}
@@ -180,9 +184,10 @@ gst_flow_viz_class_init (GstFlowVizClass * klass)
           rw_playing));
   g_object_class_install_property (gobject_class, PROP_MAX_FLOW,
       g_param_spec_double ("max-flow", "Max Flow",
-          "Vector length in pixels that gets full saturation (0 = the "
-          "largest known vector of each frame; a fixed value avoids "
-          "flicker)", 0.0, 1e6, DEFAULT_MAX_FLOW,
+          "Vector length in pixels that gets full saturation, and the "
+          "full alpha in mode=overlay (0 = the largest known vector of "
+          "each frame; a fixed value avoids flicker)", 0.0, 1e6,
+          DEFAULT_MAX_FLOW,
           rw_playing | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_ARROW_STEP,
       g_param_spec_int ("arrow-step", "Arrow Step",
@@ -190,9 +195,12 @@ gst_flow_viz_class_init (GstFlowVizClass * klass)
           "mode=overlay-arrows)", 4, 1024, DEFAULT_ARROW_STEP, rw_playing));
   g_object_class_install_property (gobject_class, PROP_ALPHA,
       g_param_spec_double ("alpha", "Alpha",
-          "Opacity of the flow drawn over the video in mode=overlay and "
-          "mode=overlay-arrows: 0 shows the video alone, 1 the colour "
-          "coding or solid white arrows (steps of 1/256)", 0.0, 1.0,
+          "Opacity of the flow drawn over the video. mode=overlay: the "
+          "opacity grows with the motion, from 0 (still areas show the "
+          "plain video) to alpha at max-flow and beyond; "
+          "mode=overlay-arrows: the arrows' opacity. 0 shows the video "
+          "alone, 1 the colour coding (where the motion reaches max-flow) "
+          "or solid white arrows (steps of 1/256)", 0.0, 1.0,
           DEFAULT_ALPHA, rw_playing | GST_PARAM_CONTROLLABLE));
 
   gst_element_class_set_static_metadata (element_class,

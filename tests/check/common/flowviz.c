@@ -251,61 +251,242 @@ static const uint8_t RGBA_VIDEO[] = { 10, 20, 30, 0, 200, 100, 50, 0,
   7, 8, 9, 0
 };
 
+/* The overlay weight as documented, worked out here in double: opacity
+ * W = round (256 alpha) steps of 1/256, then W min (1, r) rounded half up,
+ * r the vector's length over max-flow. The code rounds a float product;
+ * the data below keep W r clear of the half-integers, where the two could
+ * disagree (checked). */
+static int
+ref_weight (double alpha, double u, double v, double max_flow)
+{
+  int w = alpha <= 0.0 ? 0 : alpha >= 1.0 ? 256 :
+      (int) floor (alpha * 256.0 + 0.5);
+  double r = sqrt ((u / max_flow) * (u / max_flow) +
+      (v / max_flow) * (v / max_flow));
+  double t = w * MIN (1.0, r);
+
+  fail_unless (fabs (t - floor (t) - 0.5) > 1e-3,
+      "test data on a rounding tie: %g", t);
+  return (int) floor (t + 0.5);
+}
+
+/* (w over + (256 - w) under) / 256, rounded half up */
+static int
+ref_mix (int over, int under, int w)
+{
+  return (w * over + (256 - w) * under + 128) / 256;
+}
+
+/* 6 x 1 field at max-flow 1 along +x, whose colours are worked out by
+ * hand from colorcode.cpp (hue 0 is red; G and B = 1 - r below max-flow,
+ * 255 x col truncated; beyond it red x 0.75): rest (white), max-flow
+ * (red), unknown, half (0.5 -> 127), 3/8 (0.625 -> 159), 3 x max-flow
+ * (191, 0, 0). */
+static const float OV_FIELD[] = { 0, 0, 1, 0, NAN, 0, 0.5f, 0, 0.375f, 0,
+  3, 0
+};
+
+static const int OV_RGB[6][3] = { {255, 255, 255}, {255, 0, 0},
+{-1, -1, -1}, {255, 127, 127}, {255, 159, 159}, {191, 0, 0}
+};
+
+static const uint8_t OV_VIDEO[] = { 10, 20, 30, 0, 200, 100, 50, 0,
+  7, 8, 9, 0, 40, 80, 120, 0, 90, 60, 30, 0, 0, 128, 255, 0
+};
+
+/* Pixel i of OV_FIELD (scaled by @scale, drawn at max-flow @scale) with
+ * opacity @alpha over @video (NULL: black), from the formulas above. */
+static void
+assert_ov_pixel (const uint8_t * out, int i, const uint8_t * video,
+    double alpha, double scale, const char *what)
+{
+  int under[3] = { 0, 0, 0 }, want[3], k;
+
+  for (k = 0; k < 3 && video != NULL; k++)
+    under[k] = video[4 * i + k];
+  for (k = 0; k < 3; k++)
+    want[k] = under[k];
+  if (OV_RGB[i][0] >= 0) {
+    int w = ref_weight (alpha, scale * OV_FIELD[2 * i],
+        scale * OV_FIELD[2 * i + 1], scale);
+    for (k = 0; k < 3; k++)
+      want[k] = ref_mix (OV_RGB[i][k], under[k], w);
+  }
+  assert_rgb (out, i, want[0], want[1], want[2], what);
+}
+
 GST_START_TEST (test_overlay_blend_weights)
 {
-  cf_flowviz_video v = plane_video (CF_FLOWVIZ_VIDEO_RGB32, RGBA_VIDEO, 12,
+  static const float alphas[] = { 0.0f, 0.5f, 0.6f, 1.0f };
+  cf_flowviz_video v = plane_video (CF_FLOWVIZ_VIDEO_RGB32, OV_VIDEO, 24,
       NULL, 0, NULL, 0);
-  cf_flowviz_params p;
-  uint8_t out[12];
+  cf_flowviz_params p = rgba_params (CF_FLOWVIZ_OVERLAY, 0.0f);
+  uint8_t out[24];
+  float field4[12];
+  guint a;
+  int i;
 
   v.r = 0;
   v.g = 1;
   v.b = 2;
+  for (i = 0; i < 12; i++)
+    field4[i] = 4.0f * OV_FIELD[i];
 
-  /* alpha 0: the video; the unknown vector keeps it at every alpha */
-  p = rgba_params (CF_FLOWVIZ_OVERLAY, 0.0f);
-  fail_unless_equals_int (cf_flowviz_render_video (&v, FIELD, 24, 3, 1, &p,
-          1.0f, out, 12), CF_OK);
-  assert_rgb (out, 0, 10, 20, 30, "alpha 0");
-  assert_rgb (out, 1, 200, 100, 50, "alpha 0");
-  assert_rgb (out, 2, 7, 8, 9, "alpha 0");
+  /* the reference itself, by hand: alpha 0.6 is W = 154; half of max-flow
+   * W 77, 3/8 of it 57.75 -> 58; beyond max-flow all of W */
+  fail_unless_equals_int (ref_weight (0.6, 0.5, 0, 1), 77);
+  fail_unless_equals_int (ref_weight (0.6, 0.375, 0, 1), 58);
+  fail_unless_equals_int (ref_weight (0.6, 3, 0, 1), 154);
+  fail_unless_equals_int (ref_weight (0.6, 0, 0, 1), 0);
 
-  /* alpha 1: the colours exactly */
-  p.alpha = 1.0f;
-  fail_unless_equals_int (cf_flowviz_render_video (&v, FIELD, 24, 3, 1, &p,
-          1.0f, out, 12), CF_OK);
-  assert_rgb (out, 0, 255, 255, 255, "alpha 1");
-  assert_rgb (out, 1, 255, 0, 0, "alpha 1");
-  assert_rgb (out, 2, 7, 8, 9, "alpha 1 unknown");
+  for (a = 0; a < G_N_ELEMENTS (alphas); a++) {
+    gchar *what = g_strdup_printf ("alpha %g", alphas[a]);
+    p.alpha = alphas[a];
+    fail_unless_equals_int (cf_flowviz_render_video (&v, OV_FIELD, 48, 6, 1,
+            &p, 1.0f, out, 24), CF_OK);
+    for (i = 0; i < 6; i++)
+      assert_ov_pixel (out, i, OV_VIDEO, alphas[a], 1.0, what);
+    /* the same motion relative to max-flow 4 */
+    fail_unless_equals_int (cf_flowviz_render_video (&v, field4, 48, 6, 1,
+            &p, 4.0f, out, 24), CF_OK);
+    for (i = 0; i < 6; i++)
+      assert_ov_pixel (out, i, OV_VIDEO, alphas[a], 4.0, what);
+    /* the ends: at rest and unknown the video, at and beyond max-flow the
+     * colour with the full opacity (at 1 the colour itself) */
+    assert_rgb (out, 0, 10, 20, 30, what);
+    assert_rgb (out, 2, 7, 8, 9, what);
+    if (alphas[a] == 1.0f) {
+      assert_rgb (out, 1, 255, 0, 0, what);
+      assert_rgb (out, 5, 191, 0, 0, what);
+    }
+    g_free (what);
+  }
 
-  /* alpha 0.5: (c + v + 1) / 2; (255 + 10 + 1) / 2 = 133 */
+  /* a few by hand. alpha 0.5 (W 128), (0.5, 0) over (40, 80, 120) at
+   * weight 64: (64 * 255 + 192 * 40 + 128) >> 8 = 94, (64 * 127 + 192 * 80
+   * + 128) >> 8 = 92, (64 * 127 + 192 * 120 + 128) >> 8 = 122; red at
+   * max-flow over (200, 100, 50) at 128: (228, 50, 25) */
   p.alpha = 0.5f;
-  fail_unless_equals_int (cf_flowviz_render_video (&v, FIELD, 24, 3, 1, &p,
-          1.0f, out, 12), CF_OK);
-  assert_rgb (out, 0, 133, 138, 143, "alpha 0.5");
-  assert_rgb (out, 1, 228, 50, 25, "alpha 0.5");
-  assert_rgb (out, 2, 7, 8, 9, "alpha 0.5 unknown");
-
-  /* alpha 0.6 is weight 154: (154 * 255 + 102 * 10 + 128) >> 8 = 157 */
+  fail_unless_equals_int (cf_flowviz_render_video (&v, OV_FIELD, 48, 6, 1,
+          &p, 1.0f, out, 24), CF_OK);
+  assert_rgb (out, 3, 94, 92, 122, "alpha 0.5 half max-flow");
+  assert_rgb (out, 1, 228, 50, 25, "alpha 0.5 at max-flow");
+  /* alpha 0.6, (0.375, 0) over (90, 60, 30) at weight 58: (58 * 255 + 198
+   * * 90 + 128) >> 8 = 127, (58 * 159 + 198 * 60 + 128) >> 8 = 82,
+   * (58 * 159 + 198 * 30 + 128) >> 8 = 59 */
   p.alpha = 0.6f;
-  fail_unless_equals_int (cf_flowviz_render_video (&v, FIELD, 24, 3, 1, &p,
-          1.0f, out, 12), CF_OK);
-  assert_rgb (out, 0, 157, 161, 165, "alpha 0.6");
+  fail_unless_equals_int (cf_flowviz_render_video (&v, OV_FIELD, 48, 6, 1,
+          &p, 1.0f, out, 24), CF_OK);
+  assert_rgb (out, 4, 127, 82, 59, "alpha 0.6 3/8 max-flow");
 
-  /* no video: over black */
+  /* no video: over black, where rest stays black */
   p.alpha = 0.5f;
-  fail_unless_equals_int (cf_flowviz_render_video (NULL, FIELD, 24, 3, 1,
-          &p, 1.0f, out, 12), CF_OK);
-  assert_rgb (out, 0, 128, 128, 128, "over black");
-  assert_rgb (out, 1, 128, 0, 0, "over black");
-  assert_rgb (out, 2, 0, 0, 0, "over black unknown");
+  fail_unless_equals_int (cf_flowviz_render_video (NULL, OV_FIELD, 48, 6, 1,
+          &p, 1.0f, out, 24), CF_OK);
+  for (i = 0; i < 6; i++)
+    assert_ov_pixel (out, i, NULL, 0.5, 1.0, "over black");
+  assert_rgb (out, 0, 0, 0, 0, "over black at rest");
+  assert_rgb (out, 1, 128, 0, 0, "over black at max-flow");
   /* cf_flowviz_render is the same without video */
   {
-    uint8_t out2[12];
-    fail_unless_equals_int (cf_flowviz_render (FIELD, 24, 3, 1, &p, 1.0f,
-            out2, 12), CF_OK);
+    uint8_t out2[24];
+    fail_unless_equals_int (cf_flowviz_render (OV_FIELD, 48, 6, 1, &p, 1.0f,
+            out2, 24), CF_OK);
     fail_unless (memcmp (out, out2, sizeof (out)) == 0);
   }
+}
+
+GST_END_TEST;
+
+/* At rest the overlay is the video to the bit, even at alpha 1 (it used to
+ * be whitened by alpha: Middlebury's zero is white), over every grey level
+ * and over RGBA, with a fixed and an automatic max-flow; motion under half
+ * a 1/256 step of opacity (256 r < 1/2) too. */
+GST_START_TEST (test_overlay_at_rest_is_the_plain_video)
+{
+  const int w = 256, h = 2;
+  float *uv = g_new0 (float, 2 * w * h);
+  uint8_t *grey = g_malloc (w * h), *out = g_malloc (4 * w * h);
+  cf_flowviz_video v = plane_video (CF_FLOWVIZ_VIDEO_GRAY8, grey, w, NULL, 0,
+      NULL, 0);
+  cf_flowviz_params p = rgba_params (CF_FLOWVIZ_OVERLAY, 1.0f);
+  int i;
+
+  for (i = 0; i < w * h; i++)
+    grey[i] = (uint8_t) (i % 256);
+  /* one moving pixel sets the automatic max-flow to 2; one creeps by
+   * 1/1000 of it */
+  uv[2 * (w + 5)] = 2.0f;
+  uv[2 * (w + 9) + 1] = 0.002f;
+  fail_unless_equals_int (cf_flowviz_render_video (&v, uv, 8 * w, w, h, &p,
+          2.0f, out, 4 * w), CF_OK);
+  for (i = 0; i < w * h; i++)
+    if (i != w + 5)
+      assert_rgb (out, i, grey[i], grey[i], grey[i], "at rest, max-flow 2");
+  /* the moving one is the colour itself (red) */
+  assert_rgb (out, w + 5, 255, 0, 0, "at max-flow");
+  fail_unless_equals_int (cf_flowviz_render_video (&v, uv, 8 * w, w, h, &p,
+          0.0f, out, 4 * w), CF_OK);
+  for (i = 0; i < w * h; i++)
+    if (i != w + 5)
+      assert_rgb (out, i, grey[i], grey[i], grey[i], "at rest, automatic");
+
+  /* an all-still frame (automatic max-flow falls back to 1) over RGBA */
+  {
+    cf_flowviz_video rgba = plane_video (CF_FLOWVIZ_VIDEO_RGB32, OV_VIDEO,
+        24, NULL, 0, NULL, 0);
+    float still[12] = { 0 };
+    rgba.r = 0;
+    rgba.g = 1;
+    rgba.b = 2;
+    fail_unless_equals_int (cf_flowviz_render_video (&rgba, still, 48, 6, 1,
+            &p, 0.0f, out, 24), CF_OK);
+    for (i = 0; i < 6; i++)
+      assert_rgb (out, i, OV_VIDEO[4 * i], OV_VIDEO[4 * i + 1],
+          OV_VIDEO[4 * i + 2], "all still");
+  }
+  g_free (uv);
+  g_free (grey);
+  g_free (out);
+}
+
+GST_END_TEST;
+
+/* At and beyond max-flow the weight is the full alpha in every direction:
+ * at alpha 1 the overlay is the colour coding itself, byte for byte the
+ * picture mode=middlebury draws of the same field. Lengths of 1, 1.5 and
+ * 4 max-flows at 64 angles. */
+GST_START_TEST (test_overlay_at_max_flow_gets_the_full_alpha)
+{
+  static const float lengths[] = { 1.0f, 1.5f, 4.0f };
+  const int w = 64, h = (int) G_N_ELEMENTS (lengths);
+  float *uv = g_new (float, 2 * w * h);
+  uint8_t *grey = g_malloc (w * h), *a = g_malloc (4 * w * h),
+      *b = g_malloc (4 * w * h);
+  cf_flowviz_video v = plane_video (CF_FLOWVIZ_VIDEO_GRAY8, grey, w, NULL, 0,
+      NULL, 0);
+  cf_flowviz_params p = rgba_params (CF_FLOWVIZ_OVERLAY, 1.0f);
+  int x, y;
+
+  memset (grey, 77, w * h);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      double ang = 2.0 * G_PI * x / w;
+      uv[2 * (y * w + x)] = (float) (3.0 * lengths[y] * cos (ang));
+      uv[2 * (y * w + x) + 1] = (float) (3.0 * lengths[y] * sin (ang));
+    }
+  fail_unless_equals_int (cf_flowviz_render_video (&v, uv, 8 * w, w, h, &p,
+          3.0f, a, 4 * w), CF_OK);
+  p.mode = CF_FLOWVIZ_MIDDLEBURY;
+  fail_unless_equals_int (cf_flowviz_render (uv, 8 * w, w, h, &p, 3.0f, b,
+          4 * w), CF_OK);
+  for (x = 0; x < w * h; x++)
+    assert_rgb (a, x, b[4 * x], b[4 * x + 1], b[4 * x + 2],
+        "at alpha 1 beyond max-flow");
+  g_free (uv);
+  g_free (grey);
+  g_free (a);
+  g_free (b);
 }
 
 GST_END_TEST;
@@ -434,6 +615,8 @@ common_flowviz_suite (void)
   tcase_add_test (tc, test_video_formats_convert_to_rgb);
   tcase_add_test (tc, test_yuv_within_one_level_of_the_exact_matrix);
   tcase_add_test (tc, test_overlay_blend_weights);
+  tcase_add_test (tc, test_overlay_at_rest_is_the_plain_video);
+  tcase_add_test (tc, test_overlay_at_max_flow_gets_the_full_alpha);
   tcase_add_test (tc, test_flow_modes_ignore_the_video_and_no_flow_shows_it);
   tcase_add_test (tc, test_overlay_arrows_keep_the_video_off_the_arrows);
   tcase_add_test (tc, test_render_video_rejects_bad_arguments);

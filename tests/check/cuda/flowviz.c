@@ -13,6 +13,22 @@
  * and 1. The video conversion and the blend are integer arithmetic: a
  * blended colour moves by at most the colour's one level, and without a
  * flow (the video alone) the output must be identical to the bit.
+ *
+ * mode=overlay scales the opacity per pixel: weight round (W min (1, r)),
+ * W = round (256 alpha), r = sqrtf (fx*fx + fy*fy) of the vector over
+ * max-flow, in float (cf_flowviz_motion_weight). nvcc contracts by
+ * default, so the device may form fx*fx + fy*fy and W*r + 0.5 with fmaf
+ * (and the automatic max-flow's length too): r and the product can differ
+ * from the host's in the last bit, which flips the weight's rounding by
+ * one only where W r lies within a few float ulps (~2^-15) of a
+ * half-integer. A weight one off moves a blended channel by less than one
+ * level (|over - under| <= 255 < 256), so "every channel within 1" holds;
+ * it and a one-level colour difference on the same pixel would need two
+ * independent last-bit coincidences at once. Modelled on the host (fmaf in
+ * either operand order, in the length and in W*r + 0.5): no flip on this
+ * suite's data, about 1e-6 of random vectors in general, far inside the
+ * 0.1 % allowance. At rest (r = 0) and at or beyond max-flow (min = 1)
+ * W r + 0.5 is exact on both sides, so those pixels cannot flip.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

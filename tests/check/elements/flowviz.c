@@ -5,7 +5,8 @@
  * Expected colours are worked out by hand from the Middlebury colour-wheel
  * definition (Baker et al., IJCV 2011, colorcode.cpp), not taken from the
  * code under test; overlays are checked against the Rec.601 conversion and
- * the blend computed here.
+ * the blend computed here (mode=overlay: opacity alpha x min (1, |(u, v)| /
+ * max-flow), worked out in double).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -161,14 +162,35 @@ ref_yuv (int y, int cb, int cr, guint8 rgb[3])
     rgb[k] = (guint8) CLAMP ((int) floor ((sums[k] + 128) / 256.0), 0, 255);
 }
 
-/* Opacity alpha of @over above @under: weight round (256 alpha), result
- * rounded half up. */
+/* Weight 0..256 of opacity @alpha scaled by min (1, @r), @r the vector's
+ * length over max-flow (1 for constant opacity), as documented: W = round
+ * (256 alpha), then W min (1, r) rounded, both half up, here in double.
+ * The element rounds a float product; test data keep W r clear of the
+ * half-integers, where the two could disagree (checked). */
+static int
+ref_weight (double alpha, double r)
+{
+  int w = (int) floor (alpha * 256.0 + 0.5);
+  double t = w * MIN (1.0, r);
+
+  fail_unless (fabs (t - floor (t) - 0.5) > 1e-3,
+      "test data on a rounding tie: %g", t);
+  return (int) floor (t + 0.5);
+}
+
+/* @over above @under with weight @w / 256, rounded half up. */
+static guint8
+ref_mix (int over, int under, int w)
+{
+  return (guint8) ((w * over + (256 - w) * under + 128) / 256);
+}
+
+/* Constant opacity alpha of @over above @under (the arrows, and the
+ * colour coding at or beyond max-flow). */
 static guint8
 ref_blend (int over, int under, double alpha)
 {
-  int w = (int) floor (alpha * 256.0 + 0.5);
-
-  return (guint8) ((w * over + (256 - w) * under + 128) / 256);
+  return ref_mix (over, under, ref_weight (alpha, 1.0));
 }
 
 static void
@@ -184,16 +206,18 @@ assert_pixel (GstBuffer * out, int i, const guint8 want[3], const char *what)
 }
 
 /* A 4 x 2 field for max-flow 1 and its Middlebury colours (worked out in
- * test_middlebury_axis_colours_zero_and_unknown); unknown vectors have no
- * colour (-1). */
+ * test_middlebury_axis_colours_zero_and_unknown; the last, half of
+ * max-flow to the right, in test_automatic_max_flow_uses_largest_known_
+ * vector); unknown vectors have no colour (-1). At rest, at max-flow and
+ * half way, for the overlay's opacity. */
 static const float FIELD_4X2[] = {
   0, 0, 1, 0, -1, 0, 0, 1,
-  NAN, 0, 1, 0, 1e10f, 0, 0, 0
+  NAN, 0, 1, 0, 1e10f, 0, 0.5f, 0
 };
 
 static const int FIELD_4X2_RGB[8][3] = {
   {255, 255, 255}, {255, 0, 0}, {0, 209, 255}, {255, 229, 0},
-  {-1, -1, -1}, {255, 0, 0}, {-1, -1, -1}, {255, 255, 255}
+  {-1, -1, -1}, {255, 0, 0}, {-1, -1, -1}, {255, 127, 127}
 };
 
 /* RGBA video under it */
@@ -202,15 +226,22 @@ static const guint8 RGBA_4X2[] = {
   60, 120, 180, 7, 33, 66, 99, 7, 250, 5, 128, 7, 17, 17, 17, 7
 };
 
-/* Colour of field pixel i drawn with opacity @alpha over @video. */
+/* Colour of field pixel i drawn by mode=overlay max-flow=1 with opacity
+ * @alpha over @video: alpha x min (1, |(u, v)|) per pixel, so the video
+ * itself at rest and where the vector is unknown. */
 static void
 ref_overlay (int i, const guint8 video[3], double alpha, guint8 want[3])
 {
-  int k;
+  int k, w;
 
+  if (FIELD_4X2_RGB[i][0] < 0) {
+    for (k = 0; k < 3; k++)
+      want[k] = video[k];
+    return;
+  }
+  w = ref_weight (alpha, hypot (FIELD_4X2[2 * i], FIELD_4X2[2 * i + 1]));
   for (k = 0; k < 3; k++)
-    want[k] = FIELD_4X2_RGB[i][0] < 0 ? video[k] :
-        ref_blend (FIELD_4X2_RGB[i][k], video[k], alpha);
+    want[k] = ref_mix (FIELD_4X2_RGB[i][k], video[k], w);
 }
 
 GST_START_TEST (test_middlebury_axis_colours_zero_and_unknown)
@@ -376,7 +407,16 @@ GST_START_TEST (test_overlay_blends_colour_coding_over_rgba)
   GstBuffer *out = gst_harness_push_and_pull (h, in);
   int i;
 
-  /* e.g. red over (200, 100, 50) at 0.5: (228, 50, 25) */
+  /* e.g. red at max-flow over (200, 100, 50) at 0.5: (228, 50, 25); at
+   * rest the video itself; half of max-flow (255, 127, 127) over (17, 17,
+   * 17) at weight 64: ((64 * 255 + 192 * 17 + 128) >> 8, (64 * 127 + 192
+   * * 17 + 128) >> 8) = (77, 45, 45) */
+  assert_pixel (out, 0, RGBA_4X2, "at rest");
+  {
+    static const guint8 red[3] = { 228, 50, 25 }, half[3] = { 77, 45, 45 };
+    assert_pixel (out, 1, red, "at max-flow");
+    assert_pixel (out, 7, half, "half max-flow");
+  }
   for (i = 0; i < 8; i++) {
     guint8 want[3];
     ref_overlay (i, RGBA_4X2 + 4 * i, 0.5, want);
@@ -409,7 +449,7 @@ GST_START_TEST (test_overlay_blends_colour_coding_over_nv12)
   ref_yuv (126, 128, 128, rgb);
   fail_unless (rgb[0] == 128 && rgb[1] == 128 && rgb[2] == 128);
 
-  /* the default alpha, 0.6 (weight 154 / 256) */
+  /* the default alpha, 0.6 (weight 154 / 256 at max-flow, 77 half way) */
   h = video_harness ("NV12", "RGBA", 4, 2, "mode=overlay max-flow=1");
   in = with_flow_meta (video_buffer (GST_VIDEO_FORMAT_NV12, 4, 2, planes), 4,
       2, FIELD_4X2, TRUE);
@@ -507,7 +547,7 @@ GST_START_TEST (test_grey_inputs_are_replicated)
 
 GST_END_TEST;
 
-GST_START_TEST (test_alpha_zero_is_the_video_and_one_the_colour_coding)
+GST_START_TEST (test_alpha_zero_is_the_video_one_colours_by_motion)
 {
   const guint8 *planes[] = { RGBA_4X2 };
   GstHarness *h = video_harness ("RGBA", "RGBA", 4, 2,
@@ -530,14 +570,117 @@ GST_START_TEST (test_alpha_zero_is_the_video_and_one_the_colour_coding)
   for (i = 0; i < 8; i++) {
     guint8 want[3];
     int k;
-    /* the colours themselves; unknown vectors keep the video */
-    for (k = 0; k < 3; k++)
-      want[k] = FIELD_4X2_RGB[i][0] < 0 ? RGBA_4X2[4 * i + k] :
-          (guint8) FIELD_4X2_RGB[i][k];
+    /* at max-flow the colours themselves (weight 256); at rest and where
+     * the vector is unknown the video; half way weight 128 */
+    for (k = 0; k < 3; k++) {
+      if (FIELD_4X2_RGB[i][0] < 0 || (FIELD_4X2[2 * i] == 0
+              && FIELD_4X2[2 * i + 1] == 0))
+        want[k] = RGBA_4X2[4 * i + k];
+      else if (i == 7)
+        want[k] = ref_mix (FIELD_4X2_RGB[i][k], RGBA_4X2[4 * i + k], 128);
+      else
+        want[k] = (guint8) FIELD_4X2_RGB[i][k];
+    }
     assert_pixel (out, i, want, "alpha=1");
+    ref_overlay (i, RGBA_4X2 + 4 * i, 1.0, want);
+    assert_pixel (out, i, want, "alpha=1, reference");
   }
   gst_buffer_unref (out);
   gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Still pixels under mode=overlay alpha=1 are the video to the bit (not
+ * whitened: Middlebury's zero motion is white), with a fixed and the
+ * automatic max-flow, over RGBA and NV12; a creep under half a 1/256 step
+ * of opacity (256 x 0.001 < 1/2) too. The one moving pixel, at max-flow,
+ * is the colour itself. */
+GST_START_TEST (test_overlay_at_rest_is_the_plain_video_at_alpha_one)
+{
+  /* pixel 1 moves 2 px right (the automatic max-flow), pixel 6 creeps */
+  static const float field[] = { 0, 0, 2, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0.002f, 0, 0
+  };
+  static const guint8 y_plane[] = { 81, 235, 16, 126, 81, 200, 16, 126 };
+  static const guint8 uv_plane[] = { 90, 240, 128, 128 };
+  static const guint8 red[3] = { 255, 0, 0 };
+  static const char *settings[] = { "mode=overlay alpha=1 max-flow=2",
+    "mode=overlay alpha=1 max-flow=0"
+  };
+  const guint8 *rgba_planes[] = { RGBA_4X2 };
+  const guint8 *nv12_planes[] = { y_plane, uv_plane };
+  guint s;
+  int i;
+
+  for (s = 0; s < G_N_ELEMENTS (settings); s++) {
+    GstHarness *h = video_harness ("RGBA", "RGBA", 4, 2, settings[s]);
+    GstBuffer *out = gst_harness_push_and_pull (h,
+        with_flow_meta (video_buffer (GST_VIDEO_FORMAT_RGBA, 4, 2,
+                rgba_planes), 4, 2, field, TRUE));
+    for (i = 0; i < 8; i++)
+      assert_pixel (out, i, i == 1 ? red : RGBA_4X2 + 4 * i, settings[s]);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+
+    h = video_harness ("NV12", "RGBA", 4, 2, settings[s]);
+    out = gst_harness_push_and_pull (h,
+        with_flow_meta (video_buffer (GST_VIDEO_FORMAT_NV12, 4, 2,
+                nv12_planes), 4, 2, field, TRUE));
+    for (i = 0; i < 8; i++) {
+      int x = i % 4;
+      guint8 video[3];
+      ref_yuv (y_plane[i], uv_plane[2 * (x / 2)], uv_plane[2 * (x / 2) + 1],
+          video);
+      assert_pixel (out, i, i == 1 ? red : video, settings[s]);
+    }
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* Vectors as long as max-flow or longer get the full alpha, the constant
+ * opacity the arrows have: at max-flow=5, right and down by 5, right and
+ * left by 10 (darkened to 75 %: 255 x 0.75 -> 191, 209 / 255 x 0.75 x
+ * 255 = 156.75 -> 156), at alpha 0.5 and the default 0.6. */
+GST_START_TEST (test_overlay_at_max_flow_gets_the_full_alpha)
+{
+  static const float field[] = { 5, 0, 0, 5, 10, 0, -10, 0 };
+  static const int colours[4][3] = { {255, 0, 0}, {255, 229, 0},
+  {191, 0, 0}, {0, 156, 191}
+  };
+  static const guint8 video[] = { 10, 20, 30, 0, 200, 100, 50, 0,
+    250, 250, 250, 0, 60, 120, 180, 0
+  };
+  static const double alphas[] = { 0.5, 0.6 };
+  const guint8 *planes[] = { video };
+  guint a;
+  int i, k;
+
+  for (a = 0; a < G_N_ELEMENTS (alphas); a++) {
+    gchar *settings = g_strdup_printf ("mode=overlay max-flow=5 alpha=%g",
+        alphas[a]);
+    GstHarness *h = video_harness ("RGBx", "RGBA", 4, 1, settings);
+    GstBuffer *out = gst_harness_push_and_pull (h,
+        with_flow_meta (video_buffer (GST_VIDEO_FORMAT_RGBx, 4, 1, planes), 4,
+            1, field, TRUE));
+    for (i = 0; i < 4; i++) {
+      guint8 want[3];
+      for (k = 0; k < 3; k++)
+        want[k] = ref_blend (colours[i][k], video[4 * i + k], alphas[a]);
+      assert_pixel (out, i, want, settings);
+    }
+    /* by hand: red over (10, 20, 30) at 0.5 = weight 128: (133, 10, 15) */
+    if (a == 0) {
+      static const guint8 hand[3] = { 133, 10, 15 };
+      assert_pixel (out, 0, hand, "by hand");
+    }
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+    g_free (settings);
+  }
 }
 
 GST_END_TEST;
@@ -692,7 +835,9 @@ elements_flowviz_suite (void)
   tcase_add_test (tc, test_overlay_blends_colour_coding_over_nv12);
   tcase_add_test (tc, test_no_usable_meta_shows_the_plain_video);
   tcase_add_test (tc, test_grey_inputs_are_replicated);
-  tcase_add_test (tc, test_alpha_zero_is_the_video_and_one_the_colour_coding);
+  tcase_add_test (tc, test_alpha_zero_is_the_video_one_colours_by_motion);
+  tcase_add_test (tc, test_overlay_at_rest_is_the_plain_video_at_alpha_one);
+  tcase_add_test (tc, test_overlay_at_max_flow_gets_the_full_alpha);
   tcase_add_test (tc, test_flow_modes_with_meta_draw_the_flow_alone);
   tcase_add_test (tc, test_overlay_arrows_draw_over_the_video);
   tcase_add_test (tc, test_flow_input_overlay_blends_over_black);
