@@ -96,6 +96,8 @@ static gboolean gst_cf_base_transform_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
 static GstCaps *gst_cf_base_transform_transform_caps (GstBaseTransform *
     trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+static GstCaps *gst_cf_base_transform_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
 static gboolean gst_cf_base_transform_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps);
 static gboolean gst_cf_base_transform_propose_allocation (GstBaseTransform *
@@ -142,6 +144,8 @@ gst_cf_base_transform_class_init (GstCfBaseTransformClass * klass)
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cf_base_transform_query);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cf_base_transform_transform_caps);
+  trans_class->fixate_caps =
+      GST_DEBUG_FUNCPTR (gst_cf_base_transform_fixate_caps);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cf_base_transform_set_caps);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cf_base_transform_propose_allocation);
@@ -461,8 +465,8 @@ gst_cf_base_transform_transform_caps (GstBaseTransform * trans,
     media = result;
     result = gst_cf_caps_system_only (media);
   } else {
-    /* keep the memory the other pad has first: cudaupload ! x ! cudadownload
-     * then stays on the GPU and system-in stays system-out */
+    /* keep the memory the other pad has first: CUDA-in prefers CUDA-out
+     * (fixate_caps insists) and system-in stays system-out */
     result = gst_cf_caps_both_memories (media, gst_cf_caps_is_cuda (caps));
   }
   gst_caps_unref (media);
@@ -476,6 +480,28 @@ gst_cf_base_transform_transform_caps (GstBaseTransform * trans,
   GST_DEBUG_OBJECT (self, "%s caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
       direction == GST_PAD_SINK ? "sink" : "src", caps, result);
   return result;
+}
+
+/* Input in CUDA memory: output in CUDA memory whenever downstream takes it,
+ * whatever order it lists memories in (cudadownload lists system memory
+ * first when its own downstream wants system memory), so that a frame
+ * stays on the GPU up to the element that needs it on the host. */
+static GstCaps *
+gst_cf_base_transform_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+{
+  if (direction == GST_PAD_SINK && gst_cf_caps_is_cuda (caps)) {
+    GstCaps *cuda = gst_cf_caps_cuda_only (othercaps);
+
+    if (gst_caps_is_empty (cuda)) {
+      gst_caps_unref (cuda);
+    } else {
+      gst_caps_unref (othercaps);
+      othercaps = cuda;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->fixate_caps (trans,
+      direction, caps, othercaps);
 }
 
 static void

@@ -56,22 +56,36 @@ gst_cf_caps_both_memories (const GstCaps * caps, gboolean first_cuda)
   return gst_caps_merge (sys, cuda);
 }
 
-GstCaps *
-gst_cf_caps_system_only (const GstCaps * caps)
+/* The structures of @caps whose memory is (@cuda) or is not CUDA memory. */
+static GstCaps *
+caps_of_memory (const GstCaps * caps, gboolean cuda)
 {
   GstCaps *out = gst_caps_new_empty ();
   guint i, n = gst_caps_get_size (caps);
 
   for (i = 0; i < n; i++) {
     GstCapsFeatures *f = gst_caps_get_features (caps, i);
-    if (f && !gst_caps_features_is_any (f) &&
-        gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
+    gboolean is_cuda = f && !gst_caps_features_is_any (f) &&
+        gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+    if (is_cuda != cuda)
       continue;
     gst_caps_append_structure_full (out,
         gst_structure_copy (gst_caps_get_structure (caps, i)),
         f ? gst_caps_features_copy (f) : NULL);
   }
   return out;
+}
+
+GstCaps *
+gst_cf_caps_system_only (const GstCaps * caps)
+{
+  return caps_of_memory (caps, FALSE);
+}
+
+GstCaps *
+gst_cf_caps_cuda_only (const GstCaps * caps)
+{
+  return caps_of_memory (caps, TRUE);
 }
 
 gboolean

@@ -30,8 +30,9 @@ GType gst_cf_backend_get_type (void);
 /* Caps of @caps once with and once without memory:CUDAMemory, the
  * @first_cuda variant first (negotiation prefers the earlier structure). */
 GstCaps *gst_cf_caps_both_memories (const GstCaps * caps, gboolean first_cuda);
-/* Drop every structure that carries memory:CUDAMemory. */
+/* Drop every structure that carries memory:CUDAMemory; keep only those. */
 GstCaps *gst_cf_caps_system_only (const GstCaps * caps);
+GstCaps *gst_cf_caps_cuda_only (const GstCaps * caps);
 gboolean gst_cf_caps_is_cuda (const GstCaps * caps);
 
 /* Post a GST_ELEMENT_ERROR for a cf_status from common/ or cuda/: the

@@ -409,6 +409,98 @@ GST_START_TEST (test_meta_stays_in_cuda_memory)
 
 GST_END_TEST;
 
+/* The caps on @element's source pad carry memory:CUDAMemory. */
+static gboolean
+src_in_cuda_memory (GstHarness * h, const gchar * factory)
+{
+  GstIterator *it = gst_bin_iterate_elements (GST_BIN (h->element));
+  GValue item = G_VALUE_INIT;
+  gboolean cuda = FALSE, found = FALSE;
+
+  while (!found && gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object (&item);
+    if (g_strcmp0 (GST_OBJECT_NAME (gst_element_get_factory (e)),
+            factory) == 0) {
+      GstPad *pad = gst_element_get_static_pad (e, "src");
+      GstCaps *caps = gst_pad_get_current_caps (pad);
+      cuda = gst_caps_features_contains (gst_caps_get_features (caps, 0),
+          GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+      found = TRUE;
+      gst_caps_unref (caps);
+      gst_object_unref (pad);
+    }
+    g_value_unset (&item);
+  }
+  gst_iterator_free (it);
+  fail_unless (found, "no %s in the harness", factory);
+  return cuda;
+}
+
+/* Video and flow stay in CUDA memory up to cudadownload, although
+ * cudadownload lists system memory first when its downstream wants system
+ * memory; the overlay is then drawn on the GPU, and matches the CPU's. */
+GST_START_TEST (test_overlay_stays_in_cuda_memory_to_download)
+{
+  GstElementFactory *up = gst_element_factory_find ("cudaupload");
+  cf_synth_params sp;
+  cf_image *f0, *f1;
+  cf_flow *gt;
+  GstHarness *gpu, *cpu;
+  GstBuffer *a, *b;
+  GstMapInfo ma, mb;
+  gsize i, differ = 0;
+
+  if (up == NULL)
+    return;
+  gst_object_unref (up);
+  cf_synth_params_init (&sp);
+  fail_unless_equals_int (cf_synth_pair (128, 96, &sp, &f0, &f1, &gt), CF_OK);
+  gpu = gst_harness_new_parse ("cudaupload ! video/x-raw(memory:CUDAMemory) "
+      "! cudaflowtvl1 backend=cuda preset=realtime output=meta ! "
+      "flowviz backend=cuda mode=overlay max-flow=3 ! cudadownload");
+  cpu = gst_harness_new_parse ("cudaflowtvl1 backend=cpu preset=realtime "
+      "output=meta ! flowviz backend=cpu mode=overlay max-flow=3");
+  gst_harness_set_src_caps_str (gpu, "video/x-raw, format=NV12, width=128, "
+      "height=96, framerate=30/1");
+  gst_harness_set_sink_caps_str (gpu, "video/x-raw, format=RGBA");
+  gst_harness_set_src_caps_str (cpu, "video/x-raw, format=NV12, width=128, "
+      "height=96, framerate=30/1");
+  gst_harness_set_sink_caps_str (cpu, "video/x-raw, format=RGBA");
+
+  gst_buffer_unref (gst_harness_push_and_pull (gpu,
+          flow_test_frame_from_grey ("NV12", f0, 0)));
+  gst_buffer_unref (gst_harness_push_and_pull (cpu,
+          flow_test_frame_from_grey ("NV12", f0, 0)));
+  a = gst_harness_push_and_pull (gpu, flow_test_frame_from_grey ("NV12", f1,
+          1));
+  b = gst_harness_push_and_pull (cpu, flow_test_frame_from_grey ("NV12", f1,
+          1));
+  fail_unless (src_in_cuda_memory (gpu, "cudaflowtvl1"));
+  fail_unless (src_in_cuda_memory (gpu, "flowviz"), "flowviz's output left "
+      "CUDA memory before cudadownload");
+
+  gst_buffer_map (a, &ma, GST_MAP_READ);
+  gst_buffer_map (b, &mb, GST_MAP_READ);
+  fail_unless_equals_int (ma.size, mb.size);
+  for (i = 0; i < ma.size; i++)
+    if (ABS ((int) ma.data[i] - (int) mb.data[i]) > 2)
+      differ++;
+  /* flows agree to 1e-3 px; colours may move a level or two */
+  fail_unless (differ < ma.size / 1000, "%" G_GSIZE_FORMAT " bytes differ",
+      differ);
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_harness_teardown (gpu);
+  gst_harness_teardown (cpu);
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (gt);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_flow_in_cuda_memory_saves_to_flo)
 {
   GstHarness *h = gst_harness_new_parse ("cudaflowhs backend=cuda "
@@ -472,6 +564,7 @@ elements_flow_gpu_suite (void)
   tcase_add_test (tc, test_tvl1_fp16_steps_is_refused_clearly);
   tcase_add_test (tc, test_cuda_memory_chain_matches_cpu_chain);
   tcase_add_test (tc, test_meta_stays_in_cuda_memory);
+  tcase_add_test (tc, test_overlay_stays_in_cuda_memory_to_download);
   tcase_add_test (tc, test_flow_in_cuda_memory_saves_to_flo);
   tcase_add_test (tc, test_many_frames_and_size_changes_on_gpu);
   return s;
