@@ -34,7 +34,7 @@
  * gst-launch-1.0 videotestsrc num-buffers=30 ! cudaconvolve kernel-preset=gaussian sigma=3 ! videoconvert ! pngenc ! multifilesink location=blur_%05d.png
  * ]| Blurs a test pattern (on the GPU when present, else the CPU).
  * |[
- * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! cudaupload ! cudaconvolve kernel="0 -1 0; -1 5 -1; 0 -1 0" ! cudadownload ! autovideosink
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! cudaupload ! "video/x-raw(memory:CUDAMemory)" ! cudaconvolve kernel="0 -1 0; -1 5 -1; 0 -1 0" ! cudadownload ! autovideosink
  * ]| Sharpens in CUDA memory: the frames never leave the GPU.
  */
 #ifdef HAVE_CONFIG_H
