@@ -11,25 +11,8 @@ if [ -z "${CUDAFLOW_DATA_DIR:-}" ] || [ ! -f "$seq/flow10.flo" ]; then
 fi
 top_src=$(cd "$(dirname "$0")/../.." && pwd)
 top_build=$(cd "${CUDAFLOW_TOOLS_DIR:-$top_src/_build/tools}/.." && pwd)
-lib=$top_build/gst-libs/gst/cudaflow
-export GI_TYPELIB_PATH="$lib${GI_TYPELIB_PATH:+:$GI_TYPELIB_PATH}"
-export LD_LIBRARY_PATH="$lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-
-# the python3 first in PATH may lack gi (a pyenv one): try the system's too
-py=""
-for p in python3 /usr/bin/python3; do
-  if "$p" -c 'import gi, numpy; gi.require_version ("Gst", "1.0")' 2>/dev/null; then
-    py=$p; break
-  fi
-done
-if [ -z "$py" ]; then
-  echo "SKIP: no python3 with gi, numpy and Gst 1.0 (apt-get install python3-gi python3-numpy gir1.2-gstreamer-1.0)"
-  exit 77
-fi
-if [ ! -f "$lib/GstCudaFlow-1.0.typelib" ]; then
-  echo "SKIP: no GstCudaFlow typelib (configured without gobject-introspection)"
-  exit 77
-fi
+. "$top_src/tests/check/python-gi.sh"
+cf_python_from_build_tree "$top_build"
 
 out=$("$py" "$top_src/examples/apps/flow-to-numpy.py" --frames "$seq/frame10.png" \
     "$seq/frame11.png" --truth "$seq/flow10.flo" 2>&1)

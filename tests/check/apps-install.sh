@@ -93,12 +93,8 @@ else
   bad "installed flow-stats"; cat "$tmp/stats.txt"
 fi
 
-py=""
-for p in python3 /usr/bin/python3; do
-  if "$p" -c 'import gi, numpy; gi.require_version ("Gst", "1.0")' 2>/dev/null; then
-    py=$p; break
-  fi
-done
+. "$top_src/tests/check/python-gi.sh"
+cf_find_python
 if [ -z "$py" ] || [ "$introspection" != yes ]; then
   echo "SKIP: flow-to-numpy.py on the installed typelib (python3-gi, numpy: ${py:-no}; introspection: $introspection)"
   skip=$((skip + 1))

@@ -3,22 +3,11 @@
 # as printed, against the build tree: every valid frame of the ball shows
 # motion. Skips (77) where python3-gi or the GstCudaFlow typelib is missing.
 top_src=$(cd "$(dirname "$0")/../.." && pwd)
-lib=${CUDAFLOW_TOOLS_DIR:-$top_src/_build/tools}/../gst-libs/gst/cudaflow
+top_build=$(cd "${CUDAFLOW_TOOLS_DIR:-$top_src/_build/tools}/.." && pwd)
+. "$top_src/tests/check/python-gi.sh"
+cf_python_from_build_tree "$top_build"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-python=""
-for p in python3 /usr/bin/python3; do
-  if "$p" -c 'import gi, numpy' 2>/dev/null; then python=$p; break; fi
-done
-if [ -z "$python" ]; then
-  echo "SKIP: no python3 with gi and numpy (apt-get install python3-gi python3-numpy)"
-  exit 77
-fi
-if [ ! -f "$lib/GstCudaFlow-1.0.typelib" ]; then
-  echo "SKIP: no GstCudaFlow typelib (configured without gobject-introspection)"
-  exit 77
-fi
 
 # the first ```python block after the section's heading
 awk '/^## Using the flow in your application/ { in_section = 1 }
@@ -29,9 +18,7 @@ if [ ! -s "$tmp/example.py" ]; then
   echo "FAIL: no Python example found in README.md"; exit 1
 fi
 
-GI_TYPELIB_PATH="$lib${GI_TYPELIB_PATH:+:$GI_TYPELIB_PATH}" \
-LD_LIBRARY_PATH="$lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-  "$python" "$tmp/example.py" > "$tmp/out" 2>&1
+"$py" "$tmp/example.py" > "$tmp/out" 2>&1
 rc=$?
 cat "$tmp/out"
 if [ $rc -ne 0 ]; then

@@ -248,6 +248,53 @@ GST_START_TEST (test_tvl1_fp16_steps_is_refused_clearly)
 
 GST_END_TEST;
 
+/* The caps on @element's source pad carry memory:CUDAMemory. */
+static gboolean
+src_in_cuda_memory (GstHarness * h, const gchar * factory)
+{
+  GstIterator *it = gst_bin_iterate_elements (GST_BIN (h->element));
+  GValue item = G_VALUE_INIT;
+  gboolean cuda = FALSE, found = FALSE;
+
+  while (!found && gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object (&item);
+    if (g_strcmp0 (GST_OBJECT_NAME (gst_element_get_factory (e)),
+            factory) == 0) {
+      GstPad *pad = gst_element_get_static_pad (e, "src");
+      GstCaps *caps = gst_pad_get_current_caps (pad);
+      cuda = gst_caps_features_contains (gst_caps_get_features (caps, 0),
+          GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+      found = TRUE;
+      gst_caps_unref (caps);
+      gst_object_unref (pad);
+    }
+    g_value_unset (&item);
+  }
+  gst_iterator_free (it);
+  fail_unless (found, "no %s in the harness", factory);
+  return cuda;
+}
+
+/* Two flowviz pictures of one flow from the GPU and the CPU: the flows
+ * agree to 1e-3 px, so colours may move a level or two, on few bytes. */
+static void
+assert_pictures_close (GstBuffer * a, GstBuffer * b)
+{
+  GstMapInfo ma, mb;
+  gsize i, differ = 0;
+
+  fail_unless (gst_buffer_map (a, &ma, GST_MAP_READ));
+  fail_unless (gst_buffer_map (b, &mb, GST_MAP_READ));
+  fail_unless_equals_int (ma.size, mb.size);
+  for (i = 0; i < ma.size; i++)
+    if (ABS ((int) ma.data[i] - (int) mb.data[i]) > 2)
+      differ++;
+  fail_unless (differ < ma.size / 1000, "%" G_GSIZE_FORMAT " bytes differ",
+      differ);
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+}
+
 /* Frames into flow and colour with everything in CUDA memory; compare the
  * pictures with the CPU chain. */
 GST_START_TEST (test_cuda_memory_chain_matches_cpu_chain)
@@ -258,16 +305,16 @@ GST_START_TEST (test_cuda_memory_chain_matches_cpu_chain)
   cf_flow *gt;
   GstHarness *gpu, *cpu;
   GstBuffer *a, *b;
-  GstMapInfo ma, mb;
-  gsize i, differ = 0;
 
   if (up == NULL)
     return;
   gst_object_unref (up);
   cf_synth_params_init (&sp);
   fail_unless_equals_int (cf_synth_pair (128, 96, &sp, &f0, &f1, &gt), CF_OK);
-  gpu = gst_harness_new_parse ("cudaupload ! cudaflowhs backend=cuda ! "
-      "flowviz backend=cuda max-flow=3 ! cudadownload");
+  /* cudaupload passes system memory through unless asked for CUDA memory */
+  gpu = gst_harness_new_parse ("cudaupload ! video/x-raw(memory:CUDAMemory) "
+      "! cudaflowhs backend=cuda ! flowviz backend=cuda max-flow=3 ! "
+      "cudadownload");
   cpu = gst_harness_new_parse ("cudaflowhs backend=cpu ! flowviz backend=cpu "
       "max-flow=3");
   gst_harness_set_src_caps_str (gpu, "video/x-raw, format=NV12, width=128, "
@@ -285,17 +332,9 @@ GST_START_TEST (test_cuda_memory_chain_matches_cpu_chain)
           1));
   b = gst_harness_push_and_pull (cpu, flow_test_frame_from_grey ("NV12", f1,
           1));
-  gst_buffer_map (a, &ma, GST_MAP_READ);
-  gst_buffer_map (b, &mb, GST_MAP_READ);
-  fail_unless_equals_int (ma.size, mb.size);
-  for (i = 0; i < ma.size; i++)
-    if (ABS ((int) ma.data[i] - (int) mb.data[i]) > 2)
-      differ++;
-  /* flows agree to 1e-3 px; colours may move a level or two */
-  fail_unless (differ < ma.size / 1000, "%" G_GSIZE_FORMAT " bytes differ",
-      differ);
-  gst_buffer_unmap (a, &ma);
-  gst_buffer_unmap (b, &mb);
+  fail_unless (src_in_cuda_memory (gpu, "cudaflowhs"));
+  fail_unless (src_in_cuda_memory (gpu, "flowviz"));
+  assert_pictures_close (a, b);
   gst_buffer_unref (a);
   gst_buffer_unref (b);
   gst_harness_teardown (gpu);
@@ -409,32 +448,6 @@ GST_START_TEST (test_meta_stays_in_cuda_memory)
 
 GST_END_TEST;
 
-/* The caps on @element's source pad carry memory:CUDAMemory. */
-static gboolean
-src_in_cuda_memory (GstHarness * h, const gchar * factory)
-{
-  GstIterator *it = gst_bin_iterate_elements (GST_BIN (h->element));
-  GValue item = G_VALUE_INIT;
-  gboolean cuda = FALSE, found = FALSE;
-
-  while (!found && gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
-    GstElement *e = g_value_get_object (&item);
-    if (g_strcmp0 (GST_OBJECT_NAME (gst_element_get_factory (e)),
-            factory) == 0) {
-      GstPad *pad = gst_element_get_static_pad (e, "src");
-      GstCaps *caps = gst_pad_get_current_caps (pad);
-      cuda = gst_caps_features_contains (gst_caps_get_features (caps, 0),
-          GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-      found = TRUE;
-      gst_caps_unref (caps);
-      gst_object_unref (pad);
-    }
-    g_value_unset (&item);
-  }
-  gst_iterator_free (it);
-  fail_unless (found, "no %s in the harness", factory);
-  return cuda;
-}
 
 /* Video and flow stay in CUDA memory up to cudadownload, although
  * cudadownload lists system memory first when its downstream wants system
@@ -447,8 +460,6 @@ GST_START_TEST (test_overlay_stays_in_cuda_memory_to_download)
   cf_flow *gt;
   GstHarness *gpu, *cpu;
   GstBuffer *a, *b;
-  GstMapInfo ma, mb;
-  gsize i, differ = 0;
 
   if (up == NULL)
     return;
@@ -479,17 +490,7 @@ GST_START_TEST (test_overlay_stays_in_cuda_memory_to_download)
   fail_unless (src_in_cuda_memory (gpu, "flowviz"), "flowviz's output left "
       "CUDA memory before cudadownload");
 
-  gst_buffer_map (a, &ma, GST_MAP_READ);
-  gst_buffer_map (b, &mb, GST_MAP_READ);
-  fail_unless_equals_int (ma.size, mb.size);
-  for (i = 0; i < ma.size; i++)
-    if (ABS ((int) ma.data[i] - (int) mb.data[i]) > 2)
-      differ++;
-  /* flows agree to 1e-3 px; colours may move a level or two */
-  fail_unless (differ < ma.size / 1000, "%" G_GSIZE_FORMAT " bytes differ",
-      differ);
-  gst_buffer_unmap (a, &ma);
-  gst_buffer_unmap (b, &mb);
+  assert_pictures_close (a, b);
   gst_buffer_unref (a);
   gst_buffer_unref (b);
   gst_harness_teardown (gpu);
