@@ -123,16 +123,85 @@ ends_token (char c)
       || c == '\0';
 }
 
-/* Copy token [start, start + len) into out (size n) for quoting in a
- * message, shortened with "..." when long. */
+/* Length of the well-formed UTF-8 sequence at text[pos] (1 for ASCII),
+ * or 0 when the bytes there are not UTF-8 (stray continuation byte,
+ * overlong form, surrogate, above U+10FFFF, or cut short). */
+static size_t
+utf8_sequence_length (const unsigned char *text, size_t pos, size_t length)
+{
+  unsigned char b = text[pos];
+  size_t n, i;
+  unsigned int cp;
+
+  if (b < 0x80)
+    return 1;
+  if (b >= 0xc2 && b <= 0xdf) {
+    n = 2;
+    cp = b & 0x1f;
+  } else if (b >= 0xe0 && b <= 0xef) {
+    n = 3;
+    cp = b & 0x0f;
+  } else if (b >= 0xf0 && b <= 0xf4) {
+    n = 4;
+    cp = b & 0x07;
+  } else {
+    return 0;
+  }
+  if (pos + n > length)
+    return 0;
+  for (i = 1; i < n; i++) {
+    if ((text[pos + i] & 0xc0) != 0x80)
+      return 0;
+    cp = (cp << 6) | (text[pos + i] & 0x3f);
+  }
+  if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)))
+      || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+    return 0;
+  return n;
+}
+
+/* Offset of the first byte in [start, end) that is not text (a NUL, or
+ * not UTF-8), or end when all of it is. */
+static size_t
+first_non_text (const char *text, size_t start, size_t end)
+{
+  size_t pos = start;
+
+  while (pos < end) {
+    size_t n = utf8_sequence_length ((const unsigned char *) text, pos, end);
+
+    if (n == 0 || text[pos] == '\0')
+      return pos;
+    pos += n;
+  }
+  return end;
+}
+
+/* Copy token [start, start + len) (UTF-8) into out (size n) for quoting in
+ * a message: control characters are written as \xNN, and a long token is
+ * cut after CF_TOKEN_QUOTE_MAX - 3 bytes (at a character boundary) and
+ * ends in "...". */
 static void
 quote_token (const char *start, size_t len, char *out, size_t n)
 {
+  size_t keep = len, i, o = 0;
+
   if (len > CF_TOKEN_QUOTE_MAX) {
-    snprintf (out, n, "%.*s...", CF_TOKEN_QUOTE_MAX - 3, start);
-  } else {
-    snprintf (out, n, "%.*s", (int) len, start);
+    keep = CF_TOKEN_QUOTE_MAX - 3;
+    while (keep > 0 && ((unsigned char) start[keep] & 0xc0) == 0x80)
+      keep--;
   }
+  for (i = 0; i < keep && o + 5 < n; i++) {
+    unsigned char b = (unsigned char) start[i];
+
+    if (b < 0x20 || b == 0x7f)
+      o += (size_t) snprintf (out + o, n - o, "\\x%02X", b);
+    else
+      out[o++] = (char) b;
+  }
+  out[o] = '\0';
+  if (keep < len && o + 4 <= n)
+    memcpy (out + o, "...", 4);
 }
 
 /* Outcome of converting one token. */
@@ -141,7 +210,8 @@ typedef enum
   TOKEN_OK,
   TOKEN_NOT_A_NUMBER,
   TOKEN_NOT_FINITE,
-  TOKEN_OUT_OF_RANGE
+  TOKEN_OUT_OF_RANGE,           /* |value| above the largest float */
+  TOKEN_UNDERFLOW               /* not zero, but 0 once stored as float */
 } token_result;
 
 /* Convert one token to float with the C locale's number syntax (strtod in
@@ -181,6 +251,11 @@ convert_token (const char *start, size_t len, locale_t c_locale, float *out)
   } else if (isinf (d) || !isfinite ((float) d)) {
     /* overflows double or float */
     result = TOKEN_OUT_OF_RANGE;
+  } else if ((float) d == 0.0f && (d != 0.0 || range_error)) {
+    /* a non-zero literal too small for float ("1e-400", "1e-46"): refused
+     * like an overflow rather than silently read as 0; subnormal floats
+     * ("1e-40") are kept */
+    result = TOKEN_UNDERFLOW;
   } else {
     *out = (float) d;
   }
@@ -206,10 +281,23 @@ location (char *buf, size_t n, int by_line, int line, int row)
 #define LOCATION(l) location (where, sizeof (where), by_line, (l), rows + 1)
 #define FAIL(st, ...) do { status = (st); cf_error_set (err, __VA_ARGS__); \
     goto done; } while (0)
+/* A byte that no text holds: a NUL, or one that is not UTF-8 (its value,
+ * never the byte itself, goes into the message). */
+#define NOT_TEXT(b) do { if ((b) == '\0') \
+      FAIL (CF_ERROR_FORMAT, "%s: NUL byte; a kernel is text", \
+          LOCATION (line)); \
+    FAIL (CF_ERROR_FORMAT, "%s: byte 0x%02X is not UTF-8; a kernel is text", \
+        LOCATION (line), (unsigned char) (b)); } while (0)
 
 /* Shared parser. With by_line set, locations are reported as "line N"
  * (1-based lines of the text, blank and comment lines included), otherwise
- * as "row N" (1-based rows of the matrix, blank rows not counted). */
+ * as "row N" (1-based rows of the matrix, blank rows not counted).
+ *
+ * The text must be UTF-8 without NUL bytes (a leading byte order mark is
+ * skipped): a binary file is refused at its first such byte, which the
+ * message names by its value instead of copying it. A '#' comment ends
+ * with its line in a file; inline text is usually one line, so there a
+ * comment ends with its row: at the next ';' or newline. */
 static cf_status
 parse_text (const char *text, size_t length, int by_line,
     cf_kernel ** kernel, cf_error * err)
@@ -225,13 +313,16 @@ parse_text (const char *text, size_t length, int by_line,
   int row_line = 1;             /* line of the current row's first value */
   int after_comma = 0;          /* last separator of this row was ',' */
   char where[48];
-  char quoted[CF_TOKEN_QUOTE_MAX + 8];
+  char quoted[4 * CF_TOKEN_QUOTE_MAX + 8];
 
   c_locale = newlocale (LC_NUMERIC_MASK, "C", (locale_t) 0);
   if (c_locale == (locale_t) 0) {
     cf_error_set (err, "cannot create the C locale for number parsing");
     return CF_ERROR_NO_MEMORY;
   }
+  /* UTF-8 byte order mark, as some editors write it */
+  if (length >= 3 && memcmp (text, "\xef\xbb\xbf", 3) == 0)
+    pos = 3;
 
   for (;;) {
     char c = pos < length ? text[pos] : '\0';
@@ -241,9 +332,17 @@ parse_text (const char *text, size_t length, int by_line,
       pos++;
       continue;
     }
+    if (!at_end && c == '\0')
+      NOT_TEXT (c);
     if (!at_end && c == '#') {
-      while (pos < length && text[pos] != '\n')
+      size_t start = pos, bad;
+
+      while (pos < length && text[pos] != '\n'
+          && (by_line || text[pos] != ';'))
         pos++;
+      bad = first_non_text (text, start, pos);
+      if (bad < pos)
+        NOT_TEXT (text[bad]);
       continue;
     }
     if (at_end || c == ';' || c == '\n') {
@@ -276,20 +375,18 @@ parse_text (const char *text, size_t length, int by_line,
     }
     /* a value token */
     {
-      size_t start = pos, len;
+      size_t start = pos, len, bad;
       float value = 0.0f;
       token_result result;
 
       while (pos < length && !ends_token (text[pos]))
         pos++;
-      if (pos < length && text[pos] == '\0') {
-        /* embedded NUL byte: swallow it into the token so it is rejected */
-        while (pos < length && (text[pos] == '\0' || !ends_token (text[pos])))
-          pos++;
-      }
       len = pos - start;
       if (in_row == 0)
         row_line = line;
+      bad = first_non_text (text, start, pos);
+      if (bad < pos)
+        NOT_TEXT (text[bad]);
       quote_token (text + start, len, quoted, sizeof (quoted));
       result = convert_token (text + start, len, c_locale, &value);
       switch (result) {
@@ -304,6 +401,9 @@ parse_text (const char *text, size_t length, int by_line,
         case TOKEN_OUT_OF_RANGE:
           FAIL (CF_ERROR_FORMAT, "%s: value '%s' is out of range for float",
               LOCATION (line), quoted);
+        case TOKEN_UNDERFLOW:
+          FAIL (CF_ERROR_FORMAT, "%s: value '%s' is out of range for float "
+              "(too close to 0; write 0 for zero)", LOCATION (line), quoted);
       }
       if (!value_list_push (&list, value))
         FAIL (CF_ERROR_NO_MEMORY, "out of memory after %zu values", list.count);
@@ -328,6 +428,7 @@ done:
   return status;
 }
 
+#undef NOT_TEXT
 #undef FAIL
 #undef LOCATION
 

@@ -3,10 +3,16 @@
  *
  * Text syntax (inline property and files alike): rows separated by ';' or a
  * newline, values in a row separated by ',' or white space; '#' starts a
- * comment that runs to the end of the line; blank rows are ignored. Every
- * row must hold the same number of values. Values are C floating-point
- * literals ("1", "-0.25", "1e-3"). Examples: "1 2 1; 2 4 2; 1 2 1" is a 3x3
- * kernel, "1,1,1,1,1" a 1x5 row. The anchor is tap (width/2, height/2).
+ * comment that runs to the end of the line in a file, and to the end of the
+ * row (the next ';' or newline) in inline text: "1 # one; 2" is a 1x2
+ * column. Blank rows are ignored. Every row must hold the same number of
+ * values. Values are C floating-point literals ("1", "-0.25", "1e-3") that
+ * fit a float: beyond its largest value ("1e39") or non-zero but below its
+ * smallest ("1e-400", which would become 0) they are refused alike. The
+ * text is UTF-8 (a leading byte order mark is skipped); a NUL byte or a
+ * byte that is not UTF-8 (a binary file) is refused, named by its value.
+ * Examples: "1 2 1; 2 4 2; 1 2 1" is a 3x3 kernel, "1,1,1,1,1" a 1x5 row.
+ * The anchor is tap (width/2, height/2).
  */
 #ifndef CF_KERNEL_H
 #define CF_KERNEL_H

@@ -561,6 +561,127 @@ GST_START_TEST (test_parse_rejects_empty_and_oversized_kernels)
 
 GST_END_TEST;
 
+/* Underflow is refused like overflow: a non-zero literal that would be 0
+ * as a float is an error, not a silent 0; zero written any way, and
+ * subnormal floats, are values. */
+GST_START_TEST (test_parse_refuses_underflow_like_overflow)
+{
+  cf_kernel *k;
+
+  parse_fails_with ("1 1e-400", "row 1: value '1e-400' is out of range for "
+      "float (too close to 0; write 0 for zero)");
+  parse_fails_with ("-1e-46; 1", "row 1: value '-1e-46' is out of range for "
+      "float (too close to 0; write 0 for zero)");
+  parse_fails_with ("1e400", "row 1: value '1e400' is out of range for "
+      "float");
+  k = parse_ok ("0 -0 0e-400 0.0e5 1e-40");
+  fail_unless_equals_int (k->width, 5);
+  fail_unless (k->taps[0] == 0.0f && k->taps[1] == 0.0f
+      && k->taps[2] == 0.0f && k->taps[3] == 0.0f);
+  fail_unless (k->taps[4] > 0.0f && k->taps[4] < 1.2e-38f);
+  cf_kernel_free (k);
+}
+
+GST_END_TEST;
+
+/* Inline text is one line: '#' comments end at the row's ';', so a
+ * comment cannot swallow the rows after it. */
+GST_START_TEST (test_parse_inline_comment_ends_at_its_row)
+{
+  cf_kernel *k = parse_ok ("1 # c ; 2");
+
+  fail_unless_equals_int (k->width, 1);
+  fail_unless_equals_int (k->height, 2);
+  fail_unless (k->taps[0] == 1.0f && k->taps[1] == 2.0f);
+  cf_kernel_free (k);
+
+  k = parse_ok ("1 2 1 # top; 2 4 2 # middle; 1 2 1 # bottom");
+  fail_unless (k->width == 3 && k->height == 3);
+  fail_unless (tap (k, 1, 1) == 4.0f && tap (k, 2, 2) == 1.0f);
+  cf_kernel_free (k);
+  parse_fails_with ("1 2 # c; 3", "row 2: expected 2 values, got 1");
+}
+
+GST_END_TEST;
+
+/* A UTF-8 byte order mark is skipped, inline and in files. */
+GST_START_TEST (test_parse_skips_utf8_byte_order_mark)
+{
+  const char *text = "\xef\xbb\xbf" "1 2 1\n2 4 2\n1 2 1\n";
+  gchar *path = write_temp (text, strlen (text));
+  cf_kernel *k = parse_ok ("\xef\xbb\xbf" "1 2; 3 4");
+  cf_error err = { "" };
+
+  fail_unless (k->width == 2 && k->height == 2 && k->taps[0] == 1.0f);
+  cf_kernel_free (k);
+  k = NULL;
+  fail_unless_equals_int (cf_kernel_load (path, &k, &err), CF_OK);
+  fail_unless (k->width == 3 && k->height == 3 && k->taps[0] == 1.0f);
+  cf_kernel_free (k);
+  g_unlink (path);
+  g_free (path);
+  /* only at the start: elsewhere it is not a number */
+  parse_fails_with ("1 \xef\xbb\xbf" "2", "row 1: '\xef\xbb\xbf" "2' is "
+      "not a number");
+}
+
+GST_END_TEST;
+
+/* Load raw bytes (NULs included) and expect a format error. */
+static void
+load_bytes_fails_with (const char *bytes, gsize len, const char *message)
+{
+  gchar *path = write_temp (bytes, len);
+  cf_kernel *k = NULL;
+  cf_error err = { "" };
+
+  fail_unless_equals_int (cf_kernel_load (path, &k, &err), CF_ERROR_FORMAT);
+  fail_unless (k == NULL);
+  fail_unless_equals_string (err.message, message);
+  fail_unless (g_utf8_validate (err.message, -1, NULL));
+  g_unlink (path);
+  g_free (path);
+}
+
+/* Binary files: a NUL byte, or bytes that are not UTF-8 (a PNG header,
+ * Latin-1 text), are refused at their line and named by value; the
+ * message stays valid UTF-8 with no raw byte copied in. */
+GST_START_TEST (test_load_refuses_nul_and_non_utf8_bytes)
+{
+  static const char nul_in_row[] = "1 2\n3 4\n5\0 6\n";
+  static const char nul_in_comment[] = "# a\0b\n1\n";
+  static const char png[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+  static const char latin1_comment[] = "1 2\n# caf\xe9\n3 4\n";
+  static const char latin1_value[] = "1 2\n3 \xb5" "4\n";
+  static const char utf8_value[] = "1 \xc2\xb5" "2\n";
+
+  load_bytes_fails_with (nul_in_row, sizeof (nul_in_row) - 1,
+      "line 3: NUL byte; a kernel is text");
+  load_bytes_fails_with (nul_in_comment, sizeof (nul_in_comment) - 1,
+      "line 1: NUL byte; a kernel is text");
+  load_bytes_fails_with (png, sizeof (png) - 1,
+      "line 1: byte 0x89 is not UTF-8; a kernel is text");
+  load_bytes_fails_with (latin1_comment, sizeof (latin1_comment) - 1,
+      "line 2: byte 0xE9 is not UTF-8; a kernel is text");
+  load_bytes_fails_with (latin1_value, sizeof (latin1_value) - 1,
+      "line 2: byte 0xB5 is not UTF-8; a kernel is text");
+  /* well-formed UTF-8 is quoted as it is */
+  load_bytes_fails_with (utf8_value, sizeof (utf8_value) - 1,
+      "line 1: '\xc2\xb5" "2' is not a number");
+  /* control characters are escaped, never copied */
+  parse_fails_with ("1 2\x01" "3", "row 1: '2\\x013' is not a number");
+  /* a long token is cut at a character boundary */
+  parse_fails_with ("\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5"
+      "\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5",
+      "row 1: '\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5"
+      "\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5...' is not a number");
+  /* inline text names the row */
+  parse_fails_with ("1; 2 \xff", "row 2: byte 0xFF is not UTF-8; a kernel is "
+      "text");
+}
+
+GST_END_TEST;
+
 /* ---- file loading ---- */
 
 GST_START_TEST (test_load_reads_file_with_comments)
@@ -747,6 +868,10 @@ common_kernel_suite (void)
   tcase_add_test (tc, test_parse_reports_values_that_are_not_numbers);
   tcase_add_test (tc, test_parse_rejects_non_finite_values);
   tcase_add_test (tc, test_parse_rejects_empty_and_oversized_kernels);
+  tcase_add_test (tc, test_parse_refuses_underflow_like_overflow);
+  tcase_add_test (tc, test_parse_inline_comment_ends_at_its_row);
+  tcase_add_test (tc, test_parse_skips_utf8_byte_order_mark);
+  tcase_add_test (tc, test_load_refuses_nul_and_non_utf8_bytes);
   tcase_add_test (tc, test_load_reads_file_with_comments);
   tcase_add_test (tc, test_load_reports_file_line_numbers);
   tcase_add_test (tc, test_load_reports_missing_file_as_io_error);
