@@ -19,8 +19,14 @@
 
 #include "common/warp.h"
 
-/* Parameter ranges (cf_clg_params_set and cf_clg_flow agree on them). */
-#define SIGMA_MAX 50.0
+/* The ranges are closed (common/clg.h) and compared in double against the
+ * float a parameter is stored in, so a property value at a bound passes. */
+static int
+in_range (float value, double lo, double hi)
+{
+  return (double) value >= (double) (float) lo &&
+      (double) value <= (double) (float) hi;
+}
 
 void
 cf_clg_params_init (cf_clg_params * params)
@@ -50,15 +56,15 @@ cf_clg_params_set (cf_clg_params * params, const char *name, double value)
     return CF_ERROR_INVALID;
 
   if (!strcmp (name, "alpha")) {
-    if (!(value > 0.0 && value < CF_CLG_ALPHA_MAX))
+    if (!in_range ((float) value, CF_CLG_ALPHA_MIN, CF_CLG_ALPHA_MAX))
       return CF_ERROR_INVALID;
     params->alpha = (float) value;
   } else if (!strcmp (name, "rho")) {
-    if (!(value >= 0.0 && value <= CF_CLG_RHO_MAX))
+    if (!in_range ((float) value, 0.0, CF_CLG_RHO_MAX))
       return CF_ERROR_INVALID;
     params->rho = (float) value;
   } else if (!strcmp (name, "sigma")) {
-    if (!(value >= 0.0 && value <= SIGMA_MAX))
+    if (!in_range ((float) value, 0.0, CF_CLG_SIGMA_MAX))
       return CF_ERROR_INVALID;
     params->presmooth_sigma = (float) value;
   } else if (!strcmp (name, "iterations")) {
@@ -157,9 +163,10 @@ cf_clg_params_valid (const cf_clg_params * params)
 {
   int l;
 
-  if (params == NULL || !(params->alpha > 0.0f) ||
-      !(params->alpha < CF_CLG_ALPHA_MAX) || !(params->rho >= 0.0f) ||
-      !(params->rho <= CF_CLG_RHO_MAX) || !(params->presmooth_sigma >= 0.0f) ||
+  if (params == NULL ||
+      !in_range (params->alpha, CF_CLG_ALPHA_MIN, CF_CLG_ALPHA_MAX) ||
+      !in_range (params->rho, 0.0, CF_CLG_RHO_MAX) ||
+      !in_range (params->presmooth_sigma, 0.0, CF_CLG_SIGMA_MAX) ||
       params->n_iterations_per_level < 0 ||
       params->n_iterations_per_level > CF_PYRAMID_MAX_LEVELS)
     return 0;

@@ -65,16 +65,20 @@
 extern "C" {
 #endif
 
-/* Largest iteration count accepted per level; α must lie in
- * (0, CF_CLG_ALPHA_MAX), ρ in [0, CF_CLG_RHO_MAX]. */
+/* The range of every parameter, closed intervals: cf_clg_params_set,
+ * cf_clg_params_valid (the check of the CPU and GPU solvers) and the
+ * properties of cudaflowclg all use these, so a value one accepts the
+ * others accept too. Iterations (per level) run 0 .. CF_CLG_MAX_ITERATIONS. */
 #define CF_CLG_MAX_ITERATIONS 1000000
+#define CF_CLG_ALPHA_MIN 0.001
 #define CF_CLG_ALPHA_MAX 1e9
 #define CF_CLG_RHO_MAX 50.0
+#define CF_CLG_SIGMA_MAX 50.0
 
 typedef struct
 {
   float alpha;                  /* α, smoothness weight, intensities 0..255
-                                 * (= α on [0, 1] × 255²), > 0 */
+                                 * (= α on [0, 1] × 255²) */
   float rho;                    /* ρ, std. dev. of K_ρ in pixels of each
                                  * level, [0, 50]; 0 = J_0 unsmoothed (HS
                                  * data term) */
@@ -105,8 +109,9 @@ typedef struct
  * σ 0 (not given by the paper; IPOL has no default). */
 void cf_clg_params_init (cf_clg_params * params);
 
-/* Set one parameter by name: "alpha" (0, 1e9), "rho" [0, 50], "sigma"
- * [0, 50] (presmooth_sigma), "iterations" integer 0..CF_CLG_MAX_ITERATIONS
+/* Set one parameter by name: "alpha" [CF_CLG_ALPHA_MIN, CF_CLG_ALPHA_MAX],
+ * "rho" [0, CF_CLG_RHO_MAX], "sigma" [0, CF_CLG_SIGMA_MAX]
+ * (presmooth_sigma), "iterations" integer 0..CF_CLG_MAX_ITERATIONS
  * (uniform; clears the per-level list). CF_ERROR_INVALID for an unknown
  * name or an out-of-range value (params unchanged). */
 cf_status cf_clg_params_set (cf_clg_params * params, const char *name,

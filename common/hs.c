@@ -143,6 +143,16 @@ cf_hs_add_increment (const cf_flow * d, cf_flow * u)
   return CF_OK;
 }
 
+int
+cf_hs_params_valid (const cf_hs_params * params)
+{
+  return params != NULL &&
+      (double) params->alpha >= (double) (float) CF_HS_ALPHA_MIN &&
+      (double) params->alpha <= (double) (float) CF_HS_ALPHA_MAX &&
+      params->warps >= 1 && params->warps <= CF_HS_WARPS_MAX &&
+      params->iterations >= 0 && params->iterations <= CF_HS_ITERATIONS_MAX;
+}
+
 cf_status
 cf_hs_flow (const cf_pyramid * p0, const cf_pyramid * p1,
     const cf_hs_params * params, int use_initial, cf_flow * flow)
@@ -152,9 +162,8 @@ cf_hs_flow (const cf_pyramid * p0, const cf_pyramid * p1,
   cf_image *i1w = NULL, *ix = NULL, *iy = NULL, *it = NULL;
   int l, k, n, w0, h0;
 
-  if (p0 == NULL || p1 == NULL || params == NULL || flow == NULL ||
-      p0->n_levels != p1->n_levels || p0->n_levels < 1 ||
-      params->warps < 1 || params->iterations < 0 || !(params->alpha > 0) ||
+  if (p0 == NULL || p1 == NULL || !cf_hs_params_valid (params) ||
+      flow == NULL || p0->n_levels != p1->n_levels || p0->n_levels < 1 ||
       flow->width != p0->level[0]->width ||
       flow->height != p0->level[0]->height)
     return CF_ERROR_INVALID;

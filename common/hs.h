@@ -30,6 +30,13 @@
 extern "C" {
 #endif
 
+/* The range of every parameter, closed intervals: cf_hs_params_valid (the
+ * check of cf_hs_flow) and the properties of cudaflowhs use these. */
+#define CF_HS_ALPHA_MIN 0.001
+#define CF_HS_ALPHA_MAX 10000.0
+#define CF_HS_WARPS_MAX 100
+#define CF_HS_ITERATIONS_MAX 100000
+
 typedef struct
 {
   float alpha;                  /* smoothness weight (0..255 intensities) */
@@ -39,6 +46,10 @@ typedef struct
 
 /* The seed configuration: alpha 15, 1 warp, 10 iterations. */
 void cf_hs_params_init (cf_hs_params * params);
+
+/* 1 when every field of @params is in its CF_HS_* range (warps from 1,
+ * iterations from 0). */
+int cf_hs_params_valid (const cf_hs_params * params);
 
 /* Per-pixel derivatives of one warp (eq. 4.25), cell-centred. */
 cf_status cf_hs_derivatives (const cf_image * i0, const cf_image * i1w,

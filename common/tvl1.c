@@ -42,58 +42,68 @@ integer_in (double value, double lo, double hi)
 cf_status
 cf_tvl1_params_set (cf_tvl1_params * params, const char *name, double value)
 {
+  cf_tvl1_params p;
+
   if (params == NULL || name == NULL || isnan (value))
     return CF_ERROR_INVALID;
 
+  /* set on a copy, then one range check for all (cf_tvl1_params_valid) */
+  p = *params;
   if (!strcmp (name, "tau")) {
-    /* IPOL main.c accepts (0, 0.25]; Chambolle's proof needs <= 1/8 */
-    if (!(value > 0.0 && value <= 0.25))
-      return CF_ERROR_INVALID;
-    params->tau = (float) value;
+    p.tau = (float) value;
   } else if (!strcmp (name, "lambda")) {
-    if (!(value > 0.0 && value < 1e6))
-      return CF_ERROR_INVALID;
-    params->lambda = (float) value;
+    p.lambda = (float) value;
   } else if (!strcmp (name, "theta")) {
-    if (!(value > 0.0 && value < 1e6))
-      return CF_ERROR_INVALID;
-    params->theta = (float) value;
+    p.theta = (float) value;
   } else if (!strcmp (name, "warps")) {
-    if (!integer_in (value, 1, 1000))
+    if (!integer_in (value, 1, CF_TVL1_WARPS_MAX))
       return CF_ERROR_INVALID;
-    params->warps = (int) value;
+    p.warps = (int) value;
   } else if (!strcmp (name, "iterations")) {
-    if (!integer_in (value, 1, 1000000))
+    if (!integer_in (value, 1, CF_TVL1_ITERATIONS_MAX))
       return CF_ERROR_INVALID;
-    params->max_iterations = (int) value;
+    p.max_iterations = (int) value;
   } else if (!strcmp (name, "epsilon")) {
-    if (!(value >= 0.0 && value < 1e6))
-      return CF_ERROR_INVALID;
-    params->epsilon = (float) value;
+    p.epsilon = (float) value;
   } else if (!strcmp (name, "sigma")) {
-    if (!(value >= 0.0 && value <= 50.0))
-      return CF_ERROR_INVALID;
-    params->presmooth_sigma = (float) value;
+    p.presmooth_sigma = (float) value;
   } else if (!strcmp (name, "border")) {
     if (value == 0.0)
-      params->warp_border = CF_WARP_CLAMP;
+      p.warp_border = CF_WARP_CLAMP;
     else if (value == 1.0)
-      params->warp_border = CF_WARP_ZERO_OUTSIDE;
+      p.warp_border = CF_WARP_ZERO_OUTSIDE;
     else
       return CF_ERROR_INVALID;
   } else {
     return CF_ERROR_INVALID;
   }
+  if (!cf_tvl1_params_valid (&p))
+    return CF_ERROR_INVALID;
+  *params = p;
   return CF_OK;
+}
+
+/* The ranges are closed (common/tvl1.h) and compared in double against the
+ * float a parameter is stored in, so a property value at a bound passes. */
+static int
+in_range (float value, double lo, double hi)
+{
+  return (double) value >= (double) (float) lo &&
+      (double) value <= (double) (float) hi;
 }
 
 int
 cf_tvl1_params_valid (const cf_tvl1_params * params)
 {
-  return params != NULL && params->tau > 0.0f && params->tau <= 0.25f &&
-      params->lambda > 0.0f && params->theta > 0.0f && params->warps >= 1 &&
-      params->max_iterations >= 1 && params->epsilon >= 0.0f &&
-      params->presmooth_sigma >= 0.0f &&
+  return params != NULL &&
+      in_range (params->tau, CF_TVL1_TAU_MIN, CF_TVL1_TAU_MAX) &&
+      in_range (params->lambda, CF_TVL1_LAMBDA_MIN, CF_TVL1_LAMBDA_MAX) &&
+      in_range (params->theta, CF_TVL1_THETA_MIN, CF_TVL1_THETA_MAX) &&
+      params->warps >= 1 && params->warps <= CF_TVL1_WARPS_MAX &&
+      params->max_iterations >= 1 &&
+      params->max_iterations <= CF_TVL1_ITERATIONS_MAX &&
+      in_range (params->epsilon, 0.0, CF_TVL1_EPSILON_MAX) &&
+      in_range (params->presmooth_sigma, 0.0, CF_TVL1_SIGMA_MAX) &&
       (params->warp_border == CF_WARP_CLAMP ||
       params->warp_border == CF_WARP_ZERO_OUTSIDE);
 }
@@ -652,7 +662,8 @@ flow_view (const cf_flow * f, int width, int height)
  * max_iterations; ε = 0 gives exactly max_iterations. */
 static cf_status
 solve_level (const cf_image * i0, const cf_image * i1,
-    const cf_tvl1_params * params, cf_tvl1_workspace * ws, cf_flow * u)
+    const cf_tvl1_params * params, cf_tvl1_workspace * ws, cf_flow * u,
+    long *iterations)
 {
   const double eps2 = (double) params->epsilon * (double) params->epsilon;
   cf_status status;
@@ -680,6 +691,8 @@ solve_level (const cf_image * i0, const cf_image * i1,
       if (params->epsilon > 0.0f && !(e > eps2))
         break;
     }
+    /* n is the count when the loop ran out, one less when ε stopped it */
+    *iterations += n < params->max_iterations ? n + 1 : n;
   }
   return CF_OK;
 }
@@ -693,9 +706,18 @@ cf_status
 cf_tvl1_flow (const cf_pyramid * p0, const cf_pyramid * p1,
     const cf_tvl1_params * params, int use_initial, cf_flow * flow)
 {
+  return cf_tvl1_flow_counted (p0, p1, params, use_initial, flow, NULL);
+}
+
+cf_status
+cf_tvl1_flow_counted (const cf_pyramid * p0, const cf_pyramid * p1,
+    const cf_tvl1_params * params, int use_initial, cf_flow * flow,
+    long *iterations)
+{
   cf_status status = CF_OK;
   cf_tvl1_workspace *ws = NULL;
   cf_flow *u = NULL;
+  long count = 0;
   int l, w0, h0;
 
   if (p0 == NULL || p1 == NULL || !cf_tvl1_params_valid (params) ||
@@ -743,7 +765,7 @@ cf_tvl1_flow (const cf_pyramid * p0, const cf_pyramid * p1,
       status = cf_flow_resample (&prev, &ul);
     }
     if (status == CF_OK)
-      status = solve_level (f0, f1, params, &wl, &ul);
+      status = solve_level (f0, f1, params, &wl, &ul, &count);
     if (status != CF_OK)
       goto out;
 
@@ -757,5 +779,7 @@ cf_tvl1_flow (const cf_pyramid * p0, const cf_pyramid * p1,
 out:
   cf_tvl1_workspace_free (ws);
   cf_flow_free (u);
+  if (iterations != NULL)
+    *iterations = count;
   return status;
 }

@@ -46,9 +46,24 @@ extern "C" {
  * guard or must keep this branch in fp32. */
 #define CF_TVL1_GRAD_IS_ZERO 1e-10f
 
+/* The range of every parameter, closed intervals: cf_tvl1_params_set,
+ * cf_tvl1_params_valid (the check of the CPU and GPU solvers) and the
+ * properties of cudaflowtvl1 all use these, so a value one accepts the
+ * others accept too. */
+#define CF_TVL1_TAU_MIN 0.001
+#define CF_TVL1_TAU_MAX 0.25    /* IPOL main.c; Chambolle's proof: <= 1/8 */
+#define CF_TVL1_LAMBDA_MIN 0.0001
+#define CF_TVL1_LAMBDA_MAX 1e6
+#define CF_TVL1_THETA_MIN 0.001
+#define CF_TVL1_THETA_MAX 1e6
+#define CF_TVL1_WARPS_MAX 1000
+#define CF_TVL1_ITERATIONS_MAX 1000000
+#define CF_TVL1_EPSILON_MAX 1e6
+#define CF_TVL1_SIGMA_MAX 50.0
+
 typedef struct
 {
-  float tau;                    /* τ, dual time step of the P step, (0, 0.25] */
+  float tau;                    /* τ, dual time step of the P step */
   float lambda;                 /* λ, data-term weight, intensities 0..255 */
   float theta;                  /* θ, coupling weight of |u − v|² / 2θ, > 0 */
   int warps;                    /* warps per pyramid level, >= 1 */
@@ -68,15 +83,16 @@ typedef struct
  * σ 0.8, zero outside. */
 void cf_tvl1_params_init (cf_tvl1_params * params);
 
-/* Set one parameter by name: "tau" (0, 0.25], "lambda" > 0, "theta" > 0,
- * "warps" integer 1..1000, "iterations" integer 1..1000000 (max_iterations),
- * "epsilon" >= 0, "sigma" 0..50 (presmooth_sigma), "border" 0 = clamp,
- * 1 = zero outside (cf_warp_border). CF_ERROR_INVALID for an unknown name or
- * an out-of-range value (params unchanged). */
+/* Set one parameter by name: "tau", "lambda", "theta", "warps" (integer),
+ * "iterations" (integer, max_iterations), "epsilon", "sigma"
+ * (presmooth_sigma), each in its CF_TVL1_*_MIN .. _MAX range (warps and
+ * iterations from 1, epsilon and sigma from 0); "border" 0 = clamp, 1 = zero
+ * outside (cf_warp_border). CF_ERROR_INVALID for an unknown name or an
+ * out-of-range value (params unchanged). */
 cf_status cf_tvl1_params_set (cf_tvl1_params * params, const char *name,
     double value);
 
-/* 1 when every field of @params is in its range (the check of
+/* 1 when every field of @params is in its CF_TVL1_* range (the check of
  * cf_tvl1_flow and of the GPU twin). */
 int cf_tvl1_params_valid (const cf_tvl1_params * params);
 
@@ -175,6 +191,14 @@ cf_status cf_tvl1_iteration (cf_tvl1_workspace * ws,
  * to the coarsest level), else ignored; it receives the result. */
 cf_status cf_tvl1_flow (const cf_pyramid * p0, const cf_pyramid * p1,
     const cf_tvl1_params * params, int use_initial, cf_flow * flow);
+
+/* cf_tvl1_flow that also stores in @iterations (may be NULL) the
+ * iterations it ran, summed over levels and warps: with ε > 0 fewer than
+ * levels × warps × max_iterations when warps converge (the count
+ * cf_cuda_tvl1_plan_iterations gives for the GPU twin). */
+cf_status cf_tvl1_flow_counted (const cf_pyramid * p0, const cf_pyramid * p1,
+    const cf_tvl1_params * params, int use_initial, cf_flow * flow,
+    long *iterations);
 
 #ifdef __cplusplus
 }
