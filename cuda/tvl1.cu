@@ -1779,6 +1779,19 @@ alloc_pairs (tvl1h_pairs * c, int width, int height)
 }
 
 extern "C" cf_status
+cf_cuda_tvl1_config_check (cf_precision precision, cf_tvl1_kernel kernel)
+{
+  if ((precision != CF_PRECISION_FP32 && precision != CF_PRECISION_FP16) ||
+      (kernel != CF_TVL1_KERNEL_AUTO && kernel != CF_TVL1_KERNEL_STEPS &&
+          kernel != CF_TVL1_KERNEL_FUSED && kernel != CF_TVL1_KERNEL_BLOCKED))
+    return CF_ERROR_INVALID;
+  /* STEPS is the fp32 twin of the CPU's steps */
+  if (precision == CF_PRECISION_FP16 && kernel == CF_TVL1_KERNEL_STEPS)
+    return CF_ERROR_UNSUPPORTED;
+  return CF_OK;
+}
+
+extern "C" cf_status
 cf_cuda_tvl1_plan_new (int width, int height, cf_precision precision,
     cf_tvl1_kernel kernel, cf_cuda_tvl1_plan ** plan_out)
 {
@@ -1791,14 +1804,11 @@ cf_cuda_tvl1_plan_new (int width, int height, cf_precision precision,
     return CF_ERROR_INVALID;
   *plan_out = NULL;
   if (width < 1 || height < 1 || width > CF_MAX_DIMENSION ||
-      height > CF_MAX_DIMENSION || (precision != CF_PRECISION_FP32 &&
-          precision != CF_PRECISION_FP16) || (kernel != CF_TVL1_KERNEL_AUTO &&
-          kernel != CF_TVL1_KERNEL_STEPS && kernel != CF_TVL1_KERNEL_FUSED &&
-          kernel != CF_TVL1_KERNEL_BLOCKED))
+      height > CF_MAX_DIMENSION)
     return CF_ERROR_INVALID;
-  /* STEPS is the fp32 twin of the CPU's steps */
-  if (precision == CF_PRECISION_FP16 && kernel == CF_TVL1_KERNEL_STEPS)
-    return CF_ERROR_UNSUPPORTED;
+  status = cf_cuda_tvl1_config_check (precision, kernel);
+  if (status != CF_OK)
+    return status;
   plan = (cf_cuda_tvl1_plan *) calloc (1, sizeof (*plan));
   if (plan == NULL)
     return CF_ERROR_NO_MEMORY;

@@ -54,6 +54,14 @@ typedef enum
 
 typedef struct cf_cuda_tvl1_plan cf_cuda_tvl1_plan;
 
+/* Whether a plan of @precision and @kernel can be made: CF_OK,
+ * CF_ERROR_UNSUPPORTED for fp16 with STEPS (an fp32 kernel only),
+ * CF_ERROR_INVALID for values outside the enums. Host only, no device
+ * needed: the element asks it on both backends, so the CPU refuses what
+ * the GPU would. */
+cf_status cf_cuda_tvl1_config_check (cf_precision precision,
+    cf_tvl1_kernel kernel);
+
 /* For frames of width x height (scratch is level-0 sized; coarser levels
  * use views of it). CF_PRECISION_FP16 keeps the solver's state in half2
  * (cuda/tvl1.cu: increments per warp, intensities 0..255) with FUSED and
