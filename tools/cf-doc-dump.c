@@ -96,6 +96,27 @@ mutability (GParamSpec * pspec)
   return "";
 }
 
+/* The default as a new instance has it: an element's init () may override
+ * the class default (GstBaseTransform's qos is FALSE, cudaconvolve sets
+ * TRUE), and gst-inspect-1.0 shows the instance's value too. A double the
+ * element keeps as a float reads back rounded (0.15 as 0.15000000596...):
+ * that is still the declared default, printed as declared. */
+static void
+default_value (GstElement * element, GParamSpec * pspec, GValue * value)
+{
+  GValue declared = G_VALUE_INIT;
+
+  g_object_get_property (G_OBJECT (element), pspec->name, value);
+  if (!G_IS_PARAM_SPEC_DOUBLE (pspec))
+    return;
+  g_value_init (&declared, G_TYPE_DOUBLE);
+  g_param_value_set_default (pspec, &declared);
+  if (g_value_get_double (value) ==
+      (double) (float) g_value_get_double (&declared))
+    g_value_set_double (value, g_value_get_double (&declared));
+  g_value_unset (&declared);
+}
+
 static void
 dump_element (GstElementFactory * factory)
 {
@@ -140,7 +161,7 @@ dump_element (GstElementFactory * factory)
     if (p->owner_type == GST_TYPE_OBJECT || !(p->flags & G_PARAM_READABLE))
       continue;
     g_value_init (&def, p->value_type);
-    g_param_value_set_default (p, &def);
+    default_value (element, p, &def);
     defstr = value_string (&def);
     range = range_string (p);
     blurb = md_escape (g_param_spec_get_blurb (p));
