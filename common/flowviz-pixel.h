@@ -113,45 +113,107 @@ cf_flowviz_hsv_pixel (float fx, float fy, uint8_t rgb[3])
   rgb[2] = (uint8_t) (int) (255.0f * b + 0.5f);
 }
 
+/* a * b + c * d, each product and the sum rounded on their own. nvcc
+ * contracts a * b + c into one fused multiply-add by default (--fmad),
+ * which moves the result by a last bit; on an arrow's edge that would
+ * move whole pixels between host and device. The _rn intrinsics are never
+ * fused, so the device rounds as the host does (host builds without FMA
+ * contraction, as x86-64 without -mfma). */
+static inline CF_HOST_DEVICE float
+cf_flowviz_dot (float a, float b, float c, float d)
+{
+#ifdef __CUDA_ARCH__
+  return __fadd_rn (__fmul_rn (a, b), __fmul_rn (c, d));
+#else
+  return a * b + c * d;
+#endif
+}
+
+/* a * b + c, rounded twice (see cf_flowviz_dot). */
+static inline CF_HOST_DEVICE float
+cf_flowviz_mul_add (float a, float b, float c)
+{
+#ifdef __CUDA_ARCH__
+  return __fadd_rn (__fmul_rn (a, b), c);
+#else
+  return a * b + c;
+#endif
+}
+
 /* Squared distance from (px, py) to the segment (x0, y0)-(x1, y1). */
 static inline CF_HOST_DEVICE float
 cf_flowviz_segment_dist2 (float px, float py, float x0, float y0, float x1,
     float y1)
 {
   float dx = x1 - x0, dy = y1 - y0;
-  float len2 = dx * dx + dy * dy;
-  float t = len2 > 0.0f ? ((px - x0) * dx + (py - y0) * dy) / len2 : 0.0f;
+  float len2 = cf_flowviz_dot (dx, dx, dy, dy);
+  float t = len2 > 0.0f ?
+      cf_flowviz_dot (px - x0, dx, py - y0, dy) / len2 : 0.0f;
   float ex, ey;
 
   t = fminf (fmaxf (t, 0.0f), 1.0f);
-  ex = x0 + t * dx - px;
-  ey = y0 + t * dy - py;
-  return ex * ex + ey * ey;
+  ex = cf_flowviz_mul_add (t, dx, x0) - px;
+  ey = cf_flowviz_mul_add (t, dy, y0) - py;
+  return cf_flowviz_dot (ex, ex, ey, ey);
 }
 
-/* 1 when pixel (px, py) lies on the arrow from (x0, y0) along (dx, dy):
- * shaft, two head strokes of a third of the length at +-25 degrees, and a
- * 3x3 dot at the origin; strokes half a pixel wide either side. */
+/* Arrow parameters as the per-pixel code reads them. */
+typedef struct
+{
+  int step;                     /* pixels between anchors */
+  float scale;                  /* pixels of arrow per pixel of motion;
+                                 * 0: step / max-flow */
+  float min2;                   /* squared arrow_min (pixels of motion) */
+  float thickness;              /* stroke width, pixels */
+  uint8_t rgb[3];               /* stroke colour */
+} cf_flowviz_arrows;
+
+/* Longest arrow, in steps: vectors beyond are shortened to it. */
+#define CF_FLOWVIZ_ARROW_MAX_STEPS 1.5f
+/* Shortest arrow drawn, in pixels: below it there is no direction to show. */
+#define CF_FLOWVIZ_ARROW_MIN_LENGTH 1.0f
+
+static inline CF_HOST_DEVICE void
+cf_flowviz_arrows_from_params (const cf_flowviz_params * params,
+    cf_flowviz_arrows * arrows)
+{
+  arrows->step = params->arrow_step;
+  arrows->scale = params->arrow_scale;
+  arrows->min2 = params->arrow_min * params->arrow_min;
+  arrows->thickness = params->arrow_thickness;
+  arrows->rgb[0] = (uint8_t) ((params->arrow_color >> 16) & 0xff);
+  arrows->rgb[1] = (uint8_t) ((params->arrow_color >> 8) & 0xff);
+  arrows->rgb[2] = (uint8_t) (params->arrow_color & 0xff);
+}
+
+/* 1 when pixel (px, py) lies on the arrow from (x0, y0) along (dx, dy),
+ * of length @len (> 0): the shaft and two head strokes at +-30 degrees
+ * from it, back from the tip, each within @half (half the thickness) of
+ * the pixel's centre, with round ends. The head is a third of the arrow,
+ * at least 2 thickness + 1 pixels so that it shows on short arrows, at
+ * most half the arrow. The whole arrow lies within @len + @half of
+ * (x0, y0). */
 static inline CF_HOST_DEVICE int
 cf_flowviz_on_arrow (float px, float py, float x0, float y0, float dx,
-    float dy)
+    float dy, float len, float half)
 {
-  const float w2 = 0.5f * 0.5f;
-  const float c = 0.906308f, s = 0.422618f;     /* cos, sin 25 degrees */
+  const float c = 0.866025f, s = 0.5f;  /* cos, sin 30 degrees */
+  float w2 = half * half;
   float x1 = x0 + dx, y1 = y0 + dy;
-  float hx = -dx / 3.0f, hy = -dy / 3.0f;
+  float head = fminf (fmaxf (len / 3.0f, 4.0f * half + 1.0f), 0.5f * len);
+  /* back from the tip, @head long */
+  float hx = -dx * (head / len), hy = -dy * (head / len);
 
-  if (fabsf (px - x0) <= 1.0f && fabsf (py - y0) <= 1.0f)
-    return 1;
-  if (dx * dx + dy * dy < 1.0f)
-    return 0;
   if (cf_flowviz_segment_dist2 (px, py, x0, y0, x1, y1) <= w2)
     return 1;
-  if (cf_flowviz_segment_dist2 (px, py, x1, y1, x1 + c * hx - s * hy,
-          y1 + s * hx + c * hy) <= w2)
+  /* (hx, hy) rotated by +30 and -30 degrees */
+  if (cf_flowviz_segment_dist2 (px, py, x1, y1,
+          x1 + cf_flowviz_dot (c, hx, -s, hy),
+          y1 + cf_flowviz_dot (s, hx, c, hy)) <= w2)
     return 1;
-  return cf_flowviz_segment_dist2 (px, py, x1, y1, x1 + c * hx + s * hy,
-      y1 - s * hx + c * hy) <= w2;
+  return cf_flowviz_segment_dist2 (px, py, x1, y1,
+      x1 + cf_flowviz_dot (c, hx, s, hy),
+      y1 + cf_flowviz_dot (c, hy, -s, hx)) <= w2;
 }
 
 static inline CF_HOST_DEVICE void
@@ -164,36 +226,57 @@ cf_flowviz_read (const float *uv, size_t stride, int x, int y, float *u,
   *v = p[1];
 }
 
-/* 1 when pixel (x, y) lies on one of the arrows: anchors every @step
- * pixels at step/2 + k*step, each as long as a step at max-flow, capped at
- * 1.5 steps; an arrow reaches at most two cells beyond its anchor's, so the
- * 5 x 5 anchors around the pixel's cell are all that can cover it. */
+/* 1 when pixel (x, y) lies on one of the arrows. Anchors sit every step
+ * pixels at step/2 + k step; the arrow of anchor a is its vector times
+ * the scale (step / max-flow when @arrows->scale is 0), shortened to
+ * CF_FLOWVIZ_ARROW_MAX_STEPS steps; anchors whose vector is shorter than
+ * arrow_min, or unknown, or whose arrow is shorter than
+ * CF_FLOWVIZ_ARROW_MIN_LENGTH, draw nothing (still areas stay clear).
+ * An arrow covers pixels within 1.5 steps + thickness/2 of its anchor, so
+ * the anchors within @reach cells of the pixel's cell are all that can
+ * cover it (every other one is more than reach steps away). */
 static inline CF_HOST_DEVICE int
 cf_flowviz_on_any_arrow (const float *uv, size_t stride, int width,
-    int height, int x, int y, int step, float max_flow)
+    int height, int x, int y, const cf_flowviz_arrows * arrows,
+    float max_flow)
 {
+  int step = arrows->step;
   int cx = (x - step / 2) / step, cy = (y - step / 2) / step;
+  float half = 0.5f * arrows->thickness;
+  float max_len = CF_FLOWVIZ_ARROW_MAX_STEPS * (float) step;
+  float scale = arrows->scale > 0.0f ? arrows->scale :
+      (float) step / max_flow;
+  int reach = (int) ceilf ((max_len + half) / (float) step);
   int gx, gy;
 
-  for (gy = cy - 2; gy <= cy + 2; gy++) {
-    for (gx = cx - 2; gx <= cx + 2; gx++) {
+  for (gy = cy - reach; gy <= cy + reach; gy++) {
+    for (gx = cx - reach; gx <= cx + reach; gx++) {
       int ax = step / 2 + gx * step, ay = step / 2 + gy * step;
-      float au, av, len, scale;
+      float au, av, len, ox, oy, bound;
       if (gx < 0 || gy < 0 || ax >= width || ay >= height)
         continue;
       cf_flowviz_read (uv, stride, ax, ay, &au, &av);
-      if (!cf_flowviz_known (au, av))
+      if (!cf_flowviz_known (au, av)
+          || cf_flowviz_dot (au, au, av, av) < arrows->min2)
         continue;
-      scale = (float) step / max_flow;
       au *= scale;
       av *= scale;
-      len = sqrtf (au * au + av * av);
-      if (len > 1.5f * (float) step) {
-        au *= 1.5f * (float) step / len;
-        av *= 1.5f * (float) step / len;
+      len = sqrtf (cf_flowviz_dot (au, au, av, av));
+      if (!(len >= CF_FLOWVIZ_ARROW_MIN_LENGTH))
+        continue;
+      if (len > max_len) {
+        au *= max_len / len;
+        av *= max_len / len;
+        len = max_len;
       }
+      /* cheap rejection, a pixel clear of any rounding */
+      ox = (float) (x - ax);
+      oy = (float) (y - ay);
+      bound = len + half + 1.0f;
+      if (cf_flowviz_dot (ox, ox, oy, oy) > bound * bound)
+        continue;
       if (cf_flowviz_on_arrow ((float) x, (float) y, (float) ax,
-              (float) ay, au, av))
+              (float) ay, au, av, len, half))
         return 1;
     }
   }
@@ -204,7 +287,8 @@ cf_flowviz_on_any_arrow (const float *uv, size_t stride, int width,
  * over the Middlebury colours dimmed to 40 %. */
 static inline CF_HOST_DEVICE void
 cf_flowviz_pixel (const float *uv, size_t stride, int width, int height,
-    int x, int y, int mode, int step, float max_flow, uint8_t rgb[3])
+    int x, int y, int mode, const cf_flowviz_arrows * arrows,
+    float max_flow, uint8_t rgb[3])
 {
   float u, v;
   int i;
@@ -220,11 +304,14 @@ cf_flowviz_pixel (const float *uv, size_t stride, int width, int height,
   if (mode != CF_FLOWVIZ_ARROWS)
     return;
 
-  for (i = 0; i < 3; i++)
-    rgb[i] = (uint8_t) ((int) rgb[i] * 2 / 5);
-  if (cf_flowviz_on_any_arrow (uv, stride, width, height, x, y, step,
-          max_flow))
-    rgb[0] = rgb[1] = rgb[2] = 255;
+  if (cf_flowviz_on_any_arrow (uv, stride, width, height, x, y, arrows,
+          max_flow)) {
+    for (i = 0; i < 3; i++)
+      rgb[i] = arrows->rgb[i];
+  } else {
+    for (i = 0; i < 3; i++)
+      rgb[i] = (uint8_t) ((int) rgb[i] * 2 / 5);
+  }
 }
 
 /* v / 256 (callers add 128 first, to round) clamped to 0..255; negative
@@ -342,24 +429,28 @@ cf_flowviz_motion_weight (int weight, float r)
 
 /* Colour of output pixel (x, y) in any mode. @video NULL: no video (flow
  * input; overlays blend over black). @uv NULL: no usable flow for this
- * frame, the video alone. Overlays leave the video as it is where the
- * vector is unknown (colour coding) or off every arrow. @weight is
- * cf_flowviz_alpha_weight (alpha): the opacity of every arrow pixel in
- * overlay-arrows, and in overlay the opacity at max-flow, scaled down
- * with the vector's length (cf_flowviz_motion_weight), so zero motion
- * shows the plain video. */
+ * frame, the neutral picture: CF_FLOWVIZ_NEUTRAL grey in the modes that
+ * draw the flow alone, the video alone in the overlays. Overlays leave
+ * the video as it is where the vector is unknown (colour coding) or off
+ * every arrow. @weight is cf_flowviz_alpha_weight (alpha): the opacity of
+ * every arrow pixel in overlay-arrows, and in overlay the opacity at
+ * max-flow, scaled down with the vector's length
+ * (cf_flowviz_motion_weight), so zero motion shows the plain video. */
 static inline CF_HOST_DEVICE void
 cf_flowviz_output_pixel (const cf_flowviz_video * video, const float *uv,
-    size_t stride, int width, int height, int x, int y, int mode, int step,
-    float max_flow, int weight, uint8_t rgb[3])
+    size_t stride, int width, int height, int x, int y, int mode,
+    const cf_flowviz_arrows * arrows, float max_flow, int weight,
+    uint8_t rgb[3])
 {
-  uint8_t under[3] = { 0, 0, 0 }, over[3] = { 255, 255, 255 };
+  uint8_t under[3] = { 0, 0, 0 }, over[3];
   int drawn;
 
-  if (uv != NULL && mode != CF_FLOWVIZ_OVERLAY
-      && mode != CF_FLOWVIZ_OVERLAY_ARROWS) {
-    cf_flowviz_pixel (uv, stride, width, height, x, y, mode, step, max_flow,
-        rgb);
+  if (mode != CF_FLOWVIZ_OVERLAY && mode != CF_FLOWVIZ_OVERLAY_ARROWS) {
+    if (uv != NULL)
+      cf_flowviz_pixel (uv, stride, width, height, x, y, mode, arrows,
+          max_flow, rgb);
+    else
+      rgb[0] = rgb[1] = rgb[2] = CF_FLOWVIZ_NEUTRAL;
     return;
   }
   if (video != NULL)
@@ -377,8 +468,11 @@ cf_flowviz_output_pixel (const cf_flowviz_video * video, const float *uv,
       weight = cf_flowviz_motion_weight (weight, sqrtf (fx * fx + fy * fy));
     }
   } else {
-    drawn = cf_flowviz_on_any_arrow (uv, stride, width, height, x, y, step,
-        max_flow);
+    drawn = cf_flowviz_on_any_arrow (uv, stride, width, height, x, y,
+        arrows, max_flow);
+    over[0] = arrows->rgb[0];
+    over[1] = arrows->rgb[1];
+    over[2] = arrows->rgb[2];
   }
   if (drawn) {
     cf_flowviz_blend (over, under, weight, rgb);

@@ -35,7 +35,7 @@ cf_flowviz_max_magnitude (const float *uv, size_t stride, int width,
       float u, v;
       cf_flowviz_read (uv, stride, x, y, &u, &v);
       if (cf_flowviz_known (u, v))
-        best = fmaxf (best, sqrtf (u * u + v * v));
+        best = fmaxf (best, sqrtf (cf_flowviz_dot (u, u, v, v)));
     }
   }
   return best;
@@ -61,10 +61,20 @@ cf_flowviz_params_valid (const cf_flowviz_params * params)
       || params->r < 0 || params->g < 0 || params->b < 0 || params->r > 3
       || params->g > 3 || params->b > 3 || params->a > 3)
     return 0;
-  /* only the overlays read alpha: other callers may leave it unset */
+  /* only the overlays read alpha, only the arrow modes the arrow fields:
+   * other callers may leave them unset */
   if ((params->mode == CF_FLOWVIZ_OVERLAY
           || params->mode == CF_FLOWVIZ_OVERLAY_ARROWS)
       && !(params->alpha >= 0.0f && params->alpha <= 1.0f))
+    return 0;
+  if ((params->mode == CF_FLOWVIZ_ARROWS
+          || params->mode == CF_FLOWVIZ_OVERLAY_ARROWS)
+      && (!(params->arrow_scale >= 0.0f
+              && params->arrow_scale <= CF_FLOWVIZ_ARROW_SCALE_MAX)
+          || !(params->arrow_min >= 0.0f && params->arrow_min <= 1e6f)
+          || !(params->arrow_thickness >= CF_FLOWVIZ_ARROW_THICKNESS_MIN
+              && params->arrow_thickness <= CF_FLOWVIZ_ARROW_THICKNESS_MAX)
+          || params->arrow_color > 0xffffffu))
     return 0;
   return 1;
 }
@@ -96,6 +106,7 @@ cf_flowviz_render_video (const cf_flowviz_video * video, const float *uv,
     const cf_flowviz_params * params, float max_flow, uint8_t * out,
     size_t out_stride)
 {
+  cf_flowviz_arrows arrows;
   int x, y, weight;
 
   if (out == NULL || width < 1 || height < 1
@@ -107,13 +118,14 @@ cf_flowviz_render_video (const cf_flowviz_video * video, const float *uv,
   if (!(max_flow > 0.0f))
     max_flow = 1.0f;
   weight = cf_flowviz_alpha_weight (params->alpha);
+  cf_flowviz_arrows_from_params (params, &arrows);
 
   for (y = 0; y < height; y++) {
     uint8_t *row = out + (size_t) y * out_stride;
     for (x = 0; x < width; x++) {
       uint8_t rgb[3];
       cf_flowviz_output_pixel (video, uv, uv_stride, width, height, x, y,
-          (int) params->mode, params->arrow_step, max_flow, weight, rgb);
+          (int) params->mode, &arrows, max_flow, weight, rgb);
       row[4 * x + params->r] = rgb[0];
       row[4 * x + params->g] = rgb[1];
       row[4 * x + params->b] = rgb[2];

@@ -19,6 +19,20 @@
  * integer arithmetic, so the CUDA twin gives the same bits; the colour
  * coding's per-pixel weight comes from a float length, which the device
  * may round differently in the last bit (see cf_flowviz_motion_weight).
+ *
+ * Arrows (modes arrows and overlay-arrows): one anchor every arrow_step
+ * pixels, at step/2 + k step. The arrow from an anchor is its vector
+ * times arrow_scale (pixels of arrow per pixel of motion; 0: a vector of
+ * max-flow is one step long), at most 1.5 steps; anchors whose vector is
+ * shorter than arrow_min pixels of motion, or whose arrow would be
+ * shorter than one pixel, draw nothing, so still areas stay clear (no dot
+ * grid). Strokes are arrow_thickness pixels wide, in arrow_color.
+ *
+ * A frame without a usable field (a GAP-flagged flow buffer, a frame whose
+ * meta is missing or invalid) is drawn neutral: uniform mid-grey
+ * (CF_FLOWVIZ_NEUTRAL) in the modes that draw the flow alone, which no
+ * flow colour equals (the wheel and HSV always have a saturated or black
+ * channel), and the plain video (black without video) in the overlays.
  */
 #ifndef CF_FLOWVIZ_H
 #define CF_FLOWVIZ_H
@@ -41,6 +55,15 @@ typedef enum
   CF_FLOWVIZ_OVERLAY_ARROWS     /* white arrows blended over the video */
 } cf_flowviz_mode;
 
+/* Grey level of a frame that has no usable field, in the modes that draw
+ * the flow alone (middlebury, hsv, arrows). */
+#define CF_FLOWVIZ_NEUTRAL 128
+
+/* Limits of the arrow parameters (cf_flowviz_params_valid). */
+#define CF_FLOWVIZ_ARROW_THICKNESS_MIN 0.5f
+#define CF_FLOWVIZ_ARROW_THICKNESS_MAX 16.0f
+#define CF_FLOWVIZ_ARROW_SCALE_MAX 1000.0f
+
 typedef struct
 {
   cf_flowviz_mode mode;
@@ -51,6 +74,16 @@ typedef struct
    * video alone, 1: the colours or arrows alone). mode overlay scales it
    * by min (1, |(u, v)| / max-flow) per pixel: zero motion is the video. */
   float alpha;
+  /* arrow modes only (others may leave them 0): pixels of arrow per pixel
+   * of motion, 0..CF_FLOWVIZ_ARROW_SCALE_MAX (0: relative to max-flow, a
+   * vector of max-flow one arrow_step long) */
+  float arrow_scale;
+  /* vectors shorter than this many pixels of motion draw no arrow (>= 0) */
+  float arrow_min;
+  /* stroke width in pixels, CF_FLOWVIZ_ARROW_THICKNESS_MIN..MAX */
+  float arrow_thickness;
+  /* 0xRRGGBB */
+  uint32_t arrow_color;
 } cf_flowviz_params;
 
 /* Video layouts an overlay draws over. */
@@ -93,15 +126,17 @@ void cf_flowviz_hsv_rgb (float fx, float fy, uint8_t rgb[3]);
 /* Render width x height vectors (rows of uv_stride bytes) into 4-byte
  * pixels (rows of out_stride bytes). @max_flow <= 0 is replaced by the
  * frame's largest known magnitude (and by 1 when that is 0). The overlay
- * modes blend over black here (there is no video). */
+ * modes blend over black here (there is no video). @uv must not be NULL:
+ * a frame without a field is cf_flowviz_render_video (NULL, NULL, ...). */
 cf_status cf_flowviz_render (const float *uv, size_t uv_stride, int width,
     int height, const cf_flowviz_params * params, float max_flow,
     uint8_t * out, size_t out_stride);
 
 /* The same with the video frame the flow belongs to (same size): the
  * overlay modes blend over @video, the other modes ignore it. @uv NULL
- * (no usable flow for this frame) gives the video alone, in every mode;
- * @video NULL is black. */
+ * (no usable flow for this frame) is the neutral picture: CF_FLOWVIZ_NEUTRAL
+ * grey in the modes that draw the flow alone, the video alone (black when
+ * @video is NULL) in the overlays. */
 cf_status cf_flowviz_render_video (const cf_flowviz_video * video,
     const float *uv, size_t uv_stride, int width, int height,
     const cf_flowviz_params * params, float max_flow, uint8_t * out,

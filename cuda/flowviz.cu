@@ -28,8 +28,10 @@ flowviz_max_kernel (const float *uv, size_t stride, int width, int height,
   if (x < width && y < height) {
     float u, v;
     cf_flowviz_read (uv, stride, x, y, &u, &v);
+    /* rounded as cf_flowviz_max_magnitude on the host (no fused
+     * multiply-add): the arrows' automatic scale depends on it */
     if (cf_flowviz_known (u, v))
-      m = sqrtf (u * u + v * v);
+      m = sqrtf (cf_flowviz_dot (u, u, v, v));
   }
   /* warp maximum first, one atomic per warp */
   for (int off = 16; off > 0; off /= 2)
@@ -40,13 +42,16 @@ flowviz_max_kernel (const float *uv, size_t stride, int width, int height,
 
 /** \brief One output pixel per thread (cf_flowviz_output_pixel).
  *  \param video     the frame's planes (read only when has_video)
- *  \param uv        the flow, or NULL to show the video alone
+ *  \param uv        the flow, or NULL for the neutral picture (grey, or
+ *                   the video alone in the overlays)
+ *  \param arrows    the arrow modes' anchors, scale, threshold, stroke
  *  \param max_flow  fixed normalisation, or <= 0 to read *device_max
  *  \param weight    overlay opacity, 0..256 */
 __global__ static void
 flowviz_render_kernel (cf_flowviz_video video, int has_video,
     const float *uv, size_t stride, int width, int height, int mode,
-    int step, float max_flow, const float *device_max, int weight, int r,
+    cf_flowviz_arrows arrows, float max_flow, const float *device_max,
+    int weight, int r,
     int g, int b, int a, uint8_t * out, size_t out_stride)
 {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -62,7 +67,7 @@ flowviz_render_kernel (cf_flowviz_video video, int has_video,
       max_flow = 1.0f;
   }
   cf_flowviz_output_pixel (has_video ? &video : NULL, uv, stride, width,
-      height, x, y, mode, step, max_flow, weight, rgb);
+      height, x, y, mode, &arrows, max_flow, weight, rgb);
   p = out + (size_t) y * out_stride + 4 * (size_t) x;
   p[r] = rgb[0];
   p[g] = rgb[1];
@@ -99,6 +104,7 @@ cf_cuda_flowviz_render_video (const cf_flowviz_video * video,
   dim3 block (BLOCK_X, BLOCK_Y);
   dim3 grid (cf_div_up (width, BLOCK_X), cf_div_up (height, BLOCK_Y));
   cf_flowviz_video frame;
+  cf_flowviz_arrows arrows;
   int auto_max = uv != NULL && !(max_flow > 0.0f);
 
   if (out == NULL || width < 1 || height < 1
@@ -110,6 +116,7 @@ cf_cuda_flowviz_render_video (const cf_flowviz_video * video,
   memset (&frame, 0, sizeof (frame));
   if (video != NULL)
     frame = *video;
+  cf_flowviz_arrows_from_params (params, &arrows);
 
   if (auto_max) {
     CF_CUDA_TRY (cudaMemsetAsync (scratch, 0, sizeof (float), stream));
@@ -119,7 +126,7 @@ cf_cuda_flowviz_render_video (const cf_flowviz_video * video,
   }
   flowviz_render_kernel <<< grid, block, 0, stream >>> (frame,
       video != NULL, uv, uv_stride, width, height, (int) params->mode,
-      params->arrow_step, max_flow, scratch,
+      arrows, max_flow, scratch,
       cf_flowviz_alpha_weight (params->alpha), params->r, params->g,
       params->b, params->a, out, out_stride);
   CF_CUDA_TRY_LAUNCH ();

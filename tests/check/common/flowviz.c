@@ -4,7 +4,11 @@
  *
  * Conversions are checked against values worked out by hand and against
  * the exact Rec.601 matrix in double precision (within one level: the
- * code uses the 8-bit integer form of the matrix).
+ * code uses the 8-bit integer form of the matrix). Arrow pixels are
+ * worked out by hand from the documented geometry: the arrow is the
+ * anchor's vector times the scale, strokes within half the thickness of
+ * shaft or head (round ends), heads a third of the arrow but at least 2
+ * thickness + 1 and at most half of it, at +-30 degrees.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -56,7 +60,9 @@ GST_END_TEST;
 GST_START_TEST (test_render_writes_every_pixel_and_alpha)
 {
   const float uv[] = { 0, 0, 1, 0, 1e10f, 1e10f };
-  cf_flowviz_params p = { CF_FLOWVIZ_MIDDLEBURY, 16, 2, 1, 0, 3, 0.0f };
+  cf_flowviz_params p = { CF_FLOWVIZ_MIDDLEBURY, 16, 2, 1, 0, 3, 0.0f, 0.0f,
+    0.0f, 0.0f, 0
+  };
   uint8_t out[12];
 
   memset (out, 0x55, sizeof (out));
@@ -90,11 +96,15 @@ GST_START_TEST (test_opposite_directions_have_opposite_hues)
 
 GST_END_TEST;
 
-/* RGBA output parameters for @mode */
+/* RGBA output parameters for @mode; arrows relative to max-flow (a
+ * vector of max-flow one step long), 1 px wide, white, none under 0.5 px
+ * of motion */
 static cf_flowviz_params
 rgba_params (cf_flowviz_mode mode, float alpha)
 {
-  cf_flowviz_params p = { mode, 16, 0, 1, 2, 3, alpha };
+  cf_flowviz_params p = { mode, 16, 0, 1, 2, 3, alpha, 0.0f, 0.5f, 1.0f,
+    0xffffff
+  };
   return p;
 }
 
@@ -220,7 +230,8 @@ exact_601 (int y, int cb, int cr, int channel)
 
 GST_START_TEST (test_yuv_within_one_level_of_the_exact_matrix)
 {
-  cf_flowviz_params p = rgba_params (CF_FLOWVIZ_MIDDLEBURY, 0.0f);
+  /* no flow: an overlay shows the converted video alone */
+  cf_flowviz_params p = rgba_params (CF_FLOWVIZ_OVERLAY, 0.0f);
   int y, cb, cr, c, worst = 0;
 
   /* every third code of the legal ranges, plus their ends */
@@ -491,7 +502,7 @@ GST_START_TEST (test_overlay_at_max_flow_gets_the_full_alpha)
 
 GST_END_TEST;
 
-GST_START_TEST (test_flow_modes_ignore_the_video_and_no_flow_shows_it)
+GST_START_TEST (test_flow_modes_ignore_the_video_and_no_flow_is_neutral)
 {
   static const cf_flowviz_mode modes[] = { CF_FLOWVIZ_MIDDLEBURY,
     CF_FLOWVIZ_HSV, CF_FLOWVIZ_ARROWS, CF_FLOWVIZ_OVERLAY,
@@ -516,15 +527,23 @@ GST_START_TEST (test_flow_modes_ignore_the_video_and_no_flow_shows_it)
               b, 12), CF_OK);
       fail_unless (memcmp (a, b, sizeof (a)) == 0, "mode %d", modes[m]);
     }
-    /* no flow: the video in every mode */
+    /* no flow: the video in the overlays, neutral grey in the others */
     fail_unless_equals_int (cf_flowviz_render_video (&v, NULL, 0, 3, 1, &p,
             0.0f, a, 12), CF_OK);
-    assert_rgb (a, 0, 10, 20, 30, "no flow");
-    assert_rgb (a, 1, 200, 100, 50, "no flow");
-    /* neither: black */
+    if (modes[m] < CF_FLOWVIZ_OVERLAY) {
+      assert_rgb (a, 0, 128, 128, 128, "no flow");
+      assert_rgb (a, 1, 128, 128, 128, "no flow");
+    } else {
+      assert_rgb (a, 0, 10, 20, 30, "no flow");
+      assert_rgb (a, 1, 200, 100, 50, "no flow");
+    }
+    /* neither: black under the overlays, grey in the others */
     fail_unless_equals_int (cf_flowviz_render_video (NULL, NULL, 0, 3, 1, &p,
             0.0f, a, 12), CF_OK);
-    assert_rgb (a, 1, 0, 0, 0, "nothing");
+    if (modes[m] < CF_FLOWVIZ_OVERLAY)
+      assert_rgb (a, 1, 128, 128, 128, "nothing");
+    else
+      assert_rgb (a, 1, 0, 0, 0, "nothing");
   }
 }
 
@@ -601,6 +620,325 @@ GST_START_TEST (test_render_video_rejects_bad_arguments)
 
 GST_END_TEST;
 
+/* A frame without a field in middlebury (whose zero is white), hsv and
+ * arrows is uniform grey 128, alpha opaque: not white, not black. */
+GST_START_TEST (test_no_field_is_mid_grey_not_white)
+{
+  static const cf_flowviz_mode modes[] = { CF_FLOWVIZ_MIDDLEBURY,
+    CF_FLOWVIZ_HSV, CF_FLOWVIZ_ARROWS
+  };
+  const int w = 7, h = 5;
+  uint8_t out[4 * 7 * 5];
+  guint m;
+  int i;
+
+  for (m = 0; m < G_N_ELEMENTS (modes); m++) {
+    cf_flowviz_params p = rgba_params (modes[m], 0.0f);
+    memset (out, 0x11, sizeof (out));
+    fail_unless_equals_int (cf_flowviz_render_video (NULL, NULL, 0, w, h, &p,
+            0.0f, out, 4 * w), CF_OK);
+    for (i = 0; i < w * h; i++)
+      assert_rgb (out, i, 128, 128, 128, "no field");
+  }
+}
+
+GST_END_TEST;
+
+/* The neutral grey cannot be mistaken for flow: inside max-flow one wheel
+ * channel is 255 (the wheel's entries each have a full channel, and the
+ * blend towards white keeps it), beyond it one is 0 (times 0.75); HSV has
+ * full saturation. Swept over 360 directions and lengths 0 .. 3 max-flow. */
+GST_START_TEST (test_neutral_grey_is_no_flow_colour)
+{
+  int a, r;
+
+  for (a = 0; a < 360; a++)
+    for (r = 0; r <= 30; r++) {
+      double ang = a * G_PI / 180.0, len = r / 10.0;
+      float fx = (float) (len * cos (ang)), fy = (float) (len * sin (ang));
+      uint8_t mb[3], hsv[3];
+      cf_flowviz_middlebury_rgb (fx, fy, mb);
+      cf_flowviz_hsv_rgb (fx, fy, hsv);
+      fail_if (mb[0] == 128 && mb[1] == 128 && mb[2] == 128,
+          "middlebury grey at %d deg, %g", a, len);
+      fail_if (hsv[0] == 128 && hsv[1] == 128 && hsv[2] == 128,
+          "hsv grey at %d deg, %g", a, len);
+    }
+}
+
+GST_END_TEST;
+
+/* A @w x @h field at rest except the anchor (ax, ay), which moves (u, v). */
+static float *
+one_anchor_field (int w, int h, int ax, int ay, float u, float v)
+{
+  float *uv = g_new0 (float, 2 * w * h);
+
+  uv[2 * (ay * w + ax)] = u;
+  uv[2 * (ay * w + ax) + 1] = v;
+  return uv;
+}
+
+/* 1 when pixel (x, y) of an RGBA render is exactly @rgb */
+static gboolean
+is_rgb (const uint8_t * out, int w, int x, int y, const uint8_t rgb[3])
+{
+  const uint8_t *p = out + 4 * (y * w + x);
+  return p[0] == rgb[0] && p[1] == rgb[1] && p[2] == rgb[2];
+}
+
+static const uint8_t WHITE[3] = { 255, 255, 255 };
+
+/* Still anchors draw nothing, however large the scale: mode=arrows is the
+ * dimmed wheel alone (white at rest, 255 x 2/5 = 102), overlay-arrows the
+ * video alone. So do vectors under arrow-min, and arrows that would be
+ * shorter than one pixel. */
+GST_START_TEST (test_still_anchors_draw_no_arrow)
+{
+  const int w = 64, h = 48;
+  float *uv = g_new0 (float, 2 * w * h);
+  uint8_t *grey = g_malloc (w * h), *out = g_malloc (4 * w * h);
+  cf_flowviz_video v = plane_video (CF_FLOWVIZ_VIDEO_GRAY8, grey, w, NULL, 0,
+      NULL, 0);
+  cf_flowviz_params p = rgba_params (CF_FLOWVIZ_ARROWS, 1.0f);
+  int i, x, y, on;
+
+  memset (grey, 90, w * h);
+  p.arrow_scale = 100.0f;
+  p.arrow_thickness = 3.0f;
+  p.arrow_step = 8;
+  /* all still: an automatic max-flow of 1 */
+  fail_unless_equals_int (cf_flowviz_render (uv, 8 * w, w, h, &p, 0.0f, out,
+          4 * w), CF_OK);
+  for (i = 0; i < w * h; i++)
+    assert_rgb (out, i, 102, 102, 102, "still, arrows");
+  p.mode = CF_FLOWVIZ_OVERLAY_ARROWS;
+  fail_unless_equals_int (cf_flowviz_render_video (&v, uv, 8 * w, w, h, &p,
+          0.0f, out, 4 * w), CF_OK);
+  for (i = 0; i < w * h; i++)
+    assert_rgb (out, i, 90, 90, 90, "still, overlay-arrows");
+
+  /* every vector 0.4 px right: under the default arrow-min of 0.5 none,
+   * with 0.3 each anchor draws (here 0.4 x 100 = 40 -> 12 px, 1.5 steps) */
+  for (i = 0; i < w * h; i++)
+    uv[2 * i] = 0.4f;
+  fail_unless_equals_int (cf_flowviz_render_video (&v, uv, 8 * w, w, h, &p,
+          1.0f, out, 4 * w), CF_OK);
+  for (i = 0; i < w * h; i++)
+    assert_rgb (out, i, 90, 90, 90, "under arrow-min");
+  p.arrow_min = 0.3f;
+  fail_unless_equals_int (cf_flowviz_render_video (&v, uv, 8 * w, w, h, &p,
+          1.0f, out, 4 * w), CF_OK);
+  /* anchors at 4 + 8 k: (4, 4) to (16, 4) */
+  fail_unless (is_rgb (out, w, 10, 4, WHITE));
+  fail_unless (is_rgb (out, w, 4, 4, WHITE));
+
+  /* an arrow under one pixel (0.4 x 2 = 0.8) draws nothing, not a dot */
+  p.arrow_scale = 2.0f;
+  p.arrow_min = 0.0f;
+  fail_unless_equals_int (cf_flowviz_render_video (&v, uv, 8 * w, w, h, &p,
+          1.0f, out, 4 * w), CF_OK);
+  on = 0;
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      on += out[4 * (y * w + x)] != 90;
+  fail_unless_equals_int (on, 0);
+  g_free (uv);
+  g_free (grey);
+  g_free (out);
+}
+
+GST_END_TEST;
+
+/* One moving anchor, (8, 8), 2 px right, at max-flow 4, step 16, 1 px
+ * strokes (within 0.5 px of the segment: on the shaft's row only):
+ * arrow-scale 3 is 6 px, to (14, 8); 0 is relative, 2 / 4 steps = 8 px;
+ * 20 would be 40 px, shortened to 1.5 steps = 24 px. Round ends: the row
+ * runs from 8 - 0.5 to the tip + 0.5. */
+GST_START_TEST (test_arrow_length_is_vector_times_scale)
+{
+  static const struct
+  {
+    float scale;
+    int tip;
+  } cases[] = { {3.0f, 14}, {0.0f, 16}, {20.0f, 32}, {4.0f, 16} };
+  const int w = 64, h = 32;
+  float *uv = one_anchor_field (w, h, 8, 8, 2.0f, 0.0f);
+  uint8_t *out = g_malloc (4 * w * h);
+  cf_flowviz_params p = rgba_params (CF_FLOWVIZ_ARROWS, 0.0f);
+  guint c;
+  int x;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    p.arrow_scale = cases[c].scale;
+    fail_unless_equals_int (cf_flowviz_render (uv, 8 * w, w, h, &p, 4.0f,
+            out, 4 * w), CF_OK);
+    for (x = 0; x < w; x++) {
+      gboolean want = x >= 8 && x <= cases[c].tip;
+      fail_unless (is_rgb (out, w, x, 8, WHITE) == want,
+          "scale %g: pixel (%d, 8) %s the arrow", cases[c].scale, x,
+          want ? "should be on" : "should be off");
+    }
+    /* off the arrow: at rest the dimmed white; the anchor's own colour is
+     * 2/4 of max-flow, red (255, 127, 127) dimmed to (102, 50, 50) */
+    assert_rgb (out, 20 * w + 40, 102, 102, 102, "background at rest");
+  }
+  /* the anchor itself under a short arrow's start: its colour hidden */
+  p.arrow_scale = 3.0f;
+  p.arrow_thickness = 4.0f;
+  fail_unless_equals_int (cf_flowviz_render (uv, 8 * w, w, h, &p, 4.0f, out,
+          4 * w), CF_OK);
+  fail_unless (is_rgb (out, w, 8, 8, WHITE));
+  {
+    float *uv2 = one_anchor_field (w, h, 9, 8, 2.0f, 0.0f);
+    /* a moving pixel off any anchor draws no arrow: its own colour */
+    fail_unless_equals_int (cf_flowviz_render (uv2, 8 * w, w, h, &p, 4.0f,
+            out, 4 * w), CF_OK);
+    assert_rgb (out, 8 * w + 9, 102, 50, 50, "moving, not an anchor");
+    assert_rgb (out, 8 * w + 12, 102, 102, 102, "no arrow from it");
+    g_free (uv2);
+  }
+  g_free (uv);
+  g_free (out);
+}
+
+GST_END_TEST;
+
+/* The 6 px arrow of (8, 8) along +x (scale 3, as above) at 2 and 4 px:
+ * half widths 1 and 2. Shaft rows y = 8 +- half are on (distance exactly
+ * half), the next off. Head: a third of 6 is 2, at least 2 x 2 + 1 = 5,
+ * at most half of 6: 3 px back from (14, 8) at +-30 degrees, to (14 - 3
+ * cos 30, 8 +- 1.5) = (11.40, 6.5 / 9.5). At thickness 2, (11, 10) is 2
+ * from the shaft but 0.64 from that end ((0.4^2 + 0.5^2)^0.5): on; (8,
+ * 10) is far from both: off. */
+GST_START_TEST (test_arrow_thickness_and_head)
+{
+  const int w = 32, h = 24;
+  float *uv = one_anchor_field (w, h, 8, 8, 2.0f, 0.0f);
+  uint8_t *out = g_malloc (4 * w * h);
+  cf_flowviz_params p = rgba_params (CF_FLOWVIZ_ARROWS, 0.0f);
+  int x;
+
+  p.arrow_scale = 3.0f;
+  p.arrow_thickness = 2.0f;
+  fail_unless_equals_int (cf_flowviz_render (uv, 8 * w, w, h, &p, 4.0f, out,
+          4 * w), CF_OK);
+  for (x = 8; x <= 14; x++) {
+    fail_unless (is_rgb (out, w, x, 7, WHITE), "(%d, 7)", x);
+    fail_unless (is_rgb (out, w, x, 9, WHITE), "(%d, 9)", x);
+  }
+  /* round ends one pixel out on the row, not two */
+  fail_unless (is_rgb (out, w, 7, 8, WHITE) && is_rgb (out, w, 15, 8, WHITE));
+  fail_unless (!is_rgb (out, w, 6, 8, WHITE)
+      && !is_rgb (out, w, 16, 8, WHITE));
+  fail_unless (!is_rgb (out, w, 8, 10, WHITE) && !is_rgb (out, w, 8, 6,
+          WHITE));
+  /* the head, symmetric */
+  fail_unless (is_rgb (out, w, 11, 10, WHITE) && is_rgb (out, w, 11, 6,
+          WHITE));
+  fail_unless (!is_rgb (out, w, 10, 11, WHITE)
+      && !is_rgb (out, w, 10, 5, WHITE));
+
+  /* 4 px: rows 6 .. 10 along the shaft, not 5 or 11 */
+  p.arrow_thickness = 4.0f;
+  fail_unless_equals_int (cf_flowviz_render (uv, 8 * w, w, h, &p, 4.0f, out,
+          4 * w), CF_OK);
+  fail_unless (is_rgb (out, w, 10, 6, WHITE) && is_rgb (out, w, 10, 10,
+          WHITE));
+  fail_unless (!is_rgb (out, w, 10, 5, WHITE) && !is_rgb (out, w, 10, 11,
+          WHITE));
+  g_free (uv);
+  g_free (out);
+}
+
+GST_END_TEST;
+
+/* arrow-color: 0x3366cc drawn as (51, 102, 204) in mode=arrows, in every
+ * byte order; in overlay-arrows blended with alpha: red at 0.5 (weight 128)
+ * over grey 90 is ((128 255 + 128 90 + 128) >> 8, (128 90 + 128) >> 8)
+ * = (173, 45, 45). */
+GST_START_TEST (test_arrow_colour_alone_and_blended)
+{
+  const int w = 32, h = 16;
+  float *uv = one_anchor_field (w, h, 8, 8, 4.0f, 0.0f);
+  uint8_t *out = g_malloc (4 * w * h), *grey = g_malloc (w * h);
+  cf_flowviz_video v = plane_video (CF_FLOWVIZ_VIDEO_GRAY8, grey, w, NULL, 0,
+      NULL, 0);
+  cf_flowviz_params p = rgba_params (CF_FLOWVIZ_ARROWS, 0.5f);
+  uint8_t *px;
+
+  p.arrow_color = 0x3366cc;
+  fail_unless_equals_int (cf_flowviz_render (uv, 8 * w, w, h, &p, 4.0f, out,
+          4 * w), CF_OK);
+  assert_rgb (out, 8 * w + 12, 51, 102, 204, "coloured arrow");
+  /* BGRA: the same colour, bytes swapped */
+  p.r = 2;
+  p.b = 0;
+  fail_unless_equals_int (cf_flowviz_render (uv, 8 * w, w, h, &p, 4.0f, out,
+          4 * w), CF_OK);
+  px = out + 4 * (8 * w + 12);
+  fail_unless (px[0] == 204 && px[1] == 102 && px[2] == 51 && px[3] == 255);
+
+  p = rgba_params (CF_FLOWVIZ_OVERLAY_ARROWS, 0.5f);
+  p.arrow_color = 0xff0000;
+  memset (grey, 90, w * h);
+  fail_unless_equals_int (cf_flowviz_render_video (&v, uv, 8 * w, w, h, &p,
+          4.0f, out, 4 * w), CF_OK);
+  assert_rgb (out, 8 * w + 12, 173, 45, 45, "red at 0.5 over grey");
+  assert_rgb (out, 12 * w + 12, 90, 90, 90, "off the arrow");
+  g_free (uv);
+  g_free (out);
+  g_free (grey);
+}
+
+GST_END_TEST;
+
+/* Arrow fields are checked in the arrow modes and ignored elsewhere (a
+ * caller may leave them 0). */
+GST_START_TEST (test_arrow_parameters_are_checked_in_arrow_modes)
+{
+  const float uv[2] = { 1, 0 };
+  uint8_t out[4];
+  cf_flowviz_params p = rgba_params (CF_FLOWVIZ_ARROWS, 0.5f), q;
+  int k;
+
+  fail_unless_equals_int (cf_flowviz_render (uv, 8, 1, 1, &p, 1.0f, out, 4),
+      CF_OK);
+  for (k = 0; k < 6; k++) {
+    q = p;
+    switch (k) {
+      case 0:
+        q.arrow_thickness = 0.25f;
+        break;
+      case 1:
+        q.arrow_thickness = 17.0f;
+        break;
+      case 2:
+        q.arrow_scale = -1.0f;
+        break;
+      case 3:
+        q.arrow_scale = NAN;
+        break;
+      case 4:
+        q.arrow_min = -0.5f;
+        break;
+      default:
+        q.arrow_color = 0x1000000;
+        break;
+    }
+    fail_unless (cf_flowviz_render (uv, 8, 1, 1, &q, 1.0f, out, 4) ==
+        CF_ERROR_INVALID, "case %d", k);
+    q.mode = CF_FLOWVIZ_OVERLAY_ARROWS;
+    fail_unless (cf_flowviz_render (uv, 8, 1, 1, &q, 1.0f, out, 4) ==
+        CF_ERROR_INVALID, "case %d, overlay-arrows", k);
+    q.mode = CF_FLOWVIZ_MIDDLEBURY;
+    fail_unless (cf_flowviz_render (uv, 8, 1, 1, &q, 1.0f, out, 4) == CF_OK,
+        "case %d, middlebury", k);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 common_flowviz_suite (void)
 {
@@ -617,7 +955,14 @@ common_flowviz_suite (void)
   tcase_add_test (tc, test_overlay_blend_weights);
   tcase_add_test (tc, test_overlay_at_rest_is_the_plain_video);
   tcase_add_test (tc, test_overlay_at_max_flow_gets_the_full_alpha);
-  tcase_add_test (tc, test_flow_modes_ignore_the_video_and_no_flow_shows_it);
+  tcase_add_test (tc, test_flow_modes_ignore_the_video_and_no_flow_is_neutral);
+  tcase_add_test (tc, test_no_field_is_mid_grey_not_white);
+  tcase_add_test (tc, test_neutral_grey_is_no_flow_colour);
+  tcase_add_test (tc, test_still_anchors_draw_no_arrow);
+  tcase_add_test (tc, test_arrow_length_is_vector_times_scale);
+  tcase_add_test (tc, test_arrow_thickness_and_head);
+  tcase_add_test (tc, test_arrow_colour_alone_and_blended);
+  tcase_add_test (tc, test_arrow_parameters_are_checked_in_arrow_modes);
   tcase_add_test (tc, test_overlay_arrows_keep_the_video_off_the_arrows);
   tcase_add_test (tc, test_render_video_rejects_bad_arguments);
   return s;

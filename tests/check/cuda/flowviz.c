@@ -29,6 +29,17 @@
  * suite's data, about 1e-6 of random vectors in general, far inside the
  * 0.1 % allowance. At rest (r = 0) and at or beyond max-flow (min = 1)
  * W r + 0.5 is exact on both sides, so those pixels cannot flip.
+ *
+ * Arrows must cover the same pixels on both sides: an arrow pixel in the
+ * wrong place is a whole colour off, far beyond one level. The geometry
+ * (scale, length, distances to shaft and head, the automatic max-flow
+ * it may be relative to) rounds every product and sum on its own on the
+ * device (cf_flowviz_dot: __fmul_rn/__fadd_rn, never fused) and uses
+ * IEEE sqrtf and division, so it gives the host's bits. Every arrow
+ * parameter is varied: scale (relative, 4, 10, far beyond the 1.5-step
+ * cap), arrow-min (0, 0.5, 3), thickness (1, 2, 5.5, 16 at step 4, the
+ * widest reach), colour. A frame without a field is uniform grey (flow
+ * modes) or the video (overlays) on both sides, to the bit.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -68,6 +79,16 @@ static const cf_flowviz_mode modes[] = {
 
 /* overlay opacity where the tests do not vary it (the element's default) */
 #define ALPHA 0.6f
+
+/* arrows where the tests do not vary them (the element's defaults) */
+static void
+default_arrows (cf_flowviz_params * params)
+{
+  params->arrow_scale = 4.0f;
+  params->arrow_min = 0.5f;
+  params->arrow_thickness = 2.0f;
+  params->arrow_color = 0xffffff;
+}
 
 static cudaStream_t stream;
 
@@ -137,7 +158,7 @@ compare_render_full (const cf_flowviz_video * video,
   int x, y, k;
 
   memset (ref, CANVAS, n);
-  if (video == NULL) {
+  if (video == NULL && uv != NULL) {
     fail_unless_equals_int (cf_flowviz_render (uv, uv_stride, width, height,
             params, max_flow, ref, out_stride), CF_OK);
   } else {
@@ -153,7 +174,7 @@ compare_render_full (const cf_flowviz_video * video,
   CUDA_OK (cudaMalloc ((void **) &dout, n));
   CUDA_OK (cudaMemset (dout, CANVAS, n));
   fail_unless_equals_int (cf_cuda_flowviz_scratch_alloc (&scratch), CF_OK);
-  if (dvideo == NULL) {
+  if (dvideo == NULL && uv != NULL) {
     fail_unless_equals_int (cf_cuda_flowviz_render (duv, uv_stride, width,
             height, params, max_flow, scratch, dout, out_stride, stream),
         CF_OK);
@@ -240,6 +261,7 @@ GST_START_TEST (test_render_matches_cpu)
           params.b = orders[o].b;
           params.a = orders[o].a;
           params.alpha = ALPHA;
+          default_arrows (&params);
           compare_render (uv, uv_stride, w, h, &params, max_flows[f],
               orders[o].name);
         }
@@ -268,10 +290,13 @@ GST_START_TEST (test_render_degenerate_frames)
   params.b = 2;
   params.a = 3;
   params.alpha = ALPHA;
+  default_arrows (&params);
   for (m = 0; m < (int) G_N_ELEMENTS (modes); m++) {
     params.mode = modes[m];
     compare_render (unknown, uv_stride, w, h, &params, 0.0f, "RGBA");
     compare_render (zero, uv_stride, w, h, &params, 0.0f, "RGBA");
+    /* no field at all (a GAP frame): neutral grey or black, to the bit */
+    compare_render (NULL, 0, w, h, &params, 0.0f, "RGBA, no field");
   }
   g_free (unknown);
   g_free (zero);
@@ -282,7 +307,7 @@ GST_END_TEST;
 GST_START_TEST (test_render_rejects_bad_arguments)
 {
   cf_flowviz_params params = { CF_FLOWVIZ_MIDDLEBURY, 16, 0, 1, 2, 3,
-    ALPHA
+    ALPHA, 4.0f, 0.5f, 2.0f, 0xffffff
   };
   float *duv = NULL;
   uint8_t *dout = NULL;
@@ -299,6 +324,19 @@ GST_START_TEST (test_render_rejects_bad_arguments)
   params.arrow_step = 1;
   fail_unless_equals_int (cf_cuda_flowviz_render (duv, 16, 2, 2, &params,
           1.0f, NULL, dout, 8, stream), CF_ERROR_INVALID);
+  /* arrow fields are checked in the arrow modes only */
+  params.arrow_step = 16;
+  params.arrow_thickness = 0.0f;
+  fail_unless_equals_int (cf_cuda_flowviz_render (duv, 16, 2, 2, &params,
+          1.0f, NULL, dout, 8, stream), CF_OK);
+  params.mode = CF_FLOWVIZ_ARROWS;
+  fail_unless_equals_int (cf_cuda_flowviz_render (duv, 16, 2, 2, &params,
+          1.0f, NULL, dout, 8, stream), CF_ERROR_INVALID);
+  params.arrow_thickness = 2.0f;
+  params.arrow_scale = -1.0f;
+  fail_unless_equals_int (cf_cuda_flowviz_render (duv, 16, 2, 2, &params,
+          1.0f, NULL, dout, 8, stream), CF_ERROR_INVALID);
+  CUDA_OK (cudaStreamSynchronize (stream));
   cudaFree (duv);
   cudaFree (dout);
 }
@@ -428,7 +466,7 @@ GST_START_TEST (test_render_video_matches_cpu)
         for (a = 0; a < n_alphas; a++) {
           /* RGBx out: the fourth byte is never written */
           cf_flowviz_params params = { modes[m], 16, 0, 1, 2, -1,
-            n_alphas > 1 ? alphas[a] : ALPHA
+            n_alphas > 1 ? alphas[a] : ALPHA, 4.0f, 0.5f, 2.0f, 0xffffff
           };
           for (f = 0; f < (int) G_N_ELEMENTS (max_flows); f++)
             compare_render_full (&tv.host, &tv.dev, uv, uv_stride, w, h,
@@ -448,7 +486,9 @@ GST_END_TEST;
 
 GST_START_TEST (test_render_video_rejects_bad_arguments)
 {
-  cf_flowviz_params params = { CF_FLOWVIZ_OVERLAY, 16, 0, 1, 2, 3, ALPHA };
+  cf_flowviz_params params = { CF_FLOWVIZ_OVERLAY, 16, 0, 1, 2, 3, ALPHA,
+    4.0f, 0.5f, 2.0f, 0xffffff
+  };
   cf_flowviz_video video;
   uint8_t *dplane = NULL, *dout = NULL;
   float *duv = NULL;
@@ -481,6 +521,57 @@ GST_START_TEST (test_render_video_rejects_bad_arguments)
 
 GST_END_TEST;
 
+/* Arrows with every arrow parameter varied, alone (over the dimmed wheel)
+ * and over a GRAY8 video, fixed and automatic max-flow, on a small and a
+ * large odd frame; see the header for why they must cover the same
+ * pixels. */
+GST_START_TEST (test_arrow_parameters_match_cpu)
+{
+  static const int sizes[][2] = { {17, 13}, {641, 479} };
+  static const struct
+  {
+    int step;
+    float scale, min, thickness;
+    uint32_t color;
+  } styles[] = {
+    {16, 0.0f, 0.0f, 1.0f, 0xffffff},   /* relative to max-flow */
+    {16, 4.0f, 0.5f, 2.0f, 0x3366cc},   /* the defaults, a colour */
+    {12, 10.0f, 3.0f, 5.5f, 0xff0000},  /* long, few, fractional width */
+    {4, 1000.0f, 0.0f, 16.0f, 0x00ff80},        /* all capped, widest reach */
+  };
+  static const cf_flowviz_mode arrow_modes[] = { CF_FLOWVIZ_ARROWS,
+    CF_FLOWVIZ_OVERLAY_ARROWS
+  };
+  static const float max_flows[] = { 4.0f, 0.0f };
+  int s, k, m, f;
+
+  for (s = 0; s < (int) G_N_ELEMENTS (sizes); s++) {
+    int w = sizes[s][0], h = sizes[s][1];
+    size_t uv_stride = 2 * (size_t) w * sizeof (float) + 16;
+    float *uv = make_uv (w, h, uv_stride, 10.0f, 777 + s);
+    test_video tv;
+
+    make_video (&video_formats[0], w, h, 55 + s, &tv);
+    for (k = 0; k < (int) G_N_ELEMENTS (styles); k++)
+      for (m = 0; m < (int) G_N_ELEMENTS (arrow_modes); m++)
+        for (f = 0; f < (int) G_N_ELEMENTS (max_flows); f++) {
+          cf_flowviz_params params = { arrow_modes[m], styles[k].step, 0, 1,
+            2, 3, ALPHA, styles[k].scale, styles[k].min,
+            styles[k].thickness, styles[k].color
+          };
+          gchar *what = g_strdup_printf ("arrow style %d", k);
+          compare_render (uv, uv_stride, w, h, &params, max_flows[f], what);
+          compare_render_full (&tv.host, &tv.dev, uv, uv_stride, w, h,
+              &params, max_flows[f], what);
+          g_free (what);
+        }
+    free_video (&tv);
+    g_free (uv);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 cuda_flowviz_suite (void)
 {
@@ -493,6 +584,7 @@ cuda_flowviz_suite (void)
   tcase_add_test (tc, test_render_rejects_bad_arguments);
   tcase_add_test (tc, test_render_video_matches_cpu);
   tcase_add_test (tc, test_render_video_rejects_bad_arguments);
+  tcase_add_test (tc, test_arrow_parameters_match_cpu);
   suite_add_tcase (s, tc);
   return s;
 }
