@@ -23,21 +23,35 @@
  *   match the published figures for the same `max-flow`.
  * - `mode=hsv`: hue = direction, value = magnitude / `max-flow` (zero flow
  *   is black).
- * - `mode=arrows`: one white arrow every `arrow-step` pixels (as long as a
- *   grid cell at `max-flow`) over the colour coding dimmed to 40 %.
+ * - `mode=arrows`: arrows from anchors every `arrow-step` pixels over the
+ *   colour coding dimmed to 40 %. An arrow is its vector times
+ *   `arrow-scale` long (4 pixels per pixel of motion by default; 0: a
+ *   vector of `max-flow` is one `arrow-step` long), at most 1.5
+ *   `arrow-step`; `arrow-thickness` pixels wide, in `arrow-color`
+ *   (0xRRGGBB, white by default). Anchors whose vector is shorter than
+ *   `arrow-min` pixels (0.5 by default) draw nothing, so still areas
+ *   stay clear.
  * - `mode=overlay`: the Middlebury colours blended over the video with an
  *   opacity that grows with the motion: `alpha` × min (1, |(u, v)| /
  *   `max-flow`). Still areas show the plain video (rather than the
  *   wheel's white washing them out), motion at or beyond `max-flow` gets
  *   the full `alpha`; where a vector is unknown the video shows as it is.
- * - `mode=overlay-arrows`: the arrows of `mode=arrows`, white with opacity
+ * - `mode=overlay-arrows`: the arrows of `mode=arrows`, with opacity
  *   `alpha`, drawn over the video itself.
  *
- * With video input, the first three modes draw the meta's flow alone. A
- * frame without a meta, with a meta whose `valid` is FALSE (the first
- * frame, and the first after a discontinuity), or with a field of another
- * size than the frame shows the plain video, in every mode. With a flow
- * stream as input there is no video: the overlay modes blend over black.
+ * With video input, the first three modes draw the meta's flow alone.
+ * With a flow stream as input there is no video: the overlay modes blend
+ * over black.
+ *
+ * A frame without a usable field is drawn neutral, never as still motion
+ * (which is white in the Middlebury coding): a GAP-flagged flow buffer
+ * (the estimator's first frame, and the first after a discontinuity; the
+ * picture is an ordinary frame, without the flag), a video frame without a meta, with a meta
+ * whose `valid` is FALSE, or with a field of another size than the frame.
+ * The modes that draw the flow alone give uniform mid-grey (128, 128,
+ * 128), a colour no flow is drawn in; the overlay modes give the plain
+ * video (black for flow-stream input). Every input buffer gives one
+ * picture.
  *
  * The video is converted to RGB with the Rec.601 limited-range matrix for
  * NV12 and I420 (each pixel takes the chroma sample of its 2×2 block),
@@ -56,6 +70,10 @@
  * The flow over the moving ball itself:
  * |[
  * gst-launch-1.0 videotestsrc pattern=ball ! cudaflowtvl1 output=meta ! flowviz mode=overlay alpha=0.5 max-flow=8 ! videoconvert ! autovideosink
+ * ]|
+ * Yellow arrows over the video, twice the default length:
+ * |[
+ * gst-launch-1.0 videotestsrc pattern=ball ! cudaflowclg output=meta ! flowviz mode=overlay-arrows alpha=1 arrow-color=0xffff00 arrow-scale=8 ! videoconvert ! autovideosink
  * ]|
  */
 #ifdef HAVE_CONFIG_H
@@ -80,6 +98,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_flow_viz_debug);
 #define DEFAULT_MAX_FLOW 0.0
 #define DEFAULT_ARROW_STEP 16
 #define DEFAULT_ALPHA 0.6
+#define DEFAULT_ARROW_SCALE 4.0
+#define DEFAULT_ARROW_MIN 0.5
+#define DEFAULT_ARROW_THICKNESS 2.0
+#define DEFAULT_ARROW_COLOR 0xffffff
 
 enum
 {
@@ -87,7 +109,11 @@ enum
   PROP_MODE,
   PROP_MAX_FLOW,
   PROP_ARROW_STEP,
-  PROP_ALPHA
+  PROP_ALPHA,
+  PROP_ARROW_SCALE,
+  PROP_ARROW_MIN,
+  PROP_ARROW_THICKNESS,
+  PROP_ARROW_COLOR
 };
 
 #define OUT_FORMATS "{ RGBA, BGRA, RGBx, BGRx }"
@@ -114,6 +140,10 @@ struct _GstFlowViz
   gdouble max_flow;
   gint arrow_step;
   gdouble alpha;
+  gdouble arrow_scale;
+  gdouble arrow_min;
+  gdouble arrow_thickness;
+  guint arrow_color;
 
   /* streaming: device scratch for the per-frame maximum */
   float *gpu_max;
@@ -150,11 +180,13 @@ gst_flow_viz_mode_get_type (void)
     {CF_FLOWVIZ_MIDDLEBURY, "Middlebury colour wheel (white = no motion)",
         "middlebury"},
     {CF_FLOWVIZ_HSV, "HSV: hue = direction, value = magnitude", "hsv"},
-    {CF_FLOWVIZ_ARROWS, "Arrows over the dimmed colour wheel", "arrows"},
+    {CF_FLOWVIZ_ARROWS, "Arrows over the dimmed colour wheel (still "
+          "areas have none)", "arrows"},
     {CF_FLOWVIZ_OVERLAY, "Middlebury colours blended over the video "
           "(opacity grows with the motion, reaching alpha at max-flow; "
           "still areas show the video)", "overlay"},
-    {CF_FLOWVIZ_OVERLAY_ARROWS, "Arrows over the video (opacity: alpha)",
+    {CF_FLOWVIZ_OVERLAY_ARROWS, "Arrows over the video (opacity: alpha, "
+          "colour: arrow-color)",
         "overlay-arrows"},
     {0, NULL, NULL}
   };
@@ -191,7 +223,7 @@ gst_flow_viz_class_init (GstFlowVizClass * klass)
           rw_playing | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_ARROW_STEP,
       g_param_spec_int ("arrow-step", "Arrow Step",
-          "Distance in pixels between arrows (mode=arrows and "
+          "Distance in pixels between arrows' anchors (mode=arrows and "
           "mode=overlay-arrows)", 4, 1024, DEFAULT_ARROW_STEP, rw_playing));
   g_object_class_install_property (gobject_class, PROP_ALPHA,
       g_param_spec_double ("alpha", "Alpha",
@@ -200,8 +232,33 @@ gst_flow_viz_class_init (GstFlowVizClass * klass)
           "plain video) to alpha at max-flow and beyond; "
           "mode=overlay-arrows: the arrows' opacity. 0 shows the video "
           "alone, 1 the colour coding (where the motion reaches max-flow) "
-          "or solid white arrows (steps of 1/256)", 0.0, 1.0,
+          "or solid arrows (steps of 1/256)", 0.0, 1.0,
           DEFAULT_ALPHA, rw_playing | GST_PARAM_CONTROLLABLE));
+  g_object_class_install_property (gobject_class, PROP_ARROW_SCALE,
+      g_param_spec_double ("arrow-scale", "Arrow Scale",
+          "Arrow length in pixels per pixel of motion (arrow modes), at "
+          "most 1.5 arrow-step; 0 = relative to max-flow: a vector of "
+          "max-flow is one arrow-step long", 0.0,
+          CF_FLOWVIZ_ARROW_SCALE_MAX, DEFAULT_ARROW_SCALE,
+          rw_playing | GST_PARAM_CONTROLLABLE));
+  g_object_class_install_property (gobject_class, PROP_ARROW_MIN,
+      g_param_spec_double ("arrow-min", "Arrow Min",
+          "Vectors shorter than this many pixels of motion draw no arrow, "
+          "so still areas stay clear (arrow modes; arrows shorter than "
+          "1 pixel are never drawn)", 0.0, 1e6, DEFAULT_ARROW_MIN,
+          rw_playing | GST_PARAM_CONTROLLABLE));
+  g_object_class_install_property (gobject_class, PROP_ARROW_THICKNESS,
+      g_param_spec_double ("arrow-thickness", "Arrow Thickness",
+          "Width of the arrows' strokes in pixels (arrow modes)",
+          CF_FLOWVIZ_ARROW_THICKNESS_MIN, CF_FLOWVIZ_ARROW_THICKNESS_MAX,
+          DEFAULT_ARROW_THICKNESS, rw_playing | GST_PARAM_CONTROLLABLE));
+  /* not controllable: interpolating a packed 0xRRGGBB value mixes the
+   * channels' bits, not the colours */
+  g_object_class_install_property (gobject_class, PROP_ARROW_COLOR,
+      g_param_spec_uint ("arrow-color", "Arrow Color",
+          "Colour of the arrows as 0xRRGGBB (arrow modes; in "
+          "mode=overlay-arrows blended with opacity alpha)", 0, 0xffffff,
+          DEFAULT_ARROW_COLOR, rw_playing));
 
   gst_element_class_set_static_metadata (element_class,
       "Optical flow visualiser", "Filter/Converter/Video/Hardware",
@@ -228,6 +285,10 @@ gst_flow_viz_init (GstFlowViz * self)
   self->max_flow = DEFAULT_MAX_FLOW;
   self->arrow_step = DEFAULT_ARROW_STEP;
   self->alpha = DEFAULT_ALPHA;
+  self->arrow_scale = DEFAULT_ARROW_SCALE;
+  self->arrow_min = DEFAULT_ARROW_MIN;
+  self->arrow_thickness = DEFAULT_ARROW_THICKNESS;
+  self->arrow_color = DEFAULT_ARROW_COLOR;
 }
 
 static void
@@ -249,6 +310,18 @@ gst_flow_viz_set_property (GObject * object, guint prop_id,
       break;
     case PROP_ALPHA:
       self->alpha = g_value_get_double (value);
+      break;
+    case PROP_ARROW_SCALE:
+      self->arrow_scale = g_value_get_double (value);
+      break;
+    case PROP_ARROW_MIN:
+      self->arrow_min = g_value_get_double (value);
+      break;
+    case PROP_ARROW_THICKNESS:
+      self->arrow_thickness = g_value_get_double (value);
+      break;
+    case PROP_ARROW_COLOR:
+      self->arrow_color = g_value_get_uint (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -276,6 +349,18 @@ gst_flow_viz_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_ALPHA:
       g_value_set_double (value, self->alpha);
+      break;
+    case PROP_ARROW_SCALE:
+      g_value_set_double (value, self->arrow_scale);
+      break;
+    case PROP_ARROW_MIN:
+      g_value_set_double (value, self->arrow_min);
+      break;
+    case PROP_ARROW_THICKNESS:
+      g_value_set_double (value, self->arrow_thickness);
+      break;
+    case PROP_ARROW_COLOR:
+      g_value_set_uint (value, self->arrow_color);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -397,7 +482,7 @@ gst_flow_viz_video_from_planes (const GstCfPlanes * in,
 
 /* Map the flow @inbuf carries as meta into @side (laid out by @layout,
  * which must outlive the mapping). FALSE when the frame has no usable
- * flow and shows the video alone: no meta, valid=FALSE (a zero field that
+ * flow and is drawn neutral: no meta, valid=FALSE (a zero field that
  * means nothing), another size than the frame, rows we cannot read. */
 static gboolean
 gst_flow_viz_map_meta_flow (GstFlowViz * self, GstBuffer * inbuf,
@@ -413,7 +498,7 @@ gst_flow_viz_map_meta_flow (GstFlowViz * self, GstBuffer * inbuf,
   if (meta->width != video->width || meta->height != video->height) {
     if (!self->warned_size) {
       GST_WARNING_OBJECT (self, "flow meta of %dx%d on a %dx%d frame: "
-          "showing the video without flow", meta->width, meta->height,
+          "drawing the frame without flow", meta->width, meta->height,
           video->width, video->height);
       self->warned_size = TRUE;
     }
@@ -440,7 +525,7 @@ gst_flow_viz_map_meta_flow (GstFlowViz * self, GstBuffer * inbuf,
           meta->flow, layout, side)) {
     if (!self->warned_map) {
       GST_WARNING_OBJECT (self, "cannot read the flow meta's field (%s "
-          "memory, stride %d): showing the video without flow",
+          "memory, stride %d): drawing the frame without flow",
           is_cuda ? "CUDA" : "system", meta->stride);
       self->warned_map = TRUE;
     }
@@ -469,6 +554,10 @@ gst_flow_viz_process (GstCfBaseTransform * base, GstBuffer * inbuf,
   params.mode = self->mode;
   params.arrow_step = self->arrow_step;
   params.alpha = (float) self->alpha;
+  params.arrow_scale = (float) self->arrow_scale;
+  params.arrow_min = (float) self->arrow_min;
+  params.arrow_thickness = (float) self->arrow_thickness;
+  params.arrow_color = self->arrow_color;
   max_flow = (float) self->max_flow;
   GST_OBJECT_UNLOCK (self);
 
@@ -487,10 +576,13 @@ gst_flow_viz_process (GstCfBaseTransform * base, GstBuffer * inbuf,
       uv = (const float *) side.planes.data[0];
       uv_stride = (size_t) side.planes.stride[0];
     }
-  } else {
+  } else if (!GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP)) {
     uv = (const float *) in->data[0];
     uv_stride = (size_t) in->stride[0];
   }
+  /* else a GAP field (the estimator's first frame, or the first after a
+   * discontinuity): zeros that mean "no flow", drawn neutral rather than
+   * as still motion (white in middlebury) */
 
   if (in->on_device) {
     status = CF_OK;

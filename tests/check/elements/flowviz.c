@@ -6,7 +6,10 @@
  * definition (Baker et al., IJCV 2011, colorcode.cpp), not taken from the
  * code under test; overlays are checked against the Rec.601 conversion and
  * the blend computed here (mode=overlay: opacity alpha x min (1, |(u, v)| /
- * max-flow), worked out in double).
+ * max-flow), worked out in double). A frame without a usable field (a
+ * GAP-flagged flow buffer, a frame whose meta is missing, invalid or of
+ * another size) is uniform grey 128 in the modes that draw the flow alone
+ * and the plain video (black without video) in the overlays.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -468,7 +471,7 @@ GST_START_TEST (test_overlay_blends_colour_coding_over_nv12)
 
 GST_END_TEST;
 
-GST_START_TEST (test_no_usable_meta_shows_the_plain_video)
+GST_START_TEST (test_no_usable_meta_is_grey_or_the_plain_video)
 {
   static const char *modes[] = { "middlebury", "hsv", "arrows", "overlay",
     "overlay-arrows"
@@ -497,8 +500,10 @@ GST_START_TEST (test_no_usable_meta_shows_the_plain_video)
       what = g_strdup_printf ("mode=%s, case %d", modes[m], kind);
       for (i = 0; i < 8; i++) {
         const guint8 *p = RGBA_4X2 + 4 * i;
-        const guint8 want[3] = { p[2], p[1], p[0] };
-        assert_pixel (out, i, want, what);
+        const guint8 video[3] = { p[2], p[1], p[0] };
+        static const guint8 grey[3] = { 128, 128, 128 };
+        /* the flow alone: neutral grey; over the video: the video */
+        assert_pixel (out, i, m < 3 ? grey : video, what);
       }
       g_free (what);
       gst_buffer_unref (out);
@@ -818,6 +823,208 @@ GST_START_TEST (test_alpha_property_default_range_and_flags)
 
 GST_END_TEST;
 
+/* The flow stream's first buffer is a GAP-flagged zero field: grey 128 in
+ * middlebury (not the white of still motion), hsv and arrows, black under
+ * the overlays (no video); an ordinary picture (no GAP flag: sinks and
+ * encoders show it) with the field's timestamp, one per field. The same zeros without the flag are still motion:
+ * white in middlebury. */
+GST_START_TEST (test_gap_field_is_neutral_not_white)
+{
+  static const char *modes[] = { "middlebury", "hsv", "arrows", "overlay",
+    "overlay-arrows"
+  };
+  const int w = 20, hh = 18;
+  float *zero = g_new0 (float, 2 * w * hh);
+  guint m;
+  int i, k;
+
+  for (m = 0; m < G_N_ELEMENTS (modes); m++) {
+    gchar *settings = g_strdup_printf ("mode=%s max-flow=4", modes[m]);
+    GstHarness *h = viz_harness ("RGBA", w, hh, settings);
+    const guint8 want = m < 3 ? 128 : 0;
+
+    /* GAP, a field, GAP: three in, three out */
+    for (k = 0; k < 3; k++) {
+      GstBuffer *in = flow_buffer (w, hh, zero), *out;
+      GST_BUFFER_PTS (in) = k * GST_SECOND / 30;
+      if (k != 1)
+        GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_GAP);
+      fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+      out = gst_harness_pull (h);
+      fail_unless (out != NULL);
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * GST_SECOND / 30);
+      if (k != 1) {
+        gchar *what = g_strdup_printf ("GAP, mode=%s", modes[m]);
+        const guint8 rgb[3] = { want, want, want };
+        fail_if (GST_BUFFER_FLAG_IS_SET (out, GST_BUFFER_FLAG_GAP));
+        for (i = 0; i < w * hh; i++)
+          assert_pixel (out, i, rgb, what);
+        g_free (what);
+      } else if (m == 0) {
+        static const guint8 white[3] = { 255, 255, 255 };
+        fail_if (GST_BUFFER_FLAG_IS_SET (out, GST_BUFFER_FLAG_GAP));
+        for (i = 0; i < w * hh; i++)
+          assert_pixel (out, i, white, "still field, middlebury");
+      }
+      gst_buffer_unref (out);
+    }
+    fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+    gst_harness_teardown (h);
+    g_free (settings);
+  }
+  g_free (zero);
+}
+
+GST_END_TEST;
+
+/* A valid field at rest draws no arrow at any anchor (no dot grid), even
+ * at a large scale: mode=arrows is the dimmed white of zero motion (255 x
+ * 2 / 5 = 102) everywhere, overlay-arrows the video; so is a creep under
+ * arrow-min (0.3 px < 0.5). */
+GST_START_TEST (test_still_points_draw_no_arrows)
+{
+  const int w = 40, hh = 36;
+  float *uv = g_new0 (float, 2 * w * hh);
+  guint8 *grey = g_malloc (w * hh);
+  const guint8 *planes[] = { grey };
+  static const guint8 dim[3] = { 102, 102, 102 }, video[3] = { 60, 60, 60 };
+  GstHarness *h;
+  GstBuffer *out;
+  int i, pass;
+
+  memset (grey, 60, w * hh);
+  for (pass = 0; pass < 2; pass++) {
+    /* pass 1: every vector 0.3 px down, max-flow 0.3 */
+    if (pass == 1)
+      for (i = 0; i < w * hh; i++)
+        uv[2 * i + 1] = 0.3f;
+    h = viz_harness ("RGBA", w, hh, "mode=arrows arrow-step=8 "
+        "arrow-scale=50 max-flow=1");
+    out = gst_harness_push_and_pull (h, flow_buffer (w, hh, uv));
+    for (i = 0; i < w * hh && pass == 0; i++)
+      assert_pixel (out, i, dim, "still, arrows");
+    for (i = 0; i < w * hh && pass == 1; i++) {
+      guint8 p[4];
+      pixel (out, i, p);
+      fail_if (p[0] == 255 && p[1] == 255 && p[2] == 255,
+          "creep: arrow pixel %d", i);
+    }
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+
+    h = video_harness ("GRAY8", "RGBA", w, hh, "mode=overlay-arrows "
+        "arrow-step=8 arrow-scale=50 alpha=1");
+    out = gst_harness_push_and_pull (h,
+        with_flow_meta (video_buffer (GST_VIDEO_FORMAT_GRAY8, w, hh, planes),
+            w, hh, uv, TRUE));
+    for (i = 0; i < w * hh; i++)
+      assert_pixel (out, i, video, "still, overlay-arrows");
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+  g_free (uv);
+  g_free (grey);
+}
+
+GST_END_TEST;
+
+/* Everything moves 2 px right; anchors every 16 px from (8, 8). With
+ * arrow-scale=3 the arrow of (8, 8) ends at (14, 8); arrow-thickness=1
+ * keeps it on its row (within 0.5 px), 4 widens it to rows 6 .. 10;
+ * arrow-color paints it. All three change while playing. */
+GST_START_TEST (test_arrow_colour_thickness_and_scale)
+{
+  const int w = 32, hh = 32;
+  float *uv = g_new0 (float, 2 * w * hh);
+  GstHarness *h;
+  GstBuffer *out;
+  guint8 p[4];
+  int i;
+
+  for (i = 0; i < w * hh; i++)
+    uv[2 * i] = 2.0f;
+  h = viz_harness ("RGBA", w, hh, "mode=arrows max-flow=4 arrow-scale=3 "
+      "arrow-thickness=1 arrow-color=0x3366cc");
+  out = gst_harness_push_and_pull (h, flow_buffer (w, hh, uv));
+  pixel (out, 8 * w + 14, p);
+  fail_unless (p[0] == 0x33 && p[1] == 0x66 && p[2] == 0xcc,
+      "tip: got (%u,%u,%u)", p[0], p[1], p[2]);
+  /* past the tip (15.5 is the round end): the dimmed colour of 2/4 of
+   * max-flow to the right, (255, 127, 127) x 2 / 5 */
+  pixel (out, 8 * w + 16, p);
+  fail_unless (p[0] == 102 && p[1] == 50 && p[2] == 50, "past the tip: "
+      "got (%u,%u,%u)", p[0], p[1], p[2]);
+  pixel (out, 10 * w + 10, p);
+  fail_unless (p[0] == 102 && p[1] == 50, "off the 1 px shaft");
+  gst_buffer_unref (out);
+
+  /* while playing: wider, longer (2 x 6 = 12 px, to (20, 8)), red */
+  g_object_set (h->element, "arrow-thickness", 4.0, "arrow-scale", 6.0,
+      "arrow-color", 0xff0000, NULL);
+  out = gst_harness_push_and_pull (h, flow_buffer (w, hh, uv));
+  pixel (out, 10 * w + 10, p);
+  fail_unless (p[0] == 255 && p[1] == 0 && p[2] == 0, "on the 4 px shaft: "
+      "got (%u,%u,%u)", p[0], p[1], p[2]);
+  pixel (out, 11 * w + 10, p);
+  fail_unless (p[0] == 102 && p[1] == 50, "beside the 4 px shaft");
+  pixel (out, 8 * w + 20, p);
+  fail_unless (p[0] == 255 && p[1] == 0 && p[2] == 0, "longer arrow");
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_free (uv);
+}
+
+GST_END_TEST;
+
+static void
+assert_double_property (GstElement * e, const gchar * name, gdouble def,
+    gdouble min, gdouble max)
+{
+  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      name);
+  GParamSpecDouble *d;
+  gdouble value;
+
+  fail_unless (spec != NULL, "no property %s", name);
+  d = G_PARAM_SPEC_DOUBLE (spec);
+  g_object_get (e, name, &value, NULL);
+  fail_unless (value == def, "%s: default %g", name, value);
+  fail_unless (d->minimum == min && d->maximum == max, "%s: range %g..%g",
+      name, d->minimum, d->maximum);
+  fail_unless (spec->flags & GST_PARAM_MUTABLE_PLAYING, "%s", name);
+  fail_unless (spec->flags & GST_PARAM_CONTROLLABLE, "%s", name);
+}
+
+GST_START_TEST (test_arrow_properties_defaults_ranges_and_flags)
+{
+  GstElement *viz = gst_element_factory_make ("flowviz", NULL);
+  GParamSpec *spec;
+  GParamSpecUInt *u;
+  guint color;
+
+  assert_double_property (viz, "arrow-scale", 4.0, 0.0, 1000.0);
+  assert_double_property (viz, "arrow-min", 0.5, 0.0, 1e6);
+  assert_double_property (viz, "arrow-thickness", 2.0, 0.5, 16.0);
+
+  spec = g_object_class_find_property (G_OBJECT_GET_CLASS (viz),
+      "arrow-color");
+  fail_unless (spec != NULL);
+  u = G_PARAM_SPEC_UINT (spec);
+  g_object_get (viz, "arrow-color", &color, NULL);
+  fail_unless_equals_int (color, 0xffffff);
+  fail_unless_equals_int (u->minimum, 0);
+  fail_unless_equals_int (u->maximum, 0xffffff);
+  fail_unless (spec->flags & GST_PARAM_MUTABLE_PLAYING);
+  /* a packed colour does not interpolate: not controllable */
+  fail_if (spec->flags & GST_PARAM_CONTROLLABLE);
+  gst_util_set_object_arg (G_OBJECT (viz), "arrow-color", "0x00ff80");
+  g_object_get (viz, "arrow-color", &color, NULL);
+  fail_unless_equals_int (color, 0x00ff80);
+  gst_object_unref (viz);
+}
+
+GST_END_TEST;
+
 static Suite *
 elements_flowviz_suite (void)
 {
@@ -833,7 +1040,11 @@ elements_flowviz_suite (void)
   tcase_add_test (tc, test_chain_from_estimator_runs);
   tcase_add_test (tc, test_overlay_blends_colour_coding_over_rgba);
   tcase_add_test (tc, test_overlay_blends_colour_coding_over_nv12);
-  tcase_add_test (tc, test_no_usable_meta_shows_the_plain_video);
+  tcase_add_test (tc, test_no_usable_meta_is_grey_or_the_plain_video);
+  tcase_add_test (tc, test_gap_field_is_neutral_not_white);
+  tcase_add_test (tc, test_still_points_draw_no_arrows);
+  tcase_add_test (tc, test_arrow_colour_thickness_and_scale);
+  tcase_add_test (tc, test_arrow_properties_defaults_ranges_and_flags);
   tcase_add_test (tc, test_grey_inputs_are_replicated);
   tcase_add_test (tc, test_alpha_zero_is_the_video_one_colours_by_motion);
   tcase_add_test (tc, test_overlay_at_rest_is_the_plain_video_at_alpha_one);
