@@ -57,7 +57,8 @@ int
 cf_flowviz_params_valid (const cf_flowviz_params * params)
 {
   if (params == NULL || (int) params->mode < (int) CF_FLOWVIZ_MIDDLEBURY
-      || (int) params->mode > (int) CF_FLOWVIZ_OVERLAY_ARROWS || params->arrow_step < 2
+      || (int) params->mode > (int) CF_FLOWVIZ_OVERLAY_ARROWS
+      || params->arrow_step < 2
       || params->r < 0 || params->g < 0 || params->b < 0 || params->r > 3
       || params->g > 3 || params->b > 3 || params->a > 3)
     return 0;

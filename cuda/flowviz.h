@@ -33,8 +33,8 @@ cf_status cf_cuda_flowviz_render (const float *uv, size_t uv_stride,
 
 /* Twin of cf_flowviz_render_video: @video (a host struct holding device
  * plane pointers; NULL: black), @uv (NULL: no flow, the neutral picture)
- * and @out on the device. @scratch is needed only for max_flow <= 0 with a flow. The video
- * conversion and the blend give the CPU's bits exactly. */
+ * and @out on the device. @scratch is needed only for max_flow <= 0 with a
+ * flow. The video conversion and the blend give the CPU's bits exactly. */
 cf_status cf_cuda_flowviz_render_video (const cf_flowviz_video * video,
     const float *uv, size_t uv_stride, int width, int height,
     const cf_flowviz_params * params, float max_flow, float *scratch,

@@ -46,12 +46,13 @@
  * A frame without a usable field is drawn neutral, never as still motion
  * (which is white in the Middlebury coding): a GAP-flagged flow buffer
  * (the estimator's first frame, and the first after a discontinuity; the
- * picture is an ordinary frame, without the flag), a video frame without a meta, with a meta
- * whose `valid` is FALSE, or with a field of another size than the frame.
- * The modes that draw the flow alone give uniform mid-grey (128, 128,
- * 128), a colour no flow is drawn in; the overlay modes give the plain
- * video (black for flow-stream input). Every input buffer gives one
- * picture.
+ * picture is an ordinary frame, without the flag), a video frame without
+ * a meta, with a meta whose `valid` is FALSE, or with a field of another
+ * size than the frame. The modes that draw the flow alone give uniform
+ * mid-grey (128, 128, 128), which the colour codings never produce (the
+ * wheel and HSV always have a saturated or a black channel; dimmed under
+ * arrows, no channel exceeds 102); the overlay modes give the plain video
+ * (black for flow-stream input). Every input buffer gives one picture.
  *
  * The video is converted to RGB with the Rec.601 limited-range matrix for
  * NV12 and I420 (each pixel takes the chroma sample of its 2×2 block),

@@ -826,8 +826,8 @@ GST_END_TEST;
 /* The flow stream's first buffer is a GAP-flagged zero field: grey 128 in
  * middlebury (not the white of still motion), hsv and arrows, black under
  * the overlays (no video); an ordinary picture (no GAP flag: sinks and
- * encoders show it) with the field's timestamp, one per field. The same zeros without the flag are still motion:
- * white in middlebury. */
+ * encoders show it) with the field's timestamp, one per field. The same
+ * zeros without the flag are still motion: white in middlebury. */
 GST_START_TEST (test_gap_field_is_neutral_not_white)
 {
   static const char *modes[] = { "middlebury", "hsv", "arrows", "overlay",
