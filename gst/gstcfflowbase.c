@@ -15,10 +15,12 @@
  *
  * The pyramid of each frame is built once and kept for the next frame, on
  * the device when the GPU is used. There is no previous frame at the
- * start, after a DISCONT buffer, after FLUSH_STOP and after a caps change:
- * the output is then a zero field flagged GST_BUFFER_FLAG_GAP, so buffer
- * counts stay 1:1. With `use-previous-flow` the last flow seeds the next
- * estimate (scaled to the coarsest level), which helps slow, steady motion.
+ * start, after FLUSH_STOP, a new segment or a caps change, and after a PTS
+ * step larger than `max-gap` (see below): the output is then a zero field
+ * flagged GST_BUFFER_FLAG_GAP, so buffer counts stay 1:1 (but for frames
+ * QoS drops). With `use-previous-flow` the next estimate starts from the
+ * last flow (scaled to the coarsest level), which helps slow, steady
+ * motion.
  *
  * With `output=meta` the video passes through instead (same caps, same
  * memory, no copy of the pixels) and each frame carries a #GstCudaFlowMeta
@@ -26,6 +28,30 @@
  * field in CUDA memory when the frame is in CUDA memory of the element's
  * context, else in system memory; the PTS of both frames of the pair; and
  * `valid` = FALSE where the flow stream would send a GAP field.
+ *
+ * Live streams (docs/live.md). A field spans the interval from the frame
+ * that arrived before to this one. The flow stream's buffer keeps frame
+ * t's PTS and duration, and every non-GAP field carries a
+ * #GstReferenceTimestampMeta with caps `timestamp/x-cudaflow-previous-frame`
+ * whose timestamp is frame t−1's PTS and whose duration is the distance
+ * between the two PTS; the meta of `output=meta` has both PTS. A PTS step
+ * larger than `max-gap` frame durations (from the caps framerate, else the
+ * previous buffer's duration) resets the history instead: the output is a
+ * GAP zero field (meta `valid` = FALSE). A DISCONT buffer is judged by its
+ * PTS when the step can be measured (a leaky queue's DISCONT after one
+ * dropped frame keeps the history when max-gap allows two frame
+ * durations); otherwise, and with `max-gap=0`, it resets the history. A new
+ * segment resets it too. With `qos=true` a frame that arrives late still
+ * gets its pyramid built (cheap) but no solve, and is dropped: the next
+ * field is again between adjacent frames. In reverse playback the pair is
+ * taken in arrival order, so PTS(t−1) > PTS(t) and the vectors point
+ * backwards in stream time.
+ *
+ * Presets are shortcuts that never override an explicit setting, whichever
+ * comes first; `overridden-properties` lists the preset's properties that
+ * were set explicitly. `post-messages=true` posts one element message
+ * `cudaflow-stats` per frame (mean and maximum motion, iterations run,
+ * solve time).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -33,6 +59,8 @@
 
 #include "gstcfflowbase.h"
 
+#include <math.h>
+#include <gobject/gvaluecollector.h>
 #include <gst/cuda/gstcudautils.h>
 
 #include "gstcfbufferpool.h"
@@ -49,6 +77,11 @@ GST_DEBUG_CATEGORY_STATIC (gst_cf_flow_base_debug);
 #define DEFAULT_USE_PREVIOUS_FLOW FALSE
 #define DEFAULT_PRECISION CF_PRECISION_FP32
 #define DEFAULT_OUTPUT GST_CF_FLOW_OUTPUT_FLOW
+/* a PTS step of more than 1.5 frame durations means at least one frame is
+ * missing between the two */
+#define DEFAULT_MAX_GAP 1.5
+#define MAX_MAX_GAP 1000.0
+#define DEFAULT_POST_MESSAGES FALSE
 /* the coarsest level keeps both sides at least this large (IPOL caps its
  * number of scales the same way) */
 #define MIN_LEVEL_SIZE 16
@@ -63,8 +96,27 @@ typedef struct
   gboolean use_previous_flow;
   cf_precision precision;
   GstCfFlowOutput output;
+  gdouble max_gap;
+  gboolean post_messages;
+  GHashTable *explicit_props;   /* names of properties set explicitly */
+  GPtrArray *preset_props;      /* names the current preset covers */
+  gboolean applying_preset;
+
+  /* QoS, object lock: from the QoS events (our own copy: GstBaseTransform
+   * would drop late frames before their pyramid is built) */
+  GstClockTime qos_earliest;
+  gdouble qos_proportion;
+  guint64 qos_processed;
+  guint64 qos_dropped;
 
   /* streaming thread */
+  gdouble stream_max_gap;
+  gboolean stream_post_messages;
+  GstClockTime durations[2];    /* per slot: the frame's buffer duration */
+  gint64 iterations;            /* reported by the solver, -1 = unknown */
+  float *stats_host;            /* post-messages: the field on the host */
+  gsize stats_host_size;
+  GstCaps *previous_frame_caps; /* GST_CF_FLOW_PREVIOUS_FRAME_CAPS */
   cf_pyramid_params pyramid_params;
   gboolean stream_use_previous_flow;
   cf_precision stream_precision;
@@ -98,9 +150,20 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCfFlowBase, gst_cf_flow_base,
 #define GET_PRIV(self) \
   ((GstCfFlowBasePrivate *) gst_cf_flow_base_get_instance_private (self))
 
+/* The element's category (cudaflowhs, ...), ours when it has none. */
+#define ELEMENT_CAT(self) \
+  (GST_CF_FLOW_BASE_GET_CLASS (self)->debug_category != NULL ? \
+      GST_CF_FLOW_BASE_GET_CLASS (self)->debug_category : GST_CAT_DEFAULT)
+
 static void gst_cf_flow_base_constructed (GObject * object);
+static void gst_cf_flow_base_finalize (GObject * object);
+static gboolean gst_cf_flow_base_start (GstBaseTransform * trans);
 static gboolean gst_cf_flow_base_sink_event (GstBaseTransform * trans,
     GstEvent * event);
+static gboolean gst_cf_flow_base_src_event (GstBaseTransform * trans,
+    GstEvent * event);
+static GstFlowReturn gst_cf_flow_base_transform (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer * outbuf);
 static GstCaps *gst_cf_flow_base_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static GstFlowReturn gst_cf_flow_base_transform_ip (GstBaseTransform * trans,
@@ -156,7 +219,11 @@ gst_cf_flow_base_class_init (GstCfFlowBaseClass * klass)
   GstCfBaseTransformClass *cf_class = GST_CF_BASE_TRANSFORM_CLASS (klass);
 
   gobject_class->constructed = gst_cf_flow_base_constructed;
+  gobject_class->finalize = gst_cf_flow_base_finalize;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cf_flow_base_start);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cf_flow_base_sink_event);
+  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_cf_flow_base_src_event);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cf_flow_base_transform);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cf_flow_base_transform_caps);
   /* used when the caps are equal, i.e. with output=meta */
@@ -185,8 +252,29 @@ gst_cf_flow_base_init (GstCfFlowBase * self)
   priv->use_previous_flow = DEFAULT_USE_PREVIOUS_FLOW;
   priv->precision = DEFAULT_PRECISION;
   priv->output = DEFAULT_OUTPUT;
+  priv->max_gap = DEFAULT_MAX_GAP;
+  priv->post_messages = DEFAULT_POST_MESSAGES;
+  priv->explicit_props = g_hash_table_new (g_str_hash, g_str_equal);
+  priv->preset_props = g_ptr_array_new ();
+  priv->qos_earliest = GST_CLOCK_TIME_NONE;
   priv->pts[0] = priv->pts[1] = GST_CLOCK_TIME_NONE;
+  priv->durations[0] = priv->durations[1] = GST_CLOCK_TIME_NONE;
   priv->pair_prev_pts = GST_CLOCK_TIME_NONE;
+  priv->iterations = -1;
+  priv->previous_frame_caps =
+      gst_caps_new_empty_simple (GST_CF_FLOW_PREVIOUS_FRAME_CAPS);
+}
+
+static void
+gst_cf_flow_base_finalize (GObject * object)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (GST_CF_FLOW_BASE (object));
+
+  g_hash_table_unref (priv->explicit_props);
+  g_ptr_array_unref (priv->preset_props);
+  g_free (priv->stats_host);
+  gst_caps_unref (priv->previous_frame_caps);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
 /* The subclass installed `levels` with its own default: start from it. */
@@ -214,13 +302,13 @@ gst_cf_flow_base_install_properties (GObjectClass * klass,
           "Pyramid levels, the full-resolution frame included (fewer are "
           "used when the coarsest level would be smaller than 16 pixels)",
           1, 16, default_levels, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
+          GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (klass, GST_CF_FLOW_BASE_PROP_SCALE_FACTOR,
       g_param_spec_double ("scale-factor", "Scale Factor",
           "Size ratio between a pyramid level and the next finer one "
           "(eta; level size floor(n*eta + 0.5))", 0.1, 0.95,
           DEFAULT_SCALE_FACTOR, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
+          GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (klass,
       GST_CF_FLOW_BASE_PROP_USE_PREVIOUS_FLOW,
       g_param_spec_boolean ("use-previous-flow", "Use Previous Flow",
@@ -242,6 +330,30 @@ gst_cf_flow_base_install_properties (GObjectClass * klass,
           "(library gstreamer-cudaflow-1.0)", GST_TYPE_CF_FLOW_OUTPUT,
           DEFAULT_OUTPUT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (klass, GST_CF_FLOW_BASE_PROP_MAX_GAP,
+      g_param_spec_double ("max-gap", "Max Gap",
+          "Largest PTS step between the two frames of a pair, in frame "
+          "durations (caps framerate, else the buffer duration): a larger "
+          "step, or a DISCONT that cannot be measured, gives a GAP zero "
+          "field and restarts from this frame; 0 = no PTS check, only "
+          "DISCONT restarts", 0.0, MAX_MAX_GAP, DEFAULT_MAX_GAP,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
+  g_object_class_install_property (klass,
+      GST_CF_FLOW_BASE_PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post Messages",
+          "Post an element message \"" GST_CF_FLOW_STATS_MESSAGE "\" per "
+          "frame: PTS of both frames, mean and maximum motion (pixels), "
+          "iterations run and solve time (on the GPU this downloads each "
+          "field and waits for the solve)", DEFAULT_POST_MESSAGES,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (klass, GST_CF_FLOW_BASE_PROP_OVERRIDDEN,
+      g_param_spec_string ("overridden-properties", "Overridden Properties",
+          "The current preset's properties that were set explicitly and so "
+          "keep their own values (comma-separated; empty: the preset applies "
+          "whole, or there is none)", NULL,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   caps = gst_caps_from_string (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
       ("memory:CUDAMemory", VIDEO_FORMATS) "; "
@@ -282,12 +394,117 @@ gst_cf_flow_base_set_common_property (GObject * object, guint prop_id,
     case GST_CF_FLOW_BASE_PROP_OUTPUT:
       priv->output = g_value_get_enum (value);
       break;
+    case GST_CF_FLOW_BASE_PROP_MAX_GAP:
+      priv->max_gap = g_value_get_double (value);
+      break;
+    case GST_CF_FLOW_BASE_PROP_POST_MESSAGES:
+      priv->post_messages = g_value_get_boolean (value);
+      break;
     default:
       handled = FALSE;
       break;
   }
   GST_OBJECT_UNLOCK (object);
   return handled;
+}
+
+/* The current preset's names that were set explicitly (object lock). */
+static gchar *
+overridden_properties (GstCfFlowBasePrivate * priv)
+{
+  GString *out = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < priv->preset_props->len; i++) {
+    const gchar *name = g_ptr_array_index (priv->preset_props, i);
+    if (!g_hash_table_contains (priv->explicit_props, name))
+      continue;
+    if (out->len > 0)
+      g_string_append_c (out, ',');
+    g_string_append (out, name);
+  }
+  return g_string_free (out, FALSE);
+}
+
+void
+gst_cf_flow_base_note_property_set (GstCfFlowBase * self, GParamSpec * pspec)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+
+  GST_OBJECT_LOCK (self);
+  /* interned: pspec names live as long as the class */
+  if (!priv->applying_preset && !g_str_equal (pspec->name, "preset"))
+    g_hash_table_add (priv->explicit_props, (gpointer) g_intern_string
+        (pspec->name));
+  GST_OBJECT_UNLOCK (self);
+}
+
+void
+gst_cf_flow_base_apply_preset (GstCfFlowBase * self,
+    const gchar * first_property, ...)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  GObject *object = G_OBJECT (self);
+  const gchar *name;
+  va_list args;
+
+  GST_OBJECT_LOCK (self);
+  g_ptr_array_set_size (priv->preset_props, 0);
+  GST_OBJECT_UNLOCK (self);
+
+  va_start (args, first_property);
+  for (name = first_property; name != NULL;
+      name = va_arg (args, const gchar *)) {
+    GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
+        (object), name);
+    GValue value = G_VALUE_INIT;
+    gchar *error = NULL;
+    gboolean keep;
+
+    g_return_if_fail (pspec != NULL);
+    G_VALUE_COLLECT_INIT (&value, pspec->value_type, args, 0, &error);
+    if (error != NULL) {
+      g_critical ("%s: %s", G_STRFUNC, error);
+      g_free (error);
+      break;
+    }
+    GST_OBJECT_LOCK (self);
+    g_ptr_array_add (priv->preset_props, (gpointer) g_intern_string (name));
+    keep = g_hash_table_contains (priv->explicit_props, g_intern_string
+        (name));
+    priv->applying_preset = TRUE;
+    GST_OBJECT_UNLOCK (self);
+    if (keep)
+      GST_CAT_INFO_OBJECT (ELEMENT_CAT (self), self,
+          "preset leaves %s as set explicitly", name);
+    else
+      g_object_set_property (object, name, &value);
+    GST_OBJECT_LOCK (self);
+    priv->applying_preset = FALSE;
+    GST_OBJECT_UNLOCK (self);
+    g_value_unset (&value);
+  }
+  va_end (args);
+}
+
+void
+gst_cf_flow_base_clear_preset (GstCfFlowBase * self)
+{
+  GST_OBJECT_LOCK (self);
+  g_ptr_array_set_size (GET_PRIV (self)->preset_props, 0);
+  GST_OBJECT_UNLOCK (self);
+}
+
+void
+gst_cf_flow_base_report_iterations (GstCfFlowBase * self, gint64 iterations)
+{
+  GET_PRIV (self)->iterations = iterations;
+}
+
+gboolean
+gst_cf_flow_base_wants_stats (GstCfFlowBase * self)
+{
+  return GET_PRIV (self)->stream_post_messages;
 }
 
 gboolean
@@ -313,6 +530,15 @@ gst_cf_flow_base_get_common_property (GObject * object, guint prop_id,
       break;
     case GST_CF_FLOW_BASE_PROP_OUTPUT:
       g_value_set_enum (value, priv->output);
+      break;
+    case GST_CF_FLOW_BASE_PROP_MAX_GAP:
+      g_value_set_double (value, priv->max_gap);
+      break;
+    case GST_CF_FLOW_BASE_PROP_POST_MESSAGES:
+      g_value_set_boolean (value, priv->post_messages);
+      break;
+    case GST_CF_FLOW_BASE_PROP_OVERRIDDEN:
+      g_value_take_string (value, overridden_properties (priv));
       break;
     default:
       handled = FALSE;
@@ -411,12 +637,114 @@ reset_history (GstCfFlowBase * self)
   priv->pair_prev_pts = GST_CLOCK_TIME_NONE;
 }
 
+static void
+reset_qos (GstCfFlowBase * self)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+
+  GST_OBJECT_LOCK (self);
+  priv->qos_earliest = GST_CLOCK_TIME_NONE;
+  priv->qos_proportion = 1.0;
+  priv->qos_processed = priv->qos_dropped = 0;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* The base resolves the backend; say which one in the element's own
+ * category too (GST_DEBUG=cudaflow*:4 shows it). */
+static gboolean
+gst_cf_flow_base_start (GstBaseTransform * trans)
+{
+  GstCfFlowBase *self = GST_CF_FLOW_BASE (trans);
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
+    return FALSE;
+  reset_qos (self);
+  if (gst_cf_base_transform_get_active_backend (GST_CF_BASE_TRANSFORM (self))
+      == GST_CF_BACKEND_CPU) {
+    GstCfBackend asked;
+
+    g_object_get (self, "backend", &asked, NULL);
+    GST_CAT_INFO_OBJECT (ELEMENT_CAT (self), self, "running on the CPU "
+        "backend (%s)", asked == GST_CF_BACKEND_CPU ? "backend=cpu" :
+        "no usable CUDA device; category cfbasetransform says why");
+  } else {
+    GST_CAT_INFO_OBJECT (ELEMENT_CAT (self), self, "running on the GPU");
+  }
+  return TRUE;
+}
+
 static gboolean
 gst_cf_flow_base_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    reset_history (GST_CF_FLOW_BASE (trans));
+  GstCfFlowBase *self = GST_CF_FLOW_BASE (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_STOP:
+      reset_history (self);
+      reset_qos (self);
+      break;
+    case GST_EVENT_SEGMENT:
+      /* the PTS of two segments do not compare */
+      reset_history (self);
+      break;
+    default:
+      break;
+  }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* QoS events are kept here and not given to GstBaseTransform, which would
+ * drop a late frame before transform (): the frame's pyramid must still be
+ * built so that the next field is between adjacent frames. The event goes
+ * upstream as the parent would send it. The earliest time is the parent's
+ * (gst_base_transform_update_qos): timestamp + diff. */
+static gboolean
+gst_cf_flow_base_src_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCfFlowBase *self = GST_CF_FLOW_BASE (trans);
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  GstClockTimeDiff diff;
+  GstClockTime timestamp, earliest;
+  gdouble proportion;
+
+  if (GST_EVENT_TYPE (event) != GST_EVENT_QOS)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->src_event (trans, event);
+
+  gst_event_parse_qos (event, NULL, &proportion, &diff, &timestamp);
+  if (!GST_CLOCK_TIME_IS_VALID (timestamp))
+    earliest = GST_CLOCK_TIME_NONE;
+  else if (diff < 0 && (GstClockTime) (-diff) > timestamp)
+    earliest = 0;
+  else
+    earliest = timestamp + diff;
+  GST_OBJECT_LOCK (self);
+  priv->qos_proportion = proportion;
+  priv->qos_earliest = earliest;
+  GST_OBJECT_UNLOCK (self);
+  GST_CAT_LOG_OBJECT (ELEMENT_CAT (self), self, "QoS: proportion %.3f, "
+      "earliest %" GST_TIME_FORMAT, proportion, GST_TIME_ARGS (earliest));
+  return gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (trans), event);
+}
+
+/* The flow stream: frame t's PTS and duration stay; the interval the
+ * field spans goes into a reference timestamp meta. */
+static GstFlowReturn
+gst_cf_flow_base_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (GST_CF_FLOW_BASE (trans));
+  GstFlowReturn ret;
+
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf,
+      outbuf);
+  if (ret == GST_FLOW_OK && GST_CLOCK_TIME_IS_VALID (priv->pair_prev_pts)
+      && GST_BUFFER_PTS_IS_VALID (inbuf)) {
+    GstClockTime pts = GST_BUFFER_PTS (inbuf), prev = priv->pair_prev_pts;
+
+    gst_buffer_add_reference_timestamp_meta (outbuf,
+        priv->previous_frame_caps, prev, pts > prev ? pts - prev : prev - pts);
+  }
+  return ret;
 }
 
 static void
@@ -516,6 +844,8 @@ sync_settings (GstCfFlowBase * self)
   params.min_size = MIN_LEVEL_SIZE;
   klass->get_pyramid_params (self, &params);
   priv->stream_use_previous_flow = priv->use_previous_flow;
+  priv->stream_max_gap = priv->max_gap;
+  priv->stream_post_messages = priv->post_messages;
   if (klass->sync_settings)
     solver_ok = !klass->sync_settings (self);
   if (priv->stream_precision != priv->precision) {
@@ -665,6 +995,197 @@ gst_cf_flow_base_get_pair_range (GstCfFlowBase * self, gfloat * min,
   *max = MAX (priv->range[0][1], priv->range[1][1]);
 }
 
+/* The frame duration the PTS step is measured in: the caps framerate,
+ * else the previous frame's buffer duration; NONE when neither is known. */
+static GstClockTime
+frame_duration (GstCfFlowBase * self, gint prev)
+{
+  const GstVideoInfo *info =
+      &gst_cf_base_transform_get_in_layout (GST_CF_BASE_TRANSFORM (self))->
+      info;
+
+  if (GST_VIDEO_INFO_FPS_N (info) > 0 && GST_VIDEO_INFO_FPS_D (info) > 0)
+    return gst_util_uint64_scale_int (GST_SECOND,
+        GST_VIDEO_INFO_FPS_D (info), GST_VIDEO_INFO_FPS_N (info));
+  return GET_PRIV (self)->durations[prev];
+}
+
+/* Whether frame t-1 (slot @prev) and @inbuf make a pair: the PTS step is
+ * at most max-gap frame durations. A DISCONT buffer ends the history
+ * unless its PTS step shows missing frames (at least 1.5 frame durations,
+ * as after a leaky queue or an upstream QoS drop) within max-gap: a
+ * DISCONT with no frame missing is a change of content (a source switch)
+ * that no PTS shows. */
+static gboolean
+pair_is_usable (GstCfFlowBase * self, GstBuffer * inbuf, gint prev)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  GstClockTime pts = GST_BUFFER_PTS (inbuf), prev_pts = priv->pts[prev];
+  GstClockTime duration = frame_duration (self, prev), step;
+  gboolean discont = GST_BUFFER_IS_DISCONT (inbuf);
+
+  if (priv->stream_max_gap <= 0.0 || !GST_CLOCK_TIME_IS_VALID (pts) ||
+      !GST_CLOCK_TIME_IS_VALID (prev_pts) ||
+      !GST_CLOCK_TIME_IS_VALID (duration) || duration == 0) {
+    if (discont)
+      GST_CAT_DEBUG_OBJECT (ELEMENT_CAT (self), self, "DISCONT at %"
+          GST_TIME_FORMAT ": no PTS step to judge it by, restarting",
+          GST_TIME_ARGS (pts));
+    return !discont;
+  }
+  /* reverse playback: PTS go down, the step is the distance */
+  step = pts > prev_pts ? pts - prev_pts : prev_pts - pts;
+  if ((gdouble) step > priv->stream_max_gap * (gdouble) duration) {
+    GST_CAT_DEBUG_OBJECT (ELEMENT_CAT (self), self, "PTS step %"
+        GST_TIME_FORMAT " from %" GST_TIME_FORMAT " is more than max-gap "
+        "%.2f frames of %" GST_TIME_FORMAT ": restarting",
+        GST_TIME_ARGS (step), GST_TIME_ARGS (prev_pts),
+        priv->stream_max_gap, GST_TIME_ARGS (duration));
+    return FALSE;
+  }
+  if (discont && (gdouble) step < 1.5 * (gdouble) duration) {
+    GST_CAT_DEBUG_OBJECT (ELEMENT_CAT (self), self, "DISCONT at %"
+        GST_TIME_FORMAT " with no frame missing: restarting",
+        GST_TIME_ARGS (pts));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* QoS: the frame's running time is not after the earliest time the last
+ * QoS event allows (GstBaseTransform's test, with our copy of its values). */
+static gboolean
+frame_is_late (GstCfFlowBase * self, GstBuffer * inbuf)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstClockTime running, earliest;
+
+  if (!gst_base_transform_is_qos_enabled (trans) ||
+      trans->segment.format != GST_FORMAT_TIME)
+    return FALSE;
+  running = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (inbuf));
+  GST_OBJECT_LOCK (self);
+  earliest = GET_PRIV (self)->qos_earliest;
+  GST_OBJECT_UNLOCK (self);
+  return GST_CLOCK_TIME_IS_VALID (running) &&
+      GST_CLOCK_TIME_IS_VALID (earliest) && running <= earliest;
+}
+
+/* The QoS message GstBaseTransform posts when it drops a late buffer. */
+static void
+post_qos_dropped (GstCfFlowBase * self, GstBuffer * inbuf)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstClockTime pts = GST_BUFFER_PTS (inbuf), running, earliest;
+  guint64 processed, dropped;
+  gdouble proportion;
+  GstMessage *msg;
+
+  running = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME,
+      pts);
+  GST_OBJECT_LOCK (self);
+  earliest = priv->qos_earliest;
+  proportion = priv->qos_proportion;
+  dropped = ++priv->qos_dropped;
+  processed = priv->qos_processed;
+  GST_OBJECT_UNLOCK (self);
+  msg = gst_message_new_qos (GST_OBJECT (self), FALSE, running,
+      gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, pts),
+      pts, GST_BUFFER_DURATION (inbuf));
+  gst_message_set_qos_values (msg, GST_CLOCK_DIFF (running, earliest),
+      proportion, 1000000);
+  gst_message_set_qos_stats (msg, GST_FORMAT_BUFFERS, processed, dropped);
+  gst_element_post_message (GST_ELEMENT (self), msg);
+}
+
+/* Mean and largest |(u, v)| of the field just computed (host planes; the
+ * GPU field is downloaded first, stream synchronised). */
+static cf_status
+flow_motion (GstCfFlowBase * self, gboolean on_device, cudaStream_t stream,
+    gdouble * mean, gdouble * max)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  const float *u, *v;
+  gsize pitch;
+  gint w, h, x, y;
+  gdouble sum = 0.0, top = 0.0;
+
+  if (on_device) {
+    const cf_cuda_flow *f = &priv->gpu_flow;
+    gsize plane = (gsize) f->width * f->height;
+    cf_status status;
+
+    if (priv->stats_host_size < 2 * plane) {
+      g_free (priv->stats_host);
+      priv->stats_host = g_new (float, 2 * plane);
+      priv->stats_host_size = 2 * plane;
+    }
+    status = cf_cuda_check (cudaMemcpy2DAsync (priv->stats_host,
+            f->width * sizeof (float), f->u, f->pitch * sizeof (float),
+            f->width * sizeof (float), f->height, cudaMemcpyDeviceToHost,
+            stream));
+    if (status == CF_OK)
+      status = cf_cuda_check (cudaMemcpy2DAsync (priv->stats_host + plane,
+              f->width * sizeof (float), f->v, f->pitch * sizeof (float),
+              f->width * sizeof (float), f->height, cudaMemcpyDeviceToHost,
+              stream));
+    if (status == CF_OK)
+      status = cf_cuda_check (cudaStreamSynchronize (stream));
+    if (status != CF_OK)
+      return status;
+    u = priv->stats_host;
+    v = priv->stats_host + plane;
+    pitch = f->width;
+    w = f->width;
+    h = f->height;
+  } else {
+    u = priv->cpu_flow->u;
+    v = priv->cpu_flow->v;
+    pitch = priv->cpu_flow->pitch;
+    w = priv->cpu_flow->width;
+    h = priv->cpu_flow->height;
+  }
+  for (y = 0; y < h; y++) {
+    for (x = 0; x < w; x++) {
+      gdouble m = hypot (u[x + y * pitch], v[x + y * pitch]);
+      sum += m;
+      top = MAX (top, m);
+    }
+  }
+  *mean = w > 0 && h > 0 ? sum / ((gdouble) w * h) : 0.0;
+  *max = top;
+  return CF_OK;
+}
+
+/* post-messages: one element message per frame, like videoanalyse's. */
+static void
+post_stats (GstCfFlowBase * self, GstBuffer * inbuf, gboolean solved,
+    gdouble mean, gdouble max, GstClockTime solve_time)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstClockTime pts = GST_BUFFER_PTS (inbuf);
+  GstStructure *s;
+
+  s = gst_structure_new (GST_CF_FLOW_STATS_MESSAGE,
+      "timestamp", G_TYPE_UINT64, pts,
+      "stream-time", G_TYPE_UINT64, gst_segment_to_stream_time
+      (&trans->segment, GST_FORMAT_TIME, pts),
+      "running-time", G_TYPE_UINT64, gst_segment_to_running_time
+      (&trans->segment, GST_FORMAT_TIME, pts),
+      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (inbuf),
+      "previous-timestamp", G_TYPE_UINT64, priv->pair_prev_pts,
+      "valid", G_TYPE_BOOLEAN, solved,
+      "mean-motion", G_TYPE_DOUBLE, mean,
+      "max-motion", G_TYPE_DOUBLE, max,
+      "iterations", G_TYPE_INT64, solved ? priv->iterations : (gint64) 0,
+      "solve-time", G_TYPE_UINT64, solve_time, NULL);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
 static GstFlowReturn
 gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
     const GstCfPlanes * in, GstBuffer * outbuf, const GstCfPlanes * out)
@@ -675,7 +1196,10 @@ gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
   gboolean on_device = in->on_device;
   cudaStream_t stream = gst_cf_base_transform_get_stream (base);
   cf_status status;
-  gboolean solved = FALSE;
+  gboolean solved = FALSE, late;
+  GstClockTime solve_time = 0;
+  gdouble mean = 0.0, max = 0.0;
+  gint64 start;
   gint prev;
 
   if (!sync_settings (self) || !priv->allocated) {
@@ -686,8 +1210,10 @@ gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
             on_device))
       return GST_FLOW_ERROR;
   }
-  if (GST_BUFFER_IS_DISCONT (inbuf))
+  prev = 1 - priv->cur;
+  if (priv->have_prev && !pair_is_usable (self, inbuf, prev))
     reset_history (self);
+  late = frame_is_late (self, inbuf);
 
   /* this frame's pyramid, kept for the next frame */
   status = extract_luma (self, in, stream);
@@ -703,15 +1229,37 @@ gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
   }
   if (status == CF_OK && klass->needs_frame_range && on_device)
     status = finish_range (self);
+  /* a late frame leaves with its pyramid built: wait for it, since the
+   * base does not synchronise a dropped frame */
+  if (status == CF_OK && late && on_device)
+    status = cf_cuda_check (cudaStreamSynchronize (stream));
   if (status != CF_OK) {
     gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
         "Could not build the image pyramid");
     return GST_FLOW_ERROR;
   }
 
-  prev = 1 - priv->cur;
+  if (late) {
+    /* no solve and no output, but frame t-1 of the next pair */
+    GST_CAT_LOG_OBJECT (ELEMENT_CAT (self), self, "frame %" GST_TIME_FORMAT
+        " is late (QoS): pyramid kept, solve skipped, output dropped",
+        GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)));
+    post_qos_dropped (self, inbuf);
+    priv->pts[priv->cur] = GST_BUFFER_PTS (inbuf);
+    priv->durations[priv->cur] = GST_BUFFER_DURATION (inbuf);
+    priv->have_prev = TRUE;
+    priv->cur = prev;
+    return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  }
+
   if (priv->have_prev) {
     gboolean warm = priv->stream_use_previous_flow && priv->have_flow;
+
+    /* both backends refuse the same settings, before the first solve */
+    if (klass->check_settings && !klass->check_settings (self))
+      return GST_FLOW_ERROR;
+    priv->iterations = -1;
+    start = g_get_monotonic_time ();
     if (on_device)
       solved = klass->solve_cuda (self, &priv->gpu_pyramid[prev],
           &priv->gpu_pyramid[priv->cur], warm, &priv->gpu_flow, stream);
@@ -720,6 +1268,16 @@ gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
           priv->cpu_pyramid[priv->cur], warm, priv->cpu_flow);
     if (!solved)
       return GST_FLOW_ERROR;
+    if (priv->stream_post_messages) {
+      /* the solve's wall time: wait for the GPU */
+      status = flow_motion (self, on_device, stream, &mean, &max);
+      solve_time = (g_get_monotonic_time () - start) * GST_USECOND;
+      if (status != CF_OK) {
+        gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
+            "Could not read the flow field back for post-messages");
+        return GST_FLOW_ERROR;
+      }
+    }
   }
 
   /* a zero field stands in for the flow that has no previous frame */
@@ -748,7 +1306,22 @@ gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
   else
     GST_BUFFER_FLAG_SET (outbuf, GST_BUFFER_FLAG_GAP);
   priv->pair_prev_pts = solved ? priv->pts[prev] : GST_CLOCK_TIME_NONE;
+  if (solved)
+    GST_CAT_LOG_OBJECT (ELEMENT_CAT (self), self, "frame %" GST_TIME_FORMAT
+        ": flow from %" GST_TIME_FORMAT ", %" G_GINT64_FORMAT " iterations",
+        GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)),
+        GST_TIME_ARGS (priv->pair_prev_pts), priv->iterations);
+  else
+    GST_CAT_LOG_OBJECT (ELEMENT_CAT (self), self, "frame %" GST_TIME_FORMAT
+        ": no previous frame, GAP zero field",
+        GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)));
+  if (priv->stream_post_messages)
+    post_stats (self, inbuf, solved, mean, max, solve_time);
+  GST_OBJECT_LOCK (self);
+  priv->qos_processed++;
+  GST_OBJECT_UNLOCK (self);
   priv->pts[priv->cur] = GST_BUFFER_PTS (inbuf);
+  priv->durations[priv->cur] = GST_BUFFER_DURATION (inbuf);
   priv->have_flow = solved;
   priv->have_prev = TRUE;
   priv->cur = prev;

@@ -59,6 +59,12 @@ struct _GstCfFlowBaseClass
       const cf_cuda_pyramid * p1, gboolean use_initial, cf_cuda_flow * flow,
       cudaStream_t stream);
 
+  /* Refuse settings that cannot run, whatever the backend (called on the
+   * streaming thread before every frame, after sync_settings): post an
+   * element error and return FALSE. The CPU backend refuses what the GPU
+   * would, so a CPU test catches it. */
+  gboolean (*check_settings) (GstCfFlowBase * self);
+
   /* Free solver plans and scratch (context pushed when on the GPU). */
   void (*free_solver) (GstCfFlowBase * self);
 
@@ -70,7 +76,20 @@ struct _GstCfFlowBaseClass
 
   /* What GstCudaFlowMeta.method says (output=meta). */
   GstCudaFlowMethod method;
+
+  /* The element's own debug category: the base logs its per-frame lines
+   * and the backend notice there too. */
+  GstDebugCategory *debug_category;
 };
+
+/* Reference caps of the GstReferenceTimestampMeta every non-GAP field of
+ * the flow stream carries: timestamp = PTS of frame t−1 of the pair,
+ * duration = |PTS(t) − PTS(t−1)|, the interval the flow spans (the buffer
+ * keeps frame t's PTS and duration). */
+#define GST_CF_FLOW_PREVIOUS_FRAME_CAPS "timestamp/x-cudaflow-previous-frame"
+
+/* Name of the element message post-messages=true posts per frame. */
+#define GST_CF_FLOW_STATS_MESSAGE "cudaflow-stats"
 
 /* Properties every flow element has; the subclass installs them (so each
  * method shows its own defaults) and forwards set/get to the base. */
@@ -80,7 +99,10 @@ enum
   GST_CF_FLOW_BASE_PROP_SCALE_FACTOR,
   GST_CF_FLOW_BASE_PROP_USE_PREVIOUS_FLOW,
   GST_CF_FLOW_BASE_PROP_PRECISION,
-  GST_CF_FLOW_BASE_PROP_OUTPUT
+  GST_CF_FLOW_BASE_PROP_OUTPUT,
+  GST_CF_FLOW_BASE_PROP_MAX_GAP,
+  GST_CF_FLOW_BASE_PROP_POST_MESSAGES,
+  GST_CF_FLOW_BASE_PROP_OVERRIDDEN
 };
 
 void gst_cf_flow_base_install_properties (GObjectClass * klass,
@@ -89,6 +111,28 @@ gboolean gst_cf_flow_base_set_common_property (GObject * object,
     guint prop_id, const GValue * value);
 gboolean gst_cf_flow_base_get_common_property (GObject * object,
     guint prop_id, GValue * value);
+
+/* Presets, order-independent: a property set explicitly (whenever, before
+ * or after `preset`) wins over any preset. The subclass calls
+ * note_property_set from set_property for every property it or the base
+ * handles, and apply_preset with NULL-terminated name/value pairs (like
+ * g_object_set) when `preset` changes: names set explicitly are skipped
+ * and listed by the read-only `overridden-properties`. */
+void gst_cf_flow_base_note_property_set (GstCfFlowBase * self,
+    GParamSpec * pspec);
+void gst_cf_flow_base_apply_preset (GstCfFlowBase * self,
+    const gchar * first_property, ...) G_GNUC_NULL_TERMINATED;
+/* preset=none: no preset, nothing overridden. */
+void gst_cf_flow_base_clear_preset (GstCfFlowBase * self);
+
+/* The solver of this frame ran @iterations iterations in all (levels,
+ * warps); what post-messages reports (-1, the default: unknown). */
+void gst_cf_flow_base_report_iterations (GstCfFlowBase * self,
+    gint64 iterations);
+
+/* TRUE when post-messages is on for this frame (streaming thread): a GPU
+ * solver may then synchronise its stream to report exact iterations. */
+gboolean gst_cf_flow_base_wants_stats (GstCfFlowBase * self);
 
 /* Joint luma range (0..255 scale, before presmoothing) of frames t-1 and t,
  * inside solve_cpu/solve_cuda of a class with needs_frame_range. */

@@ -6,7 +6,8 @@
  * @title: cudaflowclg
  *
  * Dense Combined Local-Global optical flow (Bruhn, Weickert, Schnörr; the
- * linear spatial variant as accelerated in seed 001): the structure tensor
+ * linear spatial variant as accelerated by Seznec et al., JRTIP 2022): the
+ * structure tensor
  * J_ρ = K_ρ ∗ (∇₃f ∇₃fᵀ) joins the local (Lucas–Kanade) and global
  * (Horn–Schunck) data terms, solved by pointwise-coupled Jacobi sweeps on a
  * coarse-to-fine pyramid, one bicubic warp per level solving for an
@@ -103,6 +104,7 @@ static void gst_cuda_flow_clg_get_property (GObject * object, guint prop_id,
 static void gst_cuda_flow_clg_get_pyramid_params (GstCfFlowBase * base,
     cf_pyramid_params * params);
 static gboolean gst_cuda_flow_clg_sync_settings (GstCfFlowBase * base);
+static gboolean gst_cuda_flow_clg_check_settings (GstCfFlowBase * base);
 static gboolean gst_cuda_flow_clg_solve_cpu (GstCfFlowBase * base,
     const cf_pyramid * p0, const cf_pyramid * p1, gboolean use_initial,
     cf_flow * flow);
@@ -118,10 +120,10 @@ gst_cuda_flow_clg_preset_get_type (void)
   static gsize type = 0;
   static const GEnumValue values[] = {
     {GST_CUDA_FLOW_CLG_PRESET_NONE, "Use the individual properties", "none"},
-    {GST_CUDA_FLOW_CLG_PRESET_CONFIG_A, "Seed 001 configuration A: 4 levels, "
-          "75 sweeps on every level", "config-a"},
-    {GST_CUDA_FLOW_CLG_PRESET_CONFIG_B, "Seed 001 configuration B: 4 levels, "
-          "60,120,180,240 sweeps (finest first)", "config-b"},
+    {GST_CUDA_FLOW_CLG_PRESET_CONFIG_A, "Seznec et al.'s configuration A: "
+          "4 levels, 75 sweeps on every level", "config-a"},
+    {GST_CUDA_FLOW_CLG_PRESET_CONFIG_B, "Seznec et al.'s configuration B: "
+          "4 levels, 60,120,180,240 sweeps (finest first)", "config-b"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type))
@@ -156,6 +158,7 @@ gst_cuda_flow_clg_class_init (GstCudaFlowClgClass * klass)
   GstCfFlowBaseClass *flow_class = GST_CF_FLOW_BASE_CLASS (klass);
   const GParamFlags rw_playing = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
+  const GParamFlags controllable = rw_playing | GST_PARAM_CONTROLLABLE;
 
   gobject_class->finalize = gst_cuda_flow_clg_finalize;
   gobject_class->set_property = gst_cuda_flow_clg_set_property;
@@ -165,21 +168,21 @@ gst_cuda_flow_clg_class_init (GstCudaFlowClgClass * klass)
   g_object_class_install_property (gobject_class, PROP_ALPHA,
       g_param_spec_double ("alpha", "Alpha",
           "Smoothness weight (intensities 0..255: 255^2 times the value for "
-          "[0, 1] intensities, so the paper's 5e-3 is 325)", 0.001, 1e9,
-          DEFAULT_ALPHA, rw_playing | GST_PARAM_CONTROLLABLE));
+          "[0, 1] intensities, so the paper's 5e-3 is 325)", CF_CLG_ALPHA_MIN,
+          CF_CLG_ALPHA_MAX, DEFAULT_ALPHA, controllable));
   g_object_class_install_property (gobject_class, PROP_RHO,
       g_param_spec_double ("rho", "Rho",
           "Standard deviation of the Gaussian that integrates the structure "
           "tensor, pixels of each level (0 = Horn-Schunck data term)", 0.0,
-          50.0, DEFAULT_RHO, rw_playing));
+          CF_CLG_RHO_MAX, DEFAULT_RHO, controllable));
   g_object_class_install_property (gobject_class, PROP_SIGMA,
       g_param_spec_double ("sigma", "Sigma",
           "Gaussian presmoothing of both frames before the pyramid, pixels "
-          "(0 = none)", 0.0, 50.0, DEFAULT_SIGMA, rw_playing));
+          "(0 = none)", 0.0, CF_CLG_SIGMA_MAX, DEFAULT_SIGMA, controllable));
   g_object_class_install_property (gobject_class, PROP_ITERATIONS,
       g_param_spec_int ("iterations", "Iterations",
           "Jacobi sweeps on every level (when iterations-per-level is empty)",
-          0, CF_CLG_MAX_ITERATIONS, DEFAULT_ITERATIONS, rw_playing));
+          0, CF_CLG_MAX_ITERATIONS, DEFAULT_ITERATIONS, controllable));
   g_object_class_install_property (gobject_class, PROP_ITERATIONS_PER_LEVEL,
       g_param_spec_string ("iterations-per-level", "Iterations Per Level",
           "Jacobi sweeps per level, finest first, comma-separated, e.g. "
@@ -187,8 +190,10 @@ gst_cuda_flow_clg_class_init (GstCudaFlowClgClass * klass)
           "empty = iterations on every level", NULL, rw_playing));
   g_object_class_install_property (gobject_class, PROP_PRESET,
       g_param_spec_enum ("preset", "Preset",
-          "Set levels and sweeps at once (later property settings still "
-          "apply)", GST_TYPE_CUDA_FLOW_CLG_PRESET, DEFAULT_PRESET,
+          "Set levels and sweeps at once; properties set explicitly keep "
+          "their values, before or after the preset (see "
+          "overridden-properties)", GST_TYPE_CUDA_FLOW_CLG_PRESET,
+          DEFAULT_PRESET,
           rw_playing));
   g_object_class_install_property (gobject_class, PROP_KERNEL,
       g_param_spec_enum ("jacobi-kernel", "Jacobi Kernel",
@@ -203,10 +208,13 @@ gst_cuda_flow_clg_class_init (GstCudaFlowClgClass * klass)
       "without a GPU): video in, UV_F32LE flow fields out", "gst-cudaflow");
 
   flow_class->method = GST_CUDA_FLOW_METHOD_CLG;
+  flow_class->debug_category = gst_cuda_flow_clg_debug;
   flow_class->get_pyramid_params =
       GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_get_pyramid_params);
   flow_class->sync_settings =
       GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_sync_settings);
+  flow_class->check_settings =
+      GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_check_settings);
   flow_class->solve_cpu = GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_solve_cpu);
   flow_class->solve_cuda = GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_solve_cuda);
   flow_class->free_solver = GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_free_solver);
@@ -234,21 +242,24 @@ gst_cuda_flow_clg_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* A preset is a shortcut: it writes the properties it stands for, except
+ * those set explicitly (gst_cf_flow_base_apply_preset). */
 static void
 apply_preset (GstCudaFlowClg * self, GstCudaFlowClgPreset preset)
 {
-  GObject *object = G_OBJECT (self);
+  GstCfFlowBase *base = GST_CF_FLOW_BASE (self);
 
   switch (preset) {
     case GST_CUDA_FLOW_CLG_PRESET_CONFIG_A:
-      g_object_set (object, "levels", 4, "iterations", 75,
+      gst_cf_flow_base_apply_preset (base, "levels", 4, "iterations", 75,
           "iterations-per-level", NULL, NULL);
       break;
     case GST_CUDA_FLOW_CLG_PRESET_CONFIG_B:
-      g_object_set (object, "levels", 4, "iterations-per-level",
-          "60,120,180,240", NULL);
+      gst_cf_flow_base_apply_preset (base, "levels", 4,
+          "iterations-per-level", "60,120,180,240", NULL);
       break;
     case GST_CUDA_FLOW_CLG_PRESET_NONE:
+      gst_cf_flow_base_clear_preset (base);
       break;
   }
 }
@@ -281,6 +292,7 @@ gst_cuda_flow_clg_set_property (GObject * object, guint prop_id,
 {
   GstCudaFlowClg *self = GST_CUDA_FLOW_CLG (object);
 
+  gst_cf_flow_base_note_property_set (GST_CF_FLOW_BASE (self), pspec);
   if (gst_cf_flow_base_set_common_property (object, prop_id, value))
     return;
 
@@ -378,16 +390,31 @@ gst_cuda_flow_clg_sync_settings (GstCfFlowBase * base)
   return rebuild;
 }
 
-/* FALSE (error posted) when the settings of this frame cannot be used. */
+/* FALSE (error posted) when the settings of this frame cannot be used;
+ * both backends ask before every frame. */
 static gboolean
-check_settings (GstCudaFlowClg * self)
+gst_cuda_flow_clg_check_settings (GstCfFlowBase * base)
 {
+  GstCudaFlowClg *self = GST_CUDA_FLOW_CLG (base);
+
   if (self->stream_error) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Invalid %s",
             self->stream_error), (NULL));
     return FALSE;
   }
   return TRUE;
+}
+
+/* Fixed sweep counts: the sum over the pyramid's levels. */
+static void
+report_iterations (GstCudaFlowClg * self, gint n_levels)
+{
+  gint64 total = 0;
+  gint l;
+
+  for (l = 0; l < n_levels; l++)
+    total += cf_clg_level_iterations (&self->stream_params, l);
+  gst_cf_flow_base_report_iterations (GST_CF_FLOW_BASE (self), total);
 }
 
 static gboolean
@@ -397,8 +424,7 @@ gst_cuda_flow_clg_solve_cpu (GstCfFlowBase * base, const cf_pyramid * p0,
   GstCudaFlowClg *self = GST_CUDA_FLOW_CLG (base);
   cf_status status;
 
-  if (!check_settings (self))
-    return FALSE;
+  report_iterations (self, p0->n_levels);
   status = cf_clg_flow (p0, p1, &self->stream_params, use_initial, flow);
   if (status != CF_OK) {
     gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
@@ -416,8 +442,7 @@ gst_cuda_flow_clg_solve_cuda (GstCfFlowBase * base,
   GstCudaFlowClg *self = GST_CUDA_FLOW_CLG (base);
   cf_status status = CF_OK;
 
-  if (!check_settings (self))
-    return FALSE;
+  report_iterations (self, p0->n_levels);
   if (self->plan == NULL)
     status = cf_cuda_clg_plan_new (flow->width, flow->height,
         gst_cf_flow_base_get_precision (base), self->stream_kernel,

@@ -5,7 +5,8 @@
  * SECTION:element-cudaflowhs
  * @title: cudaflowhs
  *
- * Dense Horn–Schunck optical flow (seed 004, §4.3): derivatives averaged
+ * Dense Horn–Schunck optical flow (Horn and Schunck 1981, in the GPU
+ * formulation of Romera's thesis, §4.3): derivatives averaged
  * over the 2x2x2 cube of the two frames, Jacobi iterations with the 1/6 and
  * 1/12 neighbour average, an incremental coarse-to-fine pyramid with
  * bicubic warping. Emits `video/x-optical-flow, format=UV_F32LE` (see
@@ -18,7 +19,7 @@
  * Intensities are 0..255: `alpha` = 51 is NVIDIA's cuda-samples
  * HSOpticalFlow alpha 0.2 on [0, 1]. `preset=cuda-samples` sets that
  * sample's parameters (5 levels, 3 warps, 500 iterations); `preset=realtime`
- * the seed's time-budget configuration (3 levels, 1 warp, 10 iterations).
+ * a time-budget configuration (3 levels, 1 warp, 10 iterations).
  *
  * ## Example launch lines
  * |[
@@ -112,7 +113,7 @@ gst_cuda_flow_hs_preset_get_type (void)
     {GST_CUDA_FLOW_HS_PRESET_CUDA_SAMPLES, "NVIDIA cuda-samples "
           "HSOpticalFlow: 5 levels, 3 warps, 500 iterations, alpha 51 "
           "(0.2 on [0,1])", "cuda-samples"},
-    {GST_CUDA_FLOW_HS_PRESET_REALTIME, "Seed 004 time-budget configuration: "
+    {GST_CUDA_FLOW_HS_PRESET_REALTIME, "Time-budget configuration: "
           "3 levels, 1 warp, 10 iterations", "realtime"},
     {0, NULL, NULL}
   };
@@ -148,6 +149,7 @@ gst_cuda_flow_hs_class_init (GstCudaFlowHsClass * klass)
   GstCfFlowBaseClass *flow_class = GST_CF_FLOW_BASE_CLASS (klass);
   const GParamFlags rw_playing = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
+  const GParamFlags controllable = rw_playing | GST_PARAM_CONTROLLABLE;
 
   gobject_class->set_property = gst_cuda_flow_hs_set_property;
   gobject_class->get_property = gst_cuda_flow_hs_get_property;
@@ -156,20 +158,22 @@ gst_cuda_flow_hs_class_init (GstCudaFlowHsClass * klass)
   g_object_class_install_property (gobject_class, PROP_ALPHA,
       g_param_spec_double ("alpha", "Alpha",
           "Smoothness weight alpha (intensities 0..255; alpha^2 weighs the "
-          "flow gradient against the brightness constancy term)", 0.001,
-          10000.0, DEFAULT_ALPHA, rw_playing | GST_PARAM_CONTROLLABLE));
+          "flow gradient against the brightness constancy term)",
+          CF_HS_ALPHA_MIN, CF_HS_ALPHA_MAX, DEFAULT_ALPHA, controllable));
   g_object_class_install_property (gobject_class, PROP_WARPS,
       g_param_spec_int ("warps", "Warps",
           "Warps per pyramid level: each re-warps frame t by the current flow "
-          "and solves for an increment", 1, 100, DEFAULT_WARPS, rw_playing));
+          "and solves for an increment", 1, CF_HS_WARPS_MAX, DEFAULT_WARPS,
+          controllable));
   g_object_class_install_property (gobject_class, PROP_ITERATIONS,
       g_param_spec_int ("iterations", "Iterations",
-          "Jacobi iterations per warp and level", 0, 100000,
-          DEFAULT_ITERATIONS, rw_playing));
+          "Jacobi iterations per warp and level", 0, CF_HS_ITERATIONS_MAX,
+          DEFAULT_ITERATIONS, controllable));
   g_object_class_install_property (gobject_class, PROP_PRESET,
       g_param_spec_enum ("preset", "Preset",
-          "Set levels, warps, iterations and alpha at once (later property "
-          "settings still apply)", GST_TYPE_CUDA_FLOW_HS_PRESET,
+          "Set levels, warps, iterations and alpha at once; properties set "
+          "explicitly keep their values, before or after the preset (see "
+          "overridden-properties)", GST_TYPE_CUDA_FLOW_HS_PRESET,
           DEFAULT_PRESET, rw_playing));
   g_object_class_install_property (gobject_class, PROP_KERNEL,
       g_param_spec_enum ("jacobi-kernel", "Jacobi Kernel",
@@ -184,6 +188,7 @@ gst_cuda_flow_hs_class_init (GstCudaFlowHsClass * klass)
       "a GPU): video in, UV_F32LE flow fields out", "gst-cudaflow");
 
   flow_class->method = GST_CUDA_FLOW_METHOD_HORN_SCHUNCK;
+  flow_class->debug_category = gst_cuda_flow_hs_debug;
   flow_class->get_pyramid_params =
       GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_get_pyramid_params);
   flow_class->sync_settings =
@@ -206,21 +211,24 @@ gst_cuda_flow_hs_init (GstCudaFlowHs * self)
   self->kernel = DEFAULT_KERNEL;
 }
 
-/* A preset is a shortcut: it writes the properties it stands for. */
+/* A preset is a shortcut: it writes the properties it stands for, except
+ * those set explicitly (gst_cf_flow_base_apply_preset). */
 static void
 apply_preset (GstCudaFlowHs * self, GstCudaFlowHsPreset preset)
 {
-  GObject *object = G_OBJECT (self);
+  GstCfFlowBase *base = GST_CF_FLOW_BASE (self);
 
   switch (preset) {
     case GST_CUDA_FLOW_HS_PRESET_CUDA_SAMPLES:
-      g_object_set (object, "levels", 5, "warps", 3, "iterations", 500,
-          "alpha", 0.2 * 255.0, NULL);
+      gst_cf_flow_base_apply_preset (base, "levels", 5, "warps", 3,
+          "iterations", 500, "alpha", 0.2 * 255.0, NULL);
       break;
     case GST_CUDA_FLOW_HS_PRESET_REALTIME:
-      g_object_set (object, "levels", 3, "warps", 1, "iterations", 10, NULL);
+      gst_cf_flow_base_apply_preset (base, "levels", 3, "warps", 1,
+          "iterations", 10, NULL);
       break;
     case GST_CUDA_FLOW_HS_PRESET_NONE:
+      gst_cf_flow_base_clear_preset (base);
       break;
   }
 }
@@ -231,6 +239,7 @@ gst_cuda_flow_hs_set_property (GObject * object, guint prop_id,
 {
   GstCudaFlowHs *self = GST_CUDA_FLOW_HS (object);
 
+  gst_cf_flow_base_note_property_set (GST_CF_FLOW_BASE (self), pspec);
   if (gst_cf_flow_base_set_common_property (object, prop_id, value))
     return;
 
@@ -321,6 +330,9 @@ gst_cuda_flow_hs_solve_cpu (GstCfFlowBase * base, const cf_pyramid * p0,
   cf_status status = cf_hs_flow (p0, p1, &self->stream_params, use_initial,
       flow);
 
+  /* a fixed count: every level, every warp */
+  gst_cf_flow_base_report_iterations (base, (gint64) p0->n_levels *
+      self->stream_params.warps * self->stream_params.iterations);
   if (status != CF_OK) {
     gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
         "Horn-Schunck on the CPU failed");
@@ -337,6 +349,8 @@ gst_cuda_flow_hs_solve_cuda (GstCfFlowBase * base, const cf_cuda_pyramid * p0,
   GstCudaFlowHs *self = GST_CUDA_FLOW_HS (base);
   cf_status status = CF_OK;
 
+  gst_cf_flow_base_report_iterations (base, (gint64) p0->n_levels *
+      self->stream_params.warps * self->stream_params.iterations);
   if (self->plan == NULL)
     status = cf_cuda_hs_plan_new (flow->width, flow->height,
         gst_cf_flow_base_get_precision (base), self->stream_kernel,

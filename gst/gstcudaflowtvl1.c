@@ -7,7 +7,7 @@
  *
  * Dense TV-L1 optical flow: the dual scheme of Zach, Pock and Bischof as
  * implemented by IPOL `tvl1flow` (Sánchez, Meinhardt-Llopis, Facciolo
- * 2013) and accelerated in seeds 003/004: per iteration a thresholding
+ * 2013) and accelerated on the GPU: per iteration a thresholding
  * step, the primal update u = v + θ div p and the dual update of p, on a
  * coarse-to-fine pyramid with bicubic warping. Emits
  * `video/x-optical-flow, format=UV_F32LE`.
@@ -15,8 +15,8 @@
  * The defaults are IPOL's (τ 0.25, λ 0.15, θ 0.3, 5 levels at scale 0.5,
  * 5 warps, up to 300 iterations per warp stopped at ε 0.01, Gaussian
  * presmoothing σ 0.8), which give IPOL's accuracy on the Middlebury pairs
- * (mean EPE 0.375; docs/flow-accuracy.md). `preset=realtime` is the
- * seeds' time-budget configuration (3 levels, 1 warp, 10 iterations).
+ * (mean EPE 0.375; docs/flow-accuracy.md). `preset=realtime` is a
+ * time-budget configuration (3 levels, 1 warp, 10 iterations).
  *
  * Like IPOL, each pair of frames is normalised so that its joint intensity
  * range maps to 0..255 (`normalize`); the element does it by scaling λ by
@@ -29,7 +29,13 @@
  * fp32 (4K in 1.6 ms) and the defaults about 1.2×, with the same
  * Middlebury accuracy to 0.001 px (docs/flow-speed.md,
  * docs/flow-accuracy.md). It has the fused and blocked kernels, not
- * `solver-kernel=steps`. The CPU backend computes in fp32 whatever is set.
+ * `solver-kernel=steps`: both backends refuse that pair with the same
+ * message. The CPU backend computes in fp32 whatever is set.
+ *
+ * With `post-messages=true` the message's `iterations` is what ran, summed
+ * over levels and warps: below levels × warps × iterations when ε stops
+ * warps early (on the GPU the count the device kept, read once the solve
+ * is done).
  *
  * ## Example launch lines
  * |[
@@ -117,6 +123,7 @@ static void gst_cuda_flow_tvl1_get_property (GObject * object,
 static void gst_cuda_flow_tvl1_get_pyramid_params (GstCfFlowBase * base,
     cf_pyramid_params * params);
 static gboolean gst_cuda_flow_tvl1_sync_settings (GstCfFlowBase * base);
+static gboolean gst_cuda_flow_tvl1_check_settings (GstCfFlowBase * base);
 static gboolean gst_cuda_flow_tvl1_solve_cpu (GstCfFlowBase * base,
     const cf_pyramid * p0, const cf_pyramid * p1, gboolean use_initial,
     cf_flow * flow);
@@ -135,7 +142,7 @@ gst_cuda_flow_tvl1_preset_get_type (void)
     {GST_CUDA_FLOW_TVL1_PRESET_IPOL, "IPOL tvl1flow defaults: 5 levels, "
           "5 warps, up to 300 iterations, epsilon 0.01 (the element's "
           "defaults)", "ipol"},
-    {GST_CUDA_FLOW_TVL1_PRESET_REALTIME, "Seeds' time-budget configuration: "
+    {GST_CUDA_FLOW_TVL1_PRESET_REALTIME, "Time-budget configuration: "
           "3 levels, 1 warp, 10 iterations, epsilon 0", "realtime"},
     {0, NULL, NULL}
   };
@@ -175,6 +182,7 @@ gst_cuda_flow_tvl1_class_init (GstCudaFlowTvl1Class * klass)
   GstCfFlowBaseClass *flow_class = GST_CF_FLOW_BASE_CLASS (klass);
   const GParamFlags rw_playing = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
+  const GParamFlags controllable = rw_playing | GST_PARAM_CONTROLLABLE;
 
   gobject_class->set_property = gst_cuda_flow_tvl1_set_property;
   gobject_class->get_property = gst_cuda_flow_tvl1_get_property;
@@ -182,34 +190,35 @@ gst_cuda_flow_tvl1_class_init (GstCudaFlowTvl1Class * klass)
   gst_cf_flow_base_install_properties (gobject_class, DEFAULT_LEVELS);
   g_object_class_install_property (gobject_class, PROP_TAU,
       g_param_spec_double ("tau", "Tau",
-          "Time step of the dual update (stable up to 0.25)", 0.001, 0.25,
-          DEFAULT_TAU, rw_playing));
+          "Time step tau of the dual update (stable up to 0.25)",
+          CF_TVL1_TAU_MIN, CF_TVL1_TAU_MAX, DEFAULT_TAU, controllable));
   g_object_class_install_property (gobject_class, PROP_LAMBDA,
       g_param_spec_double ("lambda", "Lambda",
           "Weight of the data term (intensities normalised to 0..255, see "
-          "normalize); smaller = smoother flow", 0.0001, 1000.0,
-          DEFAULT_LAMBDA, rw_playing | GST_PARAM_CONTROLLABLE));
+          "normalize); smaller = smoother flow", CF_TVL1_LAMBDA_MIN,
+          CF_TVL1_LAMBDA_MAX, DEFAULT_LAMBDA, controllable));
   g_object_class_install_property (gobject_class, PROP_THETA,
       g_param_spec_double ("theta", "Theta",
           "Coupling between the flow u and its auxiliary v (|u - v|^2 / "
-          "2 theta)", 0.001, 100.0, DEFAULT_THETA, rw_playing));
+          "2 theta)", CF_TVL1_THETA_MIN, CF_TVL1_THETA_MAX, DEFAULT_THETA,
+          controllable));
   g_object_class_install_property (gobject_class, PROP_WARPS,
       g_param_spec_int ("warps", "Warps",
           "Warps per pyramid level: each re-warps frame t by the current flow",
-          1, 1000, DEFAULT_WARPS, rw_playing));
+          1, CF_TVL1_WARPS_MAX, DEFAULT_WARPS, controllable));
   g_object_class_install_property (gobject_class, PROP_ITERATIONS,
       g_param_spec_int ("iterations", "Iterations",
           "Iterations per warp: the count when epsilon is 0, else the most",
-          1, 100000, DEFAULT_ITERATIONS, rw_playing));
+          1, CF_TVL1_ITERATIONS_MAX, DEFAULT_ITERATIONS, controllable));
   g_object_class_install_property (gobject_class, PROP_EPSILON,
       g_param_spec_double ("epsilon", "Epsilon",
           "Stop a warp's iterations when the mean squared update of the flow "
           "falls below epsilon^2 (pixels); 0 = always run iterations", 0.0,
-          10.0, DEFAULT_EPSILON, rw_playing));
+          CF_TVL1_EPSILON_MAX, DEFAULT_EPSILON, controllable));
   g_object_class_install_property (gobject_class, PROP_SIGMA,
       g_param_spec_double ("sigma", "Sigma",
           "Gaussian presmoothing of both frames before the pyramid, pixels "
-          "(0 = none)", 0.0, 50.0, DEFAULT_SIGMA, rw_playing));
+          "(0 = none)", 0.0, CF_TVL1_SIGMA_MAX, DEFAULT_SIGMA, controllable));
   g_object_class_install_property (gobject_class, PROP_NORMALIZE,
       g_param_spec_boolean ("normalize", "Normalize",
           "Stretch each pair's joint intensity range to 0..255 (as IPOL), so "
@@ -217,8 +226,9 @@ gst_cuda_flow_tvl1_class_init (GstCudaFlowTvl1Class * klass)
           rw_playing));
   g_object_class_install_property (gobject_class, PROP_PRESET,
       g_param_spec_enum ("preset", "Preset",
-          "Set levels, warps, iterations and epsilon at once (later property "
-          "settings still apply)", GST_TYPE_CUDA_FLOW_TVL1_PRESET,
+          "Set levels, warps, iterations and epsilon at once; properties set "
+          "explicitly keep their values, before or after the preset (see "
+          "overridden-properties)", GST_TYPE_CUDA_FLOW_TVL1_PRESET,
           DEFAULT_PRESET, rw_playing));
   g_object_class_install_property (gobject_class, PROP_KERNEL,
       g_param_spec_enum ("solver-kernel", "Solver Kernel",
@@ -234,10 +244,13 @@ gst_cuda_flow_tvl1_class_init (GstCudaFlowTvl1Class * klass)
       "without a GPU): video in, UV_F32LE flow fields out", "gst-cudaflow");
 
   flow_class->method = GST_CUDA_FLOW_METHOD_TV_L1;
+  flow_class->debug_category = gst_cuda_flow_tvl1_debug;
   flow_class->get_pyramid_params =
       GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_get_pyramid_params);
   flow_class->sync_settings =
       GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_sync_settings);
+  flow_class->check_settings =
+      GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_check_settings);
   flow_class->solve_cpu = GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_solve_cpu);
   flow_class->solve_cuda = GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_solve_cuda);
   flow_class->free_solver =
@@ -258,24 +271,26 @@ gst_cuda_flow_tvl1_init (GstCudaFlowTvl1 * self)
   self->kernel = DEFAULT_KERNEL;
 }
 
-/* A preset is a shortcut: it writes the properties it stands for. */
+/* A preset is a shortcut: it writes the properties it stands for, except
+ * those set explicitly (gst_cf_flow_base_apply_preset). */
 static void
 apply_preset (GstCudaFlowTvl1 * self, GstCudaFlowTvl1Preset preset)
 {
-  GObject *object = G_OBJECT (self);
+  GstCfFlowBase *base = GST_CF_FLOW_BASE (self);
 
   switch (preset) {
     case GST_CUDA_FLOW_TVL1_PRESET_IPOL:
-      g_object_set (object, "levels", DEFAULT_LEVELS, "scale-factor", 0.5,
-          "warps", DEFAULT_WARPS, "iterations", DEFAULT_ITERATIONS,
-          "epsilon", DEFAULT_EPSILON, "tau", DEFAULT_TAU, "lambda",
-          DEFAULT_LAMBDA, "theta", DEFAULT_THETA, NULL);
+      gst_cf_flow_base_apply_preset (base, "levels", DEFAULT_LEVELS,
+          "scale-factor", 0.5, "warps", DEFAULT_WARPS, "iterations",
+          DEFAULT_ITERATIONS, "epsilon", DEFAULT_EPSILON, "tau", DEFAULT_TAU,
+          "lambda", DEFAULT_LAMBDA, "theta", DEFAULT_THETA, NULL);
       break;
     case GST_CUDA_FLOW_TVL1_PRESET_REALTIME:
-      g_object_set (object, "levels", 3, "warps", 1, "iterations", 10,
-          "epsilon", 0.0, NULL);
+      gst_cf_flow_base_apply_preset (base, "levels", 3, "warps", 1,
+          "iterations", 10, "epsilon", 0.0, NULL);
       break;
     case GST_CUDA_FLOW_TVL1_PRESET_NONE:
+      gst_cf_flow_base_clear_preset (base);
       break;
   }
 }
@@ -286,6 +301,7 @@ gst_cuda_flow_tvl1_set_property (GObject * object, guint prop_id,
 {
   GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (object);
 
+  gst_cf_flow_base_note_property_set (GST_CF_FLOW_BASE (self), pspec);
   if (gst_cf_flow_base_set_common_property (object, prop_id, value))
     return;
 
@@ -400,9 +416,26 @@ gst_cuda_flow_tvl1_sync_settings (GstCfFlowBase * base)
   return rebuild;
 }
 
+/* Both backends refuse what the GPU cannot run, with one message. */
+static gboolean
+gst_cuda_flow_tvl1_check_settings (GstCfFlowBase * base)
+{
+  GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (base);
+
+  if (cf_cuda_tvl1_config_check (gst_cf_flow_base_get_precision (base),
+          self->stream_kernel) == CF_OK)
+    return TRUE;
+  GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+      ("solver-kernel=steps has no precision=fp16 variant; use "
+          "solver-kernel=fused, blocked or auto, or precision=fp32"), (NULL));
+  return FALSE;
+}
+
 /* The parameters for this pair: with normalize, λ scaled so that the raw
  * frames behave as IPOL's frames stretched to 0..255 (the data term and the
- * thresholds scale with the intensities; every other step is linear). */
+ * thresholds scale with the intensities; every other step is linear). A
+ * nearly flat pair could push λ past the solvers' range: it stops at
+ * CF_TVL1_LAMBDA_MAX, where the data term dominates anyway. */
 static cf_tvl1_params
 pair_params (GstCudaFlowTvl1 * self)
 {
@@ -412,7 +445,8 @@ pair_params (GstCudaFlowTvl1 * self)
     gfloat lo, hi;
     gst_cf_flow_base_get_pair_range (GST_CF_FLOW_BASE (self), &lo, &hi);
     if (hi > lo)
-      p.lambda = p.lambda * (255.0f / (hi - lo));
+      p.lambda = MIN (p.lambda * (255.0f / (hi - lo)),
+          (float) CF_TVL1_LAMBDA_MAX);
   }
   return p;
 }
@@ -423,8 +457,11 @@ gst_cuda_flow_tvl1_solve_cpu (GstCfFlowBase * base, const cf_pyramid * p0,
 {
   GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (base);
   cf_tvl1_params params = pair_params (self);
-  cf_status status = cf_tvl1_flow (p0, p1, &params, use_initial, flow);
+  long iterations = 0;
+  cf_status status = cf_tvl1_flow_counted (p0, p1, &params, use_initial,
+      flow, &iterations);
 
+  gst_cf_flow_base_report_iterations (base, iterations);
   if (status != CF_OK) {
     gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
         "TV-L1 on the CPU failed");
@@ -442,21 +479,21 @@ gst_cuda_flow_tvl1_solve_cuda (GstCfFlowBase * base,
   cf_tvl1_params params = pair_params (self);
   cf_status status = CF_OK;
 
-  if (self->plan == NULL) {
+  /* check_settings refused what plan_new cannot make */
+  if (self->plan == NULL)
     status = cf_cuda_tvl1_plan_new (flow->width, flow->height,
         gst_cf_flow_base_get_precision (base), self->stream_kernel,
         &self->plan);
-    if (status == CF_ERROR_UNSUPPORTED) {
-      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-          ("solver-kernel=steps has no precision=fp16 variant; use "
-              "solver-kernel=fused, blocked or auto, or precision=fp32"),
-          (NULL));
-      return FALSE;
-    }
-  }
   if (status == CF_OK)
     status = cf_cuda_tvl1_plan_run (self->plan, p0, p1, &params,
         use_initial, flow, stream);
+  /* the device's count, read when post-messages waits for the solve */
+  if (status == CF_OK && gst_cf_flow_base_wants_stats (base)) {
+    status = cf_cuda_check (cudaStreamSynchronize (stream));
+    if (status == CF_OK)
+      gst_cf_flow_base_report_iterations (base,
+          cf_cuda_tvl1_plan_iterations (self->plan));
+  }
   if (status != CF_OK) {
     gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
         "TV-L1 on the GPU failed");
