@@ -18,6 +18,7 @@
 
 #include "cf-test-util.h"
 #include "flow-test-util.h"
+#include "common/clg.h"
 #include "common/metrics.h"
 #include "common/synth.h"
 
@@ -169,6 +170,88 @@ GST_START_TEST (test_tiny_odd_and_wide_sizes)
 
 GST_END_TEST;
 
+/* One range for the property and the solver: alpha=1e9, the property's
+ * maximum, used to be refused by the solver at frame 2. Each property's
+ * bounds are what cf_clg_params_set (the solvers' check) accepts. */
+GST_START_TEST (test_property_ranges_are_the_solvers)
+{
+  static const gchar *names[] = { "alpha", "rho", "sigma", "iterations" };
+  GstElement *e = gst_element_factory_make ("cudaflowclg", NULL);
+  GstHarness *h;
+  guint i;
+  int k;
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    GParamSpec *p = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+        names[i]);
+    double lo, hi, step;
+    cf_clg_params params;
+
+    fail_unless (p != NULL);
+    if (G_IS_PARAM_SPEC_INT (p)) {
+      lo = G_PARAM_SPEC_INT (p)->minimum;
+      hi = G_PARAM_SPEC_INT (p)->maximum;
+      step = 1.0;
+    } else {
+      lo = G_PARAM_SPEC_DOUBLE (p)->minimum;
+      hi = G_PARAM_SPEC_DOUBLE (p)->maximum;
+      step = hi * 1e-3;
+    }
+    cf_clg_params_init (&params);
+    fail_unless_equals_int (cf_clg_params_set (&params, names[i], lo),
+        CF_OK);
+    fail_unless_equals_int (cf_clg_params_set (&params, names[i], hi),
+        CF_OK);
+    fail_unless_equals_int (cf_clg_params_set (&params, names[i],
+            hi + step), CF_ERROR_INVALID);
+    if (lo > 0.0)
+      fail_unless_equals_int (cf_clg_params_set (&params, names[i],
+              lo - MIN (step, lo)), CF_ERROR_INVALID);
+  }
+  gst_object_unref (e);
+
+  h = flow_harness_new ("cudaflowclg", "cpu", "GRAY8", 24, 16);
+  flow_test_set_properties (h->element, "alpha=1e9 iterations=5");
+  for (k = 0; k < 2; k++) {
+    GstBuffer *out = gst_harness_push_and_pull (h,
+        flow_test_random_frame ("GRAY8", 24, 16, 50 + k, k));
+    fail_unless (out != NULL);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* config-b writes the per-level list unless iterations-per-level was set
+ * explicitly, before or after it. */
+GST_START_TEST (test_preset_keeps_explicit_list_in_either_order)
+{
+  static const gchar *orders[] = {
+    "iterations-per-level=5,6 preset=config-b",
+    "preset=config-b iterations-per-level=5,6"
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (orders); i++) {
+    GstElement *e = gst_element_factory_make ("cudaflowclg", NULL);
+    gchar *list, *overridden;
+    gint levels;
+
+    flow_test_set_properties (e, orders[i]);
+    g_object_get (e, "iterations-per-level", &list, "levels", &levels,
+        "overridden-properties", &overridden, NULL);
+    fail_unless_equals_string (list, "5,6");
+    fail_unless_equals_int (levels, 4);
+    fail_unless_equals_string (overridden, "iterations-per-level");
+    g_free (list);
+    g_free (overridden);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 elements_cudaflowclg_suite (void)
 {
@@ -183,6 +266,8 @@ elements_cudaflowclg_suite (void)
   tcase_add_test (tc, test_bad_iterations_list_posts_an_error);
   tcase_add_test (tc, test_every_input_format_gives_the_same_flow);
   tcase_add_test (tc, test_tiny_odd_and_wide_sizes);
+  tcase_add_test (tc, test_property_ranges_are_the_solvers);
+  tcase_add_test (tc, test_preset_keeps_explicit_list_in_either_order);
   return s;
 }
 

@@ -274,6 +274,135 @@ GST_START_TEST (test_no_latency_is_added)
 
 GST_END_TEST;
 
+/* Presets never override an explicit setting, whichever comes first, and
+ * overridden-properties names what the preset did not set. */
+GST_START_TEST (test_preset_and_explicit_settings_in_either_order)
+{
+  static const gchar *orders[] = {
+    "iterations=50 preset=realtime", "preset=realtime iterations=50"
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (orders); i++) {
+    GstElement *e = gst_element_factory_make ("cudaflowhs", NULL);
+    gint iterations, levels, warps;
+    gchar *overridden;
+
+    flow_test_set_properties (e, orders[i]);
+    g_object_get (e, "iterations", &iterations, "levels", &levels, "warps",
+        &warps, "overridden-properties", &overridden, NULL);
+    fail_unless_equals_int (iterations, 50);
+    fail_unless_equals_int (levels, 3);
+    fail_unless_equals_int (warps, 1);
+    fail_unless_equals_string (overridden, "iterations");
+    g_free (overridden);
+
+    /* preset=none: nothing to override */
+    gst_util_set_object_arg (G_OBJECT (e), "preset", "none");
+    g_object_get (e, "overridden-properties", &overridden, NULL);
+    fail_unless_equals_string (overridden, "");
+    g_free (overridden);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+/* Every numeric property that may change in PLAYING is controllable, in
+ * all three estimators. */
+GST_START_TEST (test_numeric_playing_properties_are_controllable)
+{
+  static const gchar *elements[] = { "cudaflowhs", "cudaflowtvl1",
+    "cudaflowclg"
+  };
+  guint e, i, n;
+
+  for (e = 0; e < G_N_ELEMENTS (elements); e++) {
+    GstElement *el = gst_element_factory_make (elements[e], NULL);
+    GParamSpec **specs =
+        g_object_class_list_properties (G_OBJECT_GET_CLASS (el), &n);
+
+    for (i = 0; i < n; i++) {
+      GParamSpec *p = specs[i];
+      GType t = G_PARAM_SPEC_VALUE_TYPE (p);
+
+      if ((t != G_TYPE_INT && t != G_TYPE_DOUBLE) ||
+          !(p->flags & GST_PARAM_MUTABLE_PLAYING) || p->owner_type ==
+          GST_TYPE_BASE_TRANSFORM)
+        continue;
+      fail_unless (p->flags & GST_PARAM_CONTROLLABLE, "%s:%s",
+          elements[e], p->name);
+    }
+    g_free (specs);
+    gst_object_unref (el);
+  }
+}
+
+GST_END_TEST;
+
+/* The backend notice and one LOG line per frame go to the element's own
+ * category (GST_DEBUG=cudaflow*:6), not only to the base classes'. */
+static GList *logged_categories;
+
+static void
+record_log (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  const gchar *text = gst_debug_message_get (message);
+
+  if (g_str_has_prefix (gst_debug_category_get_name (category), "cudaflow"))
+    logged_categories = g_list_prepend (logged_categories,
+        g_strdup_printf ("%s %d: %s", gst_debug_category_get_name (category),
+            level, text));
+}
+
+static gboolean
+logged (const gchar * category, GstDebugLevel level, const gchar * text)
+{
+  gchar *prefix = g_strdup_printf ("%s %d: ", category, level);
+  GList *l;
+  gboolean found = FALSE;
+
+  for (l = logged_categories; l != NULL && !found; l = l->next)
+    found = g_str_has_prefix (l->data, prefix) && strstr (l->data, text);
+  g_free (prefix);
+  return found;
+}
+
+GST_START_TEST (test_backend_notice_and_frames_in_element_category)
+{
+  static const gchar *elements[] = { "cudaflowhs", "cudaflowtvl1",
+    "cudaflowclg"
+  };
+  guint e;
+
+  gst_debug_set_active (TRUE);
+  gst_debug_set_threshold_from_string ("cudaflow*:6", FALSE);
+  gst_debug_add_log_function (record_log, NULL, NULL);
+  for (e = 0; e < G_N_ELEMENTS (elements); e++) {
+    GstHarness *h = flow_harness_new (elements[e], "cpu", "GRAY8", 32, 24);
+    int k;
+
+    for (k = 0; k < 2; k++)
+      gst_buffer_unref (gst_harness_push_and_pull (h,
+              flow_test_random_frame ("GRAY8", 32, 24, 1 + k, k)));
+    gst_harness_teardown (h);
+    fail_unless (logged (elements[e], GST_LEVEL_INFO, "CPU backend"), "%s",
+        elements[e]);
+    fail_unless (logged (elements[e], GST_LEVEL_LOG, "GAP zero field"), "%s",
+        elements[e]);
+    fail_unless (logged (elements[e], GST_LEVEL_LOG, "flow from"), "%s",
+        elements[e]);
+  }
+  gst_debug_remove_log_function (record_log);
+  gst_debug_set_threshold_from_string ("cudaflow*:0", FALSE);
+  g_list_free_full (logged_categories, g_free);
+  logged_categories = NULL;
+}
+
+GST_END_TEST;
+
 static Suite *
 elements_cudaflowhs_suite (void)
 {
@@ -293,6 +422,9 @@ elements_cudaflowhs_suite (void)
   tcase_add_test (tc, test_warm_start_does_not_hurt_steady_motion);
   tcase_add_test (tc, test_cuda_samples_preset_sets_its_parameters);
   tcase_add_test (tc, test_no_latency_is_added);
+  tcase_add_test (tc, test_preset_and_explicit_settings_in_either_order);
+  tcase_add_test (tc, test_numeric_playing_properties_are_controllable);
+  tcase_add_test (tc, test_backend_notice_and_frames_in_element_category);
   return s;
 }
 

@@ -340,6 +340,81 @@ GST_START_TEST (test_tiny_odd_wide_and_flat_frames)
 
 GST_END_TEST;
 
+/* The GPU has no fp16 variant of solver-kernel=steps: the CPU backend
+ * refuses the pair too, with the GPU's message, so a CPU test catches it. */
+GST_START_TEST (test_cpu_refuses_fp16_with_steps_like_the_gpu)
+{
+  GstHarness *h = flow_harness_new ("cudaflowtvl1", "cpu", "GRAY8", 32, 24);
+  gchar *text;
+
+  flow_test_set_properties (h->element, "preset=realtime precision=fp16 "
+      "solver-kernel=steps");
+  text = flow_test_pair_error (h, 32, 24);
+  fail_unless (strstr (text, "solver-kernel=steps has no precision=fp16")
+      != NULL, "%s", text);
+  g_free (text);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* One range for the property and the solver: each property's bounds are
+ * what cf_tvl1_params_set (the solvers' check) accepts, and a pair runs at
+ * the bounds. */
+GST_START_TEST (test_property_ranges_are_the_solvers)
+{
+  static const gchar *names[] = { "tau", "lambda", "theta", "warps",
+    "iterations", "epsilon", "sigma"
+  };
+  GstElement *e = gst_element_factory_make ("cudaflowtvl1", NULL);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    GParamSpec *p = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+        names[i]);
+    double lo, hi, step;
+    cf_tvl1_params params;
+
+    fail_unless (p != NULL);
+    if (G_IS_PARAM_SPEC_INT (p)) {
+      lo = G_PARAM_SPEC_INT (p)->minimum;
+      hi = G_PARAM_SPEC_INT (p)->maximum;
+      step = 1.0;
+    } else {
+      lo = G_PARAM_SPEC_DOUBLE (p)->minimum;
+      hi = G_PARAM_SPEC_DOUBLE (p)->maximum;
+      step = hi * 1e-3;
+    }
+    cf_tvl1_params_init (&params);
+    fail_unless_equals_int (cf_tvl1_params_set (&params, names[i], lo),
+        CF_OK);
+    fail_unless_equals_int (cf_tvl1_params_set (&params, names[i], hi),
+        CF_OK);
+    fail_unless_equals_int (cf_tvl1_params_set (&params, names[i],
+            hi + step), CF_ERROR_INVALID);
+    if (lo > 0.0)
+      fail_unless_equals_int (cf_tvl1_params_set (&params, names[i],
+              lo - MIN (step, lo)), CF_ERROR_INVALID);
+  }
+  gst_object_unref (e);
+
+  /* the largest λ, θ and ε run (λ scaled by normalize stays in range) */
+  {
+    GstHarness *h = flow_harness_new ("cudaflowtvl1", "cpu", "GRAY8", 24,
+        16);
+    int k;
+
+    flow_test_set_properties (h->element, "preset=realtime lambda=1e6 "
+        "theta=1e6 epsilon=1e6");
+    for (k = 0; k < 2; k++)
+      gst_buffer_unref (gst_harness_push_and_pull (h,
+              flow_test_random_frame ("GRAY8", 24, 16, 40 + k, k)));
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 elements_cudaflowtvl1_suite (void)
 {
@@ -355,6 +430,8 @@ elements_cudaflowtvl1_suite (void)
   tcase_add_test (tc, test_defaults_give_ipol_epe_on_rubberwhale);
   tcase_add_test (tc, test_every_input_format_gives_the_same_flow);
   tcase_add_test (tc, test_tiny_odd_wide_and_flat_frames);
+  tcase_add_test (tc, test_cpu_refuses_fp16_with_steps_like_the_gpu);
+  tcase_add_test (tc, test_property_ranges_are_the_solvers);
   return s;
 }
 
