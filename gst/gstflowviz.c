@@ -213,7 +213,9 @@ gst_flow_viz_class_init (GstFlowVizClass * klass)
       g_param_spec_enum ("mode", "Mode", "How vectors become colours: "
           "alone (middlebury, hsv, arrows) or over the video frame that "
           "carries them as meta (overlay, overlay-arrows; over black for "
-          "flow-stream input)", GST_TYPE_FLOW_VIZ_MODE, DEFAULT_MODE,
+          "flow-stream input). A frame without a field (GAP, no or invalid "
+          "meta) is mid-grey alone and the plain video in the overlays",
+          GST_TYPE_FLOW_VIZ_MODE, DEFAULT_MODE,
           rw_playing));
   g_object_class_install_property (gobject_class, PROP_MAX_FLOW,
       g_param_spec_double ("max-flow", "Max Flow",
