@@ -50,9 +50,9 @@ typedef enum
 {
   CF_FLOWVIZ_MIDDLEBURY = 0,
   CF_FLOWVIZ_HSV,               /* hue = direction, value = magnitude */
-  CF_FLOWVIZ_ARROWS,            /* white arrows over the dimmed wheel */
+  CF_FLOWVIZ_ARROWS,            /* arrows over the dimmed wheel */
   CF_FLOWVIZ_OVERLAY,           /* Middlebury colours blended over the video */
-  CF_FLOWVIZ_OVERLAY_ARROWS     /* white arrows blended over the video */
+  CF_FLOWVIZ_OVERLAY_ARROWS     /* arrows blended over the video */
 } cf_flowviz_mode;
 
 /* Grey level of a frame that has no usable field, in the modes that draw
