@@ -1,8 +1,8 @@
 /* gst-cudaflow — Middlebury .flo files
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Format (Middlebury flow-code flowIO.cpp; research/perf-anchors.md §6.3;
- * shared/data/README.md §2): bytes 0-3 the tag "PIEH" (202021.25 read as a
+ * Format (Middlebury optical flow evaluation, flow-code/flowIO.cpp;
+ * Baker et al., IJCV 2011): bytes 0-3 the tag "PIEH" (202021.25 read as a
  * little-endian float32), int32 width, int32 height, then width*height
  * interleaved (u, v) float32 pairs, row-major, top row first, all
  * little-endian, no padding. Every multi-byte value goes through explicit

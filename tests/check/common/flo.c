@@ -362,7 +362,8 @@ GST_START_TEST (test_unreadable_path_reports_path_and_reason)
 
 GST_END_TEST;
 
-/* Per-sequence facts from data/README.md §3. */
+/* Per-sequence facts of the Middlebury ground truth (flow10.flo): size,
+ * unknown pixels, and u/v ranges of the known ones rounded to 0.01. */
 typedef struct
 {
   const char *name;
@@ -421,7 +422,7 @@ GST_START_TEST (test_reads_middlebury_ground_truth_sizes_unknowns_ranges)
       }
     fail_unless (unknown == s->unknown, "%s: %ld unknown pixels, expected %ld",
         s->name, unknown, s->unknown);
-    /* README ranges are rounded to 0.01 */
+    /* the ranges above are rounded to 0.01 */
     fail_unless (fabs (u_min - s->u_min) <= 0.006, "%s u_min %f", s->name,
         u_min);
     fail_unless (fabs (u_max - s->u_max) <= 0.006, "%s u_max %f", s->name,
