@@ -9,16 +9,34 @@
  * memory) into one complete Middlebury `.flo` file image: the tag "PIEH"
  * (float 202021.25), int32 width, int32 height, then the (u, v) float pairs
  * row by row, little-endian. Pair it with multifilesink to save a stream of
- * flows, one file per frame; flodec reads them back.
+ * flows, one file per field; flodec reads them back. The output caps carry
+ * the input frame rate, when there is one, for flodec to time the fields.
  *
- * Frames flagged GAP (the first frame of a stream, which has no previous
- * frame) are written like any other (a zero field) unless `skip-gaps` is
- * set, in which case they are dropped.
+ * ## Fields flagged GAP
+ *
+ * The estimators' first field, and the first after a discontinuity, flush
+ * or caps change, has no previous frame: it is a zero field flagged GAP,
+ * not a measurement of zero motion. floenc drops such fields unless
+ * `write-gaps=true`, which writes them as zero fields (an empty GAP buffer
+ * too). An empty buffer without the GAP flag holds no field and is
+ * dropped.
+ *
+ * ## File numbers
+ *
+ * A field carries the timestamps of frame t and maps frame t − 1 to frame
+ * t: I(t − 1, x) ≈ I(t, x + (u, v)). Middlebury numbers a field by its
+ * first frame instead: `flow10.flo` maps `frame10` to `frame11`. With the
+ * default `write-gaps=false` and multifilesink counting from 0, file i
+ * holds the field from frame i to frame i + 1, which is Middlebury's
+ * numbering, as long as the stream has no discontinuity (each one drops
+ * one more field). With `write-gaps=true` there is one file per frame and
+ * file i holds the field from frame i − 1 to frame i (file 0 is the zero
+ * field of the first frame).
  *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc pattern=ball num-buffers=10 ! cudaflowhs ! floenc ! multifilesink location=flow_%05d.flo
- * ]|
+ * ]| Writes flow_00000.flo … flow_00008.flo: nine fields for ten frames.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -37,12 +55,12 @@
 GST_DEBUG_CATEGORY_STATIC (gst_flo_enc_debug);
 #define GST_CAT_DEFAULT gst_flo_enc_debug
 
-#define DEFAULT_SKIP_GAPS FALSE
+#define DEFAULT_WRITE_GAPS FALSE
 
 enum
 {
   PROP_0,
-  PROP_SKIP_GAPS
+  PROP_WRITE_GAPS
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -60,7 +78,7 @@ struct _GstFloEnc
 {
   GstBaseTransform parent;
 
-  gboolean skip_gaps;           /* object lock */
+  gboolean write_gaps;          /* object lock */
   gint width;
   gint height;
 };
@@ -97,11 +115,11 @@ gst_flo_enc_class_init (GstFloEncClass * klass)
   gobject_class->set_property = gst_flo_enc_set_property;
   gobject_class->get_property = gst_flo_enc_get_property;
 
-  g_object_class_install_property (gobject_class, PROP_SKIP_GAPS,
-      g_param_spec_boolean ("skip-gaps", "Skip Gaps",
-          "Drop flow buffers flagged GAP (the zero field of a frame that has "
-          "no previous frame) instead of writing them", DEFAULT_SKIP_GAPS,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+  g_object_class_install_property (gobject_class, PROP_WRITE_GAPS,
+      g_param_spec_boolean ("write-gaps", "Write Gaps",
+          "Write flow buffers flagged GAP (the zero field of a frame that has "
+          "no previous frame) as zero-motion files instead of dropping them",
+          DEFAULT_WRITE_GAPS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 
   gst_element_class_set_static_metadata (element_class,
@@ -123,7 +141,7 @@ gst_flo_enc_class_init (GstFloEncClass * klass)
 static void
 gst_flo_enc_init (GstFloEnc * self)
 {
-  self->skip_gaps = DEFAULT_SKIP_GAPS;
+  self->write_gaps = DEFAULT_WRITE_GAPS;
 }
 
 static void
@@ -133,9 +151,9 @@ gst_flo_enc_set_property (GObject * object, guint prop_id,
   GstFloEnc *self = GST_FLO_ENC (object);
 
   switch (prop_id) {
-    case PROP_SKIP_GAPS:
+    case PROP_WRITE_GAPS:
       GST_OBJECT_LOCK (self);
-      self->skip_gaps = g_value_get_boolean (value);
+      self->write_gaps = g_value_get_boolean (value);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -151,9 +169,9 @@ gst_flo_enc_get_property (GObject * object, guint prop_id, GValue * value,
   GstFloEnc *self = GST_FLO_ENC (object);
 
   switch (prop_id) {
-    case PROP_SKIP_GAPS:
+    case PROP_WRITE_GAPS:
       GST_OBJECT_LOCK (self);
-      g_value_set_boolean (value, self->skip_gaps);
+      g_value_set_boolean (value, self->write_gaps);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -162,15 +180,39 @@ gst_flo_enc_get_property (GObject * object, guint prop_id, GValue * value,
   }
 }
 
+/* .flo caps for flow caps: the file image says its size in its header, so
+ * the caps need not; they keep the frame rate, for flodec to time untimed
+ * replays. */
+static GstCaps *
+flo_caps_for_flow_caps (GstCaps * caps)
+{
+  GstCaps *result = gst_caps_new_empty ();
+  guint i;
+
+  if (gst_caps_is_any (caps))
+    return gst_caps_merge_structure (result,
+        gst_structure_new_empty ("application/x-middlebury-flo"));
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GValue *rate =
+        gst_structure_get_value (gst_caps_get_structure (caps, i),
+        "framerate");
+    GstStructure *s = gst_structure_new_empty ("application/x-middlebury-flo");
+
+    if (rate != NULL)
+      gst_structure_set_value (s, "framerate", rate);
+    result = gst_caps_merge_structure (result, s);
+  }
+  return result;
+}
+
 static GstCaps *
 gst_flo_enc_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
   GstCaps *result;
 
-  /* the file image says its size in its header; the caps need not */
   if (direction == GST_PAD_SINK)
-    result = gst_caps_new_empty_simple ("application/x-middlebury-flo");
+    result = flo_caps_for_flow_caps (caps);
   else
     result = gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SINK_PAD
         (trans));
@@ -215,13 +257,22 @@ gst_flo_enc_prepare_output_buffer (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer ** outbuf)
 {
   GstFloEnc *self = GST_FLO_ENC (trans);
-  gboolean skip;
+  gboolean gap = GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP);
+  gboolean write_gaps;
 
   GST_OBJECT_LOCK (self);
-  skip = self->skip_gaps;
+  write_gaps = self->write_gaps;
   GST_OBJECT_UNLOCK (self);
-  if (skip && GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP))
+  if (gap && !write_gaps) {
+    GST_LOG_OBJECT (self, "dropping a GAP field (write-gaps=false)");
     return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  }
+  /* empty: a GAP means a zero field (written by transform), anything else
+   * holds no field */
+  if (!gap && gst_buffer_get_size (inbuf) == 0) {
+    GST_DEBUG_OBJECT (self, "dropping an empty buffer");
+    return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  }
 
   *outbuf = gst_buffer_new_allocate (NULL, cf_flo_size (self->width,
           self->height), NULL);
@@ -237,11 +288,27 @@ gst_flo_enc_prepare_output_buffer (GstBaseTransform * trans,
 static gsize
 flow_stride (GstBuffer * buf, gint width)
 {
-  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-
-  if (gst_buffer_n_memory (buf) == 1 && gst_is_cuda_memory (mem))
-    return gst_cf_cuda_memory_plane_stride (mem);
+  if (gst_buffer_n_memory (buf) == 1 &&
+      gst_is_cuda_memory (gst_buffer_peek_memory (buf, 0)))
+    return gst_cf_cuda_memory_plane_stride (gst_buffer_peek_memory (buf, 0));
   return (gsize) width * 2 * sizeof (float);
+}
+
+/* A .flo of width x height zero vectors. */
+static GstFlowReturn
+write_zero_field (GstFloEnc * self, GstBuffer * outbuf)
+{
+  GstMapInfo out;
+
+  if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a buffer."),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  cf_flo_write_header (out.data, self->width, self->height);
+  memset (out.data + CF_FLO_HEADER_SIZE, 0, out.size - CF_FLO_HEADER_SIZE);
+  gst_buffer_unmap (outbuf, &out);
+  return GST_FLOW_OK;
 }
 
 static GstFlowReturn
@@ -249,12 +316,16 @@ gst_flo_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstFloEnc *self = GST_FLO_ENC (trans);
-  gsize stride = flow_stride (inbuf, self->width);
-  gsize row_bytes = (gsize) self->width * 2 * sizeof (float);
+  gsize stride, row_bytes = (gsize) self->width * 2 * sizeof (float);
   GstMapInfo in, out;
   cf_flow *flow;
   cf_status status;
 
+  /* an empty GAP buffer (write-gaps=true) stands for a zero field */
+  if (gst_buffer_get_size (inbuf) == 0)
+    return write_zero_field (self, outbuf);
+
+  stride = flow_stride (inbuf, self->width);
   /* host map: CUDA memory is downloaded once here, a file needs the bytes */
   if (!gst_buffer_map (inbuf, &in, GST_MAP_READ))
     goto map_failed;

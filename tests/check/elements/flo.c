@@ -11,7 +11,7 @@
 #include <gst/check/gstharness.h>
 
 static GstBuffer *
-flow_buffer (int width, int height, guint32 seed)
+flow_buffer (int width, int height, guint32 state)
 {
   GstBuffer *buf = gst_buffer_new_allocate (NULL, (gsize) width * height * 8,
       NULL);
@@ -22,8 +22,8 @@ flow_buffer (int width, int height, guint32 seed)
   gst_buffer_map (buf, &map, GST_MAP_WRITE);
   f = (float *) map.data;
   for (i = 0; i < width * height * 2; i++) {
-    seed = seed * 1664525u + 1013904223u;
-    f[i] = ((seed >> 8) % 20001) / 1000.0f - 10.0f;
+    state = state * 1664525u + 1013904223u;
+    f[i] = ((state >> 8) % 20001) / 1000.0f - 10.0f;
   }
   gst_buffer_unmap (buf, &map);
   return buf;
@@ -169,19 +169,84 @@ GST_START_TEST (test_flodec_rejects_bad_tag_and_absurd_size)
 
 GST_END_TEST;
 
-GST_START_TEST (test_floenc_skip_gaps_drops_gap_buffers)
+GST_START_TEST (test_floenc_drops_gap_fields_unless_write_gaps)
 {
   GstHarness *h = enc_harness (2, 2);
-  GstBuffer *in;
+  GstBuffer *in, *out;
+  guint8 zero[2 * 2 * 8] = { 0 };
 
-  g_object_set (h->element, "skip-gaps", TRUE, NULL);
+  /* default: the GAP field of the first frame is not written */
   in = flow_buffer (2, 2, 1);
   GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_GAP);
   fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
   fail_unless_equals_int (gst_harness_buffers_received (h), 0);
-  fail_unless_equals_int (gst_harness_push (h, flow_buffer (2, 2, 2)),
-      GST_FLOW_OK);
+  out = gst_harness_push_and_pull (h, flow_buffer (2, 2, 2));
   fail_unless_equals_int (gst_harness_buffers_received (h), 1);
+  gst_buffer_unref (out);
+
+  /* write-gaps=true: written like any other field */
+  g_object_set (h->element, "write-gaps", TRUE, NULL);
+  in = flow_buffer (2, 2, 3);
+  memset (zero, 0, sizeof (zero));
+  gst_buffer_fill (in, 0, zero, sizeof (zero));
+  GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_GAP);
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless_equals_int (gst_buffer_get_size (out), 12 + sizeof (zero));
+  fail_unless (gst_buffer_memcmp (out, 12, zero, sizeof (zero)) == 0);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_floenc_empty_buffers_dropped_or_zero_field)
+{
+  GstHarness *h = enc_harness (3, 2);
+  guint8 zero[3 * 2 * 8] = { 0 };
+  GstBuffer *in, *out;
+
+  /* no memory at all, as fakesrc sizetype=empty makes them */
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new ()),
+      GST_FLOW_OK);
+  in = gst_buffer_new ();
+  GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_GAP);
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 0);
+
+  /* with write-gaps, an empty GAP buffer is a zero field */
+  g_object_set (h->element, "write-gaps", TRUE, NULL);
+  in = gst_buffer_new ();
+  GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_GAP);
+  GST_BUFFER_PTS (in) = GST_SECOND;
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless_equals_int (gst_buffer_get_size (out), 12 + sizeof (zero));
+  fail_unless (gst_buffer_memcmp (out, 0, "PIEH", 4) == 0);
+  fail_unless (gst_buffer_memcmp (out, 12, zero, sizeof (zero)) == 0);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_SECOND);
+  gst_buffer_unref (out);
+  /* a real field still goes through */
+  out = gst_harness_push_and_pull (h, flow_buffer (3, 2, 4));
+  fail_unless_equals_int (gst_buffer_get_size (out), 12 + sizeof (zero));
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_floenc_output_caps_keep_the_frame_rate)
+{
+  GstHarness *h = enc_harness (2, 2);
+  GstCaps *caps;
+  gint n = 0, d = 0;
+
+  gst_buffer_unref (gst_harness_push_and_pull (h, flow_buffer (2, 2, 1)));
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_structure_has_name (gst_caps_get_structure (caps, 0),
+          "application/x-middlebury-flo"));
+  fail_unless (gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
+          "framerate", &n, &d));
+  fail_unless (n == 30 && d == 1, "framerate %d/%d", n, d);
+  gst_caps_unref (caps);
   gst_harness_teardown (h);
 }
 
@@ -214,11 +279,15 @@ GST_START_TEST (test_files_written_by_multifilesink_replay)
   gst_object_unref (pipe);
   g_free (desc);
 
-  path = g_strdup_printf ("%s/f_00002.flo", dir);
+  /* three frames, two fields: the first frame's GAP field is not written */
+  path = g_strdup_printf ("%s/f_00001.flo", dir);
   fail_unless (g_file_get_contents (path, &contents, &len, NULL));
   fail_unless_equals_int (len, 12 + 64 * 48 * 8);
   fail_unless (memcmp (contents, "PIEH", 4) == 0);
   g_free (contents);
+  g_free (path);
+  path = g_strdup_printf ("%s/f_00002.flo", dir);
+  fail_if (g_file_test (path, G_FILE_TEST_EXISTS));
   g_free (path);
 
   desc = g_strdup_printf ("multifilesrc location=%s/f_%%05d.flo "
@@ -252,7 +321,9 @@ elements_flo_suite (void)
   tcase_add_test (tc, test_floenc_flodec_round_trip);
   tcase_add_test (tc, test_flodec_reassembles_files_split_across_buffers);
   tcase_add_test (tc, test_flodec_rejects_bad_tag_and_absurd_size);
-  tcase_add_test (tc, test_floenc_skip_gaps_drops_gap_buffers);
+  tcase_add_test (tc, test_floenc_drops_gap_fields_unless_write_gaps);
+  tcase_add_test (tc, test_floenc_empty_buffers_dropped_or_zero_field);
+  tcase_add_test (tc, test_floenc_output_caps_keep_the_frame_rate);
   tcase_add_test (tc, test_files_written_by_multifilesink_replay);
   return s;
 }
