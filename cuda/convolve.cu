@@ -141,6 +141,55 @@ resolve_method (cf_conv_method requested, int width, int height, int kw,
   }
 }
 
+/* F, the correlation kernel of @kernel under @mode, into f (kw * kh
+ * floats), and its anchor: convolution flips the taps in both axes. */
+static void
+correlation_taps (const cf_kernel * kernel, cf_conv_mode mode, float *f,
+    int *ax, int *ay)
+{
+  const int kw = kernel->width, kh = kernel->height;
+  int i, j;
+
+  if (mode == CF_CORRELATION) {
+    *ax = kw / 2;
+    *ay = kh / 2;
+    for (j = 0; j < kh; j++)
+      for (i = 0; i < kw; i++)
+        f[i + (size_t) j * kw] = kernel->taps[i + (size_t) j * kw];
+  } else {
+    *ax = kw - 1 - kw / 2;
+    *ay = kh - 1 - kh / 2;
+    for (j = 0; j < kh; j++)
+      for (i = 0; i < kw; i++)
+        f[i + (size_t) j * kw] =
+            kernel->taps[(kw - 1 - i) + (size_t) (kh - 1 - j) * kw];
+  }
+}
+
+extern "C" cf_status
+cf_cuda_convolve_check_settings (const cf_kernel * kernel,
+    const cf_convolve_params * params)
+{
+  float *f;
+  int ax, ay, rank1;
+
+  if (kernel == NULL || kernel->taps == NULL || params == NULL
+      || kernel->width < 1 || kernel->height < 1
+      || kernel->width > CF_KERNEL_MAX_SIZE
+      || kernel->height > CF_KERNEL_MAX_SIZE)
+    return CF_ERROR_INVALID;
+  if (params->method != CF_CONV_METHOD_SEPARABLE)
+    return CF_OK;
+  f = (float *) malloc ((size_t) kernel->width * kernel->height *
+      sizeof (float));
+  if (f == NULL)
+    return CF_ERROR_NO_MEMORY;
+  correlation_taps (kernel, params->mode, f, &ax, &ay);
+  rank1 = cf_convolve_rank1 (f, kernel->width, kernel->height, NULL, NULL);
+  free (f);
+  return rank1 ? CF_OK : CF_ERROR_UNSUPPORTED;
+}
+
 /* Queue the plan's method on stream. */
 static cf_status
 run_method (const cf_cuda_convolve_plan * plan, const float *src,
@@ -175,7 +224,7 @@ cf_cuda_convolve_plan_new (int width, int height, const cf_kernel * kernel,
   cf_cuda_convolve_plan *p = NULL;
   float *f = NULL, *col = NULL, *row = NULL;
   size_t n;
-  int kw, kh, i, j, rank1;
+  int kw, kh, rank1;
 
   if (plan != NULL)
     *plan = NULL;
@@ -212,20 +261,7 @@ cf_cuda_convolve_plan_new (int width, int height, const cf_kernel * kernel,
     status = CF_ERROR_NO_MEMORY;
     goto out;
   }
-  if (params->mode == CF_CORRELATION) {
-    p->ax = kw / 2;
-    p->ay = kh / 2;
-    for (j = 0; j < kh; j++)
-      for (i = 0; i < kw; i++)
-        f[i + (size_t) j * kw] = kernel->taps[i + (size_t) j * kw];
-  } else {
-    p->ax = kw - 1 - kw / 2;
-    p->ay = kh - 1 - kh / 2;
-    for (j = 0; j < kh; j++)
-      for (i = 0; i < kw; i++)
-        f[i + (size_t) j * kw] =
-            kernel->taps[(kw - 1 - i) + (size_t) (kh - 1 - j) * kw];
-  }
+  correlation_taps (kernel, params->mode, f, &p->ax, &p->ay);
   rank1 = cf_convolve_rank1 (f, kw, kh, col, row);
   status = resolve_method (params->method, width, height, kw, kh, rank1,
       &p->method);

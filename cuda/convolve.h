@@ -43,6 +43,14 @@ cf_status cf_cuda_convolve_plan_new (int width, int height,
     const cf_kernel * kernel, const cf_convolve_params * params,
     cf_cuda_convolve_plan ** plan);
 
+/* What plan_new () refuses for the settings alone, whatever the device:
+ * CF_ERROR_UNSUPPORTED for CF_CONV_METHOD_SEPARABLE with a kernel that is
+ * not rank 1 (the same test on the same taps as plan_new), CF_ERROR_INVALID
+ * for a missing kernel or parameters, CF_OK otherwise. Host code: it needs
+ * no device, so the CPU backend refuses the same settings as the GPU. */
+cf_status cf_cuda_convolve_check_settings (const cf_kernel * kernel,
+    const cf_convolve_params * params);
+
 /* src and dst: device planes of the plan's size; they must not overlap. */
 cf_status cf_cuda_convolve_plan_run (cf_cuda_convolve_plan * plan,
     const float *src, size_t src_pitch, float *dst, size_t dst_pitch,
