@@ -15,6 +15,18 @@
  * none of them set, or with an identity kernel, the element is a
  * passthrough.
  *
+ * Every property can change while PLAYING; the streaming thread picks the
+ * change up before its next frame (and switches passthrough on or off
+ * there). A kernel file is read on a thread of its own, so a slow file or
+ * a FIFO holds neither the application nor the stream: frames keep the
+ * current kernel until the file is read. An invalid kernel stops the
+ * stream only if it is the first one; set later (including a transient
+ * state such as kernel-preset=laplacian before kernel-size=5), it posts a
+ * warning and the last valid kernel stays.
+ *
+ * Frames are 1x1 up to 32768x32768 (the size of the working planes on
+ * the CPU and on the GPU).
+ *
  * Kernel text: rows separated by ';' (or new lines in a file), values by
  * ',' or spaces, '#' starts a comment. "1 2 1; 2 4 2; 1 2 1" is a 3x3
  * kernel; with `normalize=true` (the default) it is divided by its sum, 16.
@@ -93,9 +105,14 @@ enum
 };
 
 #define FORMATS "{ GRAY8, GRAY16_LE, NV12, I420, RGBA, BGRA, RGBx, BGRx }"
+/* What the working planes hold on both backends (cf_image_new,
+ * cf_cuda_image_alloc and the plans refuse larger sides). */
+#define SIZE_RANGE "(int) [ 1, " G_STRINGIFY (CF_MAX_DIMENSION) " ]"
+#define VIDEO_CAPS(features) "video/x-raw" features ", format = (string) " \
+    FORMATS ", width = " SIZE_RANGE ", height = " SIZE_RANGE \
+    ", framerate = " GST_VIDEO_FPS_RANGE
 #define TEMPLATE_CAPS \
-    GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", FORMATS) "; " \
-    GST_VIDEO_CAPS_MAKE (FORMATS)
+    VIDEO_CAPS ("(memory:CUDAMemory)") "; " VIDEO_CAPS ("")
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (TEMPLATE_CAPS));
@@ -119,11 +136,27 @@ typedef struct
   cf_cuda_convolve_plan *plan;
 } GstCudaConvolvePlanSlot;
 
+/* A kernel file read on a thread of its own: a FIFO or a slow disk must
+ * hold neither the object lock, the application thread nor the stream.
+ * Shared (reference counted) by the element and the reading thread. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gchar *path;
+  guint cookie;                 /* the kernel_cookie it was started for */
+  /* under lock */
+  gboolean done;
+  cf_kernel *kernel;
+  cf_status status;
+  cf_error err;
+} GstCudaConvolveFileLoad;
+
 struct _GstCudaConvolve
 {
   GstCfBaseTransform parent;
 
-  /* properties and the kernel built from them, under the object lock */
+  /* properties, under the object lock */
   gchar *kernel_text;
   gchar *kernel_location;
   cf_kernel_preset preset;
@@ -136,15 +169,21 @@ struct _GstCudaConvolve
   GstCudaConvolvePrecision precision;
   guint channels;
   gdouble offset;
-  cf_kernel *kernel;            /* NULL: no kernel set */
-  cf_status kernel_status;
-  cf_error kernel_error;
   guint cookie;                 /* bumped by every change */
+  guint kernel_cookie;          /* bumped by every change of the kernel */
+  gboolean flushing;            /* stopping: stop waiting for a file */
 
-  /* streaming thread only */
+  /* streaming thread only (and start ()) */
   gboolean caps_equal;          /* in and out caps identical */
   guint used_cookie;
-  cf_kernel *stream_kernel;
+  guint stream_kernel_cookie;   /* the kernel_cookie stream_kernel answers */
+  gboolean settled;             /* a kernel was settled since start () */
+  GstCudaConvolveFileLoad *load;        /* a file being read, or read */
+  cf_kernel *stream_kernel;     /* the last valid kernel; NULL: none */
+  gchar *kernel_error;          /* invalid first kernel: stops the stream */
+  gboolean kernel_error_io;
+  gchar *settings_error;        /* settings that cannot run together */
+  gboolean plans_stale;         /* kernel or parameters changed */
   cf_convolve_params params;
   guint stream_channels;
   gdouble stream_offset;
@@ -169,7 +208,11 @@ static void gst_cuda_convolve_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_cuda_convolve_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
+static GstStateChangeReturn gst_cuda_convolve_change_state (GstElement *
+    element, GstStateChange transition);
 static gboolean gst_cuda_convolve_start (GstBaseTransform * trans);
+static void gst_cuda_convolve_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer);
 static GstCaps *gst_cuda_convolve_transform_media_caps (GstCfBaseTransform *
     base, GstPadDirection direction, GstCaps * caps);
 static gboolean gst_cuda_convolve_set_info (GstCfBaseTransform * base,
@@ -179,6 +222,9 @@ static GstFlowReturn gst_cuda_convolve_process (GstCfBaseTransform * base,
     const GstCfPlanes * out);
 static void gst_cuda_convolve_free_device_resources (GstCfBaseTransform *
     base);
+static void refresh_settings (GstCudaConvolve * self,
+    gboolean may_reconfigure);
+static void file_load_drop (GstCudaConvolveFileLoad ** load);
 
 /* --- enum and flags types ------------------------------------------- */
 
@@ -389,7 +435,11 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_cuda_convolve_change_state);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_convolve_start);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cuda_convolve_before_transform);
 
   cf_class->transform_media_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_convolve_transform_media_caps);
@@ -420,8 +470,8 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
   self->precision = DEFAULT_PRECISION;
   self->channels = DEFAULT_CHANNELS;
   self->offset = DEFAULT_OFFSET;
-  self->kernel_status = CF_OK;
   self->cookie = 1;
+  self->kernel_cookie = 1;
   gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
   /* no kernel yet: an identity until one is set */
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
@@ -434,69 +484,16 @@ gst_cuda_convolve_finalize (GObject * object)
 
   g_free (self->kernel_text);
   g_free (self->kernel_location);
-  cf_kernel_free (self->kernel);
+  file_load_drop (&self->load);
   cf_kernel_free (self->stream_kernel);
+  g_free (self->kernel_error);
+  g_free (self->settings_error);
   cf_image_free (self->cpu_src);
   cf_image_free (self->cpu_dst);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
 /* --- properties ------------------------------------------------------ */
-
-/* Rebuild self->kernel from the kernel properties; remembers the error for
- * start () or the next frame to post. Object lock held. */
-static void
-rebuild_kernel_locked (GstCudaConvolve * self)
-{
-  cf_kernel *kernel = NULL;
-  cf_status status = CF_OK;
-  cf_error err = { {0} };
-
-  if (self->kernel_text != NULL) {
-    status = cf_kernel_parse (self->kernel_text, &kernel, &err);
-    if (status != CF_OK) {
-      gchar *msg = g_strdup_printf ("kernel: %s", err.message);
-      cf_error_set (&err, "%s", msg);
-      g_free (msg);
-    }
-  } else if (self->kernel_location != NULL) {
-    status = cf_kernel_load (self->kernel_location, &kernel, &err);
-  } else if (self->preset != CF_KERNEL_PRESET_NONE) {
-    status = cf_kernel_preset_new (self->preset, self->kernel_size,
-        (float) self->sigma, &kernel, &err);
-  }
-  /* zero-sum kernels stay as they are, as the property says */
-  if (status == CF_OK && kernel != NULL && self->normalize)
-    (void) cf_kernel_normalize (kernel);
-
-  cf_kernel_free (self->kernel);
-  self->kernel = status == CF_OK ? kernel : NULL;
-  if (status != CF_OK)
-    cf_kernel_free (kernel);
-  self->kernel_status = status;
-  self->kernel_error = err;
-  self->cookie++;
-
-  if (status != CF_OK)
-    GST_WARNING_OBJECT (self, "invalid kernel: %s", err.message);
-}
-
-/* Identity settings become passthrough (only when both pads carry the same
- * caps: a memory change still needs the copy that transform does). */
-static void
-update_passthrough (GstCudaConvolve * self)
-{
-  gboolean identity;
-
-  GST_OBJECT_LOCK (self);
-  identity = self->kernel_status == CF_OK &&
-      (self->kernel == NULL || self->channels == 0 ||
-      (cf_kernel_is_identity (self->kernel) && self->offset == 0.0));
-  identity = identity && self->caps_equal;
-  GST_OBJECT_UNLOCK (self);
-
-  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), identity);
-}
 
 static void
 gst_cuda_convolve_set_property (GObject * object, guint prop_id,
@@ -535,37 +532,32 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
       break;
     case PROP_BORDER:
       self->border = g_value_get_enum (value);
-      self->cookie++;
       break;
     case PROP_MODE:
       self->mode = g_value_get_enum (value);
-      self->cookie++;
       break;
     case PROP_METHOD:
       self->method = g_value_get_enum (value);
-      self->cookie++;
       break;
     case PROP_PRECISION:
       self->precision = g_value_get_enum (value);
-      self->cookie++;
       break;
     case PROP_CHANNELS:
       self->channels = g_value_get_flags (value);
-      self->cookie++;
       break;
     case PROP_OFFSET:
       self->offset = g_value_get_double (value);
-      self->cookie++;
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+  /* nothing is built or read here: the streaming thread does it before
+   * its next frame, off the lock (a kernel file may be slow, or a FIFO) */
   if (kernel_changed)
-    rebuild_kernel_locked (self);
+    self->kernel_cookie++;
+  self->cookie++;
   GST_OBJECT_UNLOCK (self);
-
-  update_passthrough (self);
 }
 
 static void
@@ -621,28 +613,340 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
 
 /* --- stream ---------------------------------------------------------- */
 
-/* Post the stored kernel error, if any; FALSE when there was one. */
-static gboolean
-check_kernel (GstCudaConvolve * self)
+/* --- kernel files ---------------------------------------------------- */
+
+static void
+file_load_clear (gpointer data)
 {
-  cf_status status;
-  cf_error err;
+  GstCudaConvolveFileLoad *load = data;
+
+  g_free (load->path);
+  cf_kernel_free (load->kernel);
+  g_mutex_clear (&load->lock);
+  g_cond_clear (&load->cond);
+}
+
+/* Give up the element's reference (the reading thread may still hold
+ * one: a FIFO nobody writes keeps it until the process ends). */
+static void
+file_load_drop (GstCudaConvolveFileLoad ** load)
+{
+  if (*load != NULL)
+    g_atomic_rc_box_release_full (*load, file_load_clear);
+  *load = NULL;
+}
+
+static gpointer
+file_load_run (gpointer data)
+{
+  GstCudaConvolveFileLoad *load = data;
+  cf_kernel *kernel = NULL;
+  cf_error err = { {0} };
+  cf_status status = cf_kernel_load (load->path, &kernel, &err);
+
+  g_mutex_lock (&load->lock);
+  load->kernel = kernel;
+  load->status = status;
+  load->err = err;
+  load->done = TRUE;
+  g_cond_broadcast (&load->cond);
+  g_mutex_unlock (&load->lock);
+  g_atomic_rc_box_release_full (load, file_load_clear);
+  return NULL;
+}
+
+static GstCudaConvolveFileLoad *
+file_load_start (const gchar * path, guint cookie)
+{
+  GstCudaConvolveFileLoad *load =
+      g_atomic_rc_box_new0 (GstCudaConvolveFileLoad);
+  GThread *thread;
+  GError *error = NULL;
+
+  g_mutex_init (&load->lock);
+  g_cond_init (&load->cond);
+  load->path = g_strdup (path);
+  load->cookie = cookie;
+  thread = g_thread_try_new ("cudaconvolve-kernel", file_load_run,
+      g_atomic_rc_box_acquire (load), &error);
+  if (thread == NULL) {
+    load->status = CF_ERROR_IO;
+    cf_error_set (&load->err, "cannot start a thread to read kernel file "
+        "'%s': %s", path, error->message);
+    load->done = TRUE;
+    g_atomic_rc_box_release (load);
+    g_error_free (error);
+  } else {
+    g_thread_unref (thread);
+  }
+  return load;
+}
+
+/* Wait until @load is read, or the element stops. */
+static void
+file_load_wait (GstCudaConvolve * self, GstCudaConvolveFileLoad * load)
+{
+  g_mutex_lock (&load->lock);
+  while (!load->done) {
+    gboolean flushing;
+
+    GST_OBJECT_LOCK (self);
+    flushing = self->flushing;
+    GST_OBJECT_UNLOCK (self);
+    if (flushing)
+      break;
+    g_cond_wait_until (&load->cond, &load->lock,
+        g_get_monotonic_time () + 50 * G_TIME_SPAN_MILLISECOND);
+  }
+  g_mutex_unlock (&load->lock);
+}
+
+/* The result of @load when it is read (the kernel moves to the caller);
+ * FALSE while the file is still being read. */
+static gboolean
+file_load_take (GstCudaConvolveFileLoad * load, cf_kernel ** kernel,
+    cf_status * status, cf_error * err)
+{
+  gboolean done;
+
+  g_mutex_lock (&load->lock);
+  done = load->done;
+  if (done) {
+    *kernel = load->kernel;
+    *status = load->status;
+    *err = load->err;
+    load->kernel = NULL;
+  }
+  g_mutex_unlock (&load->lock);
+  return done;
+}
+
+/* --- settings, on the streaming thread --------------------------------- */
+
+/* What defines the kernel, copied from the properties. */
+typedef struct
+{
+  gchar *text;
+  gchar *location;
+  cf_kernel_preset preset;
+  gint size;
+  gdouble sigma;
+  gboolean normalize;
+} KernelSpec;
+
+/* Settle the kernel of @spec (kernel_cookie @cookie) as the stream's:
+ * inline text and presets at once, a file once its thread has read it
+ * (the first kernel of a stream waits for it). Valid: it replaces the
+ * current one. Invalid: the first one becomes an error for process () to
+ * post; a later one posts a warning and the last valid kernel stays. */
+static void
+update_kernel (GstCudaConvolve * self, const KernelSpec * spec, guint cookie)
+{
+  cf_kernel *kernel = NULL;
+  cf_status status = CF_OK;
+  cf_error err = { {0} };
+
+  if (spec->text == NULL && spec->location != NULL) {
+    if (self->load != NULL && self->load->cookie != cookie)
+      file_load_drop (&self->load);
+    if (self->load == NULL)
+      self->load = file_load_start (spec->location, cookie);
+    if (!self->settled)
+      file_load_wait (self, self->load);
+    if (!file_load_take (self->load, &kernel, &status, &err))
+      return;                   /* still reading: keep the current kernel */
+    file_load_drop (&self->load);
+  } else {
+    file_load_drop (&self->load);
+    if (spec->text != NULL) {
+      status = cf_kernel_parse (spec->text, &kernel, &err);
+      if (status != CF_OK) {
+        gchar *msg = g_strdup_printf ("kernel: %s", err.message);
+        cf_error_set (&err, "%s", msg);
+        g_free (msg);
+      }
+    } else if (spec->preset != CF_KERNEL_PRESET_NONE) {
+      status = cf_kernel_preset_new (spec->preset, spec->size,
+          (float) spec->sigma, &kernel, &err);
+    }
+  }
+  /* zero-sum kernels stay as they are, as the property says */
+  if (status == CF_OK && kernel != NULL && spec->normalize)
+    (void) cf_kernel_normalize (kernel);
+
+  if (status == CF_OK) {
+    cf_kernel_free (self->stream_kernel);
+    self->stream_kernel = kernel;
+    g_clear_pointer (&self->kernel_error, g_free);
+  } else {
+    cf_kernel_free (kernel);
+    if (!self->settled) {
+      cf_kernel_free (self->stream_kernel);
+      self->stream_kernel = NULL;
+      g_free (self->kernel_error);
+      self->kernel_error = g_strdup (err.message);
+      self->kernel_error_io = status == CF_ERROR_IO;
+    } else if (status == CF_ERROR_IO) {
+      GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
+          ("Could not read the kernel file; keeping the previous kernel: %s",
+              err.message), ("status: %s", cf_status_name (status)));
+    } else {
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+          ("Invalid kernel; keeping the previous kernel: %s", err.message),
+          ("status: %s", cf_status_name (status)));
+    }
+  }
+  self->stream_kernel_cookie = cookie;
+  self->settled = TRUE;
+  self->plans_stale = TRUE;
+}
+
+/* The method @method and @precision ask for together; FALSE when they
+ * contradict each other (fp16 is im2tensor's arithmetic only). */
+static gboolean
+method_for_precision (cf_conv_method method,
+    GstCudaConvolvePrecision precision, cf_conv_method * resolved)
+{
+  switch (precision) {
+    case GST_CUDA_CONVOLVE_PRECISION_FP16:
+      *resolved = CF_CONV_METHOD_IM2TENSOR;
+      return method == CF_CONV_METHOD_AUTO
+          || method == CF_CONV_METHOD_IM2TENSOR;
+    case GST_CUDA_CONVOLVE_PRECISION_FP32:
+      *resolved = method;
+      return method != CF_CONV_METHOD_IM2TENSOR;
+    default:
+      *resolved = method;
+      return TRUE;
+  }
+}
+
+/* Why the settings cannot run together, whatever the backend (NULL when
+ * they can): both backends refuse the same combinations with the same
+ * message, so the CPU suite catches what the GPU would refuse. */
+static gchar *
+settings_conflict (cf_conv_method method, GstCudaConvolvePrecision precision,
+    const cf_kernel * kernel, cf_convolve_params * params)
+{
+  gchar *text = NULL;
+
+  if (!method_for_precision (method, precision, &params->method)) {
+    GEnumClass *mc = g_type_class_ref (GST_TYPE_CUDA_CONVOLVE_METHOD);
+    GEnumClass *pc = g_type_class_ref (GST_TYPE_CUDA_CONVOLVE_PRECISION);
+
+    text = g_strdup_printf ("method=%s cannot compute with precision=%s: "
+        "im2tensor is the fp16 method and the others are fp32; use "
+        "precision=auto.", g_enum_get_value (mc, method)->value_nick,
+        g_enum_get_value (pc, precision)->value_nick);
+    g_type_class_unref (mc);
+    g_type_class_unref (pc);
+  } else if (kernel != NULL
+      && cf_cuda_convolve_check_settings (kernel, params) ==
+      CF_ERROR_UNSUPPORTED) {
+    /* the one refusal that depends on the settings alone: separable needs
+     * a rank-1 kernel (cuda/convolve.h) */
+    text = g_strdup_printf ("method=separable: the %dx%d kernel is not "
+        "separable (rank > 1); use method=direct or method=fft.",
+        kernel->width, kernel->height);
+  }
+  return text;
+}
+
+/* Switch passthrough for the settings the stream now uses: only here, on
+ * the streaming thread before a frame (or at caps), so that the frame
+ * goes through prepare_output_buffer and transform under one decision. */
+static void
+apply_passthrough (GstCudaConvolve * self, gboolean may_reconfigure)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  gboolean identity;
+
+  identity = self->kernel_error == NULL && self->settings_error == NULL &&
+      self->caps_equal && (self->stream_kernel == NULL ||
+      self->stream_channels == 0 ||
+      (cf_kernel_is_identity (self->stream_kernel) &&
+          self->stream_offset == 0.0));
+  if (identity == gst_base_transform_is_passthrough (trans))
+    return;
+  GST_DEBUG_OBJECT (self, "passthrough %s", identity ? "on" : "off");
+  gst_base_transform_set_passthrough (trans, identity);
+  if (!identity && may_reconfigure) {
+    GstBufferPool *pool = gst_base_transform_get_buffer_pool (trans);
+
+    /* passthrough at the caps decided no output pool: decide one now
+     * (before this frame: reconfiguration comes after before_transform) */
+    if (pool == NULL)
+      gst_base_transform_reconfigure_src (trans);
+    else
+      gst_object_unref (pool);
+  }
+}
+
+/* Copy the properties into the stream's settings when they changed,
+ * settle the kernel and switch passthrough. Streaming thread. */
+static void
+refresh_settings (GstCudaConvolve * self, gboolean may_reconfigure)
+{
+  KernelSpec spec = { NULL, NULL, CF_KERNEL_PRESET_NONE, 0, 0.0, FALSE };
+  cf_conv_method method;
+  GstCudaConvolvePrecision precision;
+  guint kernel_cookie;
+  gboolean kernel_changed;
 
   GST_OBJECT_LOCK (self);
-  status = self->kernel_status;
-  err = self->kernel_error;
+  if (self->cookie == self->used_cookie && self->load == NULL) {
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+  self->used_cookie = self->cookie;
+  kernel_cookie = self->kernel_cookie;
+  kernel_changed = kernel_cookie != self->stream_kernel_cookie;
+  if (kernel_changed) {
+    spec.text = g_strdup (self->kernel_text);
+    spec.location = g_strdup (self->kernel_location);
+    spec.preset = self->preset;
+    spec.size = self->kernel_size;
+    spec.sigma = self->sigma;
+    spec.normalize = self->normalize;
+  }
+  self->params.border = self->border;
+  self->params.mode = self->mode;
+  method = self->method;
+  precision = self->precision;
+  self->stream_channels = self->channels;
+  self->stream_offset = self->offset;
   GST_OBJECT_UNLOCK (self);
 
-  if (status == CF_OK)
-    return TRUE;
-  if (status == CF_ERROR_IO)
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-        ("Could not read the kernel file: %s", err.message),
-        ("status: %s", cf_status_name (status)));
-  else
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Invalid kernel: %s",
-            err.message), ("status: %s", cf_status_name (status)));
-  return FALSE;
+  if (kernel_changed)
+    update_kernel (self, &spec, kernel_cookie);
+  g_free (spec.text);
+  g_free (spec.location);
+
+  g_free (self->settings_error);
+  self->settings_error = settings_conflict (method, precision,
+      self->stream_kernel, &self->params);
+  /* plans hold the kernel and border; rebuilt lazily */
+  self->plans_stale = TRUE;
+  apply_passthrough (self, may_reconfigure);
+}
+
+/* --- stream ---------------------------------------------------------- */
+
+static GstStateChangeReturn
+gst_cuda_convolve_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (element);
+
+  /* stopping must not wait for a kernel file still being read (a FIFO
+   * without writer): the pads' deactivation waits for the stream */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY ||
+      transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
+    GST_OBJECT_LOCK (self);
+    self->flushing = transition == GST_STATE_CHANGE_PAUSED_TO_READY;
+    GST_OBJECT_UNLOCK (self);
+  }
+  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 }
 
 static gboolean
@@ -650,10 +954,23 @@ gst_cuda_convolve_start (GstBaseTransform * trans)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (trans);
 
-  if (!check_kernel (self))
-    return FALSE;
+  /* the kernel is settled again, from the properties, on the stream */
   self->used_cookie = 0;
+  self->stream_kernel_cookie = 0;
+  self->settled = FALSE;
+  file_load_drop (&self->load);
+  g_clear_pointer (&self->kernel_error, g_free);
+  g_clear_pointer (&self->settings_error, g_free);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans);
+}
+
+static void
+gst_cuda_convolve_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  /* controlled properties first: they are settings of this frame */
+  GST_BASE_TRANSFORM_CLASS (parent_class)->before_transform (trans, buffer);
+  refresh_settings (GST_CUDA_CONVOLVE (trans), TRUE);
 }
 
 static GstCaps *
@@ -693,87 +1010,32 @@ gst_cuda_convolve_set_info (GstCfBaseTransform * base, const GstCfLayout * in,
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (base);
 
-  GST_OBJECT_LOCK (self);
   self->caps_equal = gst_cf_base_transform_caps_are_equal (base);
-  GST_OBJECT_UNLOCK (self);
-  update_passthrough (self);
+  /* settle the kernel now, so that the allocation that follows the caps
+   * knows whether the element is a passthrough */
+  refresh_settings (self, FALSE);
+  apply_passthrough (self, FALSE);
   return TRUE;
 }
 
-/* The method @method and @precision ask for together; FALSE when they
- * contradict each other (fp16 is im2tensor's arithmetic only). */
+/* Post the error that stops the stream, if the settings hold one; FALSE
+ * when they do. */
 static gboolean
-method_for_precision (cf_conv_method method,
-    GstCudaConvolvePrecision precision, cf_conv_method * resolved)
+post_settings_error (GstCudaConvolve * self)
 {
-  switch (precision) {
-    case GST_CUDA_CONVOLVE_PRECISION_FP16:
-      *resolved = CF_CONV_METHOD_IM2TENSOR;
-      return method == CF_CONV_METHOD_AUTO
-          || method == CF_CONV_METHOD_IM2TENSOR;
-    case GST_CUDA_CONVOLVE_PRECISION_FP32:
-      *resolved = method;
-      return method != CF_CONV_METHOD_IM2TENSOR;
-    default:
-      *resolved = method;
-      return TRUE;
-  }
-}
-
-/* Copy the settings into streaming state when they changed; FALSE (error
- * posted) when the kernel is invalid or method and precision conflict. */
-static gboolean
-sync_settings (GstCudaConvolve * self)
-{
-  gboolean changed = FALSE, consistent = TRUE;
-  cf_conv_method method = CF_CONV_METHOD_AUTO;
-  GstCudaConvolvePrecision precision = DEFAULT_PRECISION;
-
-  if (!check_kernel (self))
-    return FALSE;
-
-  GST_OBJECT_LOCK (self);
-  if (self->cookie != self->used_cookie) {
-    cf_kernel_free (self->stream_kernel);
-    self->stream_kernel = self->kernel ? cf_kernel_copy (self->kernel) : NULL;
-    self->params.border = self->border;
-    self->params.mode = self->mode;
-    consistent = method_for_precision (self->method, self->precision,
-        &self->params.method);
-    method = self->method;
-    precision = self->precision;
-    self->stream_channels = self->channels;
-    self->stream_offset = self->offset;
-    self->used_cookie = self->cookie;
-    changed = TRUE;
-  }
-  GST_OBJECT_UNLOCK (self);
-
-  if (!consistent) {
-    GEnumClass *mc = g_type_class_ref (GST_TYPE_CUDA_CONVOLVE_METHOD);
-    GEnumClass *pc = g_type_class_ref (GST_TYPE_CUDA_CONVOLVE_PRECISION);
-
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("method=%s cannot compute with precision=%s: im2tensor is the "
-            "fp16 method and the others are fp32; use precision=auto.",
-            g_enum_get_value (mc, method)->value_nick,
-            g_enum_get_value (pc, precision)->value_nick), (NULL));
-    g_type_class_unref (mc);
-    g_type_class_unref (pc);
-    /* look again after the next property change */
-    self->used_cookie = 0;
+  if (self->kernel_error != NULL) {
+    if (self->kernel_error_io)
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+          ("Could not read the kernel file: %s", self->kernel_error), (NULL));
+    else
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Invalid kernel: %s",
+              self->kernel_error), (NULL));
     return FALSE;
   }
-
-  if (changed) {
-    /* plans hold the kernel and border; rebuild lazily */
-    free_plans (self);
-    if (self->stream_kernel) {
-      char desc[128];
-      cf_kernel_describe (self->stream_kernel, desc, sizeof (desc));
-      GST_DEBUG_OBJECT (self, "kernel %s, border %s", desc,
-          cf_border_name (self->params.border));
-    }
+  if (self->settings_error != NULL) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", self->settings_error),
+        (NULL));
+    return FALSE;
   }
   return TRUE;
 }
@@ -821,9 +1083,18 @@ process_cpu (GstCudaConvolve * self, const GstCfPlanes * in,
     self->cpu_src = cf_image_new (in->layout->width, in->layout->height);
     self->cpu_dst = cf_image_new (in->layout->width, in->layout->height);
     if (self->cpu_src == NULL || self->cpu_dst == NULL) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Not enough memory for %dx%d working planes.", in->layout->width,
-              in->layout->height), (NULL));
+      g_clear_pointer (&self->cpu_src, cf_image_free);
+      g_clear_pointer (&self->cpu_dst, cf_image_free);
+      if (in->layout->width > CF_MAX_DIMENSION ||
+          in->layout->height > CF_MAX_DIMENSION)
+        GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+            ("%dx%d frames are larger than the %dx%d the convolution "
+                "supports.", in->layout->width, in->layout->height,
+                CF_MAX_DIMENSION, CF_MAX_DIMENSION), (NULL));
+      else
+        GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+            ("Not enough memory for %dx%d working planes.",
+                in->layout->width, in->layout->height), (NULL));
       return GST_FLOW_ERROR;
     }
   }
@@ -908,6 +1179,14 @@ process_cuda (GstCudaConvolve * self, const GstCfPlanes * in,
       status = cf_cuda_image_alloc (&self->gpu_dst, in->layout->width,
           in->layout->height);
     if (status != CF_OK) {
+      cf_cuda_image_release (&self->gpu_src);
+      if (status == CF_ERROR_INVALID) {
+        GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+            ("%dx%d frames are larger than the %dx%d the convolution "
+                "supports.", in->layout->width, in->layout->height,
+                CF_MAX_DIMENSION, CF_MAX_DIMENSION), (NULL));
+        return GST_FLOW_ERROR;
+      }
       what = "Not enough GPU memory for the working planes";
       goto failed;
     }
@@ -985,12 +1264,24 @@ gst_cuda_convolve_process (GstCfBaseTransform * base, GstBuffer * inbuf,
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (base);
   GstFlowReturn ret;
 
-  if (!sync_settings (self))
+  if (!post_settings_error (self))
     return GST_FLOW_ERROR;
+  if (self->plans_stale) {
+    /* the context is pushed here (CUDA backend) */
+    free_plans (self);
+    self->plans_stale = FALSE;
+    if (self->stream_kernel) {
+      char desc[128];
+      cf_kernel_describe (self->stream_kernel, desc, sizeof (desc));
+      GST_DEBUG_OBJECT (self, "kernel %s, border %s", desc,
+          cf_border_name (self->params.border));
+    }
+  }
 
   /* unfiltered channels (alpha, padding, unselected planes) pass unchanged */
   ret = gst_cf_base_transform_copy_planes (base, in, out);
-  if (ret != GST_FLOW_OK || self->stream_kernel == NULL)
+  if (ret != GST_FLOW_OK || self->stream_kernel == NULL ||
+      self->stream_channels == 0)
     return ret;
 
   if (in->on_device)

@@ -436,6 +436,116 @@ GST_START_TEST (test_many_frames_keep_results_stable)
 
 GST_END_TEST;
 
+/* Caps negotiated while the element was a passthrough (no kernel yet),
+ * then a kernel set while PLAYING: the switch out of passthrough decides
+ * an output pool before the frame, so the output is still CUDA memory of
+ * our context, with the right values. */
+GST_START_TEST (test_kernel_set_after_caps_keeps_cuda_memory)
+{
+  GstCudaContext *ctx;
+  GstVideoInfo info;
+  GstHarness *h, *cpu;
+  GstBuffer *src, *in, *out, *expect;
+  GstMemory *out_mem;
+  GstContext *gst_ctx;
+
+  fail_unless (gst_cuda_load_library ());
+  ctx = gst_cuda_context_new (0);
+  fail_unless (ctx != NULL);
+  gst_cuda_memory_init_once ();
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+
+  gst_ctx = gst_context_new_cuda_context (ctx);
+  h = cf_test_harness_new ("cudaconvolve", "cuda", gst_ctx);
+  gst_context_unref (gst_ctx);
+  gst_harness_set_src_caps_str (h, "video/x-raw(memory:CUDAMemory), "
+      "format=RGBA, width=64, height=48, framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw(memory:CUDAMemory), "
+      "format=RGBA, width=64, height=48, framerate=30/1");
+
+  src = make_random_frame (&info, 12);
+  in = cuda_buffer_from (ctx, &info, src);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out == in, "no kernel: not a passthrough");
+  gst_buffer_unref (out);
+
+  g_object_set (h->element, "kernel", k3_text, NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL && out != in);
+  out_mem = gst_buffer_peek_memory (out, 0);
+  fail_unless (gst_is_cuda_memory (out_mem));
+  fail_unless (GST_CUDA_MEMORY_CAST (out_mem)->context == ctx);
+
+  cpu = harness_with_backend ("cpu", &info);
+  g_object_set (cpu->element, "kernel", k3_text, NULL);
+  expect = gst_harness_push_and_pull (cpu, gst_buffer_ref (src));
+  assert_frames_close (&info, out, expect, 1, "kernel set after caps");
+
+  gst_buffer_unref (expect);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_buffer_unref (src);
+  gst_harness_teardown (cpu);
+  gst_harness_teardown (h);
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
+/* The error that pushing one frame with @method and @kernel posts on
+ * @backend (NULL when the frame went through). */
+static gchar *
+push_error (const gchar * backend, const gchar * method, const gchar * kernel)
+{
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *text = NULL;
+  GstFlowReturn ret;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 33, 17);
+  h = harness_with_backend (backend, &info);
+  gst_element_set_bus (h->element, bus);
+  gst_util_set_object_arg (G_OBJECT (h->element), "method", method);
+  g_object_set (h->element, "kernel", kernel, NULL);
+  ret = gst_harness_push (h, make_random_frame (&info, 5));
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  if (msg != NULL) {
+    gst_message_parse_error (msg, &err, NULL);
+    text = g_strdup (err->message);
+    g_error_free (err);
+    gst_message_unref (msg);
+  }
+  fail_unless ((ret == GST_FLOW_ERROR) == (text != NULL),
+      "%s: flow %s, message %s", backend, gst_flow_get_name (ret), text);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  return text;
+}
+
+/* Both backends refuse method=separable for a rank-2 kernel, with the
+ * same message, and both take a rank-1 one. */
+GST_START_TEST (test_separable_refusal_is_the_same_on_both_backends)
+{
+  gchar *gpu = push_error ("cuda", "separable", k3_text);
+  gchar *cpu = push_error ("cpu", "separable", k3_text);
+
+  fail_unless (gpu != NULL && cpu != NULL);
+  fail_unless_equals_string (gpu, cpu);
+  fail_unless (strstr (gpu, "not separable") != NULL, "message: %s", gpu);
+  g_free (gpu);
+  g_free (cpu);
+  fail_unless (push_error ("cuda", "separable", "1 2 1; 2 4 2; 1 2 1") ==
+      NULL);
+  fail_unless (push_error ("cpu", "separable", "1 2 1; 2 4 2; 1 2 1") ==
+      NULL);
+}
+
+GST_END_TEST;
+
 static Suite *
 elements_cudaconvolve_gpu_suite (void)
 {
@@ -452,6 +562,8 @@ elements_cudaconvolve_gpu_suite (void)
   tcase_add_test (tc, test_cudaupload_cudadownload_pipeline);
   tcase_add_test (tc, test_gray_frames_in_cuda_memory_between_two_elements);
   tcase_add_test (tc, test_many_frames_keep_results_stable);
+  tcase_add_test (tc, test_kernel_set_after_caps_keeps_cuda_memory);
+  tcase_add_test (tc, test_separable_refusal_is_the_same_on_both_backends);
   return s;
 }
 

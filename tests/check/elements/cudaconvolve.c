@@ -8,14 +8,17 @@
 #include "config.h"
 #endif
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <glib/gstdio.h>
 
 #include "cf-test-util.h"
 
@@ -201,6 +204,9 @@ run_and_check (GstHarness * h, const GstVideoInfo * info, guint32 seed,
 /* asymmetric, so a flip or anchor mistake shows */
 static const double k3_taps[] = { 1, 2, 0, 0, 4, 1, 3, 0, 5 };
 static const gchar *k3_text = "1 2 0; 0 4 1; 3 0 5";
+/* asymmetric too, and rank 1 ((1 2 0)^T (1 3 2)): every method takes it */
+static const double r1_taps[] = { 1, 3, 2, 2, 6, 4, 0, 0, 0 };
+static const gchar *r1_text = "1 3 2; 2 6 4; 0 0 0";
 
 /* --- tests ----------------------------------------------------------- */
 
@@ -324,9 +330,10 @@ GST_START_TEST (test_identity_kernel_is_passthrough)
   GstBuffer *in = make_random_frame (&info, 4), *out;
 
   g_object_set (h->element, "kernel", "0 0 0; 0 1 0; 0 0 0", NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  /* decided on the streaming thread, before the frame */
   fail_unless (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM
           (h->element)));
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out == in);
   gst_buffer_unref (out);
   gst_buffer_unref (in);
@@ -463,14 +470,15 @@ GST_START_TEST (test_every_method_accepted_on_cpu)
   double taps[9];
   guint m, i;
 
+  /* rank 1: separable takes it too (a rank-2 kernel is refused, below) */
   for (i = 0; i < 9; i++)
-    taps[i] = k3_taps[i] / 16.0;
+    taps[i] = r1_taps[i] / 18.0;
   k.k = taps;
   for (m = 0; m < G_N_ELEMENTS (methods); m++) {
     GstVideoInfo info;
     GstHarness *h = harness_for ("I420", 24, 18, &info);
     gst_util_set_object_arg (G_OBJECT (h->element), "method", methods[m]);
-    g_object_set (h->element, "kernel", k3_text, NULL);
+    g_object_set (h->element, "kernel", r1_text, NULL);
     run_and_check (h, &info, 40 + m, &k, "reflect", FALSE, 0);
     gst_harness_teardown (h);
   }
@@ -497,7 +505,7 @@ GST_START_TEST (test_every_consistent_precision_accepted_on_cpu)
   guint m, i;
 
   for (i = 0; i < 9; i++)
-    taps[i] = k3_taps[i] / 16.0;
+    taps[i] = r1_taps[i] / 18.0;
   k.k = taps;
   for (m = 0; m < G_N_ELEMENTS (pairs); m++) {
     GstVideoInfo info;
@@ -505,7 +513,7 @@ GST_START_TEST (test_every_consistent_precision_accepted_on_cpu)
     gst_util_set_object_arg (G_OBJECT (h->element), "method", pairs[m].method);
     gst_util_set_object_arg (G_OBJECT (h->element), "precision",
         pairs[m].precision);
-    g_object_set (h->element, "kernel", k3_text, NULL);
+    g_object_set (h->element, "kernel", r1_text, NULL);
     run_and_check (h, &info, 60 + m, &k, "clamp", FALSE, 0);
     gst_harness_teardown (h);
   }
@@ -539,6 +547,34 @@ GST_START_TEST (test_rejects_method_precision_conflict)
     g_free (p);
     g_free (launch);
   }
+}
+
+GST_END_TEST;
+
+/* The GPU refuses method=separable for a kernel of rank > 1; the CPU
+ * backend refuses it too, with the same message, so this suite catches
+ * it without a GPU. */
+GST_START_TEST (test_separable_refuses_rank2_kernel_like_gpu)
+{
+  gchar *err = run_pipeline_error ("videotestsrc num-buffers=2 ! "
+      "cudaconvolve backend=cpu method=separable kernel=\"1 2 0; 0 4 1; "
+      "3 0 5\" ! fakesink");
+
+  fail_unless (err != NULL, "a rank-2 kernel ran with method=separable");
+  fail_unless_equals_string (err, "method=separable: the 3x3 kernel is not "
+      "separable (rank > 1); use method=direct or method=fft.");
+  g_free (err);
+  /* the same in correlation mode, and a rank-1 kernel runs */
+  err = run_pipeline_error ("videotestsrc num-buffers=2 ! cudaconvolve "
+      "backend=cpu method=separable mode=correlation kernel=\"0 1; 1 0\" "
+      "! fakesink");
+  fail_unless (err != NULL && strstr (err, "not separable") != NULL,
+      "message: %s", err);
+  g_free (err);
+  err = run_pipeline_error ("videotestsrc num-buffers=2 ! cudaconvolve "
+      "backend=cpu method=separable kernel-preset=gaussian sigma=2 ! "
+      "fakesink");
+  fail_unless (err == NULL, "a gaussian was refused: %s", err);
 }
 
 GST_END_TEST;
@@ -680,20 +716,478 @@ GST_START_TEST (test_reports_missing_kernel_file)
 
 GST_END_TEST;
 
-GST_START_TEST (test_invalid_kernel_set_while_playing_stops_cleanly)
+/* Pop the next warning posted on @bus and return its text, or NULL. */
+static gchar *
+pop_warning (GstBus * bus)
 {
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  GError *err = NULL;
+  gchar *text;
+
+  if (msg == NULL)
+    return NULL;
+  gst_message_parse_warning (msg, &err, NULL);
+  text = g_strdup (err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  return text;
+}
+
+/* An invalid kernel set while PLAYING keeps the last valid kernel and
+ * posts a warning; a later valid one is used again. */
+GST_START_TEST (test_invalid_kernel_set_while_playing_keeps_last_kernel)
+{
+  static const double row[] = { 1.0 / 3, 1.0 / 3, 1.0 / 3 };
+  RefKernel k = { 3, 1, row }, k1 = { 1, 3, NULL };
+  static const double t1[] = { 0.25, 0.5, 0.25 };
   GstVideoInfo info;
   GstHarness *h = harness_for ("GRAY8", 8, 8, &info);
-  GstBuffer *in;
-  GstFlowReturn ret;
+  GstBus *bus = gst_bus_new ();
+  gchar *warning;
 
+  k1.k = t1;
+  gst_element_set_bus (h->element, bus);
   g_object_set (h->element, "kernel", "1 1 1", NULL);
-  in = make_random_frame (&info, 1);
-  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
-  gst_buffer_unref (gst_harness_pull (h));
+  run_and_check (h, &info, 1, &k, "reflect", FALSE, 0);
+  fail_unless (pop_warning (bus) == NULL);
+
   g_object_set (h->element, "kernel", "1 1 nan", NULL);
-  ret = gst_harness_push (h, make_random_frame (&info, 2));
-  fail_unless_equals_int (ret, GST_FLOW_ERROR);
+  run_and_check (h, &info, 2, &k, "reflect", FALSE, 0);
+  warning = pop_warning (bus);
+  fail_unless (warning != NULL, "no warning for an invalid kernel");
+  fail_unless (strstr (warning, "keeping the previous kernel") != NULL &&
+      strstr (warning, "'nan' is not finite") != NULL, "warning: %s",
+      warning);
+  g_free (warning);
+  /* said once, not for every frame */
+  run_and_check (h, &info, 3, &k, "reflect", FALSE, 0);
+  fail_unless (pop_warning (bus) == NULL);
+
+  /* a preset that cannot be built at this size: warned, kernel kept */
+  gst_util_set_object_arg (G_OBJECT (h->element), "kernel-preset",
+      "laplacian");
+  g_object_set (h->element, "kernel", NULL, "kernel-size", 1, NULL);
+  run_and_check (h, &info, 4, &k, "reflect", FALSE, 0);
+  warning = pop_warning (bus);
+  fail_unless (warning != NULL && strstr (warning, "too small") != NULL,
+      "warning: %s", warning);
+  g_free (warning);
+
+  g_object_set (h->element, "kernel", "1; 2; 1", NULL);
+  run_and_check (h, &info, 5, &k1, "reflect", FALSE, 0);
+  fail_unless (pop_warning (bus) == NULL);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* kernel-preset=laplacian then kernel-size=5, set between two frames:
+ * the stream never sees the state in between (laplacian at the old size
+ * 1 is invalid), so nothing is warned and the next frame has the 5x5
+ * Laplacian of Gaussian. */
+GST_START_TEST (test_transient_kernel_state_between_frames_is_not_used)
+{
+  GstVideoInfo info;
+  GstHarness *h = harness_for ("GRAY8", 9, 9, &info);
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *in, *out;
+  GstMapInfo map;
+  gsize i;
+
+  gst_element_set_bus (h->element, bus);
+  gst_util_set_object_arg (G_OBJECT (h->element), "kernel-preset", "box");
+  g_object_set (h->element, "kernel-size", 1, NULL);
+  gst_buffer_unref (gst_harness_push_and_pull (h, make_random_frame (&info,
+              1)));
+  gst_util_set_object_arg (G_OBJECT (h->element), "kernel-preset",
+      "laplacian");
+  g_object_set (h->element, "kernel-size", 5, "offset", 0.5, NULL);
+  /* a flat frame: a zero-sum kernel gives the offset alone */
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_memset (in, 0, 90, info.size);
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  for (i = 0; i < map.size; i++)
+    if (i % GST_VIDEO_INFO_PLANE_STRIDE (&info, 0) < 9)
+      fail_unless_equals_int (map.data[i], 128);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  fail_unless (pop_warning (bus) == NULL);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GObject *element;
+  const gchar *property;
+  const gchar *value;
+  gboolean done;
+  GMutex lock;
+  GCond cond;
+} SetJob;
+
+static gpointer
+set_job_run (gpointer data)
+{
+  SetJob *job = data;
+
+  g_object_set (job->element, job->property, job->value, NULL);
+  g_mutex_lock (&job->lock);
+  job->done = TRUE;
+  g_cond_signal (&job->cond);
+  g_mutex_unlock (&job->lock);
+  return NULL;
+}
+
+/* Set a property from another thread; TRUE when g_object_set returned
+ * within 5 s (the thread is left running otherwise). */
+static gboolean
+set_returns_promptly (GstElement * element, const gchar * property,
+    const gchar * value, SetJob * job)
+{
+  gint64 deadline = g_get_monotonic_time () + 5 * G_TIME_SPAN_SECOND;
+  gboolean done;
+
+  job->element = G_OBJECT (element);
+  job->property = property;
+  job->value = value;
+  job->done = FALSE;
+  g_mutex_init (&job->lock);
+  g_cond_init (&job->cond);
+  g_thread_unref (g_thread_new ("set", set_job_run, job));
+  g_mutex_lock (&job->lock);
+  while (!job->done && g_cond_wait_until (&job->cond, &job->lock, deadline));
+  done = job->done;
+  g_mutex_unlock (&job->lock);
+  return done;
+}
+
+/* Write @text into the FIFO at @path (blocks until a reader opens it). */
+static gpointer
+fifo_writer_run (gpointer path)
+{
+  FILE *f = fopen (path, "w");
+
+  fail_unless (f != NULL);
+  fputs ("1 2 1\n", f);
+  fclose (f);
+  return NULL;
+}
+
+/* TRUE when every sample of GRAY8 @out, away from the left and right
+ * edges, is within 1 of the row kernel @taps applied to @in. */
+static gboolean
+row_kernel_applied (const GstVideoInfo * info, GstBuffer * in,
+    GstBuffer * out, const double *taps)
+{
+  GstVideoFrame fin, fout;
+  gboolean all = TRUE;
+  int x, y;
+
+  fail_unless (gst_video_frame_map (&fin, (GstVideoInfo *) info, in,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fout, (GstVideoInfo *) info, out,
+          GST_MAP_READ));
+  for (y = 0; y < GST_VIDEO_INFO_HEIGHT (info); y++)
+    for (x = 1; x + 1 < GST_VIDEO_INFO_WIDTH (info); x++) {
+      double v = taps[0] * read_sample (&fin, 0, x - 1, y) +
+          taps[1] * read_sample (&fin, 0, x, y) +
+          taps[2] * read_sample (&fin, 0, x + 1, y);
+      if (fabs (read_sample (&fout, 0, x, y) - floor (v + 0.5)) > 1.0)
+        all = FALSE;
+    }
+  gst_video_frame_unmap (&fout);
+  gst_video_frame_unmap (&fin);
+  return all;
+}
+
+/* Let a reader blocked on the FIFO at @path go on (end of file). */
+static void
+unblock_fifo (const gchar * path)
+{
+  int fd = open (path, O_WRONLY | O_NONBLOCK);
+
+  if (fd >= 0)
+    close (fd);
+}
+
+/* kernel-location names a FIFO nobody writes yet: setting it returns at
+ * once (the setter reads nothing), frames keep flowing with the current
+ * kernel, and the file's kernel is used once it has been written. */
+GST_START_TEST (test_kernel_location_is_read_off_the_stream)
+{
+  static const double row[] = { 0.25, 0.5, 0.25 };
+  static const double box[] = { 1.0 / 3, 1.0 / 3, 1.0 / 3 };
+  RefKernel k_file = { 3, 1, row }, k_box = { 3, 1, box };
+  gchar *dir = g_dir_make_tmp ("cf-fifo-XXXXXX", NULL);
+  gchar *fifo = g_build_filename (dir, "kernel", NULL);
+  GstVideoInfo info;
+  GstHarness *h;
+  GThread *writer;
+  SetJob job;
+  gint64 deadline;
+  gboolean changed = FALSE;
+  guint32 seed = 10;
+
+  fail_unless (mkfifo (fifo, 0600) == 0);
+  h = harness_for ("GRAY8", 12, 6, &info);
+  g_object_set (h->element, "kernel", "1 1 1", NULL);
+  run_and_check (h, &info, 1, &k_box, "reflect", FALSE, 0);
+
+  /* kernel takes precedence over kernel-location: unset it after */
+  fail_unless (set_returns_promptly (h->element, "kernel-location", fifo,
+          &job), "setting kernel-location blocked on the FIFO");
+  g_object_set (h->element, "kernel", NULL, NULL);
+  /* the stream goes on with the kernel it has */
+  run_and_check (h, &info, seed++, &k_box, "reflect", FALSE, 0);
+  run_and_check (h, &info, seed++, &k_box, "reflect", FALSE, 0);
+
+  writer = g_thread_new ("writer", fifo_writer_run, fifo);
+  deadline = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+  while (!changed && g_get_monotonic_time () < deadline) {
+    GstBuffer *in = make_random_frame (&info, seed++);
+    GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+
+    /* until the file is read, the frames keep the box kernel */
+    changed = row_kernel_applied (&info, in, out, row);
+    if (!changed)
+      fail_unless (row_kernel_applied (&info, in, out, box));
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    if (!changed)
+      g_usleep (10000);
+  }
+  g_thread_join (writer);
+  fail_unless (changed, "the kernel file was never used");
+  run_and_check (h, &info, seed++, &k_file, "reflect", FALSE, 0);
+  gst_harness_teardown (h);
+  unlink (fifo);
+  g_rmdir (dir);
+  g_free (fifo);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Setting kernel-location to a FIFO before the pipeline runs returns at
+ * once too (gst-launch-1.0 used to hang in the setter). */
+GST_START_TEST (test_kernel_location_setter_does_not_read)
+{
+  gchar *dir = g_dir_make_tmp ("cf-fifo-XXXXXX", NULL);
+  gchar *fifo = g_build_filename (dir, "kernel", NULL);
+  GstElement *element = gst_element_factory_make ("cudaconvolve", NULL);
+  SetJob job;
+  gboolean prompt;
+
+  fail_unless (mkfifo (fifo, 0600) == 0);
+  prompt = set_returns_promptly (element, "kernel-location", fifo, &job);
+  if (!prompt) {
+    /* release the blocked setter before failing */
+    unblock_fifo (fifo);
+    g_usleep (G_USEC_PER_SEC / 2);
+  }
+  fail_unless (prompt, "setting kernel-location blocked on the FIFO");
+  gst_object_unref (element);
+  unlink (fifo);
+  g_rmdir (dir);
+  g_free (fifo);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+static GstElement *window_element;
+static gint window_hits;
+
+/* A debug log handler that acts as the application thread at the worst
+ * moment: GstBaseTransform logs "using allocated buffer" between
+ * prepare_output_buffer (which decided passthrough or not) and transform.
+ * It toggles the kernel between an identity and a real one right there. */
+static void
+set_kernel_in_transform_window (GstDebugCategory * category,
+    GstDebugLevel level, const gchar * file, const gchar * function,
+    gint line, GObject * object, GstDebugMessage * message, gpointer data)
+{
+  if (object != (GObject *) window_element
+      || g_strcmp0 (function, "default_generate_output") != 0
+      || !g_str_has_prefix (gst_debug_message_get (message),
+          "using allocated buffer"))
+    return;
+  g_object_set (window_element, "kernel", g_atomic_int_add (&window_hits,
+          1) % 2 == 0 ? "1 2 1" : "1", NULL);
+}
+
+/* The race of the stress test below, made certain: the kernel flips
+ * between an identity and a real kernel after the output buffer was
+ * prepared and before the transform. Each frame is computed with the
+ * settings it started with: the identity frame passes through (no write
+ * map on the shared input, a critical that is fatal here), the real one
+ * is filtered (not a prepared but never written buffer). */
+GST_START_TEST (test_property_set_between_prepare_and_transform)
+{
+  static const double taps[] = { 0.25, 0.5, 0.25 };
+  RefKernel k = { 3, 1, taps };
+  GstVideoInfo info;
+  GstHarness *h = harness_for ("GRAY8", 10, 4, &info);
+  GstBuffer *in, *out;
+  guint removed;
+
+  g_object_set (h->element, "kernel", "1", NULL);
+  gst_buffer_unref (gst_harness_push_and_pull (h, make_random_frame (&info,
+              1)));
+  window_element = h->element;
+  g_atomic_int_set (&window_hits, 0);
+  removed = gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (set_kernel_in_transform_window, NULL, NULL);
+  gst_debug_set_active (TRUE);
+  gst_debug_set_threshold_for_name ("basetransform", GST_LEVEL_DEBUG);
+
+  /* identity when it starts: passes through, although "1 2 1" is set
+   * while it is on its way */
+  in = make_random_frame (&info, 2);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless_equals_int (g_atomic_int_get (&window_hits), 1);
+  fail_unless (out == in);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  /* "1 2 1" when it starts: filtered, although "1" is set on its way */
+  in = make_random_frame (&info, 3);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless_equals_int (g_atomic_int_get (&window_hits), 2);
+  fail_unless (out != in);
+  check_frame (&info, in, out, &k, "reflect", FALSE, FALSE, 0);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+
+  gst_debug_unset_threshold_for_name ("basetransform");
+  gst_debug_remove_log_function (set_kernel_in_transform_window);
+  if (removed > 0)
+    gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
+  window_element = NULL;
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A running pipeline while another thread toggles identity settings
+ * (kernel="1", channels=0) and real ones 100 000 times: passthrough is
+ * switched on the streaming thread only, so no frame meets a half-made
+ * decision ("write map requested on non-writable buffer", a critical,
+ * fatal here) and nothing is warned. */
+GST_START_TEST (test_toggling_identity_while_playing_stress)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch ("videotestsrc pattern=snow ! "
+      "video/x-raw,format=GRAY8,width=16,height=8 ! cudaconvolve name=c "
+      "backend=cpu kernel=\"1 2 1\" ! fakesink name=s sync=false "
+      "signal-handoffs=true", &error);
+  GstElement *conv, *sink;
+  GstBus *bus;
+  GstMessage *msg;
+  guint i;
+  gint frames_before;
+  static gint frames;
+
+  fail_unless (pipeline != NULL, "%s", error ? error->message : "?");
+  conv = gst_bin_get_by_name (GST_BIN (pipeline), "c");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "s");
+  g_atomic_int_set (&frames, 0);
+  g_signal_connect_swapped (sink, "handoff", G_CALLBACK (g_atomic_int_inc),
+      &frames);
+  bus = gst_element_get_bus (pipeline);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (pipeline, NULL, NULL,
+          10 * GST_SECOND) == GST_STATE_CHANGE_SUCCESS);
+
+  frames_before = g_atomic_int_get (&frames);
+  for (i = 0; i < 100000; i++) {
+    switch (i % 4) {
+      case 0:
+        g_object_set (conv, "kernel", "1", NULL);
+        break;
+      case 1:
+        g_object_set (conv, "kernel", "1 2 1", NULL);
+        break;
+      case 2:
+        g_object_set (conv, "channels", 0, NULL);
+        break;
+      default:
+        gst_util_set_object_arg (G_OBJECT (conv), "channels", "y");
+        break;
+    }
+    if (i % 1000 == 0)
+      g_thread_yield ();
+  }
+  /* frames did flow while the settings changed */
+  fail_unless (g_atomic_int_get (&frames) > frames_before + 100,
+      "only %d frames", g_atomic_int_get (&frames) - frames_before);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+  if (msg != NULL) {
+    GError *err = NULL;
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+      gst_message_parse_error (msg, &err, NULL);
+    else
+      gst_message_parse_warning (msg, &err, NULL);
+    fail ("%s: %s", GST_MESSAGE_TYPE_NAME (msg), err->message);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (sink);
+  gst_object_unref (conv);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* The pads advertise the sizes the working planes hold on both backends
+ * (32768 a side), not up to 2^31 - 1. */
+GST_START_TEST (test_caps_advertise_the_supported_size_range)
+{
+  GstElementFactory *factory = gst_element_factory_find ("cudaconvolve");
+  const GList *l;
+  GstHarness *h;
+  GstVideoInfo info;
+  GstCaps *caps;
+  guint n = 0;
+
+  fail_unless (factory != NULL);
+  for (l = gst_element_factory_get_static_pad_templates (factory); l;
+      l = l->next) {
+    GstStaticPadTemplate *t = l->data;
+    GstCaps *tc = gst_static_caps_get (&t->static_caps);
+    guint c;
+
+    for (c = 0; c < gst_caps_get_size (tc); c++) {
+      GstStructure *st = gst_caps_get_structure (tc, c);
+      const GValue *w = gst_structure_get_value (st, "width");
+      const GValue *hv = gst_structure_get_value (st, "height");
+
+      fail_unless_equals_int (gst_value_get_int_range_min (w), 1);
+      fail_unless_equals_int (gst_value_get_int_range_max (w), 32768);
+      fail_unless_equals_int (gst_value_get_int_range_max (hv), 32768);
+      n++;
+    }
+    gst_caps_unref (tc);
+  }
+  fail_unless_equals_int (n, 4);
+  gst_object_unref (factory);
+
+  /* one more is refused at negotiation, not with a false "not enough
+   * memory" at the first frame */
+  h = cf_test_harness_new ("cudaconvolve", "cpu", NULL);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 32769, 1);
+  caps = gst_video_info_to_caps (&info);
+  gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+  fail_unless (!gst_pad_query_accept_caps (GST_PAD_PEER (h->srcpad), caps));
+  gst_caps_unref (caps);
   gst_harness_teardown (h);
 }
 
@@ -760,7 +1254,14 @@ elements_cudaconvolve_suite (void)
   tcase_add_test (tc, test_rejects_kernel_that_is_not_a_number);
   tcase_add_test (tc, test_rejects_kernel_file_with_wrong_count);
   tcase_add_test (tc, test_reports_missing_kernel_file);
-  tcase_add_test (tc, test_invalid_kernel_set_while_playing_stops_cleanly);
+  tcase_add_test (tc, test_separable_refuses_rank2_kernel_like_gpu);
+  tcase_add_test (tc, test_invalid_kernel_set_while_playing_keeps_last_kernel);
+  tcase_add_test (tc, test_transient_kernel_state_between_frames_is_not_used);
+  tcase_add_test (tc, test_kernel_location_is_read_off_the_stream);
+  tcase_add_test (tc, test_kernel_location_setter_does_not_read);
+  tcase_add_test (tc, test_property_set_between_prepare_and_transform);
+  tcase_add_test (tc, test_toggling_identity_while_playing_stress);
+  tcase_add_test (tc, test_caps_advertise_the_supported_size_range);
   tcase_add_test (tc, test_backend_cuda_without_gpu_fails_with_message);
   tcase_add_test (tc, test_gaussian_pipeline_to_png_runs);
   return s;
