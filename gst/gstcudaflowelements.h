@@ -1,4 +1,4 @@
-/* gst-cudaflow — element registration
+/* gst-cudaflow — element and typefinder registration
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #ifndef __GST_CUDA_FLOW_ELEMENTS_H__
@@ -15,6 +15,8 @@ GST_ELEMENT_REGISTER_DECLARE (cudaflowclg);
 GST_ELEMENT_REGISTER_DECLARE (flowviz);
 GST_ELEMENT_REGISTER_DECLARE (floenc);
 GST_ELEMENT_REGISTER_DECLARE (flodec);
+
+GST_TYPE_FIND_REGISTER_DECLARE (middlebury_flo);
 
 G_END_DECLS
 #endif /* __GST_CUDA_FLOW_ELEMENTS_H__ */

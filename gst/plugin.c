@@ -23,6 +23,8 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (flowviz, plugin);
   ret |= GST_ELEMENT_REGISTER (floenc, plugin);
   ret |= GST_ELEMENT_REGISTER (flodec, plugin);
+  /* .flo files: so filesrc ! decodebin and gst-typefind-1.0 find flodec */
+  ret |= GST_TYPE_FIND_REGISTER (middlebury_flo, plugin);
   return ret;
 }
 
