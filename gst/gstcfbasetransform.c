@@ -19,7 +19,12 @@
  * - buffers in CUDA or system memory on either pad. CUDA memory of our
  *   context is used in place and never touches the host; system memory is
  *   staged through device buffers owned by the element; CUDA output comes
- *   from a #GstCfBufferPool, which can hold layouts GstCudaBufferPool cannot.
+ *   from a #GstCfBufferPool, which can hold layouts GstCudaBufferPool cannot;
+ * - buffers without data (size 0, e.g. `fakesrc sizetype=empty`), which
+ *   hold no frame or field, never reach a subclass: one flagged GAP
+ *   becomes a GAP event with its timestamp and duration (downstream
+ *   learns that the interval has no data, as from a live source's gap);
+ *   any other is dropped, with one warning message per stream.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -72,6 +77,7 @@ typedef struct
   GstCfStaging side_staging;
   gboolean caps_equal;
   gboolean warned_foreign_memory;
+  gboolean warned_empty_buffer;
 } GstCfBaseTransformPrivate;
 
 
@@ -106,6 +112,8 @@ static gboolean gst_cf_base_transform_decide_allocation (GstBaseTransform *
     trans, GstQuery * query);
 static void gst_cf_base_transform_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
+static GstFlowReturn gst_cf_base_transform_generate_output (GstBaseTransform
+    * trans, GstBuffer ** outbuf);
 static GstFlowReturn gst_cf_base_transform_transform (GstBaseTransform *
     trans, GstBuffer * inbuf, GstBuffer * outbuf);
 
@@ -153,6 +161,8 @@ gst_cf_base_transform_class_init (GstCfBaseTransformClass * klass)
       GST_DEBUG_FUNCPTR (gst_cf_base_transform_decide_allocation);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cf_base_transform_before_transform);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_cf_base_transform_generate_output);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cf_base_transform_transform);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CF_BASE_TRANSFORM, 0);
@@ -330,6 +340,7 @@ gst_cf_base_transform_start (GstBaseTransform * trans)
   memset (&priv->in_layout, 0, sizeof (priv->in_layout));
   memset (&priv->out_layout, 0, sizeof (priv->out_layout));
   priv->warned_foreign_memory = FALSE;
+  priv->warned_empty_buffer = FALSE;
 
   if (backend == GST_CF_BACKEND_CPU) {
     priv->active_backend = GST_CF_BACKEND_CPU;
@@ -673,6 +684,48 @@ gst_cf_base_transform_before_transform (GstBaseTransform * trans,
     gst_object_sync_values (GST_OBJECT (trans), stream_time);
 }
 
+/* A buffer without data holds no frame: a GAP-flagged one becomes a GAP
+ * event for its interval, any other is dropped (warned once per stream).
+ * Either way no output buffer is made and process () never sees it. */
+static GstFlowReturn
+gst_cf_base_transform_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstCfBaseTransform *self = GST_CF_BASE_TRANSFORM (trans);
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+  GstBuffer *inbuf = trans->queued_buf;
+
+  if (inbuf == NULL || gst_buffer_get_size (inbuf) > 0)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
+        outbuf);
+
+  trans->queued_buf = NULL;
+  *outbuf = NULL;
+  if (GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP)) {
+    if (GST_BUFFER_PTS_IS_VALID (inbuf)) {
+      GST_LOG_OBJECT (self, "empty GAP buffer at %" GST_TIME_FORMAT
+          ": GAP event", GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)));
+      if (!gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (trans),
+              gst_event_new_gap (GST_BUFFER_PTS (inbuf),
+                  GST_BUFFER_DURATION (inbuf))))
+        GST_DEBUG_OBJECT (self, "downstream did not take the GAP event");
+    } else {
+      GST_LOG_OBJECT (self, "empty GAP buffer without a timestamp: dropped");
+    }
+  } else if (!priv->warned_empty_buffer) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("Dropping buffers without data: they hold no frame (flag them GAP "
+            "to mark a gap in the stream)."),
+        ("first at %" GST_TIME_FORMAT, GST_TIME_ARGS (GST_BUFFER_PTS
+                (inbuf))));
+    priv->warned_empty_buffer = TRUE;
+  } else {
+    GST_LOG_OBJECT (self, "empty buffer dropped");
+  }
+  gst_buffer_unref (inbuf);
+  return GST_FLOW_OK;
+}
+
 /* Map @buffer as @layout says: video frames through their GstVideoMeta,
  * flow as one plane (CUDA memory: the pool's pitch; system: packed). */
 static gboolean
@@ -696,10 +749,14 @@ mapping_map (GstCfMapping * m, const GstCfLayout * layout, GstBuffer * buffer,
       planes->stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&m->frame, p);
     }
   } else {
-    GstMemory *mem = gst_buffer_peek_memory (buffer, 0);
+    GstMemory *mem;
     gsize needed = (gsize) layout->row_bytes[0] * layout->rows[0];
     gint stride = (gint) layout->row_bytes[0];
 
+    /* a buffer without memory has no plane to map */
+    if (gst_buffer_n_memory (buffer) == 0)
+      return FALSE;
+    mem = gst_buffer_peek_memory (buffer, 0);
     if (gst_buffer_n_memory (buffer) == 1 && gst_is_cuda_memory (mem))
       stride = gst_cf_cuda_memory_plane_stride (mem);
     else if (planes->on_device)

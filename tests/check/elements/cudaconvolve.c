@@ -1147,6 +1147,129 @@ GST_START_TEST (test_toggling_identity_while_playing_stress)
 
 GST_END_TEST;
 
+/* An empty buffer, GAP-flagged or not, at @pts. */
+static GstBuffer *
+empty_buffer (GstClockTime pts, gboolean gap)
+{
+  GstBuffer *buf = gst_buffer_new ();
+
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  if (gap)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_GAP);
+  return buf;
+}
+
+/* The next GAP event that reached the harness's sink, or NULL. */
+static GstEvent *
+pull_gap_event (GstHarness * h)
+{
+  GstEvent *event;
+
+  while ((event = gst_harness_try_pull_event (h)) != NULL) {
+    if (GST_EVENT_TYPE (event) == GST_EVENT_GAP)
+      return event;
+    gst_event_unref (event);
+  }
+  return NULL;
+}
+
+/* Zero-length buffers through an element of the common base class
+ * (GstCfBaseTransform): a GAP-flagged one comes out as a GAP event with
+ * its timestamp and duration, any other is dropped with one warning; no
+ * assertion, no error, and the frames after them are computed. */
+static void
+check_empty_buffers (GstHarness * h, GstBuffer * (*frame) (guint32 seed))
+{
+  GstBus *bus = gst_bus_new ();
+  GstEvent *gap;
+  GstClockTime ts, dur;
+  GstBuffer *out;
+  gchar *warning;
+
+  gst_element_set_bus (h->element, bus);
+  fail_unless_equals_int (gst_harness_push (h, empty_buffer (GST_SECOND,
+              TRUE)), GST_FLOW_OK);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  gap = pull_gap_event (h);
+  fail_unless (gap != NULL, "no GAP event for an empty GAP buffer");
+  gst_event_parse_gap (gap, &ts, &dur);
+  fail_unless_equals_uint64 (ts, GST_SECOND);
+  fail_unless_equals_uint64 (dur, GST_SECOND / 30);
+  gst_event_unref (gap);
+  fail_unless (pop_warning (bus) == NULL);
+
+  /* not GAP: dropped, warned once */
+  fail_unless_equals_int (gst_harness_push (h, empty_buffer (2 * GST_SECOND,
+              FALSE)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, empty_buffer (3 * GST_SECOND,
+              FALSE)), GST_FLOW_OK);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  warning = pop_warning (bus);
+  fail_unless (warning != NULL && strstr (warning, "without data") != NULL,
+      "warning: %s", warning);
+  g_free (warning);
+  fail_unless (pop_warning (bus) == NULL);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+
+  /* and the stream goes on */
+  out = gst_harness_push_and_pull (h, frame (4));
+  fail_unless (out != NULL && gst_buffer_get_size (out) > 0);
+  gst_buffer_unref (out);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+}
+
+static GstVideoInfo empty_test_info;
+
+static GstBuffer *
+video_frame (guint32 seed)
+{
+  return make_random_frame (&empty_test_info, seed);
+}
+
+static GstBuffer *
+flow_field (guint32 seed)
+{
+  /* 8x4 (u, v) floats, all 0.5 */
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 8 * 4 * 2 * 4, NULL);
+  GstMapInfo map;
+  guint i;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (i = 0; i < 8 * 4 * 2; i++)
+    ((gfloat *) map.data)[i] = 0.5f;
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+GST_START_TEST (test_empty_buffers_in_cudaconvolve)
+{
+  GstHarness *h = harness_for ("NV12", 16, 8, &empty_test_info);
+
+  g_object_set (h->element, "kernel", k3_text, NULL);
+  check_empty_buffers (h, video_frame);
+  gst_harness_teardown (h);
+  /* a passthrough too (no kernel) */
+  h = harness_for ("GRAY8", 16, 8, &empty_test_info);
+  check_empty_buffers (h, video_frame);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_empty_buffers_in_flowviz)
+{
+  GstHarness *h = cf_test_harness_new ("flowviz", "cpu", NULL);
+
+  gst_harness_set_src_caps_str (h, "video/x-optical-flow, format=UV_F32LE, "
+      "width=8, height=4, framerate=30/1");
+  check_empty_buffers (h, flow_field);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* The pads advertise the sizes the working planes hold on both backends
  * (32768 a side), not up to 2^31 - 1. */
 GST_START_TEST (test_caps_advertise_the_supported_size_range)
@@ -1262,6 +1385,8 @@ elements_cudaconvolve_suite (void)
   tcase_add_test (tc, test_property_set_between_prepare_and_transform);
   tcase_add_test (tc, test_toggling_identity_while_playing_stress);
   tcase_add_test (tc, test_caps_advertise_the_supported_size_range);
+  tcase_add_test (tc, test_empty_buffers_in_cudaconvolve);
+  tcase_add_test (tc, test_empty_buffers_in_flowviz);
   tcase_add_test (tc, test_backend_cuda_without_gpu_fails_with_message);
   tcase_add_test (tc, test_gaussian_pipeline_to_png_runs);
   return s;
