@@ -16,18 +16,24 @@
  * concatenated ones). `framing` says which; with `framing=auto` (default)
  * the first buffer decides: if it holds exactly one `.flo` (12 + 8 × width
  * × height bytes, as its header says), every buffer is one file, otherwise
- * the input is a byte stream. filesrc never delivers exactly one file per
- * read unless the stream is that one file (its 4096-byte reads are a
- * multiple of 8 and a `.flo` is not), so a stream is never mistaken for
- * files.
+ * the input is a byte stream. filesrc's default 4096-byte reads never hold
+ * exactly one file unless the file is all there is (a `.flo` is 4 bytes
+ * more than a multiple of 8), so it is read as a stream; set
+ * `framing=stream` for a source whose first chunk could happen to be one
+ * whole file.
  *
- * In a byte stream, a buffer that starts with a `.flo` header ("PIEH" and
- * a plausible size) always starts a new file, and a file must be followed
- * by the next one's tag. So a file that is shorter or longer than its
- * header says stops the stream with an error naming it, such as
- * `file 3: expected 108 bytes, got 50`, never with a field stitched from
- * two files. Files are counted from 0 at the start of the stream (with
- * multifilesrc's default start index, the number in the file name).
+ * One file per buffer, a file whose size is not what its header says
+ * stops the stream with an error naming it, such as
+ * `file 3: expected 108 bytes, got 50`. In a byte stream, a buffer that
+ * starts with a `.flo` header ("PIEH" and a plausible size) starts a new
+ * file, and a complete file must be followed by the next one's tag, so
+ * multifilesrc files read as a stream get the same errors; never a field
+ * made of bytes from two files. Inside one concatenated file only the
+ * headers mark the files: a file cut short there is found where the next
+ * tag should be (`file 3: expected 108 bytes, but what follows is not
+ * another .flo`). Files are counted from 0 at the start of the stream
+ * (with multifilesrc's default start index, the number in the file
+ * name).
  *
  * ## Timestamps
  *

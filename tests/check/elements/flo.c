@@ -572,6 +572,40 @@ GST_START_TEST (test_filesrc_concatenated_files_in_any_chunking)
 
 GST_END_TEST;
 
+GST_START_TEST (test_filesrc_concatenated_file_cut_short_is_named)
+{
+  gchar *dir = g_dir_make_tmp ("cf-flo-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "three.flo", NULL);
+  GString *stream = g_string_new (NULL);
+  gchar *desc, *message;
+  SinkLog log;
+  guint i;
+
+  /* file 1 loses its last 20 bytes */
+  for (i = 0; i < 3; i++) {
+    gsize size;
+    guint8 *bytes = flo_bytes (4, 3, i, &size);
+    g_string_append_len (stream, (gchar *) bytes, i == 1 ? size - 20 : size);
+    g_free (bytes);
+  }
+  fail_unless (g_file_set_contents (path, stream->str, stream->len, NULL));
+  desc = g_strdup_printf ("filesrc location=%s ! flodec ! "
+      "fakesink name=sink sync=false", path);
+  message = run_pipeline (desc, &log, NULL);
+  assert_message (message,
+      "file 1: expected 108 bytes, but what follows is not another .flo");
+  fail_unless_equals_int (log.n_buffers, 1);
+  g_free (message);
+  g_free (desc);
+  g_string_free (stream, TRUE);
+  g_unlink (path);
+  g_free (path);
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 /* Three whole files, no timestamps, into a harnessed flodec. */
 static void
 push_untimed_files (GstHarness * h)
@@ -927,6 +961,7 @@ elements_flo_suite (void)
   tcase_add_test (tc, test_multifilesrc_over_long_file_is_named);
   tcase_add_test (tc, test_multifilesrc_last_file_truncated_at_eos);
   tcase_add_test (tc, test_filesrc_concatenated_files_in_any_chunking);
+  tcase_add_test (tc, test_filesrc_concatenated_file_cut_short_is_named);
   tcase_add_test (tc, test_flodec_times_untimed_files_from_the_caps_frame_rate);
   tcase_add_test (tc, test_flodec_keeps_input_timestamps);
   tcase_add_test (tc, test_replay_at_30_fps_spans_two_seconds_for_60_files);
