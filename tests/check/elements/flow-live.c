@@ -455,6 +455,80 @@ GST_START_TEST (test_post_messages_one_per_frame)
 
 GST_END_TEST;
 
+/* The issue's pipeline: a live scrolling pattern into an estimator slower
+ * than real time behind a synchronising sink with QoS. Frames get dropped,
+ * and every field that is produced spans one frame interval and holds the
+ * pattern's motion (checkers: the mean |(u, v)| is the 2 px scroll). */
+GST_START_TEST (test_late_sink_pipeline_fields_stay_adjacent)
+{
+  GstElement *pipe;
+  GstBus *bus;
+  GstMessage *msg;
+  GError *error = NULL;
+  guint fields = 0, drops = 0;
+  gboolean done = FALSE;
+
+  pipe = gst_parse_launch ("videotestsrc is-live=true horizontal-speed=2 "
+      "pattern=checkers-8 num-buffers=30 ! video/x-raw,width=320,height=240,"
+      "framerate=30/1 ! cudaflowhs backend=cpu qos=true post-messages=true "
+      "! fakesink sync=true qos=true", &error);
+  fail_unless (pipe != NULL, "%s", error ? error->message : "");
+  bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  while (!done && (msg = gst_bus_timed_pop (bus, 60 * GST_SECOND)) != NULL) {
+    const GstStructure *s = gst_message_get_structure (msg);
+
+    switch (GST_MESSAGE_TYPE (msg)) {
+      case GST_MESSAGE_EOS:
+        done = TRUE;
+        break;
+      case GST_MESSAGE_ERROR:
+        fail ("error message");
+        break;
+      case GST_MESSAGE_QOS:
+        if (GST_IS_ELEMENT (GST_MESSAGE_SRC (msg)) &&
+            g_str_has_prefix (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)),
+                "cudaflowhs"))
+          drops++;
+        break;
+      case GST_MESSAGE_ELEMENT:
+        if (gst_structure_has_name (s, "cudaflow-stats")) {
+          gboolean valid;
+          guint64 ts, prev;
+          gdouble mean;
+
+          fail_unless (gst_structure_get (s, "valid", G_TYPE_BOOLEAN, &valid,
+                  "timestamp", G_TYPE_UINT64, &ts, "previous-timestamp",
+                  G_TYPE_UINT64, &prev, "mean-motion", G_TYPE_DOUBLE, &mean,
+                  NULL));
+          if (valid) {
+            fields++;
+            /* one frame interval, to the live clock's rounding */
+            fail_unless (ts - prev > FRAME - GST_MSECOND &&
+                ts - prev < FRAME + GST_MSECOND, "field from %"
+                GST_TIME_FORMAT " to %" GST_TIME_FORMAT, GST_TIME_ARGS (prev),
+                GST_TIME_ARGS (ts));
+            fail_unless (fabs (mean - SPEED) <= U_TOLERANCE,
+                "mean motion %f", mean);
+          }
+        }
+        break;
+      default:
+        break;
+    }
+    gst_message_unref (msg);
+  }
+  fail_unless (done, "no EOS");
+  GST_INFO ("%u fields, %u QoS drops", fields, drops);
+  fail_unless (fields > 0);
+  fail_unless (drops > 0, "the sink never made the estimator drop a frame");
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
 static Suite *
 elements_flow_live_suite (void)
 {
@@ -470,6 +544,7 @@ elements_flow_live_suite (void)
   tcase_add_test (tc, test_max_gap_zero_spans_any_step);
   tcase_add_test (tc, test_reverse_playback_flow_spans_backwards);
   tcase_add_test (tc, test_post_messages_one_per_frame);
+  tcase_add_test (tc, test_late_sink_pipeline_fields_stay_adjacent);
   return s;
 }
 
