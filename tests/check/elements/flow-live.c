@@ -175,10 +175,10 @@ GST_START_TEST (test_qos_drops_keep_flow_between_adjacent_frames)
                 gst_event_new_qos (GST_QOS_TYPE_UNDERFLOW, 0.5,
                     (GstClockTimeDiff) (3 * FRAME), 2 * FRAME)));
       if (k == 6)
-        /* the sink caught up */
+        /* the sink caught up: frame 5 was rendered a frame early */
         fail_unless (gst_harness_push_upstream_event (h,
-                gst_event_new_qos (GST_QOS_TYPE_UNDERFLOW, 1.0, 0,
-                    GST_CLOCK_TIME_NONE)));
+                gst_event_new_qos (GST_QOS_TYPE_OVERFLOW, 1.0,
+                    -(GstClockTimeDiff) FRAME, 5 * FRAME)));
       fail_unless_equals_int (gst_harness_push (h, moving_frame (k,
                   k * FRAME)), GST_FLOW_OK);
       out = gst_harness_try_pull (h);
