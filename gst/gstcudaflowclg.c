@@ -7,11 +7,10 @@
  *
  * Dense Combined Local-Global optical flow (Bruhn, Weickert, Schnörr; the
  * linear spatial variant as accelerated by Seznec et al., JRTIP 2022): the
- * structure tensor
- * J_ρ = K_ρ ∗ (∇₃f ∇₃fᵀ) joins the local (Lucas–Kanade) and global
- * (Horn–Schunck) data terms, solved by pointwise-coupled Jacobi sweeps on a
- * coarse-to-fine pyramid, one bicubic warp per level solving for an
- * increment. Emits `video/x-optical-flow, format=UV_F32LE`.
+ * structure tensor J_ρ = K_ρ ∗ (∇₃f ∇₃fᵀ) joins the local (Lucas–Kanade)
+ * and global (Horn–Schunck) data terms, solved by pointwise-coupled Jacobi
+ * sweeps on a coarse-to-fine pyramid, one bicubic warp per level solving for
+ * an increment. Emits `video/x-optical-flow, format=UV_F32LE`.
  *
  * Intensities are 0..255: `alpha` = 50 here is about 7.7e-4 on [0, 1]; the
  * paper's 5e-3 on [0, 1] is 325 (too smooth for the paper's own iteration
