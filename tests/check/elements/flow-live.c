@@ -215,6 +215,46 @@ GST_START_TEST (test_qos_drops_keep_flow_between_adjacent_frames)
 
 GST_END_TEST;
 
+/* output=meta under QoS: late frames are dropped (video and all), and the
+ * frame after them carries the flow from the last late frame. */
+GST_START_TEST (test_qos_with_meta_keeps_pairs_adjacent)
+{
+  GstHarness *h = cf_test_harness_new ("cudaflowhs", "cpu", NULL);
+  int k;
+
+  gst_util_set_object_arg (G_OBJECT (h->element), "output", "meta");
+  gst_util_set_object_arg (G_OBJECT (h->element), "qos", "true");
+  gst_harness_set_src_caps_str (h, "video/x-raw, format=GRAY8, width=64, "
+      "height=48, framerate=30/1");
+  for (k = 0; k < 6; k++) {
+    GstBuffer *out;
+    GstCudaFlowMeta *meta;
+
+    if (k == 2)
+      /* earliest = frame 3's PTS */
+      fail_unless (gst_harness_push_upstream_event (h,
+              gst_event_new_qos (GST_QOS_TYPE_UNDERFLOW, 0.5,
+                  (GstClockTimeDiff) (2 * FRAME), FRAME)));
+    fail_unless_equals_int (gst_harness_push (h, moving_frame (k,
+                k * FRAME)), GST_FLOW_OK);
+    out = gst_harness_try_pull (h);
+    if (k == 2 || k == 3) {
+      fail_unless (out == NULL, "late frame %d was not dropped", k);
+      continue;
+    }
+    fail_unless (out != NULL);
+    meta = gst_buffer_get_cuda_flow_meta (out);
+    fail_unless (meta != NULL);
+    fail_unless_equals_int (meta->valid, k > 0);
+    if (k > 0)
+      fail_unless_equals_uint64 (meta->prev_pts, (k - 1) * FRAME);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Frames 3 and 4 never arrive (no DISCONT either): the PTS step of 3 frames
  * is more than max-gap (1.5 frames by default), so frame 5 gets a GAP zero
  * field and frame 6 the flow from frame 5. */
@@ -537,6 +577,7 @@ elements_flow_live_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_qos_drops_keep_flow_between_adjacent_frames);
+  tcase_add_test (tc, test_qos_with_meta_keeps_pairs_adjacent);
   tcase_add_test (tc, test_pts_jump_gives_gap_then_adjacent_flow);
   tcase_add_test (tc, test_pts_jump_makes_meta_invalid);
   tcase_add_test (tc, test_leaky_queue_pattern_gap_or_spanning_flow);
