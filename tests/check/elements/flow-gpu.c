@@ -505,7 +505,8 @@ GST_END_TEST;
 GST_START_TEST (test_flow_in_cuda_memory_saves_to_flo)
 {
   GstHarness *h = gst_harness_new_parse ("cudaflowhs backend=cuda "
-      "preset=realtime ! video/x-optical-flow(memory:CUDAMemory) ! floenc");
+      "preset=realtime ! video/x-optical-flow(memory:CUDAMemory) ! "
+      "floenc write-gaps=true");
   GstBuffer *out;
   int i;
 
