@@ -60,7 +60,7 @@ struct _GstCfFlowBaseClass
       cudaStream_t stream);
 
   /* Refuse settings that cannot run, whatever the backend (called on the
-   * streaming thread before every frame, after sync_settings): post an
+   * streaming thread before every solve, after sync_settings): post an
    * element error and return FALSE. The CPU backend refuses what the GPU
    * would, so a CPU test catches it. */
   gboolean (*check_settings) (GstCfFlowBase * self);

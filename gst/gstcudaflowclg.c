@@ -390,7 +390,7 @@ gst_cuda_flow_clg_sync_settings (GstCfFlowBase * base)
 }
 
 /* FALSE (error posted) when the settings of this frame cannot be used;
- * both backends ask before every frame. */
+ * both backends ask before every solve. */
 static gboolean
 gst_cuda_flow_clg_check_settings (GstCfFlowBase * base)
 {
