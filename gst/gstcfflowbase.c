@@ -16,11 +16,11 @@
  * The pyramid of each frame is built once and kept for the next frame, on
  * the device when the GPU is used. There is no previous frame at the
  * start, after FLUSH_STOP, a new segment or a caps change, and after a PTS
- * step larger than `max-gap` (see below): the output is then a zero field
- * flagged GST_BUFFER_FLAG_GAP, so buffer counts stay 1:1 (but for frames
- * QoS drops). With `use-previous-flow` the next estimate starts from the
- * last flow (scaled to the coarsest level), which helps slow, steady
- * motion.
+ * step larger than `max-gap` or a DISCONT (see below): the output is then
+ * a zero field flagged GST_BUFFER_FLAG_GAP, so buffer counts stay 1:1 (but
+ * for frames QoS drops). With `use-previous-flow` the next estimate starts
+ * from the last flow (scaled to the coarsest level), which helps slow,
+ * steady motion.
  *
  * With `output=meta` the video passes through instead (same caps, same
  * memory, no copy of the pixels) and each frame carries a #GstCudaFlowMeta
@@ -37,13 +37,14 @@
  * between the two PTS; the meta of `output=meta` has both PTS. A PTS step
  * larger than `max-gap` frame durations (from the caps framerate, else the
  * previous buffer's duration) resets the history instead: the output is a
- * GAP zero field (meta `valid` = FALSE). A DISCONT buffer is judged by its
- * PTS when the step can be measured (a leaky queue's DISCONT after one
- * dropped frame keeps the history when max-gap allows two frame
- * durations); otherwise, and with `max-gap=0`, it resets the history. A new
- * segment resets it too. With `qos=true` a frame that arrives late still
- * gets its pyramid built (cheap) but no solve, and is dropped: the next
- * field is again between adjacent frames. In reverse playback the pair is
+ * GAP zero field (meta `valid` = FALSE). A DISCONT buffer resets it too,
+ * unless its PTS step shows missing frames (1.5 frame durations or more)
+ * within max-gap: a leaky queue's DISCONT after one dropped frame keeps
+ * the history when max-gap allows two frame durations, while a DISCONT
+ * with no frame missing (a source switch), or one whose step cannot be
+ * measured or with `max-gap=0`, restarts. With `qos=true` a frame that
+ * arrives late still gets its pyramid built (cheap) but no solve, and is
+ * dropped: the next field is again between adjacent frames. In reverse playback the pair is
  * taken in arrival order, so PTS(t−1) > PTS(t) and the vectors point
  * backwards in stream time.
  *
