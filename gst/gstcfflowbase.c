@@ -335,9 +335,10 @@ gst_cf_flow_base_install_properties (GObjectClass * klass,
       g_param_spec_double ("max-gap", "Max Gap",
           "Largest PTS step between the two frames of a pair, in frame "
           "durations (caps framerate, else the buffer duration): a larger "
-          "step, or a DISCONT that cannot be measured, gives a GAP zero "
-          "field and restarts from this frame; 0 = no PTS check, only "
-          "DISCONT restarts", 0.0, MAX_MAX_GAP, DEFAULT_MAX_GAP,
+          "step gives a GAP zero field and restarts from this frame, as "
+          "does a DISCONT unless its step shows missing frames within this "
+          "limit; 0 = no PTS check, every DISCONT restarts", 0.0,
+          MAX_MAX_GAP, DEFAULT_MAX_GAP,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (klass,
