@@ -492,6 +492,26 @@ GST_START_TEST (test_kernel_set_after_caps_keeps_cuda_memory)
 
 GST_END_TEST;
 
+/* The pads advertise sides up to 32768: the GPU computes them (every
+ * method that takes the kernel), as the CPU does. Thin frames keep the
+ * memory small; 32768x32768 needs 4 GiB per working plane. */
+GST_START_TEST (test_largest_advertised_sides_match_cpu)
+{
+  static const gchar *methods[] = { "direct", "fft", "im2tensor" };
+  guint m;
+
+  for (m = 0; m < G_N_ELEMENTS (methods); m++) {
+    compare_backends_with ("GRAY8", 32768, 3, k3_text, "reflect", 7 + m,
+        methods[m], "auto", 2);
+    compare_backends_with ("GRAY8", 3, 32768, k3_text, "wrap", 17 + m,
+        methods[m], "auto", 2);
+  }
+  compare_backends_with ("NV12", 32768, 2, "1 2 1; 2 4 2; 1 2 1", "clamp",
+      27, "separable", "auto", 1);
+}
+
+GST_END_TEST;
+
 /* The error that pushing one frame with @method and @kernel posts on
  * @backend (NULL when the frame went through). */
 static gchar *
@@ -564,6 +584,7 @@ elements_cudaconvolve_gpu_suite (void)
   tcase_add_test (tc, test_many_frames_keep_results_stable);
   tcase_add_test (tc, test_kernel_set_after_caps_keeps_cuda_memory);
   tcase_add_test (tc, test_separable_refusal_is_the_same_on_both_backends);
+  tcase_add_test (tc, test_largest_advertised_sides_match_cpu);
   return s;
 }
 
