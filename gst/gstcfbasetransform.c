@@ -90,6 +90,11 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCfBaseTransform, gst_cf_base_transform,
 #define GET_PRIV(self) \
   ((GstCfBaseTransformPrivate *) gst_cf_base_transform_get_instance_private (self))
 
+/* The element's category when it has one, else ours. */
+#define ELEMENT_CAT(self) \
+  (GST_CF_BASE_TRANSFORM_GET_CLASS (self)->debug_category != NULL ? \
+      GST_CF_BASE_TRANSFORM_GET_CLASS (self)->debug_category : GST_CAT_DEFAULT)
+
 static void gst_cf_base_transform_set_property (GObject * object,
     guint prop_id, const GValue * value, GParamSpec * pspec);
 static void gst_cf_base_transform_get_property (GObject * object,
@@ -345,7 +350,8 @@ gst_cf_base_transform_start (GstBaseTransform * trans)
   if (backend == GST_CF_BACKEND_CPU) {
     priv->active_backend = GST_CF_BACKEND_CPU;
     gst_clear_object (&priv->context);
-    GST_INFO_OBJECT (self, "using the CPU backend (backend=cpu)");
+    GST_CAT_INFO_OBJECT (ELEMENT_CAT (self), self,
+        "running on the CPU backend (backend=cpu)");
     return TRUE;
   }
 
@@ -353,7 +359,8 @@ gst_cf_base_transform_start (GstBaseTransform * trans)
     guint id = 0;
     g_object_get (priv->context, "cuda-device-id", &id, NULL);
     priv->active_backend = GST_CF_BACKEND_CUDA;
-    GST_INFO_OBJECT (self, "using the CUDA backend on device %u", id);
+    GST_CAT_INFO_OBJECT (ELEMENT_CAT (self), self,
+        "running on the CUDA backend, device %u", id);
     return TRUE;
   }
 
@@ -366,7 +373,8 @@ gst_cf_base_transform_start (GstBaseTransform * trans)
   }
 
   priv->active_backend = GST_CF_BACKEND_CPU;
-  GST_INFO_OBJECT (self, "using the CPU backend: %s", why);
+  GST_CAT_INFO_OBJECT (ELEMENT_CAT (self), self,
+      "running on the CPU backend: %s", why);
   return TRUE;
 }
 

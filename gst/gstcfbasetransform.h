@@ -69,6 +69,11 @@ struct _GstCfBaseTransformClass
 {
   GstBaseTransformClass parent_class;
 
+  /* The element's own debug category (cudaconvolve, cudaflowhs, ...): the
+   * base says there which backend the element runs on, so that
+   * GST_DEBUG=<element>:4 shows it. NULL: the base's category only. */
+  GstDebugCategory *debug_category;
+
   /* Caps on the other pad for @caps (memory features already removed);
    * the base adds the CUDA and system memory variants. */
   GstCaps *(*transform_media_caps) (GstCfBaseTransform * self,

@@ -153,8 +153,8 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCfFlowBase, gst_cf_flow_base,
 
 /* The element's category (cudaflowhs, ...), ours when it has none. */
 #define ELEMENT_CAT(self) \
-  (GST_CF_FLOW_BASE_GET_CLASS (self)->debug_category != NULL ? \
-      GST_CF_FLOW_BASE_GET_CLASS (self)->debug_category : GST_CAT_DEFAULT)
+  (GST_CF_BASE_TRANSFORM_GET_CLASS (self)->debug_category != NULL ? \
+      GST_CF_BASE_TRANSFORM_GET_CLASS (self)->debug_category : GST_CAT_DEFAULT)
 
 static void gst_cf_flow_base_constructed (GObject * object);
 static void gst_cf_flow_base_finalize (GObject * object);
@@ -651,8 +651,7 @@ reset_qos (GstCfFlowBase * self)
   GST_OBJECT_UNLOCK (self);
 }
 
-/* The base resolves the backend; say which one in the element's own
- * category too (GST_DEBUG=cudaflow*:4 shows it). */
+/* QoS starts afresh with every stream. */
 static gboolean
 gst_cf_flow_base_start (GstBaseTransform * trans)
 {
@@ -661,17 +660,6 @@ gst_cf_flow_base_start (GstBaseTransform * trans)
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
     return FALSE;
   reset_qos (self);
-  if (gst_cf_base_transform_get_active_backend (GST_CF_BASE_TRANSFORM (self))
-      == GST_CF_BACKEND_CPU) {
-    GstCfBackend asked;
-
-    g_object_get (self, "backend", &asked, NULL);
-    GST_CAT_INFO_OBJECT (ELEMENT_CAT (self), self, "running on the CPU "
-        "backend (%s)", asked == GST_CF_BACKEND_CPU ? "backend=cpu" :
-        "no usable CUDA device; category cfbasetransform says why");
-  } else {
-    GST_CAT_INFO_OBJECT (ELEMENT_CAT (self), self, "running on the GPU");
-  }
   return TRUE;
 }
 

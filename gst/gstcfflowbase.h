@@ -76,10 +76,6 @@ struct _GstCfFlowBaseClass
 
   /* What GstCudaFlowMeta.method says (output=meta). */
   GstCudaFlowMethod method;
-
-  /* The element's own debug category: the base logs its per-frame lines
-   * and the backend notice there too. */
-  GstDebugCategory *debug_category;
 };
 
 /* Reference caps of the GstReferenceTimestampMeta every non-GAP field of

@@ -362,6 +362,8 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   const GParamFlags rw_playing = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
 
+  cf_class->debug_category = gst_cuda_convolve_debug;
+
   gobject_class->finalize = gst_cuda_convolve_finalize;
   gobject_class->set_property = gst_cuda_convolve_set_property;
   gobject_class->get_property = gst_cuda_convolve_get_property;

@@ -207,7 +207,7 @@ gst_cuda_flow_clg_class_init (GstCudaFlowClgClass * klass)
       "without a GPU): video in, UV_F32LE flow fields out", "gst-cudaflow");
 
   flow_class->method = GST_CUDA_FLOW_METHOD_CLG;
-  flow_class->debug_category = gst_cuda_flow_clg_debug;
+  GST_CF_BASE_TRANSFORM_CLASS (klass)->debug_category = gst_cuda_flow_clg_debug;
   flow_class->get_pyramid_params =
       GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_get_pyramid_params);
   flow_class->sync_settings =

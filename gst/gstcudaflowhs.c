@@ -188,7 +188,7 @@ gst_cuda_flow_hs_class_init (GstCudaFlowHsClass * klass)
       "a GPU): video in, UV_F32LE flow fields out", "gst-cudaflow");
 
   flow_class->method = GST_CUDA_FLOW_METHOD_HORN_SCHUNCK;
-  flow_class->debug_category = gst_cuda_flow_hs_debug;
+  GST_CF_BASE_TRANSFORM_CLASS (klass)->debug_category = gst_cuda_flow_hs_debug;
   flow_class->get_pyramid_params =
       GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_get_pyramid_params);
   flow_class->sync_settings =

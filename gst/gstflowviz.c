@@ -206,6 +206,8 @@ gst_flow_viz_class_init (GstFlowVizClass * klass)
   const GParamFlags rw_playing = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
 
+  cf_class->debug_category = gst_flow_viz_debug;
+
   gobject_class->set_property = gst_flow_viz_set_property;
   gobject_class->get_property = gst_flow_viz_get_property;
 

@@ -77,6 +77,51 @@ GST_START_TEST (test_element_metadata_is_complete)
 
 GST_END_TEST;
 
+/* Each element says which backend it runs on in its own debug category
+ * (GST_DEBUG=cudaconvolve:4 shows it), not only in the base class's. */
+static GList *notices;
+
+static void
+record_notice (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  if (level == GST_LEVEL_INFO &&
+      strstr (gst_debug_message_get (message), "running on the CPU backend"))
+    notices = g_list_prepend (notices,
+        g_strdup (gst_debug_category_get_name (category)));
+}
+
+GST_START_TEST (test_backend_notice_in_each_element_category)
+{
+  static const gchar *on_the_base[] = { "cudaconvolve", "flowviz",
+    "cudaflowhs", "cudaflowtvl1", "cudaflowclg"
+  };
+  guint i;
+
+  gst_debug_set_active (TRUE);
+  gst_debug_add_log_function (record_notice, NULL, NULL);
+  for (i = 0; i < G_N_ELEMENTS (on_the_base); i++) {
+    GstElement *e = gst_element_factory_make (on_the_base[i], NULL);
+
+    gst_debug_set_threshold_for_name (on_the_base[i], GST_LEVEL_INFO);
+    gst_util_set_object_arg (G_OBJECT (e), "backend", "cpu");
+    fail_unless (gst_element_set_state (e, GST_STATE_PAUSED) !=
+        GST_STATE_CHANGE_FAILURE);
+    gst_element_set_state (e, GST_STATE_NULL);
+    gst_object_unref (e);
+    fail_unless (g_list_find_custom (notices, on_the_base[i],
+            (GCompareFunc) g_strcmp0) != NULL,
+        "%s: no backend notice in its category", on_the_base[i]);
+    gst_debug_set_threshold_for_name (on_the_base[i], GST_LEVEL_NONE);
+  }
+  gst_debug_remove_log_function (record_notice);
+  g_list_free_full (notices, g_free);
+  notices = NULL;
+}
+
+GST_END_TEST;
+
 static Suite *
 elements_plugin_suite (void)
 {
@@ -87,6 +132,7 @@ elements_plugin_suite (void)
   tcase_add_test (tc, test_plugin_registers_every_element);
   tcase_add_test (tc, test_every_property_has_a_sentence_as_blurb);
   tcase_add_test (tc, test_element_metadata_is_complete);
+  tcase_add_test (tc, test_backend_notice_in_each_element_category);
   return s;
 }
 
