@@ -229,7 +229,8 @@ gst_flow_viz_class_init (GstFlowVizClass * klass)
   g_object_class_install_property (gobject_class, PROP_ARROW_STEP,
       g_param_spec_int ("arrow-step", "Arrow Step",
           "Distance in pixels between arrows' anchors (mode=arrows and "
-          "mode=overlay-arrows)", 4, 1024, DEFAULT_ARROW_STEP, rw_playing));
+          "mode=overlay-arrows)", 4, 1024, DEFAULT_ARROW_STEP,
+          rw_playing | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_ALPHA,
       g_param_spec_double ("alpha", "Alpha",
           "Opacity of the flow drawn over the video. mode=overlay: the "

@@ -122,6 +122,45 @@ GST_START_TEST (test_backend_notice_in_each_element_category)
 
 GST_END_TEST;
 
+/* Numbers that may change in PLAYING can follow a GstController, but for
+ * two whose in-between values mean nothing: an odd kernel side and a
+ * packed 0xRRGGBB colour. */
+GST_START_TEST (test_numbers_changeable_in_playing_are_controllable)
+{
+  static const gchar *exceptions[] = { "cudaconvolve:kernel-size",
+    "flowviz:arrow-color", NULL
+  };
+  guint i, p, n;
+
+  for (i = 0; i < G_N_ELEMENTS (elements); i++) {
+    GstElement *e = gst_element_factory_make (elements[i], NULL);
+    GParamSpec **specs =
+        g_object_class_list_properties (G_OBJECT_GET_CLASS (e), &n);
+
+    for (p = 0; p < n; p++) {
+      GType t = G_PARAM_SPEC_VALUE_TYPE (specs[p]);
+      gchar *id = g_strdup_printf ("%s:%s", elements[i],
+          g_param_spec_get_name (specs[p]));
+      gboolean numeric = t == G_TYPE_INT || t == G_TYPE_UINT ||
+          t == G_TYPE_INT64 || t == G_TYPE_UINT64 || t == G_TYPE_FLOAT ||
+          t == G_TYPE_DOUBLE;
+
+      /* GstBaseTransform's and GstObject's own are not ours */
+      if (numeric && (specs[p]->flags & GST_PARAM_MUTABLE_PLAYING) &&
+          g_type_is_a (specs[p]->owner_type, GST_TYPE_BASE_TRANSFORM) &&
+          specs[p]->owner_type != GST_TYPE_BASE_TRANSFORM &&
+          !g_strv_contains (exceptions, id))
+        fail_unless (specs[p]->flags & GST_PARAM_CONTROLLABLE,
+            "%s changes in PLAYING but is not controllable", id);
+      g_free (id);
+    }
+    g_free (specs);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 elements_plugin_suite (void)
 {
@@ -133,6 +172,7 @@ elements_plugin_suite (void)
   tcase_add_test (tc, test_every_property_has_a_sentence_as_blurb);
   tcase_add_test (tc, test_element_metadata_is_complete);
   tcase_add_test (tc, test_backend_notice_in_each_element_category);
+  tcase_add_test (tc, test_numbers_changeable_in_playing_are_controllable);
   return s;
 }
 
