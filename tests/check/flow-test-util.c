@@ -151,6 +151,35 @@ flow_test_frame_from_grey (const gchar * format, const cf_image * grey,
   return buf;
 }
 
+void
+flow_test_assert_range_is (GstElement * element, const gchar * name,
+    gboolean (*accepts) (const gchar * name, double value))
+{
+  GParamSpec *p = g_object_class_find_property (G_OBJECT_GET_CLASS
+      (element), name);
+  double lo, hi, step;
+
+  fail_unless (p != NULL, "no property %s", name);
+  if (G_IS_PARAM_SPEC_INT (p)) {
+    lo = G_PARAM_SPEC_INT (p)->minimum;
+    hi = G_PARAM_SPEC_INT (p)->maximum;
+    step = 1.0;
+  } else {
+    fail_unless (G_IS_PARAM_SPEC_DOUBLE (p), "%s is not a number", name);
+    lo = G_PARAM_SPEC_DOUBLE (p)->minimum;
+    hi = G_PARAM_SPEC_DOUBLE (p)->maximum;
+    step = hi * 1e-3;
+  }
+  fail_unless (accepts (name, lo), "%s=%g (the minimum) is refused", name,
+      lo);
+  fail_unless (accepts (name, hi), "%s=%g (the maximum) is refused", name,
+      hi);
+  fail_if (accepts (name, hi + step), "%s=%g is accepted", name, hi + step);
+  if (lo > 0.0)
+    fail_if (accepts (name, lo - MIN (step, lo)), "%s=%g is accepted", name,
+        lo - MIN (step, lo));
+}
+
 cf_flow *
 flow_test_buffer_to_flow (GstBuffer * buffer, int width, int height)
 {

@@ -34,6 +34,13 @@ GstBuffer *flow_test_frame_from_grey (const gchar * format,
  * fail; the text of the error message it posts (g_free it). */
 gchar *flow_test_pair_error (GstHarness * h, int width, int height);
 
+/* Fails unless @element's numeric property @name has the range @accepts
+ * (the solver's own check) takes: both bounds accepted, a step beyond
+ * either refused (1 for integers, a thousandth of the maximum for
+ * doubles). */
+void flow_test_assert_range_is (GstElement * element, const gchar * name,
+    gboolean (*accepts) (const gchar * name, double value));
+
 /* Packed UV_F32LE system buffer -> planar flow. */
 cf_flow *flow_test_buffer_to_flow (GstBuffer * buffer, int width, int height);
 float flow_test_max_abs (const cf_flow * flow);

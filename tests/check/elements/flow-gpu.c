@@ -295,9 +295,14 @@ assert_pictures_close (GstBuffer * a, GstBuffer * b)
   gst_buffer_unmap (b, &mb);
 }
 
-/* Frames into flow and colour with everything in CUDA memory; compare the
- * pictures with the CPU chain. */
-GST_START_TEST (test_cuda_memory_chain_matches_cpu_chain)
+/* Frame 1 of the synthetic pair (NV12, 128 x 96) through @gpu_chain, fed
+ * by cudaupload asked for CUDA memory and ending in cudadownload, and
+ * through @cpu_chain, both to RGBA: fails unless @estimator and flowviz
+ * keep their output in CUDA memory up to cudadownload (which lists system
+ * memory first when its downstream wants it) and the pictures agree. */
+static void
+assert_gpu_chain_matches_cpu (const gchar * gpu_chain,
+    const gchar * cpu_chain, const gchar * estimator)
 {
   GstElementFactory *up = gst_element_factory_find ("cudaupload");
   cf_synth_params sp;
@@ -305,6 +310,7 @@ GST_START_TEST (test_cuda_memory_chain_matches_cpu_chain)
   cf_flow *gt;
   GstHarness *gpu, *cpu;
   GstBuffer *a, *b;
+  gchar *desc;
 
   if (up == NULL)
     return;
@@ -312,11 +318,11 @@ GST_START_TEST (test_cuda_memory_chain_matches_cpu_chain)
   cf_synth_params_init (&sp);
   fail_unless_equals_int (cf_synth_pair (128, 96, &sp, &f0, &f1, &gt), CF_OK);
   /* cudaupload passes system memory through unless asked for CUDA memory */
-  gpu = gst_harness_new_parse ("cudaupload ! video/x-raw(memory:CUDAMemory) "
-      "! cudaflowhs backend=cuda ! flowviz backend=cuda max-flow=3 ! "
-      "cudadownload");
-  cpu = gst_harness_new_parse ("cudaflowhs backend=cpu ! flowviz backend=cpu "
-      "max-flow=3");
+  desc = g_strdup_printf ("cudaupload ! video/x-raw(memory:CUDAMemory) ! "
+      "%s ! cudadownload", gpu_chain);
+  gpu = gst_harness_new_parse (desc);
+  g_free (desc);
+  cpu = gst_harness_new_parse (cpu_chain);
   gst_harness_set_src_caps_str (gpu, "video/x-raw, format=NV12, width=128, "
       "height=96, framerate=30/1");
   gst_harness_set_sink_caps_str (gpu, "video/x-raw, format=RGBA");
@@ -332,9 +338,12 @@ GST_START_TEST (test_cuda_memory_chain_matches_cpu_chain)
           1));
   b = gst_harness_push_and_pull (cpu, flow_test_frame_from_grey ("NV12", f1,
           1));
-  fail_unless (src_in_cuda_memory (gpu, "cudaflowhs"));
-  fail_unless (src_in_cuda_memory (gpu, "flowviz"));
+  fail_unless (src_in_cuda_memory (gpu, estimator), "%s left CUDA memory",
+      estimator);
+  fail_unless (src_in_cuda_memory (gpu, "flowviz"), "flowviz's output left "
+      "CUDA memory before cudadownload");
   assert_pictures_close (a, b);
+
   gst_buffer_unref (a);
   gst_buffer_unref (b);
   gst_harness_teardown (gpu);
@@ -342,6 +351,14 @@ GST_START_TEST (test_cuda_memory_chain_matches_cpu_chain)
   cf_image_free (f0);
   cf_image_free (f1);
   cf_flow_free (gt);
+}
+
+/* Frames into flow and colour with everything in CUDA memory. */
+GST_START_TEST (test_cuda_memory_chain_matches_cpu_chain)
+{
+  assert_gpu_chain_matches_cpu ("cudaflowhs backend=cuda ! flowviz "
+      "backend=cuda max-flow=3", "cudaflowhs backend=cpu ! flowviz "
+      "backend=cpu max-flow=3", "cudaflowhs");
 }
 
 GST_END_TEST;
@@ -449,55 +466,14 @@ GST_START_TEST (test_meta_stays_in_cuda_memory)
 GST_END_TEST;
 
 
-/* Video and flow stay in CUDA memory up to cudadownload, although
- * cudadownload lists system memory first when its downstream wants system
- * memory; the overlay is then drawn on the GPU, and matches the CPU's. */
+/* The overlay of output=meta: video and flow stay in CUDA memory up to
+ * cudadownload, and the overlay drawn on the GPU matches the CPU's. */
 GST_START_TEST (test_overlay_stays_in_cuda_memory_to_download)
 {
-  GstElementFactory *up = gst_element_factory_find ("cudaupload");
-  cf_synth_params sp;
-  cf_image *f0, *f1;
-  cf_flow *gt;
-  GstHarness *gpu, *cpu;
-  GstBuffer *a, *b;
-
-  if (up == NULL)
-    return;
-  gst_object_unref (up);
-  cf_synth_params_init (&sp);
-  fail_unless_equals_int (cf_synth_pair (128, 96, &sp, &f0, &f1, &gt), CF_OK);
-  gpu = gst_harness_new_parse ("cudaupload ! video/x-raw(memory:CUDAMemory) "
-      "! cudaflowtvl1 backend=cuda preset=realtime output=meta ! "
-      "flowviz backend=cuda mode=overlay max-flow=3 ! cudadownload");
-  cpu = gst_harness_new_parse ("cudaflowtvl1 backend=cpu preset=realtime "
-      "output=meta ! flowviz backend=cpu mode=overlay max-flow=3");
-  gst_harness_set_src_caps_str (gpu, "video/x-raw, format=NV12, width=128, "
-      "height=96, framerate=30/1");
-  gst_harness_set_sink_caps_str (gpu, "video/x-raw, format=RGBA");
-  gst_harness_set_src_caps_str (cpu, "video/x-raw, format=NV12, width=128, "
-      "height=96, framerate=30/1");
-  gst_harness_set_sink_caps_str (cpu, "video/x-raw, format=RGBA");
-
-  gst_buffer_unref (gst_harness_push_and_pull (gpu,
-          flow_test_frame_from_grey ("NV12", f0, 0)));
-  gst_buffer_unref (gst_harness_push_and_pull (cpu,
-          flow_test_frame_from_grey ("NV12", f0, 0)));
-  a = gst_harness_push_and_pull (gpu, flow_test_frame_from_grey ("NV12", f1,
-          1));
-  b = gst_harness_push_and_pull (cpu, flow_test_frame_from_grey ("NV12", f1,
-          1));
-  fail_unless (src_in_cuda_memory (gpu, "cudaflowtvl1"));
-  fail_unless (src_in_cuda_memory (gpu, "flowviz"), "flowviz's output left "
-      "CUDA memory before cudadownload");
-
-  assert_pictures_close (a, b);
-  gst_buffer_unref (a);
-  gst_buffer_unref (b);
-  gst_harness_teardown (gpu);
-  gst_harness_teardown (cpu);
-  cf_image_free (f0);
-  cf_image_free (f1);
-  cf_flow_free (gt);
+  assert_gpu_chain_matches_cpu ("cudaflowtvl1 backend=cuda preset=realtime "
+      "output=meta ! flowviz backend=cuda mode=overlay max-flow=3",
+      "cudaflowtvl1 backend=cpu preset=realtime output=meta ! flowviz "
+      "backend=cpu mode=overlay max-flow=3", "cudaflowtvl1");
 }
 
 GST_END_TEST;
