@@ -39,6 +39,33 @@ cf_test_run_gpu_suite (int argc, char **argv, const char *name,
   return gst_check_run_suite (suite, name, __FILE__);
 }
 
+int
+cf_test_run_data_suite (int argc, char **argv, const char *name,
+    Suite * (*make_suite) (void), gboolean gpu)
+{
+  const char *dir = cf_test_data_dir ();
+  gchar *middlebury = NULL;
+  gboolean found;
+  Suite *suite;
+
+  if (dir != NULL)
+    middlebury = g_build_filename (dir, "middlebury", NULL);
+  found = middlebury != NULL && g_file_test (middlebury, G_FILE_TEST_IS_DIR);
+  g_free (middlebury);
+  if (!found) {
+    const char *env = g_getenv ("CUDAFLOW_DATA_DIR");
+
+    printf ("SKIP: no data (CUDAFLOW_DATA_DIR): no middlebury/ in '%s'\n",
+        env != NULL ? env : "");
+    return CF_TEST_SKIP;
+  }
+  if (gpu)
+    return cf_test_run_gpu_suite (argc, argv, name, make_suite);
+  gst_check_init (&argc, &argv);
+  suite = make_suite ();
+  return gst_check_run_suite (suite, name, __FILE__);
+}
+
 GstHarness *
 cf_test_harness_new (const gchar * factory, const gchar * backend,
     GstContext * context)

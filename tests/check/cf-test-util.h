@@ -26,6 +26,26 @@ int cf_test_gpu_available (void);
 int cf_test_run_gpu_suite (int argc, char **argv, const char *name,
     Suite * (*make_suite) (void));
 
+/* Data suites. A suite that mixes tests on generated input with tests on
+ * the Middlebury pairs is built twice: as itself, and with
+ * -DCF_TEST_DATA_SUITE as "<suite>-data". cf_test_suite_add_tcase () adds a
+ * test case to the build it belongs to (@needs_data: it reads
+ * CUDAFLOW_DATA_DIR), so each test runs in exactly one program. */
+#ifdef CF_TEST_DATA_SUITE
+#define cf_test_suite_add_tcase(suite, tcase, needs_data) \
+  G_STMT_START { if (needs_data) suite_add_tcase ((suite), (tcase)); } G_STMT_END
+#else
+#define cf_test_suite_add_tcase(suite, tcase, needs_data) \
+  G_STMT_START { if (!(needs_data)) suite_add_tcase ((suite), (tcase)); } G_STMT_END
+#endif
+
+/* main () of a data suite: exits CF_TEST_SKIP with "SKIP: no data
+ * (CUDAFLOW_DATA_DIR)" on stdout when $CUDAFLOW_DATA_DIR/middlebury is not
+ * a directory; with @gpu, runs like cf_test_run_gpu_suite (), else like
+ * GST_CHECK_MAIN. */
+int cf_test_run_data_suite (int argc, char **argv, const char *name,
+    Suite * (*make_suite) (void), gboolean gpu);
+
 /* A harness around a new @factory element whose `backend` (when not NULL)
  * and CUDA context (when not NULL) are set before it starts: a harness
  * starts its element at once, and both are fixed at start. */
@@ -101,8 +121,9 @@ double cf_test_flow_epe (const cf_flow * est, const cf_flow * truth,
  * link libpng); NULL when the file cannot be read. */
 cf_image *cf_test_read_png_grey (const char *path);
 
-/* Directory of the optical-flow data with ground truth (CUDAFLOW_DATA_DIR),
- * or NULL when it is not set or does not exist. */
+/* Directory of the optical-flow data with ground truth (CUDAFLOW_DATA_DIR;
+ * the Middlebury pairs in its middlebury/ folder), or NULL when it is not
+ * set or does not exist. */
 const char *cf_test_data_dir (void);
 
 G_END_DECLS
