@@ -36,7 +36,7 @@ cf_clg_params_init (cf_clg_params * params)
    * 0.948 at α 50 against 1.067 at the paper's "high" 325 (5e-3 × 255²),
    * which 200 Jacobi sweeps leave far from converged */
   params->alpha = 50.0f;
-  params->rho = 2.5f;           /* Figs. 4–5 (L276, L291) */
+  params->rho = 2.5f;           /* Figs. 4–5 */
   params->iterations = 200;
   params->n_iterations_per_level = 0;
   params->presmooth_sigma = 0.0f;
@@ -209,8 +209,8 @@ tensor_valid (const cf_clg_tensor * j)
 }
 
 /* f_x = (I0(x+1) − I0(x−1)) / 2, f_y likewise, indices clamped (replicate
- * border); f_t = I1w − I0. Full-pixel grid, both on I0 (frame t−1): note
- * §1.5, IPOL computeDerivatives (stencil [−½, 0, ½], gradientIm = image1)
+ * border); f_t = I1w − I0. Full-pixel grid, both on I0 (frame t−1):
+ * IPOL computeDerivatives (stencil [−½, 0, ½], gradientIm = image1)
  * and the f_t of calcCLG_OF. The paper gives no stencil. */
 cf_status
 cf_clg_derivatives (const cf_image * i0, const cf_image * i1w, cf_image * fx,
@@ -240,8 +240,8 @@ cf_clg_derivatives (const cf_image * i0, const cf_image * i1w, cf_image * fx,
   return CF_OK;
 }
 
-/* J_0 = ∇₃f ∇₃fᵀ (eqs. 5–8, L137–145; note §1.4), the five channels the
- * system reads, then J_ρ = K_ρ ∗ J_0 per channel (eq. 10, L151–153:
+/* J_0 = ∇₃f ∇₃fᵀ (eqs. 5–8), the five channels the
+ * system reads, then J_ρ = K_ρ ∗ J_0 per channel (eq. 10:
  * smooth the products, not the derivatives). K_ρ: cf_gaussian_blur,
  * radius ⌈4ρ⌉, reflecting border; ρ in pixels of this level. */
 cf_status
@@ -289,8 +289,8 @@ cf_clg_structure_tensor (const cf_image * fx, const cf_image * fy,
 }
 
 /* Sums of a plane over the in-image 4-neighbours of (x, y), in the fixed
- * order left, right, up, down, and their count |N| (Neumann border, note
- * §1.3: no term across the image edge). */
+ * order left, right, up, down, and their count |N| (Neumann border:
+ * no term across the image edge). */
 static inline void
 neighbour_sums (const cf_flow * d, int x, int y, float *su, float *sv, int *n)
 {
@@ -323,11 +323,11 @@ neighbour_sums (const cf_flow * d, int x, int y, float *su, float *sv, int *n)
   *n = count;
 }
 
-/* Pointwise-coupled Jacobi, B_J^(diags) of eq. 20 (L209) with the sign of
- * note §1.3: per pixel solve
+/* Pointwise-coupled Jacobi, B_J^(diags) of eq. 20 with the sign
+ * derived in common/clg.h: per pixel solve
  *   [J11 + α|N|   J12      ] [u]   [α S_u − J13]
  *   [J12       J22 + α|N|  ] [v] = [α S_v − J23]
- * by Cramer's rule (note §2.4 and Appendix A; IPOL
+ * by Cramer's rule (IPOL
  * relaxPointwiseCoupledGaussSeidel, here Jacobi: S from @d only). det > 0
  * whenever |N| > 0 and α > 0 because J_ρ is positive semi-definite. */
 cf_status
@@ -372,8 +372,8 @@ cf_clg_jacobi (const cf_clg_tensor * j, float alpha, const cf_flow * d,
   return CF_OK;
 }
 
-/* r = b − A x with A = J_block − αΔ, b = −(J13, J23) (eq. 17, L185–187,
- * sign as note §1.3); *sum = ‖r‖₂², summed in double. */
+/* r = b − A x with A = J_block − αΔ, b = −(J13, J23) (eq. 17,
+ * sign as in common/clg.h); *sum = ‖r‖₂², summed in double. */
 static cf_status
 residual_sum (const cf_clg_tensor * j, float alpha, const cf_flow * d,
     double *sum_out)
@@ -410,7 +410,7 @@ residual_sum (const cf_clg_tensor * j, float alpha, const cf_flow * d,
   return CF_OK;
 }
 
-/* ‖r‖₂ is the convergence measure of L215. */
+/* ‖r‖₂ is the paper's convergence measure. */
 cf_status
 cf_clg_residual (const cf_clg_tensor * j, float alpha, const cf_flow * d,
     double *norm)
@@ -442,7 +442,7 @@ cf_clg_residual_rms (const cf_clg_tensor * j, float alpha, const cf_flow * d,
 }
 
 /* u ← u + d: the increment solved on this level (IPOL calcCLG_OF
- * uOut += u; note §1.6 step 3). */
+ * uOut += u; IPOL calcMSCLG_OF). */
 cf_status
 cf_clg_add_increment (const cf_flow * u, const cf_flow * d, cf_flow * u_out)
 {
@@ -525,7 +525,7 @@ cf_clg_flow (const cf_pyramid * p0, const cf_pyramid * p1,
     goto out;
   }
 
-  /* coarsest first (note §1.6); "higher level" in the paper = coarser */
+  /* coarsest first (IPOL calcMSCLG_OF); "higher level" in the paper = coarser */
   for (l = p0->n_levels - 1; l >= 0 && status == CF_OK; l--) {
     const cf_image *f0 = p0->level[l], *f1 = p1->level[l];
     int w = f0->width, h = f0->height, n, cur = 0;

@@ -33,7 +33,7 @@ same_size (const cf_image * a, const cf_image * b)
 }
 
 /* Ix, Iy, It at cell (x + 1/2, y + 1/2), each the mean of four differences
- * over the 2x2x2 cube of I0 and I1w (seed 004 eq. 4.25, L1199-1207); the
+ * over the 2x2x2 cube of I0 and I1w (Romera 2023, eq. 4.25); the
  * cube's far row/column is clamped at the image edge. */
 cf_status
 cf_hs_derivatives (const cf_image * i0, const cf_image * i1w, cf_image * ix,
@@ -69,7 +69,7 @@ cf_hs_derivatives (const cf_image * i0, const cf_image * i1w, cf_image * ix,
 }
 
 /* ū: 1/6 of the four edge neighbours + 1/12 of the four corner ones, the
- * centre excluded (seed 004 eq. 4.27); neighbours clamped (Neumann). */
+ * centre excluded (Romera 2023, eq. 4.27); neighbours clamped (Neumann). */
 static inline float
 neighbour_average (const float *p, size_t pitch, int x, int y, int w, int h)
 {
@@ -84,7 +84,7 @@ neighbour_average (const float *p, size_t pitch, int x, int y, int w, int h)
 }
 
 /* du' = ū - Ix (Ix ū + Iy v̄ + It) / (alpha^2 + Ix^2 + Iy^2), likewise dv'
- * with Iy (seed 004 eq. 4.29, Jacobi: reads d, writes d_out). */
+ * with Iy (Romera 2023, eq. 4.29, Jacobi: reads d, writes d_out). */
 cf_status
 cf_hs_jacobi (const cf_image * ix, const cf_image * iy, const cf_image * it,
     float alpha, const cf_flow * d, cf_flow * d_out)

@@ -1,7 +1,8 @@
 /* gst-cudaflow — Horn–Schunck optical flow, CPU reference
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Seed 004 §4.3 (research/seed-004-romera-thesis.md §2.3–2.4, §7):
+ * Horn & Schunck (1981) in the discretisation of Romera's thesis (2023,
+ * §4.3; equation numbers below are the thesis'; docs/references.md):
  *   energy  (Ix du + Iy dv + It)^2 + alpha^2 (|grad du|^2 + |grad dv|^2)
  *   derivatives: averages of four differences over the 2x2x2 cube of
  *     (I0, I1w) at pixels (x..x+1, y..y+1) (eq. 4.25) — centred at
@@ -44,7 +45,8 @@ typedef struct
   int iterations;               /* Jacobi iterations per warp, >= 0 */
 } cf_hs_params;
 
-/* The seed configuration: alpha 15, 1 warp, 10 iterations. */
+/* The configuration of Romera's thesis (2023): alpha 15, 1 warp, 10
+ * iterations. */
 void cf_hs_params_init (cf_hs_params * params);
 
 /* 1 when every field of @params is in its CF_HS_* range (warps from 1,

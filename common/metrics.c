@@ -1,8 +1,7 @@
 /* gst-cudaflow — flow accuracy metrics
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * EPE and AAE exactly as in research/perf-anchors.md §1.1 (Baker et al.,
- * "A Database and Evaluation Methodology for Optical Flow", IJCV 2011; the
+ * EPE and AAE exactly as defined by Baker et al. ("A Database and Evaluation Methodology for Optical Flow", IJCV 2011; the
  * (u, v, 1) angle goes back to Barron, Fleet, Beauchemin, IJCV 1994).
  * Sums are accumulated in double on purpose: these are the numbers we
  * report, and a 4K frame has 8 million terms.

@@ -3,7 +3,7 @@
  *
  * EPE = mean over valid pixels of |w - w_gt|; AAE = mean of
  * acos((u u_gt + v v_gt + 1) / (sqrt(u^2+v^2+1) sqrt(u_gt^2+v_gt^2+1))) in
- * degrees (Baker et al., IJCV 2011; research/perf-anchors.md §1.1). Pixels
+ * degrees (Baker et al., IJCV 2011). Pixels
  * whose ground truth is unknown (cf_flow_is_known) are excluded.
  */
 #ifndef CF_METRICS_H

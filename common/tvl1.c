@@ -1,11 +1,12 @@
 /* gst-cudaflow — TV-L1 optical flow, CPU reference
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Sources: research/seed-003-tvl1.md §1.2 (scheme, IPOL `tvl1flow_lib.c`
- * Dual_TVL1_optic_flow), §1.3 (multiscale driver and preprocessing, IPOL
- * `Dual_TVL1_optic_flow_multiscale`, `zoom.c`), §5 (pitfalls: step order,
- * p reset per level, adjoint operators, halved one-sided ∇I1). Serial loops,
- * one numerical step per function; cf_tvl1_flow only orchestrates.
+ * Source: the IPOL reference code of Sánchez, Meinhardt-Llopis and
+ * Facciolo (2013): the scheme of `tvl1flow_lib.c` Dual_TVL1_optic_flow, the
+ * multiscale driver and preprocessing of `Dual_TVL1_optic_flow_multiscale`
+ * and `zoom.c`; its details that matter: step order, p reset per level,
+ * adjoint operators, halved one-sided ∇I1 (docs/references.md). Serial
+ * loops, one numerical step per function; cf_tvl1_flow only orchestrates.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -21,7 +22,7 @@ void
 cf_tvl1_params_init (cf_tvl1_params * params)
 {
   /* IPOL main.c PAR_DEFAULT_* and tvl1flow_lib.c MAX_ITERATIONS,
-   * PRESMOOTHING_SIGMA; seed 003 §1.3 */
+   * PRESMOOTHING_SIGMA */
   params->tau = 0.25f;
   params->lambda = 0.15f;
   params->theta = 0.3f;
@@ -116,7 +117,7 @@ cf_tvl1_prepare_pyramid_params (const cf_tvl1_params * params,
 }
 
 /* I ← 255 (I − min) / (max − min) with min, max over both frames (IPOL
- * tvl1flow_lib.c image_normalization; seed 003 §1.3 "Intensity range").
+ * tvl1flow_lib.c image_normalization).
  * fp32, like IPOL's float images (its 255.0 literal is double; the result is
  * stored as float either way). */
 void
@@ -176,9 +177,8 @@ clamp_index (int i, int n)
 /* ∂xI1 = (I1(x+1, y) − I1(x−1, y)) / 2, ∂yI1 likewise, on the pixel grid.
  * Border: taps clamped, so the one-sided difference at an edge is *still
  * halved*, I1x(0) = (I1(1) − I1(0)) / 2 (IPOL mask.c centered_gradient;
- * seed 003 §1.3 "∇I1", §5 item 5; OpenCV's clamped indices agree). Computed
- * once per level on the unwarped I1, then warped (§1.2 per-warp
- * precomputation). */
+ * OpenCV's clamped indices agree). Computed once per level on the unwarped
+ * I1, then warped (IPOL's per-warp precomputation). */
 cf_status
 cf_tvl1_centered_gradient (const cf_image * i1, cf_image * i1x, cf_image * i1y)
 {
@@ -204,8 +204,7 @@ cf_tvl1_centered_gradient (const cf_image * i1, cf_image * i1x, cf_image * i1y)
   return CF_OK;
 }
 
-/* u0 fixed for the warp (seed 003 §1.2 "Per-warp precomputation", §5 item 2;
- * IPOL tvl1flow_lib.c before the iteration loop):
+/* u0 fixed for the warp (IPOL tvl1flow_lib.c before the iteration loop):
  *   I1w = I1(x + u0), I1wx = ∂xI1(x + u0), I1wy = ∂yI1(x + u0)
  *     (Catmull-Rom bicubic, common/warp.c; the *gradient images* are warped,
  *     the warped image is not differentiated; IPOL border_out = true is
@@ -249,9 +248,9 @@ cf_tvl1_warp_prepare (const cf_image * i0, const cf_image * i1,
   return CF_OK;
 }
 
-/* Step V, thresholding operator TH (Zach–Pock–Bischof 2007 Prop. 3; seed 003
- * §1.2 step 1; IPOL tvl1flow_lib.c "thresholding operator TH"), pointwise:
- *   ρ = ρc + I1wx u1 + I1wy u2          (from the *current* u, §5 item 1)
+/* Step V, thresholding operator TH (Zach–Pock–Bischof 2007 Prop. 3;
+ * IPOL tvl1flow_lib.c "thresholding operator TH"), pointwise:
+ *   ρ = ρc + I1wx u1 + I1wy u2          (from the *current* u)
  *   v = u + {  λθ ∇I1w        if ρ < −λθ g
  *           { −λθ ∇I1w        if ρ >  λθ g
  *           {  0              if g < CF_TVL1_GRAD_IS_ZERO
@@ -303,8 +302,8 @@ cf_tvl1_threshold (const cf_image * i1wx, const cf_image * i1wy,
   return CF_OK;
 }
 
-/* Step Div, backward differences (Chambolle 2004 §2; seed 003 §1.2 step 2,
- * §5 item 4; IPOL mask.c divergence):
+/* Step Div, backward differences (Chambolle 2004 §2; IPOL mask.c
+ * divergence):
  *   div p = (px(x, y) − px(x−1, y)) + (py(x, y) − py(x, y−1))
  * Border, written out as in IPOL: px(−1, ·) = py(·, −1) = 0 (first
  * column/row keep only the + term) and px on the last column / py on the
@@ -354,9 +353,9 @@ cf_tvl1_divergence (const cf_image * px, const cf_image * py, cf_image * div)
   return CF_OK;
 }
 
-/* Step U (seed 003 §1.2 step 3; IPOL tvl1flow_lib.c "estimate the values of
+/* Step U (IPOL tvl1flow_lib.c "estimate the values of
  * the optical flow"), pointwise:
- *   u_d^{n+1} = v_d + θ div p_d^n   (the *old* p, §5 item 1)
+ *   u_d^{n+1} = v_d + θ div p_d^n   (the *old* p)
  * and the stopping quantity Σ |u^{n+1} − u^n|², accumulated in double
  * (deliberate: an exact-ish reduction; IPOL accumulates in float). */
 cf_status
@@ -394,7 +393,7 @@ cf_tvl1_update_u (const cf_flow * v, const cf_flow * div, float theta,
   return CF_OK;
 }
 
-/* Step fG, forward differences (Chambolle 2004 §2; seed 003 §1.2 step 4;
+/* Step fG, forward differences (Chambolle 2004 §2;
  * IPOL mask.c forward_gradient):
  *   fx(x, y) = f(x+1, y) − f(x, y),  fy(x, y) = f(x, y+1) − f(x, y)
  * Border: fx = 0 on the last column, fy = 0 on the last row (Neumann), so
@@ -430,8 +429,8 @@ cf_tvl1_forward_gradient (const cf_image * f, cf_image * fx, cf_image * fy)
   return CF_OK;
 }
 
-/* Step P, Chambolle's fixed-point projection (Chambolle 2004 eq. (9); seed
- * 003 §1.2 step 5; IPOL tvl1flow_lib.c "estimate the values of the dual
+/* Step P, Chambolle's fixed-point projection (Chambolle 2004 eq. (9);
+ * IPOL tvl1flow_lib.c "estimate the values of the dual
  * variable"), pointwise:
  *   p_d ← (p_d + τ/θ ∇u_d) / (1 + τ/θ |∇u_d|),  |∇u_d| = sqrt(ux² + uy²)
  * fp32 (IPOL uses hypot and a double 1.0; the values are far from overflow).
@@ -576,12 +575,12 @@ plane (const cf_flow * f, int second)
   return cf_image_view (second ? f->v : f->u, f->width, f->height, f->pitch);
 }
 
-/* One iteration in IPOL order V → Div → U → fG → P (seed 003 §1.1 L39–45,
- * §1.2 steps 1–5, §5 item 1; IPOL tvl1flow_lib.c while loop). The error is
- * the mean of |u^{n+1} − u^n|² over the pixels (§1.2 "Stopping"). u and p
+/* One iteration in IPOL order V → Div → U → fG → P (Romera et al.
+ * 2021; IPOL tvl1flow_lib.c while loop). The error is the mean of
+ * |u^{n+1} − u^n|² over the pixels (IPOL's stopping rule). u and p
  * are updated in place: U and P are pointwise and every stencil (Div, fG)
  * runs as a whole sweep before them, so this equals ping-pong; a fused
- * kernel whose tiles read neighbours' u or p must ping-pong (§5 item 11). */
+ * kernel whose tiles read neighbours' u or p must ping-pong. */
 cf_status
 cf_tvl1_iteration (cf_tvl1_workspace * ws, const cf_tvl1_params * params,
     cf_flow * u, double *mean_sq_update)
@@ -672,8 +671,7 @@ solve_level (const cf_image * i0, const cf_image * i1,
   status = cf_tvl1_centered_gradient (i1, &ws->i1x, &ws->i1y);
   if (status != CF_OK)
     return status;
-  /* p = 0 once per level, not per warp (seed 003 §1.2 "Initialisation",
-   * §5 item 3) */
+  /* p = 0 once per level, not per warp (as IPOL) */
   cf_flow_fill (&ws->p1, 0.0f, 0.0f);
   cf_flow_fill (&ws->p2, 0.0f, 0.0f);
 
@@ -697,7 +695,7 @@ solve_level (const cf_image * i0, const cf_image * i1,
   return CF_OK;
 }
 
-/* Multiscale driver (IPOL Dual_TVL1_optic_flow_multiscale; seed 003 §1.3):
+/* Multiscale driver (IPOL Dual_TVL1_optic_flow_multiscale):
  * global pyramid coarse to fine; u = 0 (or the resampled initial flow) at
  * the coarsest level; between levels the flow is upsampled with clamped
  * bicubic at corner-aligned positions and scaled to the finer grid

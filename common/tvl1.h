@@ -3,7 +3,7 @@
  *
  * The dual TV-L1 scheme of Zach, Pock and Bischof (DAGM 2007) as implemented
  * by IPOL `tvl1flow` (Sánchez, Meinhardt-Llopis, Facciolo, IPOL 2013;
- * research/seed-003-tvl1.md §1.2–1.3, §5). Symbols: I0, I1 the frames
+ * docs/references.md). Symbols: I0, I1 the frames
  * (intensities 0..255), u = (u1, u2) the flow (x right, y down, pixels),
  * p_d = (p_d1, p_d2) the dual field of u_d, v the auxiliary flow.
  *
@@ -26,7 +26,7 @@
  * the one deliberate double is the ε reduction.
  *
  * Each step below has the GPU twin cf_cuda_tvl1_<step> with the same
- * argument order (STYLE §5.11). Planes of one call must share width and
+ * argument order. Planes of one call must share width and
  * height; pitches may differ.
  */
 #ifndef CF_TVL1_H

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Twin of common/clg.c (model, sign of the system and differences from
- * IPOL: common/clg.h; method: research/seed-001-clg.md): the same
+ * IPOL: common/clg.h; method: Seznec et al., JRTIP 2022): the same
  * full-pixel grid, the same clamped derivative stencil, the same K_ρ
  * (cf_gaussian_taps, radius ⌈4ρ⌉, half-sample reflecting border), the
  * same |N|-count Neumann border in the Jacobi sweep, the same incremental
@@ -27,8 +27,8 @@
  *  - Jacobi, FUSED: K sweeps per launch (K = 3 .. 8, one template
  *    instance each, chosen at run time; default CF_CLG_FUSED_DEPTH_DEFAULT,
  *    the fastest measured), temporal
- *    blocking on a block-private shared-memory region (seed 001 §4,
- *    L318; the design of cuda/hs.cu's FUSED kernel): a block loads an
+ *    blocking on a block-private shared-memory region (Seznec et al.
+ *    2022; the design of cuda/hs.cu's FUSED kernel): a block loads an
  *    RW x RH region = its TW x TH output tile plus a halo of K cells,
  *    runs up to K sweeps on it and stores the tile. The region is held
  *    twice (double buffer: sweep s reads buffer s % 2 and writes the
@@ -98,7 +98,7 @@
  * Each region load costs ~28 B per region cell, i.e. 28 / (K × tile
  * share) B per output cell and sweep against SIMPLE's ~36 B; deeper
  * fusion saves traffic and launches but recomputes more halo. The paper
- * found 3 best on Xavier (seed 001 L428-440); the default is measured
+ * found 3 best on Xavier (Seznec et al. 2022); the default is measured
  * (docs/flow-speed.md). A count that is not a multiple of K costs one
  * shorter launch. */
 
@@ -207,7 +207,7 @@ clg_derivatives_kernel (const float *__restrict__ i0, size_t p0,
  * --------------------------------------------------------------------- */
 
 /** \brief The five products of J_0 = ∇₃f ∇₃fᵀ the system reads (eq. 10,
- *  seed 001 L151), in channel order J11, J12, J22, J13, J23. */
+ *  Seznec et al. 2022), in channel order J11, J12, J22, J13, J23. */
 static __device__ __forceinline__ void
 clg_products (float gx, float gy, float gt, float p[5])
 {
@@ -356,8 +356,8 @@ clg_coefs_at (const clg_planes & j, int x, int y, int width, int height,
   return k;
 }
 
-/** \brief Pointwise-coupled Jacobi (eq. 20, seed 001 L209; sign of note
- *  §1.3) by Cramer's rule: r_u = α S_u − J13, r_v = α S_v − J23,
+/** \brief Pointwise-coupled Jacobi (eq. 20 of Seznec et al. 2022; sign as
+ *  in common/clg.h) by Cramer's rule: r_u = α S_u − J13, r_v = α S_v − J23,
  *  d' = ((e r_u − c r_v) / det, (a r_v − c r_u) / det); 0 when det <= 0.
  *  \param su, sv  sums of the increments over N(p), left, right, up, down */
 static __device__ __forceinline__ float2

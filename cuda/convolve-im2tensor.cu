@@ -1,41 +1,40 @@
 /* gst-cudaflow — im2tensor 2-D correlation on tensor cores (fused variant)
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Seed 002 (Seznec, Gac, Orieux, Sashala Naik, JRTIP 19:1035, 2022);
- * implementer's note research/seed-002-im2tensor.md (§1.2 index form, §1.6
- * fused variant and the safe C-row bound, §6 checklist). Computes the
+ * im2tensor (Seznec, Gac, Orieux, Sashala Naik, JRTIP 19:1035, 2022;
+ * docs/references.md), its fused variant with a safe bound on the rows of
+ * the partial-sum buffer C. Computes the
  * correlation form of cf_convolve ():
  *   out(x, y) = sum_{j<kh} sum_{i<kw} F[j][i] in(fold(x+i-ax), fold(y+j-ay)).
  *
- * 'same' as 'valid' on a padded image (seed L111). Per run, a pad kernel
- * writes the padded fp16 image
+ * 'same' as 'valid' on a padded image (as in the paper). Per run, a pad
+ * kernel writes the padded fp16 image
  *   I(u, v) = s_in in(fold(u - ax), fold(v - ay))  for u < W + kw - 1 and
  *                                                   v < H + kh - 1,
  *   I(u, v) = 0                                     elsewhere,
  * over the whole pitched buffer (every sample a tile may read is finite:
- * padded taps multiply it by 0, and 0 x Inf = NaN would poison a sum; note
- * §6.4). Then out(y, l) = sum_{j,i} F[j][i] I(l + i, y + j): a 'valid'
- * correlation, in the note's index form (§1.2, with x the kernel column):
+ * padded taps multiply it by 0, and 0 x Inf = NaN would poison a sum).
+ * Then out(y, l) = sum_{j,i} F[j][i] I(l + i, y + j): a 'valid'
+ * correlation, in index form (x the kernel column):
  *   P_y[x][c] = sum_j F[j][x] I(c, y + j)       (K^T S, one GEMM per row y)
  *   out(y, l) = sum_{x<kw} P_y[x][l + x]         (Tr+, diagonal sums)
  *
  * Tensor-core GEMM (WMMA m16n16k16, fp16 A and B, fp32 accumulators):
  *   A = K^T: rows x (kernel columns), zero-padded to kw_hat = ceil16 (kw);
- *       columns j (kernel rows), zero-padded to kh_hat = ceil16 (kh) (seed
- *       eq. 12); fp16, row-major, ld = kh_hat, scaled by s_k = 2^e so that
- *       max |F| s_k is in [1, 2) (small taps stay normal fp16 numbers).
+ *       columns j (kernel rows), zero-padded to kh_hat = ceil16 (kh) (the
+ *       paper's eq. 12); fp16, row-major, ld = kh_hat, scaled by s_k = 2^e
+ *       so that max |F| s_k is in [1, 2) (small taps stay normal fp16 numbers).
  *   B = image rows y + 16 q .. y + 16 q + 15, 16 columns: straight from the
  *       padded image (ld = its pitch, a multiple of 64 halves, so every
- *       fragment pointer is 32-byte aligned; slices move by whole rows,
- *       note §1.3).
+ *       fragment pointer is 32-byte aligned; slices move by whole rows).
  *   P tile (x0 .. x0+31) x (c0 .. c0+63): 2 x 4 accumulator fragments.
  * m16n16k16 rather than the paper's m8n32k16: kernel columns pad to 16
  * instead of 8, which only matters for kw <= 8 (the direct method's
  * range), and the fragment layout stays the common one.
  *
- * Fused reduction (seed Algorithm 2, L269-L341). A thread block owns
+ * Fused reduction (the paper's Algorithm 2). A thread block owns
  * W_B = 64 image columns c0 .. c0 + 63 (block bj) and covers ALL kernel
- * columns (the note's §2 "design implication": h_B = kw_hat, so one C row
+ * columns (h_B = kw_hat, so one C row
  * per block column instead of kw_hat / 8). Each warp owns output rows; for
  * a row y it
  *   1. computes the P tile of each 32-column kernel chunk x0 with WMMA,
@@ -49,7 +48,7 @@
  * Blocks bj and bj + R_C touch disjoint l ranges when
  *   R_C = ceil ((kw_hat - 1) / W_B) + kw_hat / h_B
  *       = ceil ((kw_hat - 1) / 64) + 1,
- * the safe form of seed eq. 19 (note §1.6 errata; with h_B = kw_hat the
+ * the safe form of the paper's eq. 19 (with h_B = kw_hat the
  * paper's min () form coincides with it). So every cell of C has one
  * writer, and no atomics are needed. A reduce kernel then sums, for each
  * output pixel, the cells of exactly the blocks that touch it, bj from
@@ -61,7 +60,7 @@
  * memory is shared between warps, so there is no __syncthreads at all.
  * The image is not staged in shared memory: a block's 16 output rows read
  * (15 + kh_hat) x 64 halves, which L1 serves (the paper found staging no
- * faster, seed L414).
+ * faster).
  *
  * Launch: pad (32 x 8 threads, 2 halves each), fused (128 threads = 4
  * warps, grid ceil ((W + kw - 1) / 64) x ceil (H / 16), dynamic shared
@@ -485,7 +484,7 @@ cf_cuda_convolve_im2tensor_new (int width, int height, const float *f,
   }
   p->out_scale = 1.0f / (CF_IM2TENSOR_INPUT_SCALE * k_scale);
 
-  /* K^T, zero padded (seed eq. 12): kt[x][j] = s_k F[j][x] */
+  /* K^T, zero padded (the paper's eq. 12): kt[x][j] = s_k F[j][x] */
   kt_count = (size_t) p->kw_hat * p->kh_hat;
   kt = (__half *) malloc (kt_count * sizeof (__half));
   if (kt == NULL) {

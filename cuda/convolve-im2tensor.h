@@ -3,9 +3,9 @@
  *
  * Internal to cuda/: the plan (convolve.cu) makes one of these at plan_new
  * (the fp16 kernel tensor, the padded fp16 image and the partial-sum
- * buffer C) and runs it per frame without allocating. Seed 002 (Seznec et
- * al., "im2tensor", JRTIP 2022), "+shmem +fused" variant;
- * research/seed-002-im2tensor.md §1.6 and §6. Plain C declarations, no
+ * buffer C) and runs it per frame without allocating. im2tensor (Seznec
+ * et al., JRTIP 2022), "+shmem +fused" variant with a safe C-row bound.
+ * Plain C declarations, no
  * device code.
  */
 #ifndef CF_CUDA_CONVOLVE_IM2TENSOR_H
@@ -31,8 +31,8 @@ typedef struct cf_cuda_convolve_im2tensor cf_cuda_convolve_im2tensor;
 /**
  * \brief Prepare im2tensor correlation of width x height planes with F.
  *
- * Builds the zero-padded, transposed fp16 kernel K^T (seed 002 eq. 12),
- * scaled by a power of two so max |F| lands in [1, 2) (small taps keep
+ * Builds the zero-padded, transposed fp16 kernel K^T (Seznec et al. 2022,
+ * eq. 12), scaled by a power of two so max |F| lands in [1, 2) (small taps keep
  * their precision), and allocates the padded fp16 image and the
  * partial-sum buffer C. Needs a device of compute capability 7.0 or newer
  * (tensor cores). Synchronous, in the calling thread's current context.
@@ -76,7 +76,7 @@ void cf_cuda_convolve_im2tensor_free (cf_cuda_convolve_im2tensor * state);
 /* Rows R_C of the partial-sum buffer C when blocks of h_b kernel columns
  * (kw_hat a multiple of h_b) by w_b image columns write row
  * (bi + bj) mod R_C: ceil ((kw_hat - 1) / w_b) + kw_hat / h_b, the safe
- * form of seed 002 eq. 19 (research/seed-002-im2tensor.md §1.6, errata).
+ * form of eq. 19 of Seznec et al. 2022.
  * The fused kernel uses h_b = kw_hat, w_b = 64. Exposed for tests. */
 int cf_im2tensor_c_rows (int kw_hat, int h_b, int w_b);
 

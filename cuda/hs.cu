@@ -1,9 +1,9 @@
 /* gst-cudaflow — Horn–Schunck optical flow on the GPU
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Twin of common/hs.c (seed 004 §4.3, eqs. 4.25–4.29; research/seed-004-
- * romera-thesis.md §2.3–2.4, §3.3, §7): the same cell grid, the same
- * clamped (Neumann) neighbours, the same incremental pyramid.
+ * Twin of common/hs.c (Romera 2023, §4.3, eqs. 4.25–4.29): the same cell
+ * grid, the same clamped (Neumann) neighbours, the same incremental
+ * pyramid.
  *
  * Jacobi sweep (eq. 4.29), per cell, with ū the 1/6 + 1/12 neighbour mean
  * (eq. 4.27):
@@ -30,8 +30,8 @@
  *    from global memory (L1), ping-pong buffers (cuda-samples JacobiIteration
  *    without its shared tile).
  *  - FUSED: HS_FUSED_DEPTH (K = 8) sweeps per launch, temporal blocking on
- *    a block-private shared-memory region (thesis "Shared_MltIteration",
- *    §3.3): a block loads an RW x RH region = its TW x TH output tile plus
+ *    a block-private shared-memory region (Romera 2023,
+ *    "Shared_MltIteration"): a block loads an RW x RH region = its TW x TH output tile plus
  *    a halo of K cells, runs up to K sweeps on it in shared memory
  *    (recomputing the halo; the valid part shrinks by one ring per sweep
  *    from each cut edge) and stores the TW x TH centre. No block reads

@@ -1,7 +1,7 @@
 /* gst-cudaflow — TV-L1 optical flow on the GPU
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Twin of common/tvl1.c (research/seed-003-tvl1.md §1.2–1.3, §5): the same
+ * Twin of common/tvl1.c (IPOL scheme, Sánchez et al. 2013): the same
  * pixel grid, the same borders, the same step order V, Div, U, fG, P, and
  * every per-pixel operation in the CPU's order. The arithmetic is spelled
  * with __fadd_rn / __fsub_rn / __fmul_rn / __fdiv_rn / __fsqrt_rn so nvcc
@@ -44,7 +44,7 @@
  *  - AUTO = BLOCKED (so FUSED when ε > 0), T = 6, 64 x 32 tiles (fp16:
  *    T = 5, 64 x 32 tiles on 32 x 32 threads).
  *
- * fp16 (CF_PRECISION_FP16; research/seed-003-tvl1.md §5 items 7, 9, 10):
+ * fp16 (CF_PRECISION_FP16; half2 state as in Romera et al. 2021):
  * the solver state is half2 and each warp solves for its increment
  * du = u − u0 (u0: the flow entering the warp, fp32), which keeps half's
  * 11 significant bits on the part that changes (u itself has a 0.03 px

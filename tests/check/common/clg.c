@@ -620,7 +620,7 @@ GST_START_TEST (test_residual_of_zero_flow_is_norm_of_b)
 GST_END_TEST;
 
 /* Sweeps on level 0 of a synthetic pair at zero flow; residual after each
- * must not grow (the paper's convergence measure, Figs. 4-5, L269-276). */
+ * must not grow (the paper's convergence measure, Figs. 4-5). */
 static void
 check_residual_decreases (float alpha, int sweeps, double factor)
 {
@@ -676,7 +676,7 @@ check_residual_decreases (float alpha, int sweeps, double factor)
 
 GST_START_TEST (test_jacobi_residual_decreases_monotonically)
 {
-  /* low alpha converges much faster than high alpha (note §2.1, L217) */
+  /* low alpha converges much faster than high alpha */
   /* measured: x 8.6e-8 (the fp32 floor), 1.2e-6, 5.5e-3 */
   check_residual_decreases (0.325f, 300, 1e-6);
   check_residual_decreases (50.0f, 300, 1e-5);
@@ -728,8 +728,8 @@ dense_solve (double *a, double *b, int n, double *x)
 /* The exact solution of a tiny system, assembled independently of
  * common/clg.c from the energy's Euler-Lagrange equations (A = J_block +
  * α DᵀD with forward differences, no term across the border, b = −(J13,
- * J23); note §1.3), has an RMS residual at the fp32 rounding of x; the
- * Jacobi sweeps converge to it. */
+ * J23); see common/clg.h), has an RMS residual at the fp32 rounding of x;
+ * the Jacobi sweeps converge to it. */
 GST_START_TEST (test_residual_rms_of_exact_solution_is_zero)
 {
   const int w = 4, h = 3, n = 2 * w * h;
@@ -893,7 +893,7 @@ residual_sequence (float alpha, double *rms)
 }
 
 /* The RMS residual falls at every sampled count (the steady fall of the
- * paper's Figs. 4–5, L269–291), for the default α and the paper's "high"
+ * paper's Figs. 4–5), for the default α and the paper's "high"
  * 5e-3 (325 on 0..255). */
 GST_START_TEST (test_residual_rms_falls_with_sweeps)
 {
@@ -1093,7 +1093,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_configuration_b_epe_below_0_05)
 {
-  /* the paper's 60 FPS setting B (L460) on a 4-level pyramid */
+  /* the paper's 60 FPS setting B on a 4-level pyramid */
   cf_synth_params sp;
   cf_clg_params params;
   double epe;

@@ -23,7 +23,8 @@
  * max |cpu| would not do: a random signed kernel whose taps nearly cancel
  * (a kernel larger than a 1 x 1 image under wrap multiplies one sample by
  * sum F) keeps the rounding error of every tap. Also checked: the median
- * relative error on positive data (the paper's metric, seed 002 Table 5).
+ * relative error on positive data (the metric of Seznec et al. 2022,
+ * Table 5).
  * The FFT tests are skipped (with a note) where cuFFT cannot be loaded;
  * then plan_new must answer CF_ERROR_UNSUPPORTED. Exits 77 (skip) without
  * a CUDA device.
@@ -374,8 +375,8 @@ compare_doubles (const void *a, const void *b)
   return da < db ? -1 : (da > db ? 1 : 0);
 }
 
-/* Median of |gpu - cpu| / |cpu| over the pixels with cpu != 0 (seed 002
- * eq. 20, as a fraction, not in percent). */
+/* Median of |gpu - cpu| / |cpu| over the pixels with cpu != 0 (Seznec et
+ * al. 2022, eq. 20, as a fraction, not in percent). */
 static double
 median_relative_error (const cf_image * gpu, const cf_image * cpu)
 {
@@ -397,7 +398,7 @@ median_relative_error (const cf_image * gpu, const cf_image * cpu)
   return median;
 }
 
-/* The paper's accuracy protocol (seed 002 §4.1): image and kernel in
+/* The accuracy protocol of Seznec et al. 2022 (§4.1): image and kernel in
  * [0, 1), median relative error; its fp16 im2tensor scores 2e-4 with an
  * fp16 output, ours has an fp32 output. */
 GST_START_TEST (test_im2tensor_median_relative_error)
@@ -559,7 +560,7 @@ GST_END_TEST;
  * image columns writing the diagonals l = c - x of their tile into C row
  * (bi + bj) mod R_C never share a (row, l) cell with
  * R_C = cf_im2tensor_c_rows (); the paper's min () form of eq. 19 does
- * (research/seed-002-im2tensor.md §1.6 errata). CPU only. */
+ * (the safe form of the paper's eq. 19). CPU only. */
 static int
 c_rows_collide (int kw_hat, int h_b, int iw_hat, int w_b, int rows)
 {
@@ -593,7 +594,8 @@ GST_START_TEST (test_im2tensor_c_rows_bound_is_collision_free)
 {
   int kw_hat, h_b, iw_hat, w_b, paper_rows;
 
-  /* the note's counter-example: kw_hat 24, image 64, (8, 32) blocks */
+  /* a counter-example to the paper's bound: kw_hat 24, image 64, (8, 32)
+   * blocks */
   fail_unless_equals_int (cf_im2tensor_c_rows (24, 8, 32), 4);
   paper_rows = (23 + 31) / 32 + MIN (24 / 8, 64 / 32);
   fail_unless_equals_int (paper_rows, 3);
