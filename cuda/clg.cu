@@ -850,8 +850,8 @@ geometry_load (int width, int height, int depth, int n_sm)
  * cells it holds, as cuda/hs.cu's hs_fused_pick_small); ties go to the
  * larger regions, which waste less on halos. On 132 SMs at K = 8:
  * 1920x1080's levels tall, tall, tall, 64 x 32; 640x512's tall, 64 x 32,
- * small, small (measured against 64 x 64 on every level: 3 % faster at
- * 1080p, 15 % at 640x512, configuration B). The results do not depend on
+ * small, small (faster than 64 x 64 on every level: measured in
+ * docs/flow-speed.md). The results do not depend on
  * the choice. */
 static int
 pick_geometry_h (int width, int height, int depth, int n_sm)

@@ -33,14 +33,14 @@ typedef enum
 } cf_clg_kernel;
 
 /* FUSED depths compiled (one kernel instance each), and the default that
- * depth 0 stands for: the fastest measured for configuration B over
- * 1920×1080 and 640×512 together on an H100 (docs/flow-speed.md, CLG: 6
- * ties 5 at 1080p, 2.47 ms, and is 3 % behind 7 at 640×512, 1.10 ms). */
+ * depth 0 stands for: the fastest for configuration B over 1920×1080 and
+ * 640×512 together (measured in docs/flow-speed.md, "Fused Jacobi
+ * depth"). */
 #define CF_CLG_FUSED_DEPTH_MIN 3
 #define CF_CLG_FUSED_DEPTH_MAX 8
 #define CF_CLG_FUSED_DEPTH_DEFAULT 6
 /* The default of fp16 plans, measured likewise: 8 is the fastest at both
- * sizes (1080p 1.93 ms, 640x512 0.82 ms; 6: 2.03 and 0.87 ms). */
+ * sizes. */
 #define CF_CLG_FUSED_DEPTH_DEFAULT_FP16 8
 
 /* The five J_ρ channels on the device (level-0 sized planes; a level uses

@@ -131,7 +131,8 @@ out:
 /* Blocks of the first pass (each leaves one (min, max) pair in scratch);
  * the second pass is one block over those pairs. Enough blocks, and four
  * loads in flight per thread, that the pass is not bound by load latency
- * (256 blocks with one load at a time took 60 us on a 4K plane). */
+ * (fewer blocks with one load at a time were slower: measured in
+ * docs/flow-speed.md). */
 #define MIN_MAX_BLOCKS (CF_CUDA_MIN_MAX_SCRATCH / 2)
 #define MIN_MAX_THREADS 256
 #define MIN_MAX_LOADS 4

@@ -104,8 +104,8 @@
 #define TVL1_BLOCK_WARPS (TVL1_BLOCK_THREADS / 32)
 
 /* Iterations launched between two looks at the stop flag: each look drains
- * the stream (~10 µs of idle GPU), each iteration launched after the stop
- * costs two early-returning launches (~2 µs each). */
+ * the stream, each iteration launched after the stop costs two
+ * early-returning launches (both measured in docs/flow-speed.md). */
 #define TVL1_CHECK_EVERY 10
 
 /* Per-run solver state on the device (one for the whole run: it is reset
@@ -710,9 +710,9 @@ tvl1_blocked_kernel (tvl1_consts k, tvl1_field u_in, tvl1_field p1_in,
 
 /* fp16 BLOCKED blocks are 32 x 32 threads, one tile column pair and NY =
  * 1 (32-row tiles: 32 registers, two blocks = 2048 threads per SM) or 2
- * rows (64-row tiles) per thread: 2 to 11 % faster than fp32's shape
- * (32 x 8 threads, NY = 4) at T = 4 and 5 from 720p to 4K on an H100
- * (cf-tvl1-blocking-bench --precision fp16, both shapes built). */
+ * rows (64-row tiles) per thread: faster than fp32's shape (32 x 8
+ * threads, NY = 4) at T = 4 and 5 from 720p to 4K (measured in
+ * docs/flow-speed.md with cf-tvl1-blocking-bench --precision fp16). */
 #define TVL1H_BLOCK_Y 32
 
 /* Two half2 in one 8-byte word: one vector access per pixel. Per-warp
@@ -889,8 +889,8 @@ tvl1h_sample (const tvl1h_taps & k, const float *__restrict__ d,
  *  read the 6 x 6 window around them, corners left out: 32 loads; the
  *  others clamp each neighbour as the gradient kernel does. The two paths
  *  keep their own copies of the tap sums: one shared helper made the
- *  constants kernel spill at 64 registers (out of line, it cost 5 % of
- *  the fp16 realtime frame at 4K on the H100). */
+ *  constants kernel spill at 64 registers (out of line, it was slower:
+ *  measured in docs/flow-speed.md). */
 static __device__ __forceinline__ float3
 tvl1h_sample_grad (const tvl1h_taps & k, const float *__restrict__ i1,
     size_t pitch, int w, int h)
@@ -1322,18 +1322,18 @@ tvl1h_blocked_kernel (tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du_in,
  * Launchers and checks
  * --------------------------------------------------------------------- */
 
-/* BLOCKED defaults (cf_cuda_tvl1_plan_set_blocking) and AUTO's choice:
- * tools/cf-tvl1-blocking-bench on an H100 (docs/flow-speed.md), realtime
- * preset: T = 6 on 64 x 32 tiles is the fastest at 720p and 1080p and
- * within 0.5 % of T = 5 at 4K; 64 x 64 tiles are slower at every T;
- * BLOCKED beats FUSED by 1.10x (720p) to 1.72x (4K). */
+/* BLOCKED defaults (cf_cuda_tvl1_plan_set_blocking) and AUTO's choice,
+ * measured in docs/flow-speed.md (tools/cf-tvl1-blocking-bench, realtime
+ * preset): T = 6 on 64 x 32 tiles is the fastest at 720p and 1080p and
+ * close to T = 5 at 4K; 64 x 64 tiles are slower at every T; BLOCKED
+ * beats FUSED at every size. */
 #define TVL1_DEFAULT_BLOCK_ITERATIONS 6
 #define TVL1_DEFAULT_TILE_ROWS 32
 #define TVL1_AUTO_KERNEL CF_TVL1_KERNEL_BLOCKED
 /* fp16 BLOCKED defaults: the same tool with --precision fp16: T = 5 on
- * 64 x 32 tiles is the fastest from 640 x 480 to 4K (2-10 % ahead of T =
- * 4 since the first and last launches of a warp do less, tvl1h_ends); it
- * beats fp16 FUSED by 1.8x (720p to 4K) */
+ * 64 x 32 tiles is the fastest from 640 x 480 to 4K (ahead of T = 4
+ * since the first and last launches of a warp do less, tvl1h_ends); it
+ * beats fp16 FUSED at every size (docs/flow-speed.md) */
 #define TVL1H_DEFAULT_BLOCK_ITERATIONS 5
 #define TVL1H_DEFAULT_TILE_ROWS 32
 

@@ -25,10 +25,9 @@
  *
  * `precision=fp16` keeps the GPU solver's state in half2 (each warp's
  * flow increment and the dual variables; pyramids, warping and the output
- * stay fp32): on an H100 the realtime preset runs 2.0–2.3× faster than in
- * fp32 (4K in 1.6 ms) and the defaults about 1.2×, with the same
- * Middlebury accuracy to 0.001 px (docs/flow-speed.md,
- * docs/flow-accuracy.md). It has the fused and blocked kernels, not
+ * stay fp32): faster than fp32, most in the realtime preset (measured in
+ * docs/flow-speed.md), with the same Middlebury accuracy to 0.001 px
+ * (docs/flow-accuracy.md). It has the fused and blocked kernels, not
  * `solver-kernel=steps`: both backends refuse that pair with the same
  * message. The CPU backend computes in fp32 whatever is set.
  *
