@@ -7,33 +7,39 @@
 
 #include "args-util.h"
 
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-int
-cf_args_is_help (const char *arg)
+GOptionContext *
+cf_args_context_new (const char *prog, const char *parameter_string,
+    const GOptionEntry * entries, const char *summary,
+    const char *description)
 {
-  return !strcmp (arg, "-h") || !strcmp (arg, "--help");
+  GOptionContext *ctx;
+
+  setlocale (LC_CTYPE, "");
+  g_set_prgname (prog);
+  ctx = g_option_context_new (parameter_string);
+  if (summary != NULL)
+    g_option_context_set_summary (ctx, summary);
+  if (description != NULL)
+    g_option_context_set_description (ctx, description);
+  if (entries != NULL)
+    g_option_context_add_main_entries (ctx, entries, NULL);
+  return ctx;
 }
 
-const char *
-cf_args_value (const char *prog, int argc, char **argv, int *i,
-    const char *name)
+void
+cf_args_parse (GOptionContext * ctx, const char *prog, int *argc,
+    char ***argv)
 {
-  const char *arg = argv[*i];
-  size_t len = strlen (name);
+  GError *error = NULL;
 
-  if (strncmp (arg, name, len) != 0)
-    return NULL;
-  if (arg[len] == '=')
-    return arg + len + 1;
-  if (arg[len] != '\0')
-    return NULL;                /* a longer option that starts like @name */
-  if (*i + 1 >= argc)
-    cf_args_usage_error (prog, "option '%s' needs a value", name);
-  return argv[++*i];
+  if (!g_option_context_parse (ctx, argc, argv, &error))
+    cf_args_usage_error (prog, "%s", error->message);
+  g_option_context_free (ctx);
 }
 
 void

@@ -1,13 +1,15 @@
 /* gst-cudaflow — command-line conventions of the installed tools
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * -h/--help prints the help text on stdout and exits 0; a usage error
- * prints one line and a hint to run --help on stderr and exits 2. The
- * tools that do not link GLib parse with cf_args_value; the GStreamer one
- * parses with GOption and reports through cf_args_usage_error.
+ * Every tool parses its command line with GOption: long options
+ * (--name VALUE or --name=VALUE), -h/--help prints the help text on stdout
+ * and exits 0; a usage error prints one line and a hint to run --help on
+ * stderr and exits 2.
  */
 #ifndef CF_ARGS_UTIL_H
 #define CF_ARGS_UTIL_H
+
+#include <glib.h>
 
 #if defined(__GNUC__)
 #define CF_ARGS_USAGE_ERROR_ATTRS \
@@ -16,14 +18,18 @@
 #define CF_ARGS_USAGE_ERROR_ATTRS
 #endif
 
-/* 1 if @arg asks for the help text (-h or --help). */
-int cf_args_is_help (const char *arg);
+/* A context for the tool @prog with @entries: the help and error texts
+ * name @prog however the program was started, and the help is written in
+ * the locale's charset (LC_CTYPE only, so that numbers keep their '.').
+ * @parameter_string follows "[OPTION…]" in the usage line; @summary goes
+ * before the options, @description (exit status, an example) after. */
+GOptionContext *cf_args_context_new (const char *prog,
+    const char *parameter_string, const GOptionEntry * entries,
+    const char *summary, const char *description);
 
-/* If argv[*i] is the option @name ("--name VALUE" or "--name=VALUE"),
- * returns VALUE and leaves *i on the last word it used; NULL when argv[*i]
- * is something else. A missing VALUE is a usage error. */
-const char *cf_args_value (const char *prog, int argc, char **argv, int *i,
-    const char *name);
+/* Parses and frees @ctx; a usage error does not return (exit 2). */
+void cf_args_parse (GOptionContext * ctx, const char *prog, int *argc,
+    char ***argv);
 
 /* "PROG: MESSAGE" and "Try 'PROG --help' ..." on stderr, then exit (2). */
 void cf_args_usage_error (const char *prog, const char *format, ...)

@@ -19,12 +19,14 @@
 #include "config.h"
 #endif
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cuda_runtime_api.h>
 
+#include "args-util.h"
 #include "bench-util.h"
 #include "common/synth.h"
 #include "common/tvl1.h"
@@ -33,6 +35,7 @@
 #include "cuda/pyramid.h"
 #include "cuda/tvl1.h"
 
+#define PROG "cf-tvl1-blocking-bench"
 #define MAX_SIZES 16
 #define WARMUP_RUNS 3
 #define N_ROWS 2
@@ -201,15 +204,6 @@ bench_size (int width, int height, int iterations, int runs,
   return identical;
 }
 
-static void
-usage (void)
-{
-  fprintf (stderr, "usage: cf-tvl1-blocking-bench [--sizes WxH,...] "
-      "[--runs N] [--iterations N] [--precision fp32|fp16]\n"
-      "  defaults: 1280x720,1920x1080,3840x2160, 20 runs, 10 iterations "
-      "(3 levels x 1 warp, epsilon 0)\n");
-}
-
 int
 main (int argc, char **argv)
 {
@@ -220,25 +214,62 @@ main (int argc, char **argv)
   struct cudaDeviceProp prop;
   char *list, *tok, *save = NULL;
 
-  for (i = 1; i < argc; i++) {
-    if (!strcmp (argv[i], "--sizes") && i + 1 < argc)
-      sizes = argv[++i];
-    else if (!strcmp (argv[i], "--runs") && i + 1 < argc)
-      runs = atoi (argv[++i]);
-    else if (!strcmp (argv[i], "--iterations") && i + 1 < argc)
-      iterations = atoi (argv[++i]);
-    else if (!strcmp (argv[i], "--precision") && i + 1 < argc &&
-        (!strcmp (argv[i + 1], "fp32") || !strcmp (argv[i + 1], "fp16")))
-      precision = !strcmp (argv[++i], "fp16") ? CF_PRECISION_FP16 :
-          CF_PRECISION_FP32;
-    else {
-      usage ();
-      return 2;
+  {
+    gchar *sizes_opt = NULL, *runs_opt = NULL, *iter_opt = NULL,
+        *precision_opt = NULL, **rest = NULL;
+    GOptionEntry entries[] = {
+      {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_opt,
+          "Frame sizes (default 1280x720,1920x1080,3840x2160)", "WxH,..."},
+      {"runs", 0, 0, G_OPTION_ARG_STRING, &runs_opt,
+          "Timed runs per cell, after 3 warm-ups (default 20)", "N"},
+      {"iterations", 0, 0, G_OPTION_ARG_STRING, &iter_opt,
+          "Iterations per level (default 10; 3 levels x 1 warp, epsilon 0)",
+          "N"},
+      {"precision", 0, 0, G_OPTION_ARG_STRING, &precision_opt,
+          "fp32 (default) or fp16 plans", "NAME"},
+      {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL,
+          NULL},
+      {NULL, 0, 0, 0, NULL, NULL, NULL}
+    };
+    const char *v[2];
+    int *dst[2] = { &runs, &iterations }, k;
+
+    cf_args_parse (cf_args_context_new (PROG, NULL, entries,
+            "GPU time of cf_cuda_tvl1_plan_run with TV-L1's realtime "
+            "parameters, FUSED\nagainst BLOCKED with T = 1 ... "
+            "CF_TVL1_MAX_BLOCK_ITERATIONS on 64x32 and 64x64\ntiles; each "
+            "BLOCKED flow is compared with FUSED's bit for bit. A markdown\n"
+            "table (median ms per solve) goes to stdout.",
+            "Exit status: 0 on success, 1 when a flow differs, 2 on a usage "
+            "error, 77\nwithout a usable CUDA device.\n\n"
+            "Example:\n"
+            "  " PROG " --sizes 1920x1080 --runs 50 --precision fp16\n"),
+        PROG, &argc, &argv);
+    if (rest != NULL && rest[0] != NULL)
+      cf_args_usage_error (PROG, "unexpected argument '%s'", rest[0]);
+    if (sizes_opt != NULL)
+      sizes = sizes_opt;
+    v[0] = runs_opt;
+    v[1] = iter_opt;
+    for (k = 0; k < 2; k++) {
+      char *end;
+      long n;
+
+      if (v[k] == NULL)
+        continue;
+      n = strtol (v[k], &end, 10);
+      if (end == v[k] || *end != '\0' || n < 1 || n > INT_MAX)
+        cf_args_usage_error (PROG, "bad --%s '%s' (1 or more)",
+            k == 0 ? "runs" : "iterations", v[k]);
+      *dst[k] = (int) n;
     }
-  }
-  if (runs < 1 || iterations < 1) {
-    usage ();
-    return 2;
+    if (precision_opt != NULL) {
+      if (!strcmp (precision_opt, "fp16"))
+        precision = CF_PRECISION_FP16;
+      else if (strcmp (precision_opt, "fp32") != 0)
+        cf_args_usage_error (PROG, "unknown precision '%s' (fp32 or fp16)",
+            precision_opt);
+    }
   }
   list = strdup (sizes);
   for (tok = strtok_r (list, ",", &save); tok && n_sizes < MAX_SIZES;
@@ -246,14 +277,13 @@ main (int argc, char **argv)
     if (sscanf (tok, "%dx%d", &w[n_sizes], &h[n_sizes]) != 2 ||
         w[n_sizes] < 1 || h[n_sizes] < 1 || w[n_sizes] > 16384 ||
         h[n_sizes] > 16384) {
-      fprintf (stderr, "cf-tvl1-blocking-bench: bad size '%s'\n", tok);
-      return 2;
+      cf_args_usage_error (PROG, "bad size '%s' (WxH, 1..16384)", tok);
     }
     n_sizes++;
   }
   free (list);
   if (!cf_cuda_device_available ()) {
-    fprintf (stderr, "cf-tvl1-blocking-bench: no usable CUDA device\n");
+    fprintf (stderr, PROG ": no usable CUDA device\n");
     return 77;
   }
   CHECK_CUDA (cudaGetDeviceProperties (&prop, 0));

@@ -4,7 +4,7 @@
  *   gst-cudaflow-conv-accuracy [--size WxH] [--ks K,...] [--border NAME]
  *       [--markdown FILE]
  *
- * The protocol of the im2tensor paper (seed 002 §4.1): image and kernel
+ * The protocol of Seznec et al. 2022 (im2tensor, §4.1): image and kernel
  * taps uniform in [0, 1), 'same' correlation, per-pixel relative error
  * against a float64 reference (cf_convolve_f64 (), summed in double and
  * never rounded), its median and maximum (cf_relative_error ()). The dense
@@ -122,29 +122,6 @@ parse_ks (const char *s, int *ks)
   return n;
 }
 
-static void
-print_help (void)
-{
-  printf ("Usage: " PROG " [OPTION...]\n\n"
-      "Relative error of each convolution method of cuda/convolve.h against a\n"
-      "float64 reference: image and kernel taps uniform in [0, 1), 'same'\n"
-      "correlation; the median and maximum per-pixel error of direct, fft and\n"
-      "im2tensor on a dense kernel, of direct and separable on a rank-1 one.\n"
-      "A markdown table goes to stdout.\n\n"
-      "Options:\n"
-      "  -h, --help            show this help and exit\n"
-      "  --size WxH            image size (default 384x256)\n"
-      "  --ks K,...            square kernel sides, 1..%d, at most %d\n"
-      "                        (default 3,7,15,31,63,127)\n"
-      "  --border NAME         zero (default), clamp, reflect or wrap\n"
-      "  --markdown FILE       also write the table to FILE\n\n"
-      "Exit status: 0 on success, 1 on a failure, 2 on a usage error, 77 "
-      "without a\nCUDA device.\n\n"
-      "Example:\n"
-      "  " PROG " --size 1920x1080 --ks 3,31 --markdown accuracy.md\n",
-      CF_KERNEL_MAX_SIZE, MAX_KS);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -155,36 +132,53 @@ main (int argc, char **argv)
   FILE *md = NULL;
   cf_image *src;
   double *ref_dense, *ref_rank1;
+  gchar *size_opt = NULL, *ks_opt = NULL, *border_opt = NULL,
+      *md_opt = NULL, **rest = NULL, *ks_help;
+  GOptionEntry entries[] = {
+    {"size", 0, 0, G_OPTION_ARG_STRING, &size_opt,
+        "Image size (default 384x256)", "WxH"},
+    {"ks", 0, 0, G_OPTION_ARG_STRING, &ks_opt, NULL, "K,..."},
+    {"border", 0, 0, G_OPTION_ARG_STRING, &border_opt,
+        "zero (default), clamp, reflect or wrap", "NAME"},
+    {"markdown", 0, 0, G_OPTION_ARG_FILENAME, &md_opt,
+        "Also write the table to FILE", "FILE"},
+    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL, NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}
+  };
 
-  for (a = 1; a < argc; a++) {
-    const char *v;
+  ks_help = g_strdup_printf ("Square kernel sides, 1..%d, at most %d "
+      "(default 3,7,15,31,63,127)", CF_KERNEL_MAX_SIZE, MAX_KS);
+  entries[1].description = ks_help;
+  cf_args_parse (cf_args_context_new (PROG, NULL, entries,
+          "Relative error of each convolution method of cuda/convolve.h "
+          "against a\nfloat64 reference: image and kernel taps uniform in "
+          "[0, 1), 'same'\ncorrelation; the median and maximum per-pixel "
+          "error of direct, fft and\nim2tensor on a dense kernel, of direct "
+          "and separable on a rank-1 one.\nA markdown table goes to stdout.",
+          "Exit status: 0 on success, 1 on a failure, 2 on a usage error, 77 "
+          "without a\nCUDA device.\n\n"
+          "Example:\n"
+          "  " PROG " --size 1920x1080 --ks 3,31 --markdown accuracy.md\n"),
+      PROG, &argc, &argv);
+  g_free (ks_help);
 
-    if (cf_args_is_help (argv[a])) {
-      print_help ();
-      return 0;
-    } else if ((v = cf_args_value (PROG, argc, argv, &a, "--size"))) {
-      if (sscanf (v, "%dx%d", &width, &height) != 2 || width < 1
-          || height < 1)
-        cf_args_usage_error (PROG, "bad --size '%s' (WxH)", v);
-    } else if ((v = cf_args_value (PROG, argc, argv, &a, "--ks"))) {
-      if ((nk = parse_ks (v, ks)) < 1)
-        cf_args_usage_error (PROG, "bad --ks '%s' (1..%d, at most %d "
-            "values)", v, CF_KERNEL_MAX_SIZE, MAX_KS);
-    } else if ((v = cf_args_value (PROG, argc, argv, &a, "--border"))) {
-      for (border = 0; border < CF_BORDER_COUNT; border++)
-        if (!strcmp (v, cf_border_name (border)))
-          break;
-      if (border == CF_BORDER_COUNT)
-        cf_args_usage_error (PROG, "unknown border '%s' (zero, clamp, "
-            "reflect or wrap)", v);
-    } else if ((v = cf_args_value (PROG, argc, argv, &a, "--markdown"))) {
-      md_path = v;
-    } else if (argv[a][0] == '-') {
-      cf_args_usage_error (PROG, "unknown option '%s'", argv[a]);
-    } else {
-      cf_args_usage_error (PROG, "unexpected argument '%s'", argv[a]);
-    }
+  if (rest != NULL && rest[0] != NULL)
+    cf_args_usage_error (PROG, "unexpected argument '%s'", rest[0]);
+  if (size_opt != NULL && (sscanf (size_opt, "%dx%d", &width, &height) != 2
+          || width < 1 || height < 1))
+    cf_args_usage_error (PROG, "bad --size '%s' (WxH)", size_opt);
+  if (ks_opt != NULL && (nk = parse_ks (ks_opt, ks)) < 1)
+    cf_args_usage_error (PROG, "bad --ks '%s' (1..%d, at most %d "
+        "values)", ks_opt, CF_KERNEL_MAX_SIZE, MAX_KS);
+  if (border_opt != NULL) {
+    for (border = 0; border < CF_BORDER_COUNT; border++)
+      if (!strcmp (border_opt, cf_border_name (border)))
+        break;
+    if (border == CF_BORDER_COUNT)
+      cf_args_usage_error (PROG, "unknown border '%s' (zero, clamp, "
+          "reflect or wrap)", border_opt);
   }
+  md_path = md_opt;
   if (cudaGetDeviceCount (&devices) != cudaSuccess || devices < 1) {
     fprintf (stderr, PROG ": no CUDA device\n");
     return 77;

@@ -341,39 +341,6 @@ write_markdown (FILE * f, const char *device,
   }
 }
 
-static void
-print_help (void)
-{
-  printf ("Usage: " PROG " [OPTION...]\n\n"
-      "GPU time of the convolution methods of cuda/convolve.h on a "
-      "single-channel\n"
-      "float image, the plan made once before timing as in cudaconvolve; "
-      "median\n"
-      "and minimum of --reps runs after %d warm-up runs. A markdown table "
-      "goes to\n"
-      "stdout, progress to stderr.\n\n"
-      "Options:\n"
-      "  -h, --help            show this help and exit\n"
-      "  --sizes WxH,...       image sizes, at most %d (default "
-      "4096x4096,1920x1080)\n"
-      "  --ks K,...            square kernel sides, 1..%d, at most %d\n"
-      "                        (default 3,7,15,31,63,127)\n"
-      "  --methods NAME,...    direct, separable, fft, im2tensor, auto "
-      "(default: all)\n"
-      "  --reps N              timed runs per row (default 20)\n"
-      "  --border NAME         zero (default), clamp, reflect or wrap\n"
-      "  --mode NAME           convolution (default) or correlation\n"
-      "  --json FILE           also write the results as JSON (the input of\n"
-      "                        scripts/bench/conv-report.py)\n"
-      "  --markdown FILE       also write the markdown table to FILE\n\n"
-      "Exit status: 0 on success, 1 when a row failed, 2 on a usage error, "
-      "77 without\na usable CUDA device.\n\n"
-      "Example:\n"
-      "  " PROG " --sizes 1920x1080 --ks 3,15,63 --methods direct,fft \\\n"
-      "      --json conv.json\n", WARMUP_RUNS, MAX_SIZES, CF_KERNEL_MAX_SIZE,
-      MAX_KS);
-}
-
 static int
 parse_method (const char *name, cf_conv_method * method)
 {
@@ -421,48 +388,86 @@ main (int argc, char **argv)
   char device[512];
   char *list, *tok, *save = NULL;
 
-  for (i = 1; i < argc; i++) {
-    const char *v;
+  {
+    gchar *sizes_opt = NULL, *ks_opt = NULL, *methods_opt = NULL,
+        *reps_opt = NULL, *border_opt = NULL, *mode_opt = NULL,
+        *json_opt = NULL, *md_opt = NULL, **rest = NULL;
+    gchar *sizes_help = g_strdup_printf ("Image sizes, at most %d (default "
+        "4096x4096,1920x1080)", MAX_SIZES);
+    gchar *ks_help = g_strdup_printf ("Square kernel sides, 1..%d, at most "
+        "%d (default 3,7,15,31,63,127)", CF_KERNEL_MAX_SIZE, MAX_KS);
+    gchar *summary = g_strdup_printf ("GPU time of the convolution methods "
+        "of cuda/convolve.h on a single-channel\nfloat image, the plan made "
+        "once before timing as in cudaconvolve; median\nand minimum of "
+        "--reps runs after %d warm-up runs. A markdown table goes to\n"
+        "stdout, progress to stderr.", WARMUP_RUNS);
+    GOptionEntry entries[] = {
+      {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_opt, sizes_help,
+          "WxH,..."},
+      {"ks", 0, 0, G_OPTION_ARG_STRING, &ks_opt, ks_help, "K,..."},
+      {"methods", 0, 0, G_OPTION_ARG_STRING, &methods_opt,
+          "direct, separable, fft, im2tensor, auto (default: all)",
+          "NAME,..."},
+      {"reps", 0, 0, G_OPTION_ARG_STRING, &reps_opt,
+          "Timed runs per row (default 20)", "N"},
+      {"border", 0, 0, G_OPTION_ARG_STRING, &border_opt,
+          "zero (default), clamp, reflect or wrap", "NAME"},
+      {"mode", 0, 0, G_OPTION_ARG_STRING, &mode_opt,
+          "convolution (default) or correlation", "NAME"},
+      {"json", 0, 0, G_OPTION_ARG_FILENAME, &json_opt,
+          "Also write the results as JSON (the input of "
+          "scripts/bench/conv-report.py)", "FILE"},
+      {"markdown", 0, 0, G_OPTION_ARG_FILENAME, &md_opt,
+          "Also write the markdown table to FILE", "FILE"},
+      {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL,
+          NULL},
+      {NULL, 0, 0, 0, NULL, NULL, NULL}
+    };
 
-    if (cf_args_is_help (argv[i])) {
-      print_help ();
-      return 0;
-    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--sizes"))) {
-      sizes = v;
-    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--ks"))) {
-      ks = v;
-    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--methods"))) {
-      methods = v;
-    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--reps"))) {
+    cf_args_parse (cf_args_context_new (PROG, NULL, entries, summary,
+            "Exit status: 0 on success, 1 when a row failed, 2 on a usage "
+            "error, 77 without\na usable CUDA device.\n\n"
+            "Example:\n"
+            "  " PROG " --sizes 1920x1080 --ks 3,15,63 --methods direct,fft "
+            "\\\n      --json conv.json\n"), PROG, &argc, &argv);
+    g_free (sizes_help);
+    g_free (ks_help);
+    g_free (summary);
+
+    if (rest != NULL && rest[0] != NULL)
+      cf_args_usage_error (PROG, "unexpected argument '%s'", rest[0]);
+    if (sizes_opt != NULL)
+      sizes = sizes_opt;
+    if (ks_opt != NULL)
+      ks = ks_opt;
+    if (methods_opt != NULL)
+      methods = methods_opt;
+    if (reps_opt != NULL) {
       char *end;
-      long r = strtol (v, &end, 10);
-      if (end == v || *end != '\0' || r < 1 || r > INT_MAX)
-        cf_args_usage_error (PROG, "bad --reps '%s' (1 or more)", v);
+      long r = strtol (reps_opt, &end, 10);
+      if (end == reps_opt || *end != '\0' || r < 1 || r > INT_MAX)
+        cf_args_usage_error (PROG, "bad --reps '%s' (1 or more)", reps_opt);
       reps = (int) r;
-    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--border"))) {
+    }
+    if (border_opt != NULL) {
       for (j = 0; j < CF_BORDER_COUNT
-          && strcmp (v, cf_border_name ((cf_border) j)); j++);
+          && strcmp (border_opt, cf_border_name ((cf_border) j)); j++);
       if (j == CF_BORDER_COUNT)
         cf_args_usage_error (PROG, "unknown border '%s' (zero, clamp, "
-            "reflect or wrap)", v);
+            "reflect or wrap)", border_opt);
       params.border = (cf_border) j;
-    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--mode"))) {
-      if (!strcmp (v, "convolution"))
+    }
+    if (mode_opt != NULL) {
+      if (!strcmp (mode_opt, "convolution"))
         params.mode = CF_CONVOLUTION;
-      else if (!strcmp (v, "correlation"))
+      else if (!strcmp (mode_opt, "correlation"))
         params.mode = CF_CORRELATION;
       else
         cf_args_usage_error (PROG, "unknown mode '%s' (convolution or "
-            "correlation)", v);
-    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--json"))) {
-      json_path = v;
-    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--markdown"))) {
-      md_path = v;
-    } else if (argv[i][0] == '-') {
-      cf_args_usage_error (PROG, "unknown option '%s'", argv[i]);
-    } else {
-      cf_args_usage_error (PROG, "unexpected argument '%s'", argv[i]);
+            "correlation)", mode_opt);
     }
+    json_path = json_opt;
+    md_path = md_opt;
   }
 
   list = strdup (sizes);

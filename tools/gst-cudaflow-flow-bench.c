@@ -22,7 +22,7 @@
  * upsampling); the rest is the iterations themselves. Over the
  * pixel-iterations they make (pixels of each level times warps times
  * iterations), they give "ns/px-it" and a bandwidth figure from the
- * unfused fp32 traffic models of research/perf-anchors.md §5.3–5.4: 28
+ * unfused fp32 traffic models of docs/flow-speed.md: 28
  * bytes per pixel per HS sweep, 36 per CLG sweep, 64 per fused TV-L1
  * iteration — above the device's bandwidth it shows DRAM traffic that
  * shared-memory fusion avoids. With TV-L1's epsilon > 0 the iteration
@@ -76,7 +76,7 @@
 typedef enum
 { METHOD_HS, METHOD_TVL1, METHOD_CLG } bench_method;
 
-/* fp32 bytes per pixel and iteration, perf-anchors.md §5.3–5.4 */
+/* fp32 bytes per pixel and iteration (docs/flow-speed.md) */
 static const double bytes_per_px_it[] = { 28.0, 64.0, 36.0 };
 
 typedef struct
@@ -108,7 +108,7 @@ static const bench_config configs[] = {
         "iterations)", METHOD_HS, 5, 1, 500, 15.0f, CF_PRECISION_FP32,
       CF_HS_KERNEL_AUTO, 0, NULL},
   {"hs-realtime", "cudaflowhs preset=realtime (3 levels x 1 warp x 10 "
-        "iterations, the seed's configuration)", METHOD_HS, 3, 1, 10, 15.0f,
+        "iterations, Romera's thesis)", METHOD_HS, 3, 1, 10, 15.0f,
       CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
   {"hs-realtime-fp16", "the same, precision=fp16", METHOD_HS, 3, 1, 10,
       15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL},
@@ -591,38 +591,23 @@ write_markdown (FILE * f, const char *device, const bench_result * r, int n,
   write_depth_table (f, r, n);
 }
 
-static void
-print_help (void)
+/* The description under the options: the configurations, exit status
+ * and an example (g_free it). */
+static gchar *
+help_description (void)
 {
+  GString *d = g_string_new ("Configurations:\n");
   int c;
 
-  printf ("Usage: " PROG " [OPTION...]\n\n"
-      "GPU time per frame and per stage (luma, pyramid, solve, output) of the\n"
-      "flow methods, through the same cuda/ calls as the elements' GPU path,\n"
-      "on synthetic frames. A markdown table goes to stdout, progress to\n"
-      "stderr.\n\n"
-      "Options:\n"
-      "  -h, --help            show this help and exit\n"
-      "  --sizes WxH,...       frame sizes\n"
-      "                        (default 640x480,1280x720,1920x1080,3840x2160)\n"
-      "  --frames N            timed frames per run, after %d warm-up frames\n"
-      "                        (default 20)\n"
-      "  --config NAME,...     configurations to run (default: all, below)\n"
-      "  --clg-depth K,...     FUSED CLG depths to run, %d..%d or 0 (the plan's "
-      "default:\n"
-      "                        %d in fp32, %d in fp16); default 0\n"
-      "  --json FILE           also write the results as JSON\n"
-      "  --markdown FILE       also write the markdown table to FILE\n\n"
-      "Configurations:\n", WARMUP_FRAMES, CF_CLG_FUSED_DEPTH_MIN,
-      CF_CLG_FUSED_DEPTH_MAX, CF_CLG_FUSED_DEPTH_DEFAULT,
-      CF_CLG_FUSED_DEPTH_DEFAULT_FP16);
   for (c = 0; c < N_CONFIGS; c++)
-    printf ("  %-24s %s\n", configs[c].name, configs[c].description);
-  printf ("\nExit status: 0 on success, 1 on a failure, 2 on a usage error, "
-      "77 without a\nusable CUDA device.\n\n"
+    g_string_append_printf (d, "  %-24s %s\n", configs[c].name,
+        configs[c].description);
+  g_string_append (d, "\nExit status: 0 on success, 1 on a failure, 2 on "
+      "a usage error, 77 without a\nusable CUDA device.\n\n"
       "Example:\n"
       "  " PROG " --sizes 1920x1080 --frames 30 \\\n"
       "      --config hs-realtime,tvl1-realtime --json bench.json\n");
+  return g_string_free (d, FALSE);
 }
 
 int
@@ -630,39 +615,67 @@ main (int argc, char **argv)
 {
   const char *sizes = "640x480,1280x720,1920x1080,3840x2160";
   const char *wanted = NULL, *json_path = NULL, *md_path = NULL;
-  const char *depth_list = NULL, *v;
-  int frames = 20, w[MAX_SIZES], h[MAX_SIZES], n_sizes = 0, i, c, k, n = 0;
+  const char *depth_list = NULL;
+  int frames = 20, w[MAX_SIZES], h[MAX_SIZES], n_sizes = 0, c, k, n = 0;
   int depths[MAX_DEPTHS] = { 0 }, n_depths = 1, dk;
   bench_result *results;
   struct cudaDeviceProp prop;
   char device[512];
   char *list, *tok, *save = NULL;
+  gchar *sizes_opt = NULL, *frames_opt = NULL, *config_opt = NULL,
+      *depth_opt = NULL, *json_opt = NULL, *md_opt = NULL, **rest = NULL;
 
-  for (i = 1; i < argc; i++) {
-    if (cf_args_is_help (argv[i])) {
-      print_help ();
-      return 0;
-    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--sizes"))) {
-      sizes = v;
-    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--frames"))) {
+  {
+    gchar *frames_help = g_strdup_printf ("Timed frames per run, after %d "
+        "warm-up frames (default 20)", WARMUP_FRAMES);
+    gchar *depth_help = g_strdup_printf ("FUSED CLG depths to run, %d..%d "
+        "or 0 (the plan's default: %d in fp32, %d in fp16); default 0",
+        CF_CLG_FUSED_DEPTH_MIN, CF_CLG_FUSED_DEPTH_MAX,
+        CF_CLG_FUSED_DEPTH_DEFAULT, CF_CLG_FUSED_DEPTH_DEFAULT_FP16);
+    gchar *description = help_description ();
+    GOptionEntry entries[] = {
+      {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_opt, "Frame sizes "
+            "(default 640x480,1280x720,1920x1080,3840x2160)", "WxH,..."},
+      {"frames", 0, 0, G_OPTION_ARG_STRING, &frames_opt, frames_help, "N"},
+      {"config", 0, 0, G_OPTION_ARG_STRING, &config_opt,
+          "Configurations to run (default: all, below)", "NAME,..."},
+      {"clg-depth", 0, 0, G_OPTION_ARG_STRING, &depth_opt, depth_help,
+          "K,..."},
+      {"json", 0, 0, G_OPTION_ARG_FILENAME, &json_opt,
+          "Also write the results as JSON", "FILE"},
+      {"markdown", 0, 0, G_OPTION_ARG_FILENAME, &md_opt,
+          "Also write the markdown table to FILE", "FILE"},
+      {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL,
+          NULL},
+      {NULL, 0, 0, 0, NULL, NULL, NULL}
+    };
+
+    cf_args_parse (cf_args_context_new (PROG, NULL, entries,
+            "GPU time per frame and per stage (luma, pyramid, solve, output) "
+            "of the\nflow methods, through the same cuda/ calls as the "
+            "elements' GPU path,\non synthetic frames. A markdown table goes "
+            "to stdout, progress to\nstderr.", description),
+        PROG, &argc, &argv);
+    g_free (frames_help);
+    g_free (depth_help);
+    g_free (description);
+
+    if (rest != NULL && rest[0] != NULL)
+      cf_args_usage_error (PROG, "unexpected argument '%s'", rest[0]);
+    if (sizes_opt != NULL)
+      sizes = sizes_opt;
+    if (frames_opt != NULL) {
       char *end;
-      long f = strtol (v, &end, 10);
-      if (end == v || *end != '\0' || f < 1 || f > INT_MAX)
-        cf_args_usage_error (PROG, "bad --frames '%s' (1 or more)", v);
+      long f = strtol (frames_opt, &end, 10);
+      if (end == frames_opt || *end != '\0' || f < 1 || f > INT_MAX)
+        cf_args_usage_error (PROG, "bad --frames '%s' (1 or more)",
+            frames_opt);
       frames = (int) f;
-    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--config"))) {
-      wanted = v;
-    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--clg-depth"))) {
-      depth_list = v;
-    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--json"))) {
-      json_path = v;
-    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--markdown"))) {
-      md_path = v;
-    } else if (argv[i][0] == '-') {
-      cf_args_usage_error (PROG, "unknown option '%s'", argv[i]);
-    } else {
-      cf_args_usage_error (PROG, "unexpected argument '%s'", argv[i]);
     }
+    wanted = config_opt;
+    depth_list = depth_opt;
+    json_path = json_opt;
+    md_path = md_opt;
   }
   list = strdup (sizes);
   for (tok = strtok_r (list, ",", &save); tok && n_sizes < MAX_SIZES;

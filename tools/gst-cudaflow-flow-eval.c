@@ -5,8 +5,8 @@
  *   gst-cudaflow-flow-eval [--element NAME] [--set prop=value ...]
  *       [--png OUT_DIR] DATA_DIR [SEQ ...]
  *
- * DATA_DIR holds <seq>/frame10.png, frame11.png and flow10.flo (e.g.
- * ../shared/data/middlebury); without SEQ every sub-directory that has the
+ * DATA_DIR holds <seq>/frame10.png, frame11.png and flow10.flo (see
+ * docs/flow-accuracy.md); without SEQ every sub-directory that has the
  * three files is evaluated. For each pair the program builds
  *   appsrc (GRAY8) ! NAME prop=value ... ! appsink (UV_F32LE, system memory)
  * pushes the two frames and compares the second flow field with the ground
@@ -284,22 +284,15 @@ main (int argc, char **argv)
     {NULL, 0, 0, 0, NULL, NULL, NULL}
   };
   GOptionContext *ctx;
-  GError *error = NULL;
 
-  /* GLib writes its help in the locale's charset: without this, always
-   * ASCII. LC_CTYPE only, so that numbers keep their '.' */
-  setlocale (LC_CTYPE, "");
-  /* the help and error texts name the installed program, however it was
-   * started */
-  g_set_prgname (PROG);
-  ctx = g_option_context_new ("DATA_DIR [SEQ...]");
-  g_option_context_set_summary (ctx, "Accuracy of a flow element on "
+  ctx = cf_args_context_new (PROG, "DATA_DIR [SEQ...]", entries,
+      "Accuracy of a flow element on "
       "Middlebury-format data, through GStreamer:\n"
       "appsrc (GRAY8) ! NAME PROP=VALUE ... ! appsink (UV_F32LE). DATA_DIR "
       "holds\n<seq>/frame10.png, frame11.png and flow10.flo; without SEQ "
       "every such\nsub-directory is evaluated. Prints EPE and AAE per "
-      "sequence and their mean\nas a markdown table.");
-  g_option_context_set_description (ctx, "NAME is cudaflowhs, cudaflowtvl1, "
+      "sequence and their mean\nas a markdown table.",
+      "NAME is cudaflowhs, cudaflowtvl1, "
       "cudaflowclg or any element with video in and\nUV_F32LE flow out. "
       "With --png, OUT_DIR/<seq>.png is the Middlebury colour\ncoding of "
       "the estimate and OUT_DIR/<seq>-truth.png that of the ground truth.\n\n"
@@ -308,11 +301,8 @@ main (int argc, char **argv)
       "Example:\n"
       "  " PROG " --element cudaflowtvl1 --set preset=realtime \\\n"
       "      --png out data/middlebury RubberWhale\n");
-  g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_group (ctx, gst_init_get_option_group ());
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    cf_args_usage_error (PROG, "%s", error->message);
-  g_option_context_free (ctx);
+  cf_args_parse (ctx, PROG, &argc, &argv);
 
   memset (&c, 0, sizeof (c));
   c.element = element ? element : "cudaflowhs";

@@ -5,8 +5,8 @@
  *   gst-cudaflow-ref-eval [--method hs|tvl1|clg] [--set name=value ...]
  *       DATA_DIR [SEQ ...]
  *
- * DATA_DIR holds <seq>/frame10.png, frame11.png and flow10.flo (e.g.
- * ../shared/data/middlebury); without SEQ every sub-directory that has the
+ * DATA_DIR holds <seq>/frame10.png, frame11.png and flow10.flo (see
+ * docs/flow-accuracy.md); without SEQ every sub-directory that has the
  * three files is evaluated. Prints EPE and AAE per sequence and the mean.
  * The same numbers come out of the elements with backend=cpu
  * (gst-cudaflow-flow-eval); this program exists to study the algorithms
@@ -160,39 +160,26 @@ compare_strings (const void *a, const void *b)
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
-static void
-print_help (void)
-{
-  printf ("Usage: " PROG " [OPTION...] DATA_DIR [SEQ...]\n\n"
-      "Accuracy of the CPU reference flow methods (common/, no GStreamer, no "
-      "GPU)\n"
-      "on Middlebury-format data: DATA_DIR holds <seq>/frame10.png, "
-      "frame11.png\n"
-      "and flow10.flo; without SEQ every such sub-directory is evaluated. "
-      "Prints\n"
-      "EPE and AAE per sequence and their mean as a markdown table.\n\n"
-      "Options:\n"
-      "  -h, --help            show this help and exit\n"
-      "  --method NAME         hs (default), tvl1 or clg\n"
-      "  --set NAME=VALUE      a parameter of the method, repeatable:\n"
-      "                        levels, eta, presmooth (all methods);\n"
-      "                        hs: alpha, warps, iterations;\n"
-      "                        tvl1, clg: see common/tvl1.h, common/clg.h\n\n"
-      "Exit status: 0 when every sequence was evaluated, 1 otherwise, 2 on a "
-      "usage\nerror.\n\n"
-      "Example:\n"
-      "  " PROG " --method hs --set alpha=15 --set iterations=500 \\\n"
-      "      data/middlebury RubberWhale\n");
-}
-
 int
 main (int argc, char **argv)
 {
   eval_config c;
-  const char *dir = NULL, *sets[MAX_SETS];
+  const char *dir = NULL;
   char *seqs[MAX_SEQS];
-  int n_seqs = 0, n_sets = 0, i, n_ok = 0, options_done = 0;
+  int n_seqs = 0, i, n_ok = 0;
   double sum_epe = 0, sum_aae = 0, sum_t = 0;
+  gchar *method = NULL, **sets = NULL, **args = NULL;
+  GOptionEntry entries[] = {
+    {"method", 0, 0, G_OPTION_ARG_STRING, &method,
+        "hs (default), tvl1 or clg", "NAME"},
+    {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+          "A parameter of the method, repeatable: levels, eta, presmooth "
+          "(all methods); hs: alpha, warps, iterations; tvl1, clg: see "
+          "common/tvl1.h, common/clg.h", "NAME=VALUE"},
+    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args, NULL,
+        NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}
+  };
 
   memset (&c, 0, sizeof (c));
   c.method = "hs";
@@ -201,34 +188,35 @@ main (int argc, char **argv)
   cf_tvl1_params_init (&c.tvl1);
   cf_clg_params_init (&c.clg);
 
-  for (i = 1; i < argc; i++) {
-    const char *v;
-
-    if (options_done || argv[i][0] != '-') {
-      if (dir == NULL)
-        dir = argv[i];
-      else if (n_seqs < MAX_SEQS)
-        seqs[n_seqs++] = argv[i];
-    } else if (!strcmp (argv[i], "--")) {
-      options_done = 1;
-    } else if (cf_args_is_help (argv[i])) {
-      print_help ();
-      return 0;
-    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--method"))) {
-      if (strcmp (v, "hs") && strcmp (v, "tvl1") && strcmp (v, "clg"))
-        cf_args_usage_error (PROG, "unknown method '%s' (hs, tvl1 or clg)",
-            v);
-      c.method = v;
-    } else if ((v = cf_args_value (PROG, argc, argv, &i, "--set"))) {
-      /* applied once the method is known */
-      if (n_sets == MAX_SETS)
-        cf_args_usage_error (PROG, "more than %d --set", MAX_SETS);
-      sets[n_sets++] = v;
-    } else {
-      cf_args_usage_error (PROG, "unknown option '%s'", argv[i]);
-    }
+  cf_args_parse (cf_args_context_new (PROG, "DATA_DIR [SEQ...]", entries,
+          "Accuracy of the CPU reference flow methods (common/, no "
+          "GStreamer, no GPU)\non Middlebury-format data: DATA_DIR holds "
+          "<seq>/frame10.png, frame11.png\nand flow10.flo; without SEQ every "
+          "such sub-directory is evaluated. Prints\nEPE and AAE per sequence "
+          "and their mean as a markdown table.",
+          "Exit status: 0 when every sequence was evaluated, 1 otherwise, 2 "
+          "on a usage\nerror.\n\n"
+          "Example:\n"
+          "  " PROG " --method hs --set alpha=15 --set iterations=500 \\\n"
+          "      data/middlebury RubberWhale\n"), PROG, &argc, &argv);
+  if (method != NULL) {
+    if (strcmp (method, "hs") && strcmp (method, "tvl1")
+        && strcmp (method, "clg"))
+      cf_args_usage_error (PROG, "unknown method '%s' (hs, tvl1 or clg)",
+          method);
+    c.method = method;
   }
-  for (i = 0; i < n_sets; i++)
+  /* applied once the method is known */
+  for (i = 0; sets != NULL && sets[i] != NULL; i++)
+    if (i == MAX_SETS)
+      cf_args_usage_error (PROG, "more than %d --set", MAX_SETS);
+  for (i = 0; args != NULL && args[i] != NULL; i++) {
+    if (dir == NULL)
+      dir = args[i];
+    else if (n_seqs < MAX_SEQS)
+      seqs[n_seqs++] = args[i];
+  }
+  for (i = 0; sets != NULL && sets[i] != NULL; i++)
     if (!set_param (&c, sets[i]))
       cf_args_usage_error (PROG, "unknown or invalid setting '%s' for %s",
           sets[i], c.method);

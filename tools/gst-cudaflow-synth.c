@@ -29,23 +29,6 @@
 
 #define PROG "gst-cudaflow-synth"
 
-static void
-print_help (void)
-{
-  printf ("Usage: " PROG " [OPTION...] OUT_DIR\n\n"
-      "Write a textured scene moved by a known motion as OUT_DIR/frame10.png,\n"
-      "frame11.png and the exact flow OUT_DIR/flow10.flo (Middlebury layout).\n\n"
-      "Options:\n"
-      "  --motion M    translation (default), rotation-zoom or smooth\n"
-      "  --size WxH    frame size (default 320x240)\n"
-      "  --amount PX   largest displacement in pixels (default 3)\n"
-      "  -h, --help    this text\n\n"
-      "Exit status: 0 written, 1 a file could not be written, 2 usage.\n\n"
-      "Example:\n"
-      "  " PROG " --motion smooth --amount 20 scenes/smooth\n"
-      "  gst-cudaflow-flow-eval --element cudaflowtvl1 scenes smooth\n");
-}
-
 /* Parameters whose largest displacement over a width x height frame is
  * @amount pixels. */
 static void
@@ -97,8 +80,8 @@ make_dirs (const char *dir)
 int
 main (int argc, char **argv)
 {
-  const char *motion = "translation", *out_dir = NULL, *value;
-  int width = 320, height = 240, i;
+  const char *motion = "translation", *out_dir = NULL;
+  int width = 320, height = 240;
   float amount = 3.0f;
   cf_synth_params params;
   cf_image *f0 = NULL, *f1 = NULL;
@@ -106,35 +89,51 @@ main (int argc, char **argv)
   cf_error err = { 0 };
   char path[4096];
   cf_status status;
+  gchar *motion_opt = NULL, *size_opt = NULL, *amount_opt = NULL,
+      **args = NULL;
+  GOptionEntry entries[] = {
+    {"motion", 0, 0, G_OPTION_ARG_STRING, &motion_opt,
+        "translation (default), rotation-zoom or smooth", "M"},
+    {"size", 0, 0, G_OPTION_ARG_STRING, &size_opt,
+        "Frame size (default 320x240)", "WxH"},
+    {"amount", 0, 0, G_OPTION_ARG_STRING, &amount_opt,
+        "Largest displacement in pixels (default 3)", "PX"},
+    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args, NULL,
+        NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}
+  };
 
-  for (i = 1; i < argc; i++) {
-    if (cf_args_is_help (argv[i])) {
-      print_help ();
-      return 0;
-    } else if ((value = cf_args_value (PROG, argc, argv, &i, "--motion"))) {
-      if (strcmp (value, "translation") != 0 &&
-          strcmp (value, "rotation-zoom") != 0 &&
-          strcmp (value, "smooth") != 0)
-        cf_args_usage_error (PROG, "unknown motion '%s'", value);
-      motion = value;
-    } else if ((value = cf_args_value (PROG, argc, argv, &i, "--size"))) {
-      if (sscanf (value, "%dx%d", &width, &height) != 2 || width < 8 ||
-          height < 8 || width > 8192 || height > 8192)
-        cf_args_usage_error (PROG, "--size '%s' is not WxH from 8x8 to "
-            "8192x8192", value);
-    } else if ((value = cf_args_value (PROG, argc, argv, &i, "--amount"))) {
-      char *end;
-      amount = strtof (value, &end);
-      if (*end != '\0' || !(amount >= 0.0f && amount <= 500.0f))
-        cf_args_usage_error (PROG, "--amount '%s' is not 0..500 pixels",
-            value);
-    } else if (argv[i][0] == '-') {
-      cf_args_usage_error (PROG, "unknown option '%s'", argv[i]);
-    } else if (out_dir == NULL) {
-      out_dir = argv[i];
-    } else {
+  cf_args_parse (cf_args_context_new (PROG, "OUT_DIR", entries,
+          "Write a textured scene moved by a known motion as "
+          "OUT_DIR/frame10.png,\nframe11.png and the exact flow "
+          "OUT_DIR/flow10.flo (Middlebury layout).",
+          "Exit status: 0 written, 1 a file could not be written, 2 usage."
+          "\n\nExample:\n"
+          "  " PROG " --motion smooth --amount 20 scenes/smooth\n"
+          "  gst-cudaflow-flow-eval --element cudaflowtvl1 scenes smooth\n"),
+      PROG, &argc, &argv);
+  if (motion_opt != NULL) {
+    if (strcmp (motion_opt, "translation") != 0 &&
+        strcmp (motion_opt, "rotation-zoom") != 0 &&
+        strcmp (motion_opt, "smooth") != 0)
+      cf_args_usage_error (PROG, "unknown motion '%s'", motion_opt);
+    motion = motion_opt;
+  }
+  if (size_opt != NULL && (sscanf (size_opt, "%dx%d", &width, &height) != 2
+          || width < 8 || height < 8 || width > 8192 || height > 8192))
+    cf_args_usage_error (PROG, "--size '%s' is not WxH from 8x8 to "
+        "8192x8192", size_opt);
+  if (amount_opt != NULL) {
+    char *end;
+    amount = strtof (amount_opt, &end);
+    if (*end != '\0' || !(amount >= 0.0f && amount <= 500.0f))
+      cf_args_usage_error (PROG, "--amount '%s' is not 0..500 pixels",
+          amount_opt);
+  }
+  if (args != NULL && args[0] != NULL) {
+    if (args[1] != NULL)
       cf_args_usage_error (PROG, "one OUT_DIR only");
-    }
+    out_dir = args[0];
   }
   if (out_dir == NULL)
     cf_args_usage_error (PROG, "no OUT_DIR");
