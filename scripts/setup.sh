@@ -3,7 +3,11 @@
 # _build/. Safe to run again: it only does what is not done yet.
 #   CUDA toolkit: found through nvcc in PATH, /usr/local/cuda, or
 #   CUDA_PREFIX=/path/to/cuda; it is not installed by this script.
-#   CONFIGURE_FLAGS: extra ./configure options (e.g. --with-cuda-arch="80 90").
+#   CONFIGURE_FLAGS: extra ./configure options, split at spaces (e.g.
+#   --with-cuda-arch=80,90). _build/.setup-flags keeps the options _build
+#   was configured with: when CONFIGURE_FLAGS or the CUDA prefix differ,
+#   setup configures again and rebuilds everything (make clean first, since
+#   make does not see changed flags).
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -49,8 +53,15 @@ fi
 [ -x ./configure ] || NOCONFIGURE=1 ./autogen.sh >/dev/null
 mkdir -p _build
 cd _build
-if [ ! -f Makefile ]; then
+flags="$cuda_flag $CONFIGURE_FLAGS"
+if [ ! -f Makefile ] || [ ! -f .setup-flags ] || [ "$(cat .setup-flags)" != "$flags" ]; then
+  if [ -f Makefile ]; then
+    echo "setup: configure options changed, configuring _build again: $flags"
+  fi
+  rm -f .setup-flags
   # shellcheck disable=SC2086
-  ../configure -q $cuda_flag $CONFIGURE_FLAGS
+  ../configure -q $flags
+  make clean >/dev/null
+  printf '%s\n' "$flags" > .setup-flags
 fi
 make -j"$(nproc 2>/dev/null || echo 2)"
