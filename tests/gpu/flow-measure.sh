@@ -25,7 +25,8 @@ export GST_REGISTRY_1_0=${TMPDIR:-/tmp}/cudaflow-measure-registry-$$.bin
 status=0
 "$build/tools/gst-cudaflow-flow-bench" --frames 20 --json "$out/bench.json" \
   --markdown "$out/bench.md" > /dev/null 2> "$out/bench.log" || status=1
-# the seeds' per-iteration figure is quoted at 2048 x 2048
+# Romera et al. 2021 and Romera 2023 quote their per-iteration figures at
+# 2048 x 2048 (docs/references.md)
 "$build/tools/gst-cudaflow-flow-bench" --frames 20 --sizes 2048x2048 \
   --config hs-realtime,hs-realtime-fp16,tvl1-realtime,tvl1-realtime-fp16,tvl1-fixed-100,tvl1-fixed-100-fp16,clg-config-a \
   --json "$out/bench-2048.json" --markdown "$out/bench-2048.md" > /dev/null \
