@@ -53,7 +53,8 @@ fi
 [ -x ./configure ] || NOCONFIGURE=1 ./autogen.sh >/dev/null
 mkdir -p _build
 cd _build
-flags="$cuda_flag $CONFIGURE_FLAGS"
+# everything is installed above, so tests and tools are required here
+flags="$cuda_flag --enable-tests=yes --enable-tools=yes $CONFIGURE_FLAGS"
 if [ ! -f Makefile ] || [ ! -f .setup-flags ] || [ "$(cat .setup-flags)" != "$flags" ]; then
   if [ -f Makefile ]; then
     echo "setup: configure options changed, configuring _build again: $flags"
