@@ -187,6 +187,23 @@ replay_files (const gchar * dir, const gchar * flodec_props, SinkLog * log)
       "error '%s', expected '%s'", (message) ? (message) : "(none)", \
       (expected))
 
+/* Replays @n_files .flo files (write_flo_files: @keep, @extra) through
+ * multifilesrc ! flodec @flodec_props: fails unless the stream stops with
+ * an error naming @expected after @n_buffers fields. */
+static void
+assert_replay_error (guint n_files, const gsize * keep, const gsize * extra,
+    const gchar * flodec_props, const gchar * expected, guint n_buffers)
+{
+  gchar *dir = write_flo_files (n_files, keep, extra);
+  SinkLog log;
+  gchar *message = replay_files (dir, flodec_props, &log);
+
+  assert_message (message, expected);
+  fail_unless_equals_int (log.n_buffers, n_buffers);
+  g_free (message);
+  remove_dir (dir);
+}
+
 GST_START_TEST (test_floenc_writes_header_and_pairs)
 {
   GstHarness *h = enc_harness (3, 2);
@@ -476,14 +493,8 @@ GST_END_TEST;
 GST_START_TEST (test_multifilesrc_truncated_first_file_is_named)
 {
   static const gsize keep[2] = { 50, 0 };
-  gchar *dir = write_flo_files (2, keep, NULL);
-  SinkLog log;
-  gchar *message = replay_files (dir, "", &log);
-
-  assert_message (message, "file 0: expected 108 bytes, got 50");
-  fail_unless_equals_int (log.n_buffers, 0);
-  g_free (message);
-  remove_dir (dir);
+  assert_replay_error (2, keep, NULL,
+      "", "file 0: expected 108 bytes, got 50", 0);
 }
 
 GST_END_TEST;
@@ -492,22 +503,12 @@ GST_START_TEST (test_multifilesrc_over_long_file_is_named)
 {
   static const gsize extra_second[3] = { 0, 5, 0 };
   static const gsize extra_first[2] = { 5, 0 };
-  gchar *dir = write_flo_files (3, NULL, extra_second);
-  SinkLog log;
-  gchar *message = replay_files (dir, "", &log);
-
-  assert_message (message, "file 1: expected 108 bytes, got 113");
-  fail_unless_equals_int (log.n_buffers, 1);
-  g_free (message);
-  remove_dir (dir);
+  assert_replay_error (3, NULL, extra_second,
+      "", "file 1: expected 108 bytes, got 113", 1);
 
   /* the first file decides the framing: a stream then, same verdict */
-  dir = write_flo_files (2, NULL, extra_first);
-  message = replay_files (dir, "", &log);
-  assert_message (message, "file 0: expected 108 bytes, got 113");
-  fail_unless_equals_int (log.n_buffers, 0);
-  g_free (message);
-  remove_dir (dir);
+  assert_replay_error (2, NULL, extra_first,
+      "", "file 0: expected 108 bytes, got 113", 0);
 }
 
 GST_END_TEST;
@@ -516,22 +517,12 @@ GST_START_TEST (test_multifilesrc_last_file_truncated_at_eos)
 {
   static const gsize keep[2] = { 50, 0 };
   static const gsize keep_last[3] = { 0, 0, 50 };
-  gchar *dir = write_flo_files (3, keep_last, NULL);
-  SinkLog log;
-  gchar *message = replay_files (dir, "framing=stream", &log);
-
-  assert_message (message, "file 2: expected 108 bytes, got 50");
-  fail_unless_equals_int (log.n_buffers, 2);
-  g_free (message);
-  remove_dir (dir);
+  assert_replay_error (3, keep_last, NULL,
+      "framing=stream", "file 2: expected 108 bytes, got 50", 2);
 
   /* framing=buffer: the first file is judged on its own */
-  dir = write_flo_files (2, keep, NULL);
-  message = replay_files (dir, "framing=buffer", &log);
-  assert_message (message, "file 0: expected 108 bytes, got 50");
-  fail_unless_equals_int (log.n_buffers, 0);
-  g_free (message);
-  remove_dir (dir);
+  assert_replay_error (2, keep, NULL,
+      "framing=buffer", "file 0: expected 108 bytes, got 50", 0);
 }
 
 GST_END_TEST;
