@@ -493,6 +493,7 @@ GST_END_TEST;
 GST_START_TEST (test_multifilesrc_truncated_first_file_is_named)
 {
   static const gsize keep[2] = { 50, 0 };
+
   assert_replay_error (2, keep, NULL,
       "", "file 0: expected 108 bytes, got 50", 0);
 }
@@ -503,6 +504,7 @@ GST_START_TEST (test_multifilesrc_over_long_file_is_named)
 {
   static const gsize extra_second[3] = { 0, 5, 0 };
   static const gsize extra_first[2] = { 5, 0 };
+
   assert_replay_error (3, NULL, extra_second,
       "", "file 1: expected 108 bytes, got 113", 1);
 
@@ -517,6 +519,7 @@ GST_START_TEST (test_multifilesrc_last_file_truncated_at_eos)
 {
   static const gsize keep[2] = { 50, 0 };
   static const gsize keep_last[3] = { 0, 0, 50 };
+
   assert_replay_error (3, keep_last, NULL,
       "framing=stream", "file 2: expected 108 bytes, got 50", 2);
 
