@@ -23,7 +23,6 @@
 #include "config.h"
 #endif
 
-#include <dirent.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +37,7 @@
 #include "common/flo.h"
 #include "common/flowviz.h"
 #include "common/metrics.h"
+#include "flow-data.h"
 #include "png-io.h"
 
 #define PROG "gst-cudaflow-flow-eval"
@@ -257,12 +257,6 @@ out:
   return ok;
 }
 
-static int
-compare_strings (const void *a, const void *b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -326,25 +320,9 @@ main (int argc, char **argv)
     perror (c.png_dir);
     return 1;
   }
-  if (n_seqs == 0) {
-    DIR *d = opendir (dir);
-    struct dirent *e;
-    if (d == NULL) {
-      perror (dir);
-      return 1;
-    }
-    while ((e = readdir (d)) != NULL && n_seqs < MAX_SEQS) {
-      gchar *probe;
-      if (e->d_name[0] == '.')
-        continue;
-      probe = g_strdup_printf ("%s/%s/flow10.flo", dir, e->d_name);
-      if (g_file_test (probe, G_FILE_TEST_IS_REGULAR))
-        seqs[n_seqs++] = g_strdup (e->d_name);
-      g_free (probe);
-    }
-    closedir (d);
-    qsort (seqs, n_seqs, sizeof (char *), compare_strings);
-  }
+  if (n_seqs == 0 &&
+      (n_seqs = cf_list_flow_sequences (dir, seqs, MAX_SEQS)) < 0)
+    return 1;
   if (n_seqs == 0) {
     fprintf (stderr, PROG ": no <seq>/flow10.flo under %s\n", dir);
     return 1;

@@ -16,7 +16,6 @@
 #include "config.h"
 #endif
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 #include "common/flo.h"
 #include "common/hs.h"
 #include "common/metrics.h"
+#include "flow-data.h"
 #include "common/pyramid.h"
 #include "common/tvl1.h"
 #include "png-io.h"
@@ -154,12 +154,6 @@ out:
   return ok;
 }
 
-static int
-compare_strings (const void *a, const void *b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -222,27 +216,9 @@ main (int argc, char **argv)
           sets[i], c.method);
   if (dir == NULL)
     cf_args_usage_error (PROG, "no DATA_DIR");
-  if (n_seqs == 0) {
-    DIR *d = opendir (dir);
-    struct dirent *e;
-    if (d == NULL) {
-      perror (dir);
-      return 1;
-    }
-    while ((e = readdir (d)) != NULL && n_seqs < MAX_SEQS) {
-      char probe[4096];
-      FILE *f;
-      if (e->d_name[0] == '.')
-        continue;
-      snprintf (probe, sizeof (probe), "%s/%s/flow10.flo", dir, e->d_name);
-      if ((f = fopen (probe, "rb")) != NULL) {
-        fclose (f);
-        seqs[n_seqs++] = strdup (e->d_name);
-      }
-    }
-    closedir (d);
-    qsort (seqs, n_seqs, sizeof (char *), compare_strings);
-  }
+  if (n_seqs == 0 &&
+      (n_seqs = cf_list_flow_sequences (dir, seqs, MAX_SEQS)) < 0)
+    return 1;
 
   printf ("| sequence | EPE | AAE (deg) | seconds |\n|---|---|---|---|\n");
   for (i = 0; i < n_seqs; i++) {
