@@ -45,11 +45,12 @@ for t in gst-cudaflow-flow-eval gst-cudaflow-ref-eval gst-cudaflow-flow-bench \
 done
 
 # gst-cudaflow-synth: a scene with known motion that flow-eval reads; the
-# estimate must find the motion it was given (3 px translation, a smooth
-# field of 20 px)
+# estimate must find the motion it was given (a 3 px translation); a
+# smooth field of 20 px is written too
 if "$tools/gst-cudaflow-synth" --size 96x64 --amount 3 "$tmp/scenes/shift" \
     && "$tools/gst-cudaflow-synth" --motion smooth --amount 20 --size 160x120 \
         "$tmp/scenes/large" \
+    && [ -s "$tmp/scenes/large/flow10.flo" ] \
     && [ -s "$tmp/scenes/shift/frame10.png" ] && [ -s "$tmp/scenes/shift/frame11.png" ] \
     && [ "$(wc -c < "$tmp/scenes/shift/flow10.flo")" -eq $((12 + 96 * 64 * 8)) ]; then
   ok "gst-cudaflow-synth writes a Middlebury pair"
@@ -100,35 +101,6 @@ if "$tools/gst-cudaflow-flow-eval" "$tmp/empty" > "$tmp/err.txt" 2>&1; then
   bad "gst-cudaflow-flow-eval on an empty directory succeeded"
 else
   ok "gst-cudaflow-flow-eval on an empty directory fails"
-fi
-# gst-cudaflow-synth: a scene with known motion that flow-eval reads; the
-# estimate must find the motion it was given (3 px translation, a smooth
-# field of 20 px)
-if "$tools/gst-cudaflow-synth" --size 96x64 --amount 3 "$tmp/scenes/shift" \
-    && "$tools/gst-cudaflow-synth" --motion smooth --amount 20 --size 160x120 \
-        "$tmp/scenes/large" \
-    && [ -s "$tmp/scenes/shift/frame10.png" ] && [ -s "$tmp/scenes/shift/frame11.png" ] \
-    && [ "$(wc -c < "$tmp/scenes/shift/flow10.flo")" -eq $((12 + 96 * 64 * 8)) ]; then
-  ok "gst-cudaflow-synth writes a Middlebury pair"
-  if "$tools/gst-cudaflow-flow-eval" --element cudaflowtvl1 --set backend=cpu \
-      "$tmp/scenes" shift > "$tmp/synth.md" 2>&1; then
-    epe=$(sed -n 's/^| shift | \([0-9.]*\) |.*/\1/p' "$tmp/synth.md")
-    if [ -n "$epe" ] && awk "BEGIN{exit !($epe < 0.15)}"; then
-      ok "cudaflowtvl1 finds the synthetic 3 px shift (EPE $epe)"
-    else
-      bad "cudaflowtvl1 on the synthetic shift: EPE '$epe'"; cat "$tmp/synth.md"
-    fi
-  else
-    bad "gst-cudaflow-flow-eval on the synthetic scene"; cat "$tmp/synth.md"
-  fi
-else
-  bad "gst-cudaflow-synth"
-fi
-"$tools/gst-cudaflow-synth" --motion spin "$tmp/x" 2> "$tmp/synth.err"
-if [ $? -eq 2 ] && grep -q "unknown motion 'spin'" "$tmp/synth.err"; then
-  ok "gst-cudaflow-synth rejects an unknown motion"
-else
-  bad "gst-cudaflow-synth --motion spin"; cat "$tmp/synth.err"
 fi
 
 if [ -f "$data/RubberWhale/flow10.flo" ]; then
