@@ -66,9 +66,15 @@ typedef struct
   gint device_id;
   GstCfBackend backend;
 
-  /* streaming state */
+  /* context_lock guards context and active_backend against set_context
+   * and context queries from other threads; recursive, since
+   * gst_cuda_ensure_element_context () may call set_context back on the
+   * thread that holds it */
+  GRecMutex context_lock;
   GstCfBackend active_backend;
   GstCudaContext *context;
+
+  /* streaming state */
   cudaStream_t stream;
   GstCfLayout in_layout;
   GstCfLayout out_layout;
@@ -122,7 +128,10 @@ static GstFlowReturn gst_cf_base_transform_generate_output (GstBaseTransform
 static GstFlowReturn gst_cf_base_transform_transform (GstBaseTransform *
     trans, GstBuffer * inbuf, GstBuffer * outbuf);
 
+static void gst_cf_base_transform_dispose (GObject * object);
+static void gst_cf_base_transform_finalize (GObject * object);
 static void release_device_state (GstCfBaseTransform * self);
+static void release_context_state (GstCfBaseTransform * self);
 
 static void
 gst_cf_base_transform_class_init (GstCfBaseTransformClass * klass)
@@ -133,6 +142,8 @@ gst_cf_base_transform_class_init (GstCfBaseTransformClass * klass)
 
   gobject_class->set_property = gst_cf_base_transform_set_property;
   gobject_class->get_property = gst_cf_base_transform_get_property;
+  gobject_class->dispose = gst_cf_base_transform_dispose;
+  gobject_class->finalize = gst_cf_base_transform_finalize;
 
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA Device ID",
@@ -182,6 +193,31 @@ gst_cf_base_transform_init (GstCfBaseTransform * self)
   priv->device_id = DEFAULT_DEVICE_ID;
   priv->backend = DEFAULT_BACKEND;
   priv->active_backend = GST_CF_BACKEND_AUTO;
+  g_rec_mutex_init (&priv->context_lock);
+}
+
+/* A context adopted through set_context before start () (or after stop ())
+ * is ours to release. */
+static void
+gst_cf_base_transform_dispose (GObject * object)
+{
+  GstCfBaseTransformPrivate *priv = GET_PRIV (GST_CF_BASE_TRANSFORM (object));
+
+  g_rec_mutex_lock (&priv->context_lock);
+  gst_clear_object (&priv->context);
+  g_rec_mutex_unlock (&priv->context_lock);
+
+  G_OBJECT_CLASS (parent_class)->dispose (object);
+}
+
+static void
+gst_cf_base_transform_finalize (GObject * object)
+{
+  GstCfBaseTransformPrivate *priv = GET_PRIV (GST_CF_BASE_TRANSFORM (object));
+
+  g_rec_mutex_clear (&priv->context_lock);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
 static void
@@ -272,8 +308,10 @@ gst_cf_base_transform_set_context (GstElement * element, GstContext * context)
   GST_OBJECT_UNLOCK (self);
 
   /* adopts the pipeline's context only while we hold none */
+  g_rec_mutex_lock (&priv->context_lock);
   if (priv->active_backend != GST_CF_BACKEND_CPU)
     gst_cuda_handle_set_context (element, context, device_id, &priv->context);
+  g_rec_mutex_unlock (&priv->context_lock);
 
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
@@ -285,9 +323,17 @@ gst_cf_base_transform_query (GstBaseTransform * trans,
   GstCfBaseTransform *self = GST_CF_BASE_TRANSFORM (trans);
   GstCfBaseTransformPrivate *priv = GET_PRIV (self);
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && priv->context != NULL &&
-      gst_cuda_handle_context_query (GST_ELEMENT (self), query, priv->context))
-    return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    gboolean answered = FALSE;
+
+    g_rec_mutex_lock (&priv->context_lock);
+    if (priv->context != NULL)
+      answered = gst_cuda_handle_context_query (GST_ELEMENT (self), query,
+          priv->context);
+    g_rec_mutex_unlock (&priv->context_lock);
+    if (answered)
+      return TRUE;
+  }
 
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
@@ -347,9 +393,11 @@ gst_cf_base_transform_start (GstBaseTransform * trans)
   priv->warned_foreign_memory = FALSE;
   priv->warned_empty_buffer = FALSE;
 
+  g_rec_mutex_lock (&priv->context_lock);
   if (backend == GST_CF_BACKEND_CPU) {
     priv->active_backend = GST_CF_BACKEND_CPU;
     gst_clear_object (&priv->context);
+    g_rec_mutex_unlock (&priv->context_lock);
     GST_CAT_INFO_OBJECT (ELEMENT_CAT (self), self,
         "running on the CPU backend (backend=cpu)");
     return TRUE;
@@ -359,12 +407,14 @@ gst_cf_base_transform_start (GstBaseTransform * trans)
     guint id = 0;
     g_object_get (priv->context, "cuda-device-id", &id, NULL);
     priv->active_backend = GST_CF_BACKEND_CUDA;
+    g_rec_mutex_unlock (&priv->context_lock);
     GST_CAT_INFO_OBJECT (ELEMENT_CAT (self), self,
         "running on the CUDA backend, device %u", id);
     return TRUE;
   }
 
   if (backend == GST_CF_BACKEND_CUDA) {
+    g_rec_mutex_unlock (&priv->context_lock);
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("No usable CUDA device: %s. Set backend=cpu (or auto) to run on "
             "the CPU.", why), ("cuda-device-id=%d; last CUDA error: %s",
@@ -373,6 +423,7 @@ gst_cf_base_transform_start (GstBaseTransform * trans)
   }
 
   priv->active_backend = GST_CF_BACKEND_CPU;
+  g_rec_mutex_unlock (&priv->context_lock);
   GST_CAT_INFO_OBJECT (ELEMENT_CAT (self), self,
       "running on the CPU backend: %s", why);
   return TRUE;
@@ -384,20 +435,11 @@ gst_cf_base_transform_stop (GstBaseTransform * trans)
   GstCfBaseTransform *self = GST_CF_BASE_TRANSFORM (trans);
   GstCfBaseTransformPrivate *priv = GET_PRIV (self);
 
-  if (priv->context != NULL && gst_cuda_context_push (priv->context)) {
-    release_device_state (self);
-    if (priv->stream != NULL) {
-      cf_cuda_check (cudaStreamDestroy (priv->stream));
-      priv->stream = NULL;
-    }
-    gst_cuda_context_pop (NULL);
-  } else if (priv->active_backend == GST_CF_BACKEND_CPU) {
-    GstCfBaseTransformClass *klass = GST_CF_BASE_TRANSFORM_GET_CLASS (self);
-    if (klass->free_device_resources)
-      klass->free_device_resources (self);
-  }
+  g_rec_mutex_lock (&priv->context_lock);
+  release_context_state (self);
   gst_clear_object (&priv->context);
   priv->active_backend = GST_CF_BACKEND_AUTO;
+  g_rec_mutex_unlock (&priv->context_lock);
   return TRUE;
 }
 
@@ -546,6 +588,31 @@ release_device_state (GstCfBaseTransform * self)
     klass->free_device_resources (self);
 }
 
+/* Everything made in the current context: plans, staging and the stream.
+ * Freed even when the context cannot be made current (the host side of
+ * every plan is released; the device frees then fail and are logged),
+ * so stop () and a context switch never leak. */
+static void
+release_context_state (GstCfBaseTransform * self)
+{
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+  gboolean pushed = FALSE;
+
+  if (priv->context != NULL) {
+    pushed = gst_cuda_context_push (priv->context);
+    if (!pushed)
+      GST_WARNING_OBJECT (self, "the CUDA context could not be made "
+          "current: freeing its resources without it");
+  }
+  release_device_state (self);
+  if (priv->stream != NULL) {
+    cf_cuda_check (cudaStreamDestroy (priv->stream));
+    priv->stream = NULL;
+  }
+  if (pushed)
+    gst_cuda_context_pop (NULL);
+}
+
 static gboolean
 gst_cf_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -678,11 +745,70 @@ gst_cf_base_transform_decide_allocation (GstBaseTransform * trans,
 
 /* --- per buffer ------------------------------------------------------ */
 
+/* CUDA memory of another context than ours: switch to that context (as
+ * upstream's CUDA filters do) when cuda-device-id allows its device, so the
+ * frames stay on the device instead of a round trip through the host.
+ * Everything made in the old context goes; set_info () runs again (a flow
+ * estimator starts a new pair) and the output pool is decided again before
+ * this buffer is processed. */
+static void
+adopt_buffer_context (GstCfBaseTransform * self, GstBuffer * buffer)
+{
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+  GstCfBaseTransformClass *klass = GST_CF_BASE_TRANSFORM_GET_CLASS (self);
+  GstCudaContext *other;
+  cudaStream_t stream = NULL;
+  guint other_id = 0;
+  gint wanted_id;
+  gboolean ok = TRUE;
+
+  if (priv->active_backend != GST_CF_BACKEND_CUDA ||
+      gst_buffer_n_memory (buffer) != 1 ||
+      !gst_is_cuda_memory (gst_buffer_peek_memory (buffer, 0)))
+    return;
+  other = GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (buffer, 0))->context;
+  if (other == priv->context)
+    return;
+
+  GST_OBJECT_LOCK (self);
+  wanted_id = priv->device_id;
+  GST_OBJECT_UNLOCK (self);
+  g_object_get (other, "cuda-device-id", &other_id, NULL);
+  if (wanted_id >= 0 && other_id != (guint) wanted_id)
+    return;                     /* buffer_is_our_cuda_memory () warns */
+
+  if (!gst_cuda_context_push (other))
+    return;
+  if (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking) !=
+      cudaSuccess) {
+    cf_cuda_check (cudaGetLastError ());
+    ok = FALSE;
+  }
+  gst_cuda_context_pop (NULL);
+  if (!ok)
+    return;
+
+  GST_CAT_INFO_OBJECT (ELEMENT_CAT (self), self, "input is CUDA memory of "
+      "another context (device %u): switching to it from %" GST_PTR_FORMAT,
+      other_id, priv->context);
+  g_rec_mutex_lock (&priv->context_lock);
+  release_context_state (self);
+  gst_object_replace ((GstObject **) & priv->context, GST_OBJECT (other));
+  priv->stream = stream;
+  g_rec_mutex_unlock (&priv->context_lock);
+
+  if (!klass->set_info (self, &priv->in_layout, &priv->out_layout))
+    GST_WARNING_OBJECT (self, "set_info failed after the context switch");
+  gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+}
+
 static void
 gst_cf_base_transform_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer)
 {
   GstClockTime stream_time;
+
+  adopt_buffer_context (GST_CF_BASE_TRANSFORM (trans), buffer);
 
   if (trans->segment.format != GST_FORMAT_TIME)
     return;
@@ -811,8 +937,8 @@ buffer_is_our_cuda_memory (GstCfBaseTransform * self, GstBuffer * buffer)
   if (GST_CUDA_MEMORY_CAST (mem)->context != priv->context) {
     if (!priv->warned_foreign_memory) {
       GST_WARNING_OBJECT (self, "buffer holds CUDA memory of another "
-          "context; going through host memory (share one context with "
-          "cuda-device-id or a GstContext to avoid this)");
+          "context, on a device that cuda-device-id excludes; going "
+          "through host memory");
       priv->warned_foreign_memory = TRUE;
     }
     return FALSE;

@@ -492,6 +492,102 @@ GST_START_TEST (test_kernel_set_after_caps_keeps_cuda_memory)
 
 GST_END_TEST;
 
+/* CUDA memory of another context than the element's: the element switches
+ * to that context (cuda-device-id -1 allows any device) instead of copying
+ * through the host, and back again when the next frame comes from the
+ * first context. The inputs keep NEED_DOWNLOAD (never read on the host) and
+ * each output is CUDA memory of the input's context with the CPU's
+ * values. */
+GST_START_TEST (test_other_context_is_adopted_not_copied)
+{
+  GstCudaContext *mine, *other, *ctx[3];
+  GstVideoInfo info;
+  GstHarness *h, *cpu;
+  GstBuffer *src, *expect;
+  GstContext *gst_ctx;
+  guint i;
+
+  fail_unless (gst_cuda_load_library ());
+  mine = gst_cuda_context_new (0);
+  other = gst_cuda_context_new (0);
+  fail_unless (mine != NULL && other != NULL && mine != other);
+  gst_cuda_memory_init_once ();
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+
+  gst_ctx = gst_context_new_cuda_context (mine);
+  h = cf_test_harness_new ("cudaconvolve", "cuda", gst_ctx);
+  gst_context_unref (gst_ctx);
+  g_object_set (h->element, "kernel", k3_text, NULL);
+  gst_harness_set_src_caps_str (h, "video/x-raw(memory:CUDAMemory), "
+      "format=RGBA, width=64, height=48, framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw(memory:CUDAMemory), "
+      "format=RGBA, width=64, height=48, framerate=30/1");
+
+  src = make_random_frame (&info, 13);
+  cpu = harness_with_backend ("cpu", &info);
+  g_object_set (cpu->element, "kernel", k3_text, NULL);
+  expect = gst_harness_push_and_pull (cpu, gst_buffer_ref (src));
+
+  ctx[0] = mine;
+  ctx[1] = other;
+  ctx[2] = mine;
+  for (i = 0; i < G_N_ELEMENTS (ctx); i++) {
+    GstBuffer *in = cuda_buffer_from (ctx[i], &info, src);
+    GstMemory *in_mem = gst_buffer_peek_memory (in, 0);
+    GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    GstMemory *out_mem;
+
+    fail_unless (out != NULL, "frame %u", i);
+    fail_unless (GST_MEMORY_FLAG_IS_SET (in_mem,
+            GST_CUDA_MEMORY_TRANSFER_NEED_DOWNLOAD),
+        "frame %u went through the host", i);
+    out_mem = gst_buffer_peek_memory (out, 0);
+    fail_unless (gst_is_cuda_memory (out_mem));
+    fail_unless (GST_CUDA_MEMORY_CAST (out_mem)->context == ctx[i],
+        "frame %u: output in another context than its input", i);
+    assert_frames_close (&info, out, expect, 1, "adopted context");
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+
+  gst_buffer_unref (expect);
+  gst_buffer_unref (src);
+  gst_harness_teardown (cpu);
+  gst_harness_teardown (h);
+  gst_object_unref (other);
+  gst_object_unref (mine);
+}
+
+GST_END_TEST;
+
+/* A context given through set_context to an element that never starts is
+ * released with the element. */
+GST_START_TEST (test_context_set_before_start_is_released)
+{
+  GstCudaContext *ctx;
+  GstContext *gst_ctx;
+  GstElement *e;
+  gint refs;
+
+  fail_unless (gst_cuda_load_library ());
+  ctx = gst_cuda_context_new (0);
+  fail_unless (ctx != NULL);
+  refs = GST_OBJECT_REFCOUNT_VALUE (ctx);
+  gst_ctx = gst_context_new_cuda_context (ctx);
+  e = gst_element_factory_make ("cudaconvolve", NULL);
+  fail_unless (e != NULL);
+  gst_object_ref_sink (e);
+  gst_element_set_context (e, gst_ctx);
+  gst_context_unref (gst_ctx);
+  fail_unless (GST_OBJECT_REFCOUNT_VALUE (ctx) > refs,
+      "the element did not adopt the context");
+  gst_object_unref (e);
+  fail_unless_equals_int (GST_OBJECT_REFCOUNT_VALUE (ctx), refs);
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
 /* The pads advertise sides up to 32768: the GPU computes them (every
  * method that takes the kernel), as the CPU does. Thin frames keep the
  * memory small; 32768x32768 needs 4 GiB per working plane. */
@@ -583,6 +679,8 @@ elements_cudaconvolve_gpu_suite (void)
   tcase_add_test (tc, test_gray_frames_in_cuda_memory_between_two_elements);
   tcase_add_test (tc, test_many_frames_keep_results_stable);
   tcase_add_test (tc, test_kernel_set_after_caps_keeps_cuda_memory);
+  tcase_add_test (tc, test_other_context_is_adopted_not_copied);
+  tcase_add_test (tc, test_context_set_before_start_is_released);
   tcase_add_test (tc, test_separable_refusal_is_the_same_on_both_backends);
   tcase_add_test (tc, test_largest_advertised_sides_match_cpu);
   return s;
