@@ -12,7 +12,9 @@
  * pushes the two frames and compares the second flow field with the ground
  * truth: EPE and AAE per sequence and the mean, as a markdown table. The
  * element runs exactly as in a pipeline (backend=auto picks the GPU where
- * there is one). With --png, OUT_DIR/<seq>.png is the Middlebury colour
+ * there is one; tools/flow-eval-core.c, which gst-cudaflow-flow-frontier
+ * shares). The pipelines share one CUDA context, so "seconds" of the first
+ * pair includes creating it. With --png, OUT_DIR/<seq>.png is the Middlebury colour
  * coding of the estimate and OUT_DIR/<seq>-truth.png that of the ground
  * truth, both scaled by the ground truth's largest known magnitude.
  *
@@ -30,14 +32,12 @@
 #include <string.h>
 
 #include <gst/gst.h>
-#include <gst/app/gstappsink.h>
-#include <gst/app/gstappsrc.h>
 
 #include "args-util.h"
-#include "common/flo.h"
 #include "common/flowviz.h"
 #include "common/metrics.h"
 #include "flow-data.h"
+#include "flow-eval-core.h"
 #include "png-io.h"
 
 #define PROG "gst-cudaflow-flow-eval"
@@ -52,30 +52,6 @@ typedef struct
   const char *png_dir;
 } eval_config;
 
-static GstBuffer *
-grey_buffer (const cf_image * image, int index)
-{
-  int stride = (image->width + 3) & ~3; /* GstVideoInfo's GRAY8 stride */
-  GstBuffer *buffer = gst_buffer_new_allocate (NULL,
-      (gsize) stride * image->height, NULL);
-  GstMapInfo map;
-  int x, y;
-
-  gst_buffer_map (buffer, &map, GST_MAP_WRITE);
-  for (y = 0; y < image->height; y++) {
-    const float *row = cf_image_row (image, y);
-    guint8 *out = map.data + (gsize) y * stride;
-    for (x = 0; x < image->width; x++) {
-      float v = roundf (row[x]);
-      out[x] = (guint8) (v < 0 ? 0 : v > 255 ? 255 : v);
-    }
-  }
-  gst_buffer_unmap (buffer, &map);
-  GST_BUFFER_PTS (buffer) = gst_util_uint64_scale (index, GST_SECOND, 30);
-  GST_BUFFER_DURATION (buffer) = gst_util_uint64_scale (1, GST_SECOND, 30);
-  return buffer;
-}
-
 /* Element description for gst_parse_launch: NAME prop=value ... */
 static gchar *
 element_description (const eval_config * c)
@@ -88,88 +64,29 @@ element_description (const eval_config * c)
   return g_string_free (s, FALSE);
 }
 
-/* Run the element on (f0, f1); the flow of the second frame, or NULL with
- * the reason printed. */
+/* Run the element on (f0, f1) through @ev; the flow of the second frame,
+ * or NULL with the reason printed. */
 static cf_flow *
-run_element (const eval_config * c, const char *seq, const cf_image * f0,
-    const cf_image * f1)
+run_element (const eval_config * c, cf_flow_eval * ev, const char *seq,
+    const cf_image * f0, const cf_image * f1)
 {
-  gchar *desc = element_description (c);
-  gchar *launch = g_strdup_printf ("appsrc name=src format=time "
-      "caps=video/x-raw,format=GRAY8,width=%d,height=%d,framerate=30/1 ! "
-      "%s ! appsink name=sink sync=false "
-      "caps=video/x-optical-flow,format=UV_F32LE", f0->width, f0->height,
-      desc);
+  gchar *desc = element_description (c), *message = NULL;
   GError *error = NULL;
-  GstElement *pipeline = gst_parse_launch (launch, &error);
-  GstElement *src = NULL, *sink = NULL;
-  GstSample *samples[2] = { NULL, NULL };
+  GstElement *element = gst_parse_bin_from_description (desc, TRUE, &error);
   cf_flow *flow = NULL;
-  int i;
 
   g_free (desc);
-  g_free (launch);
-  if (pipeline == NULL || error != NULL) {
-    fprintf (stderr, "%s: %s\n", seq, error ? error->message : "no pipeline");
+  if (element == NULL || error != NULL) {
+    fprintf (stderr, "%s: %s\n", seq, error ? error->message : "no element");
     g_clear_error (&error);
-    if (pipeline)
-      gst_object_unref (pipeline);
+    if (element)
+      gst_object_unref (gst_object_ref_sink (element));
     return NULL;
   }
-  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE) {
-    fprintf (stderr, "%s: the pipeline does not start\n", seq);
-    goto out;
-  }
-  gst_app_src_push_buffer (GST_APP_SRC (src), grey_buffer (f0, 0));
-  gst_app_src_push_buffer (GST_APP_SRC (src), grey_buffer (f1, 1));
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  for (i = 0; i < 2; i++) {
-    samples[i] = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-        600 * GST_SECOND);
-    if (samples[i] == NULL)
-      break;
-  }
-  if (samples[1] == NULL) {
-    GstBus *bus = gst_element_get_bus (pipeline);
-    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-    if (msg) {
-      gchar *dbg = NULL;
-      gst_message_parse_error (msg, &error, &dbg);
-      fprintf (stderr, "%s: %s (%s)\n", seq, error->message, dbg ? dbg : "");
-      g_clear_error (&error);
-      g_free (dbg);
-      gst_message_unref (msg);
-    } else {
-      fprintf (stderr, "%s: the element gave fewer than two outputs\n", seq);
-    }
-    gst_object_unref (bus);
-    goto out;
-  }
-  {
-    GstBuffer *buffer = gst_sample_get_buffer (samples[1]);
-    GstMapInfo map;
-    gsize row = (gsize) f0->width * 2 * sizeof (float);
-    if (gst_buffer_get_size (buffer) < row * f0->height) {
-      fprintf (stderr, "%s: flow buffer too small\n", seq);
-      goto out;
-    }
-    flow = cf_flow_new (f0->width, f0->height);
-    gst_buffer_map (buffer, &map, GST_MAP_READ);
-    cf_flow_from_interleaved (flow, (const float *) map.data, row);
-    gst_buffer_unmap (buffer, &map);
-  }
-
-out:
-  for (i = 0; i < 2; i++)
-    if (samples[i])
-      gst_sample_unref (samples[i]);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_clear_object (&src);
-  gst_clear_object (&sink);
-  gst_object_unref (pipeline);
+  flow = cf_flow_eval_run (ev, element, f0, f1, &message);
+  if (flow == NULL)
+    fprintf (stderr, "%s: %s\n", seq, message);
+  g_free (message);
   return flow;
 }
 
@@ -201,32 +118,21 @@ write_png (const char *path, const cf_flow * flow, float max_flow)
 }
 
 static int
-eval_sequence (const eval_config * c, const char *dir, const char *seq,
-    cf_flow_error * result, double *seconds)
+eval_sequence (const eval_config * c, cf_flow_eval * ev, const char *dir,
+    const char *seq, cf_flow_error * result, double *seconds)
 {
-  char p0[4096], p1[4096], pf[4096];
   cf_image *f0 = NULL, *f1 = NULL;
   cf_flow *truth = NULL, *flow = NULL;
   cf_error err = { {0} };
   gint64 t0;
   int ok = 0;
 
-  snprintf (p0, sizeof (p0), "%s/%s/frame10.png", dir, seq);
-  snprintf (p1, sizeof (p1), "%s/%s/frame11.png", dir, seq);
-  snprintf (pf, sizeof (pf), "%s/%s/flow10.flo", dir, seq);
-  if (cf_png_read_luma (p0, &f0, &err) != CF_OK ||
-      cf_png_read_luma (p1, &f1, &err) != CF_OK ||
-      cf_flo_read (pf, &truth, &err) != CF_OK) {
+  if (cf_load_flow_pair (dir, seq, &f0, &f1, &truth, &err) != CF_OK) {
     fprintf (stderr, "%s: %s\n", seq, err.message);
     goto out;
   }
-  if (f0->width != f1->width || f0->height != f1->height ||
-      truth->width != f0->width || truth->height != f0->height) {
-    fprintf (stderr, "%s: frames and ground truth differ in size\n", seq);
-    goto out;
-  }
   t0 = g_get_monotonic_time ();
-  flow = run_element (c, seq, f0, f1);
+  flow = run_element (c, ev, seq, f0, f1);
   *seconds = (g_get_monotonic_time () - t0) / 1e6;
   if (flow == NULL)
     goto out;
@@ -261,6 +167,7 @@ int
 main (int argc, char **argv)
 {
   eval_config c;
+  cf_flow_eval *ev;
   const char *dir = NULL;
   char *seqs[MAX_SEQS];
   int n_seqs = 0, i, n_ok = 0;
@@ -334,10 +241,11 @@ main (int argc, char **argv)
     g_free (desc);
   }
   printf ("| sequence | EPE | AAE (deg) | seconds |\n|---|---|---|---|\n");
+  ev = cf_flow_eval_new ();
   for (i = 0; i < n_seqs; i++) {
     cf_flow_error r;
     double t = 0;
-    if (!eval_sequence (&c, dir, seqs[i], &r, &t))
+    if (!eval_sequence (&c, ev, dir, seqs[i], &r, &t))
       continue;
     printf ("| %s | %.3f | %.3f | %.2f |\n", seqs[i], r.epe, r.aae, t);
     fflush (stdout);
@@ -349,5 +257,6 @@ main (int argc, char **argv)
   if (n_ok > 0)
     printf ("| **mean** | **%.3f** | **%.3f** | %.2f |\n", sum_epe / n_ok,
         sum_aae / n_ok, sum_t / n_ok);
+  cf_flow_eval_free (ev);
   return n_ok == n_seqs ? 0 : 1;
 }

@@ -23,13 +23,11 @@
 
 #include "args-util.h"
 #include "common/clg.h"
-#include "common/flo.h"
 #include "common/hs.h"
 #include "common/metrics.h"
 #include "flow-data.h"
 #include "common/pyramid.h"
 #include "common/tvl1.h"
-#include "png-io.h"
 
 #define PROG "gst-cudaflow-ref-eval"
 #define MAX_SEQS 256
@@ -96,7 +94,6 @@ static int
 eval_sequence (const eval_config * c, const char *dir, const char *seq,
     cf_flow_error * result, double *seconds)
 {
-  char p0[4096], p1[4096], pf[4096];
   cf_image *f0 = NULL, *f1 = NULL;
   cf_flow *truth = NULL, *flow = NULL;
   cf_pyramid *y0 = NULL, *y1 = NULL;
@@ -106,12 +103,7 @@ eval_sequence (const eval_config * c, const char *dir, const char *seq,
   cf_pyramid_params pp = c->pyramid;
   int ok = 0;
 
-  snprintf (p0, sizeof (p0), "%s/%s/frame10.png", dir, seq);
-  snprintf (p1, sizeof (p1), "%s/%s/frame11.png", dir, seq);
-  snprintf (pf, sizeof (pf), "%s/%s/flow10.flo", dir, seq);
-  if (cf_png_read_luma (p0, &f0, &err) != CF_OK ||
-      cf_png_read_luma (p1, &f1, &err) != CF_OK ||
-      cf_flo_read (pf, &truth, &err) != CF_OK) {
+  if (cf_load_flow_pair (dir, seq, &f0, &f1, &truth, &err) != CF_OK) {
     fprintf (stderr, "%s: %s\n", seq, err.message);
     goto out;
   }
