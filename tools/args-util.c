@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 GOptionContext *
 cf_args_context_new (const char *prog, const char *parameter_string,
@@ -53,4 +54,28 @@ cf_args_usage_error (const char *prog, const char *format, ...)
   va_end (ap);
   fprintf (stderr, "\nTry '%s --help' for more information.\n", prog);
   exit (2);
+}
+
+int
+cf_args_parse_sizes (const char *prog, const char *option, const char *list,
+    int *width, int *height, int max)
+{
+  gchar **items = g_strsplit (list, ",", -1);
+  int i, n = 0;
+
+  for (i = 0; items[i] != NULL; i++) {
+    char tail;
+    int w, h;
+    if (n == max || sscanf (items[i], "%dx%d%c", &w, &h, &tail) != 2 ||
+        w < 1 || h < 1 || w > CF_ARGS_MAX_SIDE || h > CF_ARGS_MAX_SIDE)
+      cf_args_usage_error (prog, "bad size '%s' in %s (WxH, 1..%d, at most "
+          "%d sizes)", items[i], option, CF_ARGS_MAX_SIDE, max);
+    width[n] = w;
+    height[n] = h;
+    n++;
+  }
+  g_strfreev (items);
+  if (n == 0)
+    cf_args_usage_error (prog, "no size in %s '%s'", option, list);
+  return n;
 }

@@ -35,4 +35,11 @@ void cf_args_parse (GOptionContext * ctx, const char *prog, int *argc,
 void cf_args_usage_error (const char *prog, const char *format, ...)
     CF_ARGS_USAGE_ERROR_ATTRS;
 
+/* Frame sizes "WxH,WxH,..." from option @option of @prog into @width and
+ * @height (room for @max): each side 1..CF_ARGS_MAX_SIDE. Returns their
+ * number (>= 1); a bad entry, more than @max or none is a usage error. */
+#define CF_ARGS_MAX_SIDE 16384
+int cf_args_parse_sizes (const char *prog, const char *option,
+    const char *list, int *width, int *height, int max);
+
 #endif /* CF_ARGS_UTIL_H */

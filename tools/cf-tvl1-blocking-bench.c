@@ -212,7 +212,6 @@ main (int argc, char **argv)
   cf_precision precision = CF_PRECISION_FP32;
   int i, t, ok = 1;
   struct cudaDeviceProp prop;
-  char *list, *tok, *save = NULL;
 
   {
     gchar *sizes_opt = NULL, *runs_opt = NULL, *iter_opt = NULL,
@@ -271,17 +270,7 @@ main (int argc, char **argv)
             precision_opt);
     }
   }
-  list = strdup (sizes);
-  for (tok = strtok_r (list, ",", &save); tok && n_sizes < MAX_SIZES;
-      tok = strtok_r (NULL, ",", &save)) {
-    if (sscanf (tok, "%dx%d", &w[n_sizes], &h[n_sizes]) != 2 ||
-        w[n_sizes] < 1 || h[n_sizes] < 1 || w[n_sizes] > 16384 ||
-        h[n_sizes] > 16384) {
-      cf_args_usage_error (PROG, "bad size '%s' (WxH, 1..16384)", tok);
-    }
-    n_sizes++;
-  }
-  free (list);
+  n_sizes = cf_args_parse_sizes (PROG, "--sizes", sizes, w, h, MAX_SIZES);
   if (!cf_cuda_device_available ()) {
     fprintf (stderr, PROG ": no usable CUDA device\n");
     return 77;

@@ -470,17 +470,7 @@ main (int argc, char **argv)
     md_path = md_opt;
   }
 
-  list = strdup (sizes);
-  for (tok = strtok_r (list, ",", &save); tok;
-      tok = strtok_r (NULL, ",", &save)) {
-    if (n_sizes == MAX_SIZES || sscanf (tok, "%dx%d", &w[n_sizes],
-            &h[n_sizes]) != 2 || w[n_sizes] < 1 || h[n_sizes] < 1
-        || w[n_sizes] > 16384 || h[n_sizes] > 16384)
-      cf_args_usage_error (PROG, "bad size '%s' (WxH, 1..16384, at most %d "
-          "sizes)", tok, MAX_SIZES);
-    n_sizes++;
-  }
-  free (list);
+  n_sizes = cf_args_parse_sizes (PROG, "--sizes", sizes, w, h, MAX_SIZES);
   list = strdup (ks);
   for (tok = strtok_r (list, ",", &save); tok;
       tok = strtok_r (NULL, ",", &save)) {

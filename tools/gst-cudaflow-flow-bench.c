@@ -353,18 +353,7 @@ main (int argc, char **argv)
     json_path = json_opt;
     md_path = md_opt;
   }
-  list = strdup (sizes);
-  for (tok = strtok_r (list, ",", &save); tok && n_sizes < MAX_SIZES;
-      tok = strtok_r (NULL, ",", &save)) {
-    if (sscanf (tok, "%dx%d", &w[n_sizes], &h[n_sizes]) != 2 ||
-        w[n_sizes] < 1 || h[n_sizes] < 1 || w[n_sizes] > 16384 ||
-        h[n_sizes] > 16384)
-      cf_args_usage_error (PROG, "bad size '%s' (WxH, 1..16384)", tok);
-    n_sizes++;
-  }
-  free (list);
-  if (n_sizes == 0)
-    cf_args_usage_error (PROG, "no size in --sizes '%s'", sizes);
+  n_sizes = cf_args_parse_sizes (PROG, "--sizes", sizes, w, h, MAX_SIZES);
   if (depth_list) {
     n_depths = 0;
     list = strdup (depth_list);
