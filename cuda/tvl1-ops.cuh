@@ -1,0 +1,326 @@
+/* gst-cudaflow — TV-L1 on the GPU: launch shape, argument types and the
+ * per-pixel operators every TV-L1 kernel shares
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * fp32: the operators of common/tvl1.c, pixel by pixel, in the CPU's order.
+ * The arithmetic is spelled with __fadd_rn / __fsub_rn / __fmul_rn /
+ * __fdiv_rn / __fsqrt_rn so nvcc can neither contract it into FMAs nor
+ * approximate a division or a root: the x86-64 reference is built without
+ * contraction, so each single step gives the CPU's bits.
+ *
+ * fp16: the same steps on half2 state (cuda/tvl1.cu says how the fp16
+ * solver works); they are not the fp32 bits.
+ *
+ * Each operator reads its neighbours through a pointer and a pitch, so the
+ * single steps, FUSED (whole planes in global memory) and BLOCKED (tiles
+ * in shared memory) run the very same arithmetic.
+ */
+#ifndef CF_CUDA_TVL1_OPS_CUH
+#define CF_CUDA_TVL1_OPS_CUH
+
+#include "cuda/tvl1.h"
+#include "cuda/cuda-internal.h"
+
+#include <cuda_fp16.h>
+
+/* 2-D launch shape of every kernel; the reducer relies on 256 threads
+ * (8 warps) per block */
+#define TVL1_BLOCK_X 32
+#define TVL1_BLOCK_Y 8
+#define TVL1_BLOCK_THREADS (TVL1_BLOCK_X * TVL1_BLOCK_Y)
+#define TVL1_BLOCK_WARPS (TVL1_BLOCK_THREADS / 32)
+
+/* The per-warp constants as the V step reads them */
+struct tvl1_consts
+{
+  const float *wx, *wy, *g, *rc;
+  size_t pwx, pwy, pg, prc;     /* pitches, elements */
+};
+
+/* A flow or a dual field: two planes, one pitch */
+struct tvl1_field
+{
+  float *a, *b;
+  size_t pitch;
+};
+
+/* ---------------------------------------------------------------------
+ * Per-pixel arithmetic, shared by STEPS and FUSED
+ * --------------------------------------------------------------------- */
+
+/** \brief Step V at one pixel (cf_tvl1_threshold): ρ = ρc + (I1wx u1 +
+ *  I1wy u2), then the three cases and the zero-gradient guard, in the
+ *  CPU's order.
+ *  \param lt  λθ, rounded on the host as the CPU does
+ *  \return (v1, v2) */
+static __device__ __forceinline__ float2
+tvl1_threshold_at (float gx, float gy, float g, float rc, float u1, float u2,
+    float lt)
+{
+  const float rho = __fadd_rn (rc, __fadd_rn (__fmul_rn (gx, u1),
+          __fmul_rn (gy, u2)));
+  float d1, d2;
+
+  if (rho < __fmul_rn (-lt, g)) {
+    d1 = __fmul_rn (lt, gx);
+    d2 = __fmul_rn (lt, gy);
+  } else if (rho > __fmul_rn (lt, g)) {
+    d1 = __fmul_rn (-lt, gx);
+    d2 = __fmul_rn (-lt, gy);
+  } else if (g < CF_TVL1_GRAD_IS_ZERO) {
+    d1 = d2 = 0.0f;
+  } else {
+    const float fi = __fdiv_rn (-rho, g);
+    d1 = __fmul_rn (fi, gx);
+    d2 = __fmul_rn (fi, gy);
+  }
+  return make_float2 (__fadd_rn (u1, d1), __fadd_rn (u2, d2));
+}
+
+/** \brief Step Div at image pixel (x, y) for one dual field
+ *  (cf_tvl1_divergence): the x part (px(x) − px(x−1), px(−1) = 0, px(w−1)
+ *  unread, 0 on a 1-wide image), then the y part added the way the CPU
+ *  adds it. The pixel is element (cx, cy) of the arrays (rows of ppx and
+ *  ppy floats): (x, y) of a whole plane, or its cell of a BLOCKED tile.
+ *  Reads only columns cx−1, cx and rows cy−1, cy. */
+static __device__ __forceinline__ float
+tvl1_divergence_at (const float *px, size_t ppx, const float *py, size_t ppy,
+    int cx, int cy, int x, int y, int w, int h)
+{
+  const float *a = px + (size_t) cy * ppx;
+  const float *b = py + (size_t) cy * ppy;
+  float d;
+
+  if (w == 1)
+    d = 0.0f;
+  else if (x == 0)
+    d = a[cx];
+  else if (x == w - 1)
+    d = -a[cx - 1];
+  else
+    d = __fsub_rn (a[cx], a[cx - 1]);
+
+  if (h == 1)
+    return d;
+  if (y == 0)
+    return __fadd_rn (d, b[cx]);
+  if (y == h - 1)
+    return __fsub_rn (d, (b - ppy)[cx]);
+  return __fadd_rn (d, __fsub_rn (b[cx], (b - ppy)[cx]));
+}
+
+/** \brief Step U for one component: v + θ div. */
+static __device__ __forceinline__ float
+tvl1_update_u_at (float v, float div, float theta)
+{
+  return __fadd_rn (v, __fmul_rn (theta, div));
+}
+
+/** \brief One pixel's term of the ε sum: (double) (e1² + e2²), the inner
+ *  sum in fp32 as the CPU. */
+static __device__ __forceinline__ double
+tvl1_sq_term (float e1, float e2)
+{
+  return (double) __fadd_rn (__fmul_rn (e1, e1), __fmul_rn (e2, e2));
+}
+
+/** \brief Step fG at image pixel (x, y) (cf_tvl1_forward_gradient):
+ *  (f(x+1) − f(x), f(y+1) − f(y)), 0 on the last column / row; the pixel
+ *  is element (cx, cy) of f (see tvl1_divergence_at). */
+static __device__ __forceinline__ float2
+tvl1_forward_gradient_at (const float *f, size_t pitch, int cx, int cy,
+    int x, int y, int w, int h)
+{
+  const float *c = f + cx + (size_t) cy * pitch;
+  const float fc = c[0];
+
+  return make_float2 (x < w - 1 ? __fsub_rn (c[1], fc) : 0.0f,
+      y < h - 1 ? __fsub_rn (c[pitch], fc) : 0.0f);
+}
+
+/** \brief Step P at one pixel (cf_tvl1_update_p): (p + τ/θ ∇u) /
+ *  (1 + τ/θ |∇u|), |∇u| = sqrt(ux² + uy²) correctly rounded.
+ *  \param taut  τ/θ, rounded on the host as the CPU does */
+static __device__ __forceinline__ float2
+tvl1_update_p_at (float2 grad, float pa, float pb, float taut)
+{
+  const float norm = __fsqrt_rn (__fadd_rn (__fmul_rn (grad.x, grad.x),
+          __fmul_rn (grad.y, grad.y)));
+  const float den = __fadd_rn (1.0f, __fmul_rn (taut, norm));
+
+  return make_float2 (__fdiv_rn (__fadd_rn (pa, __fmul_rn (taut, grad.x)),
+          den), __fdiv_rn (__fadd_rn (pb, __fmul_rn (taut, grad.y)), den));
+}
+
+/* ---------------------------------------------------------------------
+ * fp16 state
+ * --------------------------------------------------------------------- */
+
+/* Two half2 in one 8-byte word: one vector access per pixel. Per-warp
+ * constants ((I1wx, I1wy), (g, I1w − I0)) and (∇x u0, ∇y u0); the dual
+ * variables (px, py) = ((p11, p21), (p12, p22)). */
+struct __align__ (8) tvl1h_pair
+{
+  __half2 a, b;
+};
+
+/* A plane of half2 cells or of pairs, pitch in elements */
+struct tvl1h_cells
+{
+  __half2 *d;
+  size_t pitch;
+};
+
+struct tvl1h_pairs
+{
+  tvl1h_pair *d;
+  size_t pitch;
+};
+
+/** \brief TH and U at one pixel in fp32 from the half2 state: ρ = (I1w −
+ *  I0) + ∇I1w · du, v = du + f ∇I1w with f = λθ, −λθ or −ρ/g (0 where g
+ *  < CF_TVL1_GRAD_IS_ZERO_FP16), then du + θ div.
+ *  \param th   ((I1wx, I1wy), (g, I1w − I0))
+ *  \param lt   λθ
+ *  \return the new increment, before rounding to half2 */
+static __device__ __forceinline__ float2
+tvl1h_update_u_at (tvl1h_pair th, __half2 du, __half2 div, float lt,
+    float theta)
+{
+  const float2 gw = __half22float2 (th.a);
+  const float2 gr = __half22float2 (th.b);
+  const float2 d = __half22float2 (du);
+  const float2 dv = __half22float2 (div);
+  const float rho = __fmaf_rn (gw.y, d.y, __fmaf_rn (gw.x, d.x, gr.y));
+  const float lg = __fmul_rn (lt, gr.x);
+  float f;
+
+  if (rho < -lg)
+    f = lt;
+  else if (rho > lg)
+    f = -lt;
+  else if (gr.x < CF_TVL1_GRAD_IS_ZERO_FP16)
+    f = 0.0f;
+  else
+    f = __fdividef (-rho, gr.x);
+  return make_float2 (__fmaf_rn (theta, dv.x, __fmaf_rn (f, gw.x, d.x)),
+      __fmaf_rn (theta, dv.y, __fmaf_rn (f, gw.y, d.y)));
+}
+
+/** \brief Div of both dual fields at image pixel (x, y), element (cx, cy)
+ *  of @p (rows of @pitch pairs): the borders of tvl1_divergence_at, in
+ *  half2. Reads only columns cx−1, cx and rows cy−1, cy. */
+static __device__ __forceinline__ __half2
+tvl1h_divergence_at (const tvl1h_pair * p, size_t pitch, int cx, int cy,
+    int x, int y, int w, int h)
+{
+  const tvl1h_pair *c = p + cx + (size_t) cy * pitch;
+  __half2 dx, dy;
+
+  if (w == 1)
+    dx = __float2half2_rn (0.0f);
+  else if (x == 0)
+    dx = c[0].a;
+  else if (x == w - 1)
+    dx = __hneg2 (c[-1].a);
+  else
+    dx = __hsub2_rn (c[0].a, c[-1].a);
+  if (h == 1)
+    return dx;
+  if (y == 0)
+    dy = c[0].b;
+  else if (y == h - 1)
+    dy = __hneg2 ((c - pitch)[0].b);
+  else
+    dy = __hsub2_rn (c[0].b, (c - pitch)[0].b);
+  return __hadd2_rn (dx, dy);
+}
+
+/** \brief fG and P at image pixel (x, y), element (cx, cy) of @du: ∇u =
+ *  ∇u0 + forward differences of du (0 on the last column / row, where
+ *  ∇u0 is 0 too), then (p + τ/θ ∇u) / (1 + τ/θ |∇u|) for both fields at
+ *  once. Reads only column cx+1 and row cy+1 besides the pixel. */
+static __device__ __forceinline__ tvl1h_pair
+tvl1h_update_p_at (const __half2 * du, size_t pitch, int cx, int cy, int x,
+    int y, int w, int h, tvl1h_pair gu0, tvl1h_pair p, __half2 taut)
+{
+  const __half2 *c = du + cx + (size_t) cy * pitch;
+  __half2 ux = gu0.a, uy = gu0.b, r;
+  tvl1h_pair q;
+
+  if (x < w - 1)
+    ux = __hadd2_rn (ux, __hsub2_rn (c[1], c[0]));
+  if (y < h - 1)
+    uy = __hadd2_rn (uy, __hsub2_rn (c[pitch], c[0]));
+  r = h2rcp (__hfma2 (taut, h2sqrt (__hfma2 (ux, ux, __hmul2_rn (uy, uy))),
+          __float2half2_rn (1.0f)));
+  q.a = __hmul2_rn (__hfma2 (taut, ux, p.a), r);
+  q.b = __hmul2_rn (__hfma2 (taut, uy, p.b), r);
+  return q;
+}
+
+/* ---------------------------------------------------------------------
+ * Host helpers: launch shape, argument checks, kernel arguments
+ * --------------------------------------------------------------------- */
+
+static inline dim3
+tvl1_grid (int width, int height)
+{
+  return dim3 (cf_div_up (width, TVL1_BLOCK_X),
+      cf_div_up (height, TVL1_BLOCK_Y));
+}
+
+static inline dim3
+tvl1_block (void)
+{
+  return dim3 (TVL1_BLOCK_X, TVL1_BLOCK_Y);
+}
+
+static inline int
+same_size (const cf_cuda_image * a, const cf_cuda_image * b)
+{
+  return a->width == b->width && a->height == b->height;
+}
+
+static inline int
+flow_matches (const cf_cuda_flow * f, const cf_cuda_image * a)
+{
+  return f->width == a->width && f->height == a->height;
+}
+
+/* 1 when @f's planes are distinct from @a's (a flow and a plane). */
+static inline int
+flow_avoids (const cf_cuda_flow * f, const float *a)
+{
+  return f->u != a && f->v != a;
+}
+
+static inline tvl1_consts
+make_consts (const cf_cuda_image * wx, const cf_cuda_image * wy,
+    const cf_cuda_image * g, const cf_cuda_image * rc)
+{
+  tvl1_consts k;
+
+  k.wx = wx->data;
+  k.wy = wy->data;
+  k.g = g->data;
+  k.rc = rc->data;
+  k.pwx = wx->pitch;
+  k.pwy = wy->pitch;
+  k.pg = g->pitch;
+  k.prc = rc->pitch;
+  return k;
+}
+
+static inline tvl1_field
+make_field (const cf_cuda_flow * f)
+{
+  tvl1_field d;
+
+  d.a = f->u;
+  d.b = f->v;
+  d.pitch = f->pitch;
+  return d;
+}
+
+#endif /* CF_CUDA_TVL1_OPS_CUH */
