@@ -322,6 +322,56 @@ out:
   return dev;
 }
 
+struct cf_flow_bench_frames
+{
+  int width, height;
+  uint8_t *dev[2];
+  size_t pitch[2];
+};
+
+cf_status
+cf_flow_bench_frames_new (int width, int height,
+    cf_flow_bench_frames ** frames, cf_error * err)
+{
+  cf_flow_bench_frames *fr = calloc (1, sizeof (*fr));
+  cf_synth_params sp;
+  cf_image *f0 = NULL, *f1 = NULL;
+  cf_flow *truth = NULL;
+  cf_status status = CF_OK;
+
+  *frames = NULL;
+  if (fr == NULL) {
+    cf_error_set (err, "no memory");
+    return CF_ERROR_NO_MEMORY;
+  }
+  fr->width = width;
+  fr->height = height;
+  cf_synth_params_init (&sp);
+  TRY (cf_synth_pair (width, height, &sp, &f0, &f1, &truth));
+  if ((fr->dev[0] = upload_grey8 (f0, &fr->pitch[0], err)) == NULL ||
+      (fr->dev[1] = upload_grey8 (f1, &fr->pitch[1], err)) == NULL)
+    status = CF_ERROR_CUDA;
+out:
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (truth);
+  if (status != CF_OK)
+    cf_flow_bench_frames_free (fr);
+  else
+    *frames = fr;
+  return status;
+}
+
+void
+cf_flow_bench_frames_free (cf_flow_bench_frames * frames)
+{
+  if (frames == NULL)
+    return;
+  cudaFree (frames->dev[0]);
+  cudaFree (frames->dev[1]);
+  free (frames);
+}
+
 /* Median solve time of @sv over @frames runs (stream idle around). */
 static cf_status
 time_solve_only (solver * sv, cf_cuda_pyramid * p0, cf_cuda_pyramid * p1,
@@ -387,15 +437,12 @@ split_figures (const cf_flow_bench_config * c, cf_flow_bench_result * r)
 }
 
 cf_status
-cf_flow_bench_run (const cf_flow_bench_config * c, int width, int height,
-    int frames, int split_solve, cf_flow_bench_result * r, cf_error * err)
+cf_flow_bench_run (const cf_flow_bench_config * c,
+    const cf_flow_bench_frames * pair, int frames, int split_solve,
+    cf_flow_bench_result * r, cf_error * err)
 {
   cf_status status = CF_OK;
-  cf_synth_params sp;
-  cf_image *f0 = NULL, *f1 = NULL;
-  cf_flow *truth = NULL;
-  uint8_t *dev_frame[2] = { NULL, NULL };
-  size_t frame_pitch[2];
+  int width = pair->width, height = pair->height;
   cf_pyramid_params pp;
   cf_cuda_pyramid pyr[2];
   cf_cuda_flow flow;
@@ -425,14 +472,6 @@ cf_flow_bench_run (const cf_flow_bench_config * c, int width, int height,
   status = cf_flow_bench_config_check (c, err);
   if (status != CF_OK)
     return status;
-
-  cf_synth_params_init (&sp);
-  TRY (cf_synth_pair (width, height, &sp, &f0, &f1, &truth));
-  if ((dev_frame[0] = upload_grey8 (f0, &frame_pitch[0], err)) == NULL ||
-      (dev_frame[1] = upload_grey8 (f1, &frame_pitch[1], err)) == NULL) {
-    status = CF_ERROR_CUDA;
-    goto out;
-  }
 
   cf_flow_bench_pyramid_params (c, &pp);
   TRY (cf_cuda_pyramid_alloc (&pyr[0], width, height, &pp));
@@ -465,8 +504,8 @@ cf_flow_bench_run (const cf_flow_bench_config * c, int width, int height,
   /* The element's loop: frame k becomes the current pyramid, (k-1) the
    * previous one; the first frame only fills its pyramid. */
   for (i = -CF_FLOW_BENCH_WARMUP_FRAMES - 1; i < frames; i++) {
-    cf_channel ch = { dev_frame[cur], width, height,
-      (ptrdiff_t) frame_pitch[cur], 1, 8
+    cf_channel ch = { pair->dev[cur], width, height,
+      (ptrdiff_t) pair->pitch[cur], 1, 8
     };
     cf_cuda_pyramid *now = &pyr[cur], *before = &pyr[1 - cur];
     int tvl1 = c->method == CF_FLOW_BENCH_TVL1;
@@ -541,10 +580,5 @@ out:
   cf_cuda_flow_release (&flow);
   cf_cuda_pyramid_release (&pyr[0]);
   cf_cuda_pyramid_release (&pyr[1]);
-  cudaFree (dev_frame[0]);
-  cudaFree (dev_frame[1]);
-  cf_image_free (f0);
-  cf_image_free (f1);
-  cf_flow_free (truth);
   return status;
 }

@@ -13,9 +13,9 @@
  * Each stage is bracketed by CUDA events; the figures are medians over the
  * timed frames after CF_FLOW_BENCH_WARMUP_FRAMES warm-up frames. Allocation
  * happens once, before timing, as in the elements (plans live until caps
- * change). Frames are synthetic (common/synth: band-limited texture,
- * smooth motion), the same pair alternating, so every frame does the full
- * work.
+ * change). Frames are synthetic (common/synth: band-limited texture, a
+ * small translation), made once per size (cf_flow_bench_frames) and
+ * alternating, so every frame does the full work.
  *
  * With split_solve, "solve" is split further by timing a second plan with
  * the same settings and zero iterations (HS, CLG) or one (TV-L1, whose
@@ -27,8 +27,9 @@
  * figure from the unfused fp32 traffic models of docs/flow-speed.md: 28
  * bytes per pixel per HS sweep, 36 per CLG sweep, 64 per fused TV-L1
  * iteration (above the device's bandwidth it shows DRAM traffic that
- * shared-memory fusion avoids). With TV-L1's epsilon > 0 the iteration count depends on the
- * data: the per-iteration figures are left out and the count run is given.
+ * shared-memory fusion avoids). With TV-L1's epsilon > 0 the iteration
+ * count depends on the data: the per-iteration figures are left out and
+ * the count run is given.
  */
 #ifndef CF_FLOW_BENCH_CORE_H
 #define CF_FLOW_BENCH_CORE_H
@@ -127,11 +128,19 @@ typedef struct
 /* "NAME (N SMs)" of the device the runs use, or CF_ERROR_NO_DEVICE. */
 cf_status cf_flow_bench_device (char *name, size_t len);
 
-/* Time @c on width x height frames: @frames timed frames (>= 1) after the
- * warm-up. Fills @r; on a failure returns its status with a message in
- * @err (a CUDA call's error, an unusable setting). */
-cf_status cf_flow_bench_run (const cf_flow_bench_config * c, int width,
-    int height, int frames, int split_solve, cf_flow_bench_result * r,
-    cf_error * err);
+/* The synthetic 8-bit pair of one size, in device memory: made once, used
+ * by every run at that size. */
+typedef struct cf_flow_bench_frames cf_flow_bench_frames;
+
+cf_status cf_flow_bench_frames_new (int width, int height,
+    cf_flow_bench_frames ** frames, cf_error * err);
+void cf_flow_bench_frames_free (cf_flow_bench_frames * frames); /* NULL ok */
+
+/* Time @c on @pair: @frames timed frames (>= 1) after the warm-up. Fills
+ * @r; on a failure returns its status with a message in @err (a CUDA
+ * call's error, an unusable setting). */
+cf_status cf_flow_bench_run (const cf_flow_bench_config * c,
+    const cf_flow_bench_frames * pair, int frames, int split_solve,
+    cf_flow_bench_result * r, cf_error * err);
 
 #endif /* CF_FLOW_BENCH_CORE_H */

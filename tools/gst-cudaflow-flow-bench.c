@@ -294,6 +294,7 @@ main (int argc, char **argv)
   const char *wanted = NULL, *json_path = NULL, *md_path = NULL;
   const char *depth_list = NULL;
   int frames = 20, w[MAX_SIZES], h[MAX_SIZES], n_sizes = 0, c, k, n = 0;
+  cf_flow_bench_frames *pairs[MAX_SIZES] = { NULL };
   int depths[MAX_DEPTHS] = { 0 }, n_depths = 1, dk;
   bench_result *results;
   char device[512];
@@ -388,6 +389,15 @@ main (int argc, char **argv)
     return 77;
   }
 
+  /* one synthetic pair per size, for every configuration */
+  for (k = 0; k < n_sizes; k++) {
+    cf_error err = { {0} };
+    if (cf_flow_bench_frames_new (w[k], h[k], &pairs[k], &err) != CF_OK) {
+      fprintf (stderr, PROG ": frames of %dx%d: %s\n", w[k], h[k],
+          err.message);
+      return 1;
+    }
+  }
   results = calloc ((size_t) N_CONFIGS * n_sizes * n_depths,
       sizeof (bench_result));
   for (c = 0; c < N_CONFIGS; c++) {
@@ -416,7 +426,7 @@ main (int argc, char **argv)
         table_config (&configs[c], depth, &run);
         results[n].config = &configs[c];
         results[n].clg_depth = depth;
-        if (cf_flow_bench_run (&run, w[k], h[k], frames, 1, &results[n].r,
+        if (cf_flow_bench_run (&run, pairs[k], frames, 1, &results[n].r,
                 &err) != CF_OK) {
           fprintf (stderr, PROG ": %s at %dx%d: %s\n", configs[c].name,
               w[k], h[k], err.message);
@@ -453,5 +463,7 @@ main (int argc, char **argv)
     fclose (f);
   }
   free (results);
+  for (k = 0; k < n_sizes; k++)
+    cf_flow_bench_frames_free (pairs[k]);
   return 0;
 }
