@@ -14,9 +14,10 @@
  * element runs exactly as in a pipeline (backend=auto picks the GPU where
  * there is one; tools/flow-eval-core.c, which gst-cudaflow-flow-frontier
  * shares). The pipelines share one CUDA context, so "seconds" of the first
- * pair includes creating it. With --png, OUT_DIR/<seq>.png is the Middlebury colour
- * coding of the estimate and OUT_DIR/<seq>-truth.png that of the ground
- * truth, both scaled by the ground truth's largest known magnitude.
+ * pair includes creating it. With --png, OUT_DIR/<seq>.png is the
+ * Middlebury colour coding of the estimate and OUT_DIR/<seq>-truth.png that
+ * of the ground truth, both scaled by the ground truth's largest known
+ * magnitude.
  *
  * Frames go in as 8-bit luma (grey PNGs exactly; colour ones through
  * Rec.601 rounded to 8 bits, like a GRAY8 stream would carry them).
