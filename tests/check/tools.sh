@@ -5,9 +5,13 @@
 # CPU backend (its EPE is known from the reference: RubberWhale 0.276 at
 # cudaflowhs defaults), its PNGs, its errors; gst-cudaflow-flow-bench and
 # gst-cudaflow-conv-bench on a tiny size (skip without a GPU);
+# gst-cudaflow-flow-frontier on a tiny grid and two synthetic pairs without
+# timing (its JSON, markdown and SVG, and its Pareto set recomputed here),
+# with timing where there is a GPU;
 # scripts/bench/conv-report.py on a made-up pair of result files.
 tools=${CUDAFLOW_TOOLS_DIR:-$(dirname "$0")/../../tools}
 bench_scripts=$(dirname "$0")/../../scripts/bench
+peers=$(dirname "$0")/../../tools/flow-frontier-peers.txt
 data=${CUDAFLOW_DATA_DIR:-}/middlebury
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -18,7 +22,8 @@ bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
 # the command-line conventions (tools/args-util.h): help on stdout with
 # exit 0, a usage error as one line and a hint on stderr with exit 2
 for t in gst-cudaflow-flow-eval gst-cudaflow-ref-eval gst-cudaflow-flow-bench \
-    gst-cudaflow-conv-bench gst-cudaflow-conv-accuracy gst-cudaflow-synth; do
+    gst-cudaflow-conv-bench gst-cudaflow-conv-accuracy gst-cudaflow-synth \
+    gst-cudaflow-flow-frontier; do
   for h in --help -h; do
     "$tools/$t" $h > "$tmp/help.out" 2> "$tmp/help.err"
     rc=$?
@@ -130,6 +135,106 @@ if [ $rc -eq 2 ]; then
   ok "gst-cudaflow-flow-bench rejects an unknown config"
 else
   bad "gst-cudaflow-flow-bench --config nosuch exit $rc (expected 2)"
+fi
+
+# gst-cudaflow-flow-frontier: a 2 x 2 grid of cudaflowtvl1 settings, a
+# preset point and a refused one, on two synthetic pairs, accuracy only
+fr=$tmp/frontier
+if "$tools/gst-cudaflow-synth" --size 64x48 --amount 2 "$fr/synth/shift" \
+    && "$tools/gst-cudaflow-synth" --size 64x48 --motion smooth --amount 3 \
+        "$fr/synth/smooth"; then
+  "$tools/gst-cudaflow-flow-frontier" --element cudaflowtvl1 --no-time \
+    --sizes 320x240 --set levels=1,3 --set iterations=5,30 \
+    --point 'preset=realtime warps=2' --point 'use-previous-flow=true' \
+    --data "$fr/synth" --peers "$peers" --json "$fr/f.json" \
+    --markdown "$fr/f.md" --svg "$fr/f.svg" > "$fr/front.md" 2> "$fr/err.txt"
+  rc=$?
+  if [ $rc -eq 0 ] && [ -s "$fr/f.json" ] && [ -s "$fr/f.md" ] && [ -s "$fr/f.svg" ] \
+      && grep -q '^| # | Mpx-it | EPE | AAE | settings |$' "$fr/front.md"; then
+    ok "gst-cudaflow-flow-frontier --no-time writes JSON, markdown and SVG"
+  else
+    bad "gst-cudaflow-flow-frontier --no-time exit $rc"; cat "$fr/front.md" "$fr/err.txt"
+  fi
+  if command -v python3 > /dev/null 2>&1; then
+    # the Pareto set recomputed from the JSON's numbers, the cost model
+    # from the level sizes, the preset as the element applied it, and the
+    # structure of the three files
+    if python3 - "$fr" > "$fr/check.txt" 2>&1 <<'EOF'
+import json, sys, xml.etree.ElementTree as ET
+d = sys.argv[1]
+j = json.load(open(d + "/f.json"))
+pts = j["points"]
+assert j["cost"] == "pixel-iterations" and j["device"] is None, j["cost"]
+assert [p["label"] for p in pts] == [
+    "levels=1 iterations=5", "levels=1 iterations=30",
+    "levels=3 iterations=5", "levels=3 iterations=30",
+    "preset=realtime warps=2", "use-previous-flow=true"], pts
+ok = [p for p in pts if p["status"] == "ok"]
+assert len(ok) == 5, [p["status"] for p in pts]
+assert pts[5]["status"] == "refused" and "use-previous-flow" in pts[5]["reason"]
+# pixels of the levels used x warps (5, the default) x iterations
+assert pts[0]["cost"] == 320 * 240 * 5 * 5, pts[0]["cost"]
+assert pts[2]["cost"] == (320 * 240 + 160 * 120 + 80 * 60) * 5 * 5, pts[2]
+c = pts[4]["config"]
+assert (c["levels"], c["warps"], c["iterations"], c["epsilon"]) == (3, 2, 10, 0), c
+for p in ok:
+    assert p["epe"] == [a["epe"] for a in p["accuracy"]
+                        if a["data"] == j["rank_by"]][0], p
+    assert 0 < p["epe"] < 1, p
+front = sorted(p["index"] for p in ok if not any(
+    q is not p and q["cost"] <= p["cost"] and q["epe"] <= p["epe"]
+    and (q["cost"] < p["cost"] or q["epe"] < p["epe"]) for q in ok))
+assert front, "empty front"
+assert front == sorted(p["index"] for p in pts if p["pareto"]), front
+assert front == sorted(j["pareto"]), (front, j["pareto"])
+costs = [next(p["cost"] for p in pts if p["index"] == i) for i in j["pareto"]]
+assert costs == sorted(costs), "the Pareto list is not cheapest first"
+assert len(j["peers"]) == 5 and j["peers"][2]["ms"] is None, j["peers"]
+rows = [l for l in open(d + "/f.md").read().splitlines()
+        if l.startswith("| ") and l[2].isdigit()]
+assert len(rows) == 6, rows
+marked = sorted(int(l.split("|")[1]) for l in rows if "**yes**" in l)
+assert marked == front, marked
+assert "refused: use-previous-flow" in rows[5], rows[5]
+svg = ET.parse(d + "/f.svg").getroot()
+ns = "{http://www.w3.org/2000/svg}"
+assert svg.tag == ns + "svg", svg.tag
+assert len(svg.findall(ns + "circle")) == 5
+assert len(svg.findall(ns + "polyline")) == 1
+texts = " ".join(t.text or "" for t in svg.iter(ns + "text"))
+assert "NVOF FAST" in texts and "DeepFlow" in texts, texts
+print("front", front)
+EOF
+    then
+      ok "gst-cudaflow-flow-frontier Pareto set, cost model, preset and files ($(cat "$fr/check.txt"))"
+    else
+      bad "gst-cudaflow-flow-frontier output"; cat "$fr/check.txt" "$fr/f.json"
+    fi
+  else
+    echo "SKIP: gst-cudaflow-flow-frontier output check (no python3)"; skip=$((skip + 1))
+  fi
+else
+  bad "gst-cudaflow-synth for the frontier"
+fi
+"$tools/gst-cudaflow-flow-frontier" --element cudaflowtvl1 --set levels=40 \
+  --data "$fr/synth" --no-time > /dev/null 2> "$fr/usage.txt"
+rc=$?
+if [ $rc -eq 2 ] && grep -q 'levels=40 is not a valid value (1 \.\. 16)' "$fr/usage.txt"; then
+  ok "gst-cudaflow-flow-frontier rejects an out-of-range setting"
+else
+  bad "gst-cudaflow-flow-frontier --set levels=40 exit $rc (expected 2)"; cat "$fr/usage.txt"
+fi
+"$tools/gst-cudaflow-flow-frontier" --element cudaflowhs --sizes 64x48 \
+  --frames 2 --set iterations=5 --data "$fr/synth" --json "$fr/t.json" \
+  > /dev/null 2> "$fr/time.txt"
+rc=$?
+if [ $rc -eq 77 ] && grep -q -- '--no-time' "$fr/time.txt"; then
+  ok "gst-cudaflow-flow-frontier without a GPU exits 77 and names --no-time"
+elif [ $rc -eq 0 ] && grep -q '"cost": "ms"' "$fr/t.json" \
+    && grep -q '"frame_ms": [0-9]' "$fr/t.json"; then
+  ok "gst-cudaflow-flow-frontier times on the GPU"
+else
+  bad "gst-cudaflow-flow-frontier with timing exit $rc"; cat "$fr/time.txt"
 fi
 
 "$tools/gst-cudaflow-conv-bench" --sizes 64x48 --ks 3 --reps 2 \
