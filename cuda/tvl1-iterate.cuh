@@ -1,7 +1,9 @@
 /* gst-cudaflow — TV-L1 on the GPU: the iteration kernels, FUSED and BLOCKED
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Included by the plan (cuda/tvl1.cu), which launches them.
+ * Included by the plan (cuda/tvl1.cu), which launches them. One body per
+ * kernel serves both precisions through tvl1_traits <S> (S: the state, fp32
+ * planes or fp16 half2 cells, as in cuda/hs.cu and cuda/clg.cu):
  *  - FUSED: two kernels per iteration.
  *      U-kernel: TH from u and the warp constants, div p1 and div p2 from
  *        the west / north neighbours of p, u ← v + θ div, in place (a
@@ -10,68 +12,449 @@
  *      P-kernel: forward gradients of the new u from the east / south
  *        neighbours, then the P step on p in place (u is read-only here).
  *    Splitting at the two stencils is what lets both update in place: no
- *    kernel reads a neighbour of what it writes. The per-pixel functions
- *    are the ones STEPS uses (tvl1-ops.cuh), so the two paths are
- *    bit-identical.
+ *    kernel reads a neighbour of what it writes. In fp32 the per-pixel
+ *    functions are the ones STEPS uses (tvl1-ops.cuh), so the two paths
+ *    are bit-identical.
  *  - BLOCKED (temporal blocking, ε = 0 only): one launch runs t <= T
  *    iterations of FUSED's U and P steps on a 64 x 32 or 64 x 64 tile in
- *    shared memory (u and both p fields, 24 B per cell; the warp constants
- *    stay in registers, each thread owning 2 x NY fixed cells). The tile
- *    is loaded with a halo of t on every side; step s of the launch
- *    computes U on tile cells [s+1, C−s) and P on [s+1, C−s−1) per axis
- *    (U reads p from the west / north, P reads u from the east / south,
- *    so each valid region loses one cell per side and iteration), leaving
- *    the (64 − 2t) x (8 NY − 2t) interior exact after t iterations; only
- *    the interior is written. Blocks overlap in their halos, so a launch
- *    reads one copy of u, p1, p2 and writes another (the plan swaps them
- *    after each launch). Image borders are the real ones: Div and fG take
- *    the pixel's image coordinates for their border branches apart from
- *    its cell in the tile, and never read outside the image, so cells
- *    outside it are neither loaded nor computed. The same per-pixel
- *    functions in the same order as FUSED: the same bits.
- * fp16 plans run their own FUSED and BLOCKED kernels on half2 state, with
- * the same schedule.
+ *    shared memory (u and both p fields: 24 B per cell in fp32, 12 in
+ *    fp16; the warp constants stay in registers, each thread owning
+ *    2 x NY fixed cells). The tile is loaded with a halo of t on every
+ *    side; step s of the launch computes U on tile cells [s+1, C−s) and P
+ *    on [s+1, C−s−1) per axis (U reads p from the west / north, P reads u
+ *    from the east / south, so each valid region loses one cell per side
+ *    and iteration), leaving the (64 − 2t) x (BY NY − 2t) interior exact
+ *    after t iterations; only the interior is written. Blocks overlap in
+ *    their halos, so a launch reads one copy of the state and writes
+ *    another (the plan swaps them after each launch). Image borders are
+ *    the real ones: Div and fG take the pixel's image coordinates for
+ *    their border branches apart from its cell in the tile, and never read
+ *    outside the image, so cells outside it are neither loaded nor
+ *    computed. The traits' u_step and p_step run on the tile exactly as
+ *    FUSED runs them on the planes: the same bits as FUSED, in either
+ *    precision (fp16's are not fp32's).
  */
 #ifndef CF_CUDA_TVL1_ITERATE_CUH
 #define CF_CUDA_TVL1_ITERATE_CUH
 
 #include "cuda/tvl1-eps.cuh"
 
-/* BLOCKED tiles: 64 cells wide (two per thread along x), 8 NY high */
+/* BLOCKED tiles: 64 cells wide (two per thread along x), BY NY high */
 #define TVL1_TILE_X (2 * TVL1_BLOCK_X)
+
+/* ---------------------------------------------------------------------
+ * State and precision traits
+ * --------------------------------------------------------------------- */
+
+/* fp32 state: the flow u and the dual fields p1 (of u1) and p2 (of u2),
+ * two planes each; a view of whole planes or of a BLOCKED tile */
+struct tvl1_state_f32
+{
+  tvl1_field u, p1, p2;
+};
+
+/* fp16 state: the increment du = u − u0 (u0: the flow entering the warp)
+ * and the dual pairs (px, py) = ((p11, p21), (p12, p22)) */
+struct tvl1_state_f16
+{
+  tvl1h_cells du;
+  tvl1h_pairs p;
+};
+
+/* fp16 per-warp constants: ((I1wx, I1wy), (g, I1w − I0)) and ∇u0 */
+struct tvl1h_consts
+{
+  tvl1h_pairs th, gu0;
+};
+
+/* BLOCKED's view of a state in shared memory: the planes of S, every
+ * pitch TVL1_TILE_X; its elements are indexed in int, as shared arrays
+ * are (whole planes in size_t). */
+template < typename S > struct tvl1_tile : S
+{
+};
+
+/* Element (cx, cy) of plane @f of state @s: in whole planes ... */
+template < typename S, typename F > static __device__ __forceinline__ size_t
+tvl1_index (const S &, const F & f, int cx, int cy)
+{
+  return cx + (size_t) cy * f.pitch;
+}
+
+/* ... and in a tile */
+template < typename S, typename F > static __device__ __forceinline__ int
+tvl1_index (const tvl1_tile < S > &, const F &, int cx, int cy)
+{
+  return cx + cy * TVL1_TILE_X;
+}
+
+/* How FUSED and BLOCKED read, step and write one pixel of state S:
+ *   consts         the per-warp constant planes (kernel argument)
+ *   ucon, pcon     what the U and the P step read of them at one pixel
+ *                  (BLOCKED keeps both in registers); ucon_at, pcon_at
+ *                  load them, no_consts zeroes both (cells outside the
+ *                  image)
+ *   ucell, pcell   u and p at one pixel; get_*, set_* access a state
+ *                  (planes, or a tile: the functions that take a state
+ *                  V take either), load_* the read-only input of BLOCKED,
+ *                  zero_u, zero_p start a warp
+ *   u_step         V, Div, U at one pixel in place; returns its term of
+ *                  the ε sum (|Δu|² in double)
+ *   p_step         fG, P at one pixel in place
+ *   taut_t, taut_of  τ/θ as p_step takes it
+ *   increments     the state is du, not u: BLOCKED's tvl1_ends apply
+ *   steps          the single-step kernels exist (STEPS)
+ *   BLOCKED_BY, blocked_min_blocks  BLOCKED's thread rows, and the
+ *                  resident blocks per SM asked of ptxas for a tile height
+ *   DEFAULT_BLOCK_ITERATIONS, DEFAULT_TILE_ROWS  BLOCKED's default shape
+ *   tile_bytes, tile  BLOCKED's dynamic shared memory and its view
+ * The arithmetic is that of the per-pixel functions of tvl1-ops.cuh; a
+ * specialisation only picks them and says where their operands live, so
+ * FUSED and BLOCKED run the same operations in the same order. */
+template < typename S > struct tvl1_traits;
+
+template <> struct tvl1_traits <tvl1_state_f32 >
+{
+  typedef tvl1_state_f32 S;
+  typedef tvl1_consts consts;
+  struct ucon
+  {
+    float wx, wy, g, rc;        /* I1wx, I1wy, g, ρc */
+  };
+  struct pcon
+  {
+  };
+  typedef float2 ucell;         /* (u1, u2) */
+  typedef float4 pcell;         /* (p11, p12, p21, p22) */
+  typedef float taut_t;
+
+  static constexpr bool increments = false;
+  static constexpr bool steps = true;
+  /* BLOCKED: 32 x 8 threads, NY = 4 (32-row tiles) or 8 rows per thread.
+   * Defaults measured in docs/flow-speed.md (tools/cf-tvl1-blocking-bench,
+   * realtime preset): T = 6 on 64 x 32 tiles is the fastest at 720p and
+   * 1080p and close to T = 5 at 4K; 64 x 64 tiles are slower at every T;
+   * BLOCKED beats FUSED at every size. */
+  enum
+  {
+    BLOCKED_BY = TVL1_BLOCK_Y,
+    DEFAULT_BLOCK_ITERATIONS = 6, DEFAULT_TILE_ROWS = 32
+  };
+  static constexpr int blocked_min_blocks (int rows)
+  {
+    return rows == 64 ? 2 : 4;
+  }
+
+  static __device__ __forceinline__ ucon ucon_at (const consts & k, int x,
+      int y)
+  {
+    ucon c;
+
+    c.wx = __ldg (k.wx + x + (size_t) y * k.pwx);
+    c.wy = __ldg (k.wy + x + (size_t) y * k.pwy);
+    c.g = __ldg (k.g + x + (size_t) y * k.pg);
+    c.rc = __ldg (k.rc + x + (size_t) y * k.prc);
+    return c;
+  }
+  static __device__ __forceinline__ pcon pcon_at (const consts &, int, int)
+  {
+    return pcon ();
+  }
+  static __device__ __forceinline__ void no_consts (ucon & u, pcon &)
+  {
+    u.wx = u.wy = u.g = u.rc = 0.0f;
+  }
+  static __host__ __device__ __forceinline__ taut_t taut_of (float taut)
+  {
+    return taut;
+  }
+
+  template < typename V > static __device__ __forceinline__ ucell
+  get_u (const V & s, int cx, int cy)
+  {
+    const auto i = tvl1_index (s, s.u, cx, cy);
+
+    return make_float2 (s.u.a[i], s.u.b[i]);
+  }
+  template < typename V > static __device__ __forceinline__ void
+  set_u (const V & s, int cx, int cy, ucell c)
+  {
+    const auto i = tvl1_index (s, s.u, cx, cy);
+
+    s.u.a[i] = c.x;
+    s.u.b[i] = c.y;
+  }
+  template < typename V > static __device__ __forceinline__ pcell
+  get_p (const V & s, int cx, int cy)
+  {
+    const auto i1 = tvl1_index (s, s.p1, cx, cy);
+    const auto i2 = tvl1_index (s, s.p2, cx, cy);
+
+    return make_float4 (s.p1.a[i1], s.p1.b[i1], s.p2.a[i2], s.p2.b[i2]);
+  }
+  template < typename V > static __device__ __forceinline__ void
+  set_p (const V & s, int cx, int cy, pcell c)
+  {
+    const auto i1 = tvl1_index (s, s.p1, cx, cy);
+    const auto i2 = tvl1_index (s, s.p2, cx, cy);
+
+    s.p1.a[i1] = c.x;
+    s.p1.b[i1] = c.y;
+    s.p2.a[i2] = c.z;
+    s.p2.b[i2] = c.w;
+  }
+  static __device__ __forceinline__ ucell load_u (const S & s, int x, int y)
+  {
+    const size_t i = x + (size_t) y * s.u.pitch;
+
+    return make_float2 (__ldg (s.u.a + i), __ldg (s.u.b + i));
+  }
+  static __device__ __forceinline__ pcell load_p (const S & s, int x, int y)
+  {
+    const size_t i1 = x + (size_t) y * s.p1.pitch;
+    const size_t i2 = x + (size_t) y * s.p2.pitch;
+
+    return make_float4 (__ldg (s.p1.a + i1), __ldg (s.p1.b + i1),
+        __ldg (s.p2.a + i2), __ldg (s.p2.b + i2));
+  }
+  static __device__ __forceinline__ ucell zero_u ()
+  {
+    return make_float2 (0.0f, 0.0f);
+  }
+  static __device__ __forceinline__ pcell zero_p ()
+  {
+    return make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+  }
+  static __device__ __forceinline__ float2 to_float2 (ucell c)
+  {
+    return c;
+  }
+
+  /** \brief V, Div of both dual fields and U at image pixel (x, y),
+   *  element (cx, cy) of @s; |Δu|² in the CPU's arithmetic. */
+  template < typename V > static __device__ __forceinline__ double
+  u_step (const V & s, const ucon & k, int cx, int cy, int x, int y, int w,
+      int h, float lt, float theta)
+  {
+    const auto i = tvl1_index (s, s.u, cx, cy);
+    const float u1 = s.u.a[i], u2 = s.u.b[i];
+    const float2 v = tvl1_threshold_at (k.wx, k.wy, k.g, k.rc, u1, u2, lt);
+    const float d1 = tvl1_divergence_at (s.p1.a, s.p1.pitch, s.p1.b,
+        s.p1.pitch, cx, cy, x, y, w, h);
+    const float d2 = tvl1_divergence_at (s.p2.a, s.p2.pitch, s.p2.b,
+        s.p2.pitch, cx, cy, x, y, w, h);
+    const float n1 = tvl1_update_u_at (v.x, d1, theta);
+    const float n2 = tvl1_update_u_at (v.y, d2, theta);
+
+    s.u.a[i] = n1;
+    s.u.b[i] = n2;
+    return tvl1_sq_term (__fsub_rn (n1, u1), __fsub_rn (n2, u2));
+  }
+  /** \brief fG of both components of u and P on both dual fields at image
+   *  pixel (x, y), element (cx, cy) of @s. */
+  template < typename V > static __device__ __forceinline__ void
+  p_step (const V & s, const pcon &, int cx, int cy, int x, int y, int w,
+      int h, taut_t taut)
+  {
+    const float2 g1 = tvl1_forward_gradient_at (s.u.a, s.u.pitch, cx, cy, x,
+        y, w, h);
+    const float2 g2 = tvl1_forward_gradient_at (s.u.b, s.u.pitch, cx, cy, x,
+        y, w, h);
+    const auto i1 = tvl1_index (s, s.p1, cx, cy);
+    const auto i2 = tvl1_index (s, s.p2, cx, cy);
+    float2 r;
+
+    r = tvl1_update_p_at (g1, s.p1.a[i1], s.p1.b[i1], taut);
+    s.p1.a[i1] = r.x;
+    s.p1.b[i1] = r.y;
+    r = tvl1_update_p_at (g2, s.p2.a[i2], s.p2.b[i2], taut);
+    s.p2.a[i2] = r.x;
+    s.p2.b[i2] = r.y;
+  }
+
+  /* u, p1, p2: 6 planes of floats */
+  static __host__ __device__ __forceinline__ size_t tile_bytes (int rows)
+  {
+    return (size_t) 6 * TVL1_TILE_X * rows * sizeof (float);
+  }
+  static __device__ __forceinline__ tvl1_tile < S > tile (void *smem,
+      int rows)
+  {
+    float *const f = (float *) smem;
+    const int plane = TVL1_TILE_X * rows;
+    tvl1_tile < S > s;
+
+    s.u.a = f;
+    s.u.b = f + plane;
+    s.p1.a = f + 2 * plane;
+    s.p1.b = f + 3 * plane;
+    s.p2.a = f + 4 * plane;
+    s.p2.b = f + 5 * plane;
+    s.u.pitch = s.p1.pitch = s.p2.pitch = TVL1_TILE_X;
+    return s;
+  }
+};
+
+template <> struct tvl1_traits <tvl1_state_f16 >
+{
+  typedef tvl1_state_f16 S;
+  typedef tvl1h_consts consts;
+  typedef tvl1h_pair ucon;      /* ((I1wx, I1wy), (g, I1w − I0)) */
+  typedef tvl1h_pair pcon;      /* (∇x u0, ∇y u0) */
+  typedef __half2 ucell;        /* du */
+  typedef tvl1h_pair pcell;     /* (px, py) */
+  typedef __half2 taut_t;
+
+  static constexpr bool increments = true;
+  static constexpr bool steps = false;
+  /* BLOCKED: 32 x 32 threads, one tile column pair and NY = 1 (32-row
+   * tiles: 32 registers, two blocks = 2048 threads per SM) or 2 rows
+   * (64-row tiles) per thread: faster than fp32's shape (32 x 8 threads,
+   * NY = 4) at T = 4 and 5 from 720p to 4K. Defaults: the same tool with
+   * --precision fp16: T = 5 on 64 x 32 tiles is the fastest from 640 x 480
+   * to 4K (ahead of T = 4 since the first and last launches of a warp do
+   * less, tvl1_ends); it beats fp16 FUSED at every size (both measured in
+   * docs/flow-speed.md). */
+  enum
+  {
+    BLOCKED_BY = 32,
+    DEFAULT_BLOCK_ITERATIONS = 5, DEFAULT_TILE_ROWS = 32
+  };
+  static constexpr int blocked_min_blocks (int rows)
+  {
+    return rows == 64 ? 1 : 2;
+  }
+
+  static __device__ __forceinline__ ucon ucon_at (const consts & k, int x,
+      int y)
+  {
+    return k.th.d[x + (size_t) y * k.th.pitch];
+  }
+  static __device__ __forceinline__ pcon pcon_at (const consts & k, int x,
+      int y)
+  {
+    return k.gu0.d[x + (size_t) y * k.gu0.pitch];
+  }
+  static __device__ __forceinline__ void no_consts (ucon & u, pcon & p)
+  {
+    u.a = u.b = p.a = p.b = __float2half2_rn (0.0f);
+  }
+  static __device__ __forceinline__ taut_t taut_of (float taut)
+  {
+    return __float2half2_rn (taut);
+  }
+
+  template < typename V > static __device__ __forceinline__ ucell
+  get_u (const V & s, int cx, int cy)
+  {
+    return s.du.d[tvl1_index (s, s.du, cx, cy)];
+  }
+  template < typename V > static __device__ __forceinline__ void
+  set_u (const V & s, int cx, int cy, ucell c)
+  {
+    s.du.d[tvl1_index (s, s.du, cx, cy)] = c;
+  }
+  template < typename V > static __device__ __forceinline__ pcell
+  get_p (const V & s, int cx, int cy)
+  {
+    return s.p.d[tvl1_index (s, s.p, cx, cy)];
+  }
+  template < typename V > static __device__ __forceinline__ void
+  set_p (const V & s, int cx, int cy, pcell c)
+  {
+    s.p.d[tvl1_index (s, s.p, cx, cy)] = c;
+  }
+  static __device__ __forceinline__ ucell load_u (const S & s, int x, int y)
+  {
+    return get_u (s, x, y);
+  }
+  static __device__ __forceinline__ pcell load_p (const S & s, int x, int y)
+  {
+    return get_p (s, x, y);
+  }
+  static __device__ __forceinline__ ucell zero_u ()
+  {
+    return __float2half2_rn (0.0f);
+  }
+  static __device__ __forceinline__ pcell zero_p ()
+  {
+    pcell c;
+
+    c.a = c.b = __float2half2_rn (0.0f);
+    return c;
+  }
+  static __device__ __forceinline__ float2 to_float2 (ucell c)
+  {
+    return __half22float2 (c);
+  }
+
+  /** \brief TH, Div and U at image pixel (x, y), element (cx, cy) of @s,
+   *  du rounded to half2 once; |Δdu|² of the stored, rounded values. */
+  template < typename V > static __device__ __forceinline__ double
+  u_step (const V & s, const ucon & k, int cx, int cy, int x, int y, int w,
+      int h, float lt, float theta)
+  {
+    __half2 *const c = s.du.d + tvl1_index (s, s.du, cx, cy);
+    const __half2 old = *c;
+    const __half2 nu = __float22half2_rn (tvl1h_update_u_at (k, old,
+            tvl1h_divergence_at (s.p.d, s.p.pitch, cx, cy, x, y, w, h), lt,
+            theta));
+    const float2 a = __half22float2 (nu), b = __half22float2 (old);
+
+    *c = nu;
+    return tvl1_sq_term (__fsub_rn (a.x, b.x), __fsub_rn (a.y, b.y));
+  }
+  /** \brief fG and P at image pixel (x, y), element (cx, cy) of @s. */
+  template < typename V > static __device__ __forceinline__ void
+  p_step (const V & s, const pcon & gu0, int cx, int cy, int x, int y,
+      int w, int h, taut_t taut)
+  {
+    tvl1h_pair *const c = s.p.d + tvl1_index (s, s.p, cx, cy);
+
+    *c = tvl1h_update_p_at (s.du.d, s.du.pitch, cx, cy, x, y, w, h, gu0, *c,
+        taut);
+  }
+
+  /* the (px, py) pairs, then du */
+  static __host__ __device__ __forceinline__ size_t tile_bytes (int rows)
+  {
+    return (size_t) TVL1_TILE_X * rows * (sizeof (tvl1h_pair) +
+        sizeof (__half2));
+  }
+  static __device__ __forceinline__ tvl1_tile < S > tile (void *smem,
+      int rows)
+  {
+    tvl1h_pair *const p = (tvl1h_pair *) smem;
+    tvl1_tile < S > s;
+
+    s.p.d = p;
+    s.p.pitch = TVL1_TILE_X;
+    s.du.d = (__half2 *) (p + TVL1_TILE_X * rows);
+    s.du.pitch = TVL1_TILE_X;
+    return s;
+  }
+};
+
+/* ---------------------------------------------------------------------
+ * FUSED
+ * --------------------------------------------------------------------- */
 
 /** \brief FUSED U-kernel: V, Div (both fields) and U at one pixel, u in
  *  place, and the block's partial of the ε sum when @partials is set. p is
  *  only read here (west and north neighbours). */
-__global__ static void
-tvl1_fused_u_kernel (tvl1_consts k, tvl1_field p1, tvl1_field p2,
-    tvl1_field u, int w, int h, float lt, float theta, double *partials,
-    const tvl1_control * ctl, int n)
+template < typename S > __global__ static void
+tvl1_fused_u_kernel (typename tvl1_traits < S >::consts k, S s, int w, int h,
+    float lt, float theta, double *partials, const tvl1_control * ctl, int n)
 {
+  typedef tvl1_traits < S > T;
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   double term = 0.0;
 
   if (tvl1_skipped (ctl, n))
     return;                     /* uniform per block */
-  if (x < w && y < h) {
-    const size_t iu = x + (size_t) y * u.pitch;
-    const float u1 = u.a[iu], u2 = u.b[iu];
-    const float2 v = tvl1_threshold_at (__ldg (k.wx + x + (size_t) y * k.pwx),
-        __ldg (k.wy + x + (size_t) y * k.pwy),
-        __ldg (k.g + x + (size_t) y * k.pg),
-        __ldg (k.rc + x + (size_t) y * k.prc), u1, u2, lt);
-    const float d1 = tvl1_divergence_at (p1.a, p1.pitch, p1.b, p1.pitch, x,
-        y, x, y, w, h);
-    const float d2 = tvl1_divergence_at (p2.a, p2.pitch, p2.b, p2.pitch, x,
-        y, x, y, w, h);
-    const float n1 = tvl1_update_u_at (v.x, d1, theta);
-    const float n2 = tvl1_update_u_at (v.y, d2, theta);
-
-    u.a[iu] = n1;
-    u.b[iu] = n2;
-    term = tvl1_sq_term (__fsub_rn (n1, u1), __fsub_rn (n2, u2));
-  }
+  if (x < w && y < h)
+    term = T::u_step (s, T::ucon_at (k, x, y), x, y, x, y, w, h, lt, theta);
   tvl1_store_partial (term, partials, NULL);
 }
 
@@ -79,15 +462,14 @@ tvl1_fused_u_kernel (tvl1_consts k, tvl1_field p1, tvl1_field p2,
  *  south neighbours; u is only read here) and P on both dual fields in
  *  place. With @partials set, block (0, 0) first runs the reducer of this
  *  iteration (the U-kernel that wrote the partials has finished). */
-__global__ static void
-tvl1_fused_p_kernel (tvl1_field u, tvl1_field p1, tvl1_field p2, int w,
-    int h, float taut, tvl1_control * ctl, int n, const double *partials,
+template < typename S > __global__ static void
+tvl1_fused_p_kernel (typename tvl1_traits < S >::consts k, S s, int w, int h,
+    float taut, tvl1_control * ctl, int n, const double *partials,
     int n_partials, double count, double eps2)
 {
+  typedef tvl1_traits < S > T;
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  size_t i1, i2;
-  float2 g1, g2, r;
 
   if (tvl1_skipped (ctl, n))
     return;                     /* uniform per block */
@@ -95,41 +477,55 @@ tvl1_fused_p_kernel (tvl1_field u, tvl1_field p1, tvl1_field p2, int w,
     tvl1_reduce (ctl, partials, n_partials, count, eps2, n);
   if (x >= w || y >= h)
     return;
-  g1 = tvl1_forward_gradient_at (u.a, u.pitch, x, y, x, y, w, h);
-  g2 = tvl1_forward_gradient_at (u.b, u.pitch, x, y, x, y, w, h);
-  i1 = x + (size_t) y * p1.pitch;
-  i2 = x + (size_t) y * p2.pitch;
-  r = tvl1_update_p_at (g1, p1.a[i1], p1.b[i1], taut);
-  p1.a[i1] = r.x;
-  p1.b[i1] = r.y;
-  r = tvl1_update_p_at (g2, p2.a[i2], p2.b[i2], taut);
-  p2.a[i2] = r.x;
-  p2.b[i2] = r.y;
+  T::p_step (s, T::pcon_at (k, x, y), x, y, x, y, w, h, T::taut_of (taut));
 }
 
-/** \brief BLOCKED: @t iterations of the FUSED U and P steps on one tile of
- *  64 x 8 NY cells (see the top of the file), reading u, p1, p2 from the
- *  *_in fields and writing the tile's (64 − 2t) x (8 NY − 2t) interior to
- *  the *_out ones. Shared memory: 6 planes of 64 x 8 NY floats (dynamic).
- *  Thread (tx, ty) owns the cells (tx + 32 i, ty + 8 j). */
-template <int NY>
-__global__ static void
-__launch_bounds__ (TVL1_BLOCK_THREADS, NY == 4 ? 4 : 2)
-tvl1_blocked_kernel (tvl1_consts k, tvl1_field u_in, tvl1_field p1_in,
-    tvl1_field p2_in, tvl1_field u_out, tvl1_field p1_out,
-    tvl1_field p2_out, int w, int h, float lt, float theta, float taut,
-    int t)
+/* ---------------------------------------------------------------------
+ * BLOCKED
+ * --------------------------------------------------------------------- */
+
+/* A BLOCKED launch's place in its warp, for states that are increments
+ * (tvl1_traits::increments; fp32 plans pass no flags). The first launch
+ * of a warp starts from du = 0 and, on a level's first warp, p = 0
+ * without reading either (no memset, no zeroing pass); the last one
+ * writes u0 + du (the sum of tvl1-half.cu's apply kernel) instead of du,
+ * and p only when another warp of the level follows. Zeros are zeros and
+ * the sum is the same fp32 addition, so this changes no bits. */
+struct tvl1_ends
 {
-  const int CX = TVL1_TILE_X, CY = TVL1_BLOCK_Y * NY, NX = 2;
-  const int PLANE = CX * CY;
-  extern __shared__ float tile[];
-  float *const su1 = tile, *const su2 = tile + PLANE;
-  float *const sp11 = tile + 2 * PLANE, *const sp12 = tile + 3 * PLANE;
-  float *const sp21 = tile + 4 * PLANE, *const sp22 = tile + 5 * PLANE;
+  unsigned flags;               /* TVL1_ENDS_* */
+  tvl1_field u0, out;           /* TVL1_ENDS_FINISH: out may be u0 */
+};
+#define TVL1_ENDS_DU_ZERO 1u
+#define TVL1_ENDS_P_ZERO 2u
+#define TVL1_ENDS_FINISH 4u
+#define TVL1_ENDS_KEEP_P 8u
+
+/** \brief BLOCKED: @t iterations of the FUSED U and P steps on one tile of
+ *  64 x ROWS cells (see the top of the file), reading the state from @in
+ *  and writing the tile's (64 − 2t) x (ROWS − 2t) interior to @out (or,
+ *  as @e says, u0 + du to e.out). Dynamic shared memory:
+ *  tvl1_traits::tile_bytes (ROWS). Blocks of 32 x BY threads
+ *  (tvl1_traits::BLOCKED_BY); thread (tx, ty) owns the cells
+ *  (tx + 32 i, ty + BY j), i < 2, j < NY = ROWS / BY. */
+template < typename S, int ROWS > __global__ static void
+__launch_bounds__ (TVL1_BLOCK_X * tvl1_traits < S >::BLOCKED_BY,
+    tvl1_traits < S >::blocked_min_blocks (ROWS))
+tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
+    int w, int h, float lt, float theta, float taut, int t, tvl1_ends e)
+{
+  typedef tvl1_traits < S > T;
+  const int BY = T::BLOCKED_BY, NY = ROWS / BY;
+  const int CX = TVL1_TILE_X, CY = ROWS, NX = 2;
+  static_assert (ROWS % BY == 0, "thread rows must divide the tile");
+  extern __shared__ __align__ (16) unsigned char tvl1_smem[];
+  const tvl1_tile < S > tile = T::tile (tvl1_smem, CY);
   /* image position of tile cell (0, 0): the interior starts at (t, t) */
   const int ox = blockIdx.x * (CX - 2 * t) - t;
   const int oy = blockIdx.y * (CY - 2 * t) - t;
-  float cwx[NY][NX], cwy[NY][NX], cg[NY][NX], crc[NY][NX];
+  const typename T::taut_t tt = T::taut_of (taut);
+  typename T::ucon cu[NY][NX];
+  typename T::pcon cp[NY][NX];
   unsigned inside = 0;          /* bit j NX + i: cell (i, j) in the image */
   int i, j, s;
 
@@ -138,27 +534,23 @@ tvl1_blocked_kernel (tvl1_consts k, tvl1_field u_in, tvl1_field p1_in,
 #pragma unroll
     for (i = 0; i < NX; i++) {
       const int lx = threadIdx.x + TVL1_BLOCK_X * i;
-      const int ly = threadIdx.y + TVL1_BLOCK_Y * j;
+      const int ly = threadIdx.y + BY * j;
       const int x = ox + lx, y = oy + ly;
 
-      cwx[j][i] = cwy[j][i] = cg[j][i] = crc[j][i] = 0.0f;
       if (x >= 0 && x < w && y >= 0 && y < h) {
-        const int c = lx + ly * CX;
-        const size_t iu = x + (size_t) y * u_in.pitch;
-        const size_t i1 = x + (size_t) y * p1_in.pitch;
-        const size_t i2 = x + (size_t) y * p2_in.pitch;
-
         inside |= 1u << (j * NX + i);
-        cwx[j][i] = __ldg (k.wx + x + (size_t) y * k.pwx);
-        cwy[j][i] = __ldg (k.wy + x + (size_t) y * k.pwy);
-        cg[j][i] = __ldg (k.g + x + (size_t) y * k.pg);
-        crc[j][i] = __ldg (k.rc + x + (size_t) y * k.prc);
-        su1[c] = __ldg (u_in.a + iu);
-        su2[c] = __ldg (u_in.b + iu);
-        sp11[c] = __ldg (p1_in.a + i1);
-        sp12[c] = __ldg (p1_in.b + i1);
-        sp21[c] = __ldg (p2_in.a + i2);
-        sp22[c] = __ldg (p2_in.b + i2);
+        cu[j][i] = T::ucon_at (k, x, y);
+        cp[j][i] = T::pcon_at (k, x, y);
+        if (T::increments && (e.flags & TVL1_ENDS_DU_ZERO))
+          T::set_u (tile, lx, ly, T::zero_u ());
+        else
+          T::set_u (tile, lx, ly, T::load_u (in, x, y));
+        if (T::increments && (e.flags & TVL1_ENDS_P_ZERO))
+          T::set_p (tile, lx, ly, T::zero_p ());
+        else
+          T::set_p (tile, lx, ly, T::load_p (in, x, y));
+      } else {
+        T::no_consts (cu[j][i], cp[j][i]);
       }
     }
   }
@@ -171,22 +563,12 @@ tvl1_blocked_kernel (tvl1_consts k, tvl1_field u_in, tvl1_field p1_in,
 #pragma unroll
       for (i = 0; i < NX; i++) {
         const int lx = threadIdx.x + TVL1_BLOCK_X * i;
-        const int ly = threadIdx.y + TVL1_BLOCK_Y * j;
+        const int ly = threadIdx.y + BY * j;
 
         if ((inside >> (j * NX + i) & 1u) && lx > s && lx < CX - s &&
-            ly > s && ly < CY - s) {
-          const int c = lx + ly * CX;
-          const int x = ox + lx, y = oy + ly;
-          const float2 v = tvl1_threshold_at (cwx[j][i], cwy[j][i],
-              cg[j][i], crc[j][i], su1[c], su2[c], lt);
-          const float d1 = tvl1_divergence_at (sp11, TVL1_TILE_X, sp12,
-              TVL1_TILE_X, lx, ly, x, y, w, h);
-          const float d2 = tvl1_divergence_at (sp21, TVL1_TILE_X, sp22,
-              TVL1_TILE_X, lx, ly, x, y, w, h);
-
-          su1[c] = tvl1_update_u_at (v.x, d1, theta);
-          su2[c] = tvl1_update_u_at (v.y, d2, theta);
-        }
+            ly > s && ly < CY - s)
+          T::u_step (tile, cu[j][i], lx, ly, ox + lx, oy + ly, w, h, lt,
+              theta);
       }
     }
     __syncthreads ();
@@ -196,223 +578,17 @@ tvl1_blocked_kernel (tvl1_consts k, tvl1_field u_in, tvl1_field p1_in,
 #pragma unroll
       for (i = 0; i < NX; i++) {
         const int lx = threadIdx.x + TVL1_BLOCK_X * i;
-        const int ly = threadIdx.y + TVL1_BLOCK_Y * j;
-
-        if ((inside >> (j * NX + i) & 1u) && lx > s && lx < CX - s - 1 &&
-            ly > s && ly < CY - s - 1) {
-          const int c = lx + ly * CX;
-          const int x = ox + lx, y = oy + ly;
-          const float2 g1 = tvl1_forward_gradient_at (su1, TVL1_TILE_X, lx,
-              ly, x, y, w, h);
-          const float2 g2 = tvl1_forward_gradient_at (su2, TVL1_TILE_X, lx,
-              ly, x, y, w, h);
-          float2 r;
-
-          r = tvl1_update_p_at (g1, sp11[c], sp12[c], taut);
-          sp11[c] = r.x;
-          sp12[c] = r.y;
-          r = tvl1_update_p_at (g2, sp21[c], sp22[c], taut);
-          sp21[c] = r.x;
-          sp22[c] = r.y;
-        }
-      }
-    }
-    __syncthreads ();
-  }
-
-  /* the interior [t, C−t): u and p after t iterations */
-#pragma unroll
-  for (j = 0; j < NY; j++) {
-#pragma unroll
-    for (i = 0; i < NX; i++) {
-      const int lx = threadIdx.x + TVL1_BLOCK_X * i;
-      const int ly = threadIdx.y + TVL1_BLOCK_Y * j;
-
-      if ((inside >> (j * NX + i) & 1u) && lx >= t && lx < CX - t &&
-          ly >= t && ly < CY - t) {
-        const int c = lx + ly * CX;
-        const int x = ox + lx, y = oy + ly;
-        const size_t iu = x + (size_t) y * u_out.pitch;
-        const size_t i1 = x + (size_t) y * p1_out.pitch;
-        const size_t i2 = x + (size_t) y * p2_out.pitch;
-
-        u_out.a[iu] = su1[c];
-        u_out.b[iu] = su2[c];
-        p1_out.a[i1] = sp11[c];
-        p1_out.b[i1] = sp12[c];
-        p2_out.a[i2] = sp21[c];
-        p2_out.b[i2] = sp22[c];
-      }
-    }
-  }
-}
-
-
-/* fp16 BLOCKED blocks are 32 x 32 threads, one tile column pair and NY =
- * 1 (32-row tiles: 32 registers, two blocks = 2048 threads per SM) or 2
- * rows (64-row tiles) per thread: faster than fp32's shape (32 x 8
- * threads, NY = 4) at T = 4 and 5 from 720p to 4K (measured in
- * docs/flow-speed.md with cf-tvl1-blocking-bench --precision fp16). */
-#define TVL1H_BLOCK_Y 32
-
-/** \brief fp16 FUSED U-kernel: TH, Div and U at one pixel, du in place,
- *  and the block's partial of Σ |Δdu|² (of the stored, rounded values)
- *  when @partials is set. */
-__global__ static void
-tvl1h_fused_u_kernel (tvl1h_pairs th, tvl1h_pairs p, tvl1h_cells du, int w,
-    int h, float lt, float theta, double *partials, const tvl1_control * ctl,
-    int n)
-{
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  double term = 0.0;
-
-  if (tvl1_skipped (ctl, n))
-    return;                     /* uniform per block */
-  if (x < w && y < h) {
-    __half2 *const c = du.d + x + (size_t) y * du.pitch;
-    const __half2 old = *c;
-    const __half2 nu = __float22half2_rn (tvl1h_update_u_at (th.d[x +
-                (size_t) y * th.pitch], old, tvl1h_divergence_at (p.d,
-                p.pitch, x, y, x, y, w, h), lt, theta));
-    const float2 a = __half22float2 (nu), b = __half22float2 (old);
-
-    *c = nu;
-    term = tvl1_sq_term (__fsub_rn (a.x, b.x), __fsub_rn (a.y, b.y));
-  }
-  tvl1_store_partial (term, partials, NULL);
-}
-
-/** \brief fp16 FUSED P-kernel: fG and P on both dual fields in place;
- *  block (0, 0) runs the reducer first when @partials is set (as
- *  tvl1_fused_p_kernel). */
-__global__ static void
-tvl1h_fused_p_kernel (tvl1h_cells du, tvl1h_pairs gu0, tvl1h_pairs p, int w,
-    int h, float taut, tvl1_control * ctl, int n, const double *partials,
-    int n_partials, double count, double eps2)
-{
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  tvl1h_pair *c;
-
-  if (tvl1_skipped (ctl, n))
-    return;                     /* uniform per block */
-  if (partials != NULL && blockIdx.x == 0 && blockIdx.y == 0)
-    tvl1_reduce (ctl, partials, n_partials, count, eps2, n);
-  if (x >= w || y >= h)
-    return;
-  c = p.d + x + (size_t) y * p.pitch;
-  *c = tvl1h_update_p_at (du.d, du.pitch, x, y, x, y, w, h,
-      gu0.d[x + (size_t) y * gu0.pitch], *c, __float2half2_rn (taut));
-}
-
-/* A BLOCKED fp16 launch's place in its warp. The first launch of a warp
- * starts from du = 0 and, on a level's first warp, p = 0 without reading
- * either (no memset, no zeroing pass); the last one writes u0 + du
- * (tvl1h_apply_kernel's sum) instead of du, and p only when another warp
- * of the level follows. Zeros are zeros and the sum is the same fp32
- * addition, so this changes no bits. */
-struct tvl1h_ends
-{
-  unsigned flags;               /* TVL1H_* */
-  tvl1_field u0, out;           /* TVL1H_FINISH: out may be u0 */
-};
-#define TVL1H_DU_ZERO 1u
-#define TVL1H_P_ZERO 2u
-#define TVL1H_FINISH 4u
-#define TVL1H_KEEP_P 8u
-
-/** \brief fp16 BLOCKED: tvl1_blocked_kernel's schedule on half2 state
- *  (du and the (px, py) pair: 12 B per tile cell), the four constant
- *  half2 of each owned cell in registers; blocks of 32 x BY threads,
- *  tiles of 64 x BY NY cells, MINB blocks per SM. */
-template <int BY, int NY, int MINB>
-__global__ static void
-__launch_bounds__ (TVL1_BLOCK_X * BY, MINB)
-tvl1h_blocked_kernel (tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du_in,
-    tvl1h_pairs p_in, tvl1h_cells du_out, tvl1h_pairs p_out, int w, int h,
-    float lt, float theta, float taut, int t, tvl1h_ends e)
-{
-  const int CX = TVL1_TILE_X, CY = BY * NY, NX = 2;
-  extern __shared__ tvl1h_pair htile[];
-  tvl1h_pair *const sp = htile;
-  __half2 *const sdu = (__half2 *) (htile + CX * CY);
-  const int ox = blockIdx.x * (CX - 2 * t) - t;
-  const int oy = blockIdx.y * (CY - 2 * t) - t;
-  const __half2 taut2 = __float2half2_rn (taut);
-  tvl1h_pair cth[NY][NX], cgu[NY][NX];
-  unsigned inside = 0;
-  int i, j, s;
-
-#pragma unroll
-  for (j = 0; j < NY; j++) {
-#pragma unroll
-    for (i = 0; i < NX; i++) {
-      const int lx = threadIdx.x + TVL1_BLOCK_X * i;
-      const int ly = threadIdx.y + BY * j;
-      const int x = ox + lx, y = oy + ly;
-
-      if (x >= 0 && x < w && y >= 0 && y < h) {
-        const int c = lx + ly * CX;
-
-        inside |= 1u << (j * NX + i);
-        cth[j][i] = th.d[x + (size_t) y * th.pitch];
-        cgu[j][i] = gu0.d[x + (size_t) y * gu0.pitch];
-        if (e.flags & TVL1H_DU_ZERO)
-          sdu[c] = __float2half2_rn (0.0f);
-        else
-          sdu[c] = du_in.d[x + (size_t) y * du_in.pitch];
-        if (e.flags & TVL1H_P_ZERO)
-          sp[c].a = sp[c].b = __float2half2_rn (0.0f);
-        else
-          sp[c] = p_in.d[x + (size_t) y * p_in.pitch];
-      } else {
-        cth[j][i].a = cth[j][i].b = cgu[j][i].a = cgu[j][i].b =
-            __float2half2_rn (0.0f);
-      }
-    }
-  }
-  __syncthreads ();
-
-  for (s = 0; s < t; s++) {
-#pragma unroll
-    for (j = 0; j < NY; j++) {
-#pragma unroll
-      for (i = 0; i < NX; i++) {
-        const int lx = threadIdx.x + TVL1_BLOCK_X * i;
-        const int ly = threadIdx.y + BY * j;
-
-        if ((inside >> (j * NX + i) & 1u) && lx > s && lx < CX - s &&
-            ly > s && ly < CY - s) {
-          const int c = lx + ly * CX;
-          const int x = ox + lx, y = oy + ly;
-
-          sdu[c] = __float22half2_rn (tvl1h_update_u_at (cth[j][i], sdu[c],
-                  tvl1h_divergence_at (sp, CX, lx, ly, x, y, w, h), lt,
-                  theta));
-        }
-      }
-    }
-    __syncthreads ();
-#pragma unroll
-    for (j = 0; j < NY; j++) {
-#pragma unroll
-      for (i = 0; i < NX; i++) {
-        const int lx = threadIdx.x + TVL1_BLOCK_X * i;
         const int ly = threadIdx.y + BY * j;
 
         if ((inside >> (j * NX + i) & 1u) && lx > s && lx < CX - s - 1 &&
-            ly > s && ly < CY - s - 1) {
-          const int c = lx + ly * CX;
-
-          sp[c] = tvl1h_update_p_at (sdu, CX, lx, ly, ox + lx, oy + ly, w,
-              h, cgu[j][i], sp[c], taut2);
-        }
+            ly > s && ly < CY - s - 1)
+          T::p_step (tile, cp[j][i], lx, ly, ox + lx, oy + ly, w, h, tt);
       }
     }
     __syncthreads ();
   }
 
+  /* the interior [t, C−t): the state after t iterations */
 #pragma unroll
   for (j = 0; j < NY; j++) {
 #pragma unroll
@@ -422,39 +598,24 @@ tvl1h_blocked_kernel (tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du_in,
 
       if ((inside >> (j * NX + i) & 1u) && lx >= t && lx < CX - t &&
           ly >= t && ly < CY - t) {
-        const int c = lx + ly * CX;
         const int x = ox + lx, y = oy + ly;
+        const bool finish = T::increments && (e.flags & TVL1_ENDS_FINISH);
 
-        if (e.flags & TVL1H_FINISH) {
-          const float2 d = __half22float2 (sdu[c]);
+        if (finish) {
+          const float2 d = T::to_float2 (T::get_u (tile, lx, ly));
           const size_t iu = x + (size_t) y * e.u0.pitch;
           const size_t io = x + (size_t) y * e.out.pitch;
 
           e.out.a[io] = e.u0.a[iu] + d.x;
           e.out.b[io] = e.u0.b[iu] + d.y;
         } else {
-          du_out.d[x + (size_t) y * du_out.pitch] = sdu[c];
+          T::set_u (out, x, y, T::get_u (tile, lx, ly));
         }
-        if (!(e.flags & TVL1H_FINISH) || (e.flags & TVL1H_KEEP_P))
-          p_out.d[x + (size_t) y * p_out.pitch] = sp[c];
+        if (!finish || (e.flags & TVL1_ENDS_KEEP_P))
+          T::set_p (out, x, y, T::get_p (tile, lx, ly));
       }
     }
   }
-}
-
-/* Dynamic shared memory of a BLOCKED tile of @rows: u, p1, p2 (6 planes) */
-static inline size_t
-tvl1_tile_bytes (int rows)
-{
-  return (size_t) 6 * TVL1_TILE_X * rows * sizeof (float);
-}
-
-/* ... and of an fp16 one: the (px, py) pairs and du */
-static inline size_t
-tvl1h_tile_bytes (int rows)
-{
-  return (size_t) TVL1_TILE_X * rows * (sizeof (tvl1h_pair) +
-      sizeof (__half2));
 }
 
 #endif /* CF_CUDA_TVL1_ITERATE_CUH */

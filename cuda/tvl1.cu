@@ -56,7 +56,7 @@
  * Around the iterations: one constants kernel per warp samples I1 and
  * forms ∇I1 at its taps (no gradient planes), BLOCKED's first launch of a
  * warp starts from du = 0 (and p = 0 on the level's first warp) without
- * reading them, and its last writes u0 + du (tvl1h_ends).
+ * reading them, and its last writes u0 + du (tvl1_ends).
  *
  * ε stopping (tvl1-eps.cuh) needs no host round trip per iteration: the
  * device tests ε after every iteration and later kernels of the warp
@@ -75,6 +75,7 @@
 #include "cuda/warp.h"
 
 #include <math.h>
+#include <new>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,40 +84,21 @@
  * early-returning launches (both measured in docs/flow-speed.md). */
 #define TVL1_CHECK_EVERY 10
 
-/* BLOCKED defaults (cf_cuda_tvl1_plan_set_blocking) and AUTO's choice,
- * measured in docs/flow-speed.md (tools/cf-tvl1-blocking-bench, realtime
- * preset): T = 6 on 64 x 32 tiles is the fastest at 720p and 1080p and
- * close to T = 5 at 4K; 64 x 64 tiles are slower at every T; BLOCKED
- * beats FUSED at every size. */
-#define TVL1_DEFAULT_BLOCK_ITERATIONS 6
-#define TVL1_DEFAULT_TILE_ROWS 32
+/* AUTO's choice: BLOCKED beats FUSED at every size (docs/flow-speed.md),
+ * and runs FUSED when ε > 0. BLOCKED's default shape is the traits'
+ * (tvl1-iterate.cuh). */
 #define TVL1_AUTO_KERNEL CF_TVL1_KERNEL_BLOCKED
-/* fp16 BLOCKED defaults: the same tool with --precision fp16: T = 5 on
- * 64 x 32 tiles is the fastest from 640 x 480 to 4K (ahead of T = 4
- * since the first and last launches of a warp do less, tvl1h_ends); it
- * beats fp16 FUSED at every size (docs/flow-speed.md) */
-#define TVL1H_DEFAULT_BLOCK_ITERATIONS 5
-#define TVL1H_DEFAULT_TILE_ROWS 32
-
-/* One plane of a flow as an image. */
-static cf_cuda_image
-flow_plane (const cf_cuda_flow * f, int second)
-{
-  cf_cuda_image img;
-
-  img.data = second ? f->v : f->u;
-  img.width = f->width;
-  img.height = f->height;
-  img.pitch = f->pitch;
-  return img;
-}
 
 /* ---------------------------------------------------------------------
- * Plan
+ * Plan types
  * --------------------------------------------------------------------- */
 
+/* What every plan holds. A plan is a tvl1_plan <S> of its precision's
+ * state S (tvl1_state_f32 or tvl1_state_f16), which adds its buffers; the
+ * C API looks at @precision once per call and goes on in that type. */
 struct cf_cuda_tvl1_plan
 {
+  cf_precision precision;
   int width, height;
   cf_tvl1_kernel kernel;        /* STEPS, FUSED or BLOCKED (AUTO
                                  * resolved) */
@@ -124,20 +106,6 @@ struct cf_cuda_tvl1_plan
   int tile_rows;                /* BLOCKED: 32 or 64 */
 
   cf_cuda_flow u;               /* flow of the current level */
-  cf_cuda_image i1x, i1y;       /* ∇I1, per level */
-  cf_cuda_image i1w, i1wx, i1wy, grad, rho_c;   /* per warp */
-  cf_cuda_flow p1, p2;          /* dual fields of u1 and u2 */
-  cf_cuda_flow v, div, du1, du2;        /* STEPS only */
-  cf_cuda_flow u_alt, p1_alt, p2_alt;   /* BLOCKED only: the other copy */
-
-  cf_precision precision;
-  /* fp16 plans: the state and constants in half2 (u stays fp32, ∇I1 is
-   * formed from I1 where it is sampled; the other fp32 planes are not
-   * allocated) */
-  tvl1h_pairs hth, hgu0;        /* per-warp constants */
-  tvl1h_cells hdu, hdu_alt;     /* increment; _alt: BLOCKED's other copy */
-  tvl1h_pairs hp, hp_alt;       /* (px, py) */
-
   double *partials;             /* one per U-step block at level 0 */
   tvl1_control *control;        /* device */
   tvl1_control *host_control;   /* pinned: stop between chunks, and the
@@ -145,45 +113,50 @@ struct cf_cuda_tvl1_plan
   long host_iterations;         /* iterations run with ε = 0 */
 };
 
-extern "C" void
-cf_cuda_tvl1_plan_free (cf_cuda_tvl1_plan * plan)
+template < typename S > struct tvl1_plan;
+
+/* fp32: the state is u and the dual fields; the per-warp constants are
+ * sampled from ∇I1 planes */
+template <> struct tvl1_plan <tvl1_state_f32 > : cf_cuda_tvl1_plan
 {
-  if (plan == NULL)
-    return;
-  cf_cuda_flow_release (&plan->u);
-  cf_cuda_image_release (&plan->i1x);
-  cf_cuda_image_release (&plan->i1y);
-  cf_cuda_image_release (&plan->i1w);
-  cf_cuda_image_release (&plan->i1wx);
-  cf_cuda_image_release (&plan->i1wy);
-  cf_cuda_image_release (&plan->grad);
-  cf_cuda_image_release (&plan->rho_c);
-  cf_cuda_flow_release (&plan->p1);
-  cf_cuda_flow_release (&plan->p2);
-  cf_cuda_flow_release (&plan->v);
-  cf_cuda_flow_release (&plan->div);
-  cf_cuda_flow_release (&plan->du1);
-  cf_cuda_flow_release (&plan->du2);
-  cf_cuda_flow_release (&plan->u_alt);
-  cf_cuda_flow_release (&plan->p1_alt);
-  cf_cuda_flow_release (&plan->p2_alt);
-  {
-    void *half_planes[6] = { plan->hth.d, plan->hgu0.d, plan->hdu.d,
-      plan->hdu_alt.d, plan->hp.d, plan->hp_alt.d
-    };
-    int i;
-    for (i = 0; i < 6; i++)
-      if (half_planes[i] != NULL)
-        cf_cuda_check (cudaFree (half_planes[i]));
-  }
-  if (plan->partials != NULL)
-    cf_cuda_check (cudaFree (plan->partials));
-  if (plan->control != NULL)
-    cf_cuda_check (cudaFree (plan->control));
-  if (plan->host_control != NULL)
-    cf_cuda_check (cudaFreeHost (plan->host_control));
-  free (plan);
-}
+  cf_cuda_image i1x, i1y;       /* ∇I1, per level */
+  cf_cuda_image i1w, i1wx, i1wy, grad, rho_c;   /* per warp */
+  cf_cuda_flow p1, p2;          /* dual fields of u1 and u2 */
+  cf_cuda_flow v, div, du1, du2;        /* STEPS only */
+  cf_cuda_flow u_alt, p1_alt, p2_alt;   /* BLOCKED only: the other copy */
+};
+
+/* fp16: the state and the constants in half2 (u stays fp32; ∇I1 is formed
+ * from I1 where it is sampled) */
+template <> struct tvl1_plan <tvl1_state_f16 > : cf_cuda_tvl1_plan
+{
+  tvl1h_consts k;               /* per-warp constants */
+  tvl1_state_f16 state;         /* du and (px, py) */
+  tvl1_state_f16 alt;           /* BLOCKED only: the other copy */
+};
+
+typedef tvl1_plan < tvl1_state_f32 > tvl1_plan_f32;
+typedef tvl1_plan < tvl1_state_f16 > tvl1_plan_f16;
+
+/* The plan's scratch seen at one level's size: the flow entering the level,
+ * which the iterations update (fp32) or start each warp from (fp16). */
+typedef struct
+{
+  int width, height;
+  cf_cuda_flow u;
+} tvl1_level;
+
+/* What one warp's iterations need besides the level's planes. */
+typedef struct
+{
+  float lt, theta, taut;
+  tvl1_control *ctl;            /* NULL: ε = 0, no gating, no reduction */
+  double count, eps2;           /* w h and ε², in double as solve_level */
+} tvl1_iter_args;
+
+/* ---------------------------------------------------------------------
+ * Buffers, per precision
+ * --------------------------------------------------------------------- */
 
 /* A pitched plane of @width x @height elements of @size bytes; *@pitch in
  * elements. */
@@ -201,80 +174,60 @@ out:
   return status;
 }
 
-static cf_status
-alloc_cells (tvl1h_cells * c, int width, int height)
+/* An fp16 plane (tvl1h_cells or tvl1h_pairs) */
+template < typename P > static cf_status
+alloc_plane (P * plane, int width, int height)
 {
   void *d = NULL;
-  cf_status status = alloc_pitched (&d, &c->pitch, width, height,
-      sizeof (__half2));
+  cf_status status = alloc_pitched (&d, &plane->pitch, width, height,
+      sizeof (*plane->d));
 
-  c->d = (__half2 *) d;
+  plane->d = (decltype (plane->d)) d;
   return status;
 }
 
+static void
+free_buffers (tvl1_plan_f32 * plan)
+{
+  cf_cuda_image_release (&plan->i1x);
+  cf_cuda_image_release (&plan->i1y);
+  cf_cuda_image_release (&plan->i1w);
+  cf_cuda_image_release (&plan->i1wx);
+  cf_cuda_image_release (&plan->i1wy);
+  cf_cuda_image_release (&plan->grad);
+  cf_cuda_image_release (&plan->rho_c);
+  cf_cuda_flow_release (&plan->p1);
+  cf_cuda_flow_release (&plan->p2);
+  cf_cuda_flow_release (&plan->v);
+  cf_cuda_flow_release (&plan->div);
+  cf_cuda_flow_release (&plan->du1);
+  cf_cuda_flow_release (&plan->du2);
+  cf_cuda_flow_release (&plan->u_alt);
+  cf_cuda_flow_release (&plan->p1_alt);
+  cf_cuda_flow_release (&plan->p2_alt);
+}
+
+static void
+free_buffers (tvl1_plan_f16 * plan)
+{
+  void *planes[6] = { plan->k.th.d, plan->k.gu0.d, plan->state.du.d,
+    plan->state.p.d, plan->alt.du.d, plan->alt.p.d
+  };
+  int i;
+
+  for (i = 0; i < 6; i++)
+    if (planes[i] != NULL)
+      cf_cuda_check (cudaFree (planes[i]));
+}
+
+/* Everything but BLOCKED's second copies (alloc_alt) */
 static cf_status
-alloc_pairs (tvl1h_pairs * c, int width, int height)
+alloc_buffers (tvl1_plan_f32 * plan)
 {
-  void *d = NULL;
-  cf_status status = alloc_pitched (&d, &c->pitch, width, height,
-      sizeof (tvl1h_pair));
+  const int width = plan->width, height = plan->height;
+  cf_status status;
 
-  c->d = (tvl1h_pair *) d;
-  return status;
-}
-
-extern "C" cf_status
-cf_cuda_tvl1_config_check (cf_precision precision, cf_tvl1_kernel kernel)
-{
-  if ((precision != CF_PRECISION_FP32 && precision != CF_PRECISION_FP16) ||
-      (kernel != CF_TVL1_KERNEL_AUTO && kernel != CF_TVL1_KERNEL_STEPS &&
-          kernel != CF_TVL1_KERNEL_FUSED && kernel != CF_TVL1_KERNEL_BLOCKED))
-    return CF_ERROR_INVALID;
-  /* STEPS is the fp32 twin of the CPU's steps */
-  if (precision == CF_PRECISION_FP16 && kernel == CF_TVL1_KERNEL_STEPS)
-    return CF_ERROR_UNSUPPORTED;
-  return CF_OK;
-}
-
-extern "C" cf_status
-cf_cuda_tvl1_plan_new (int width, int height, cf_precision precision,
-    cf_tvl1_kernel kernel, cf_cuda_tvl1_plan ** plan_out)
-{
-  cf_status status = CF_OK;
-  cf_cuda_tvl1_plan *plan = NULL;
-  dim3 grid;
-  void *p = NULL;
-
-  if (plan_out == NULL)
-    return CF_ERROR_INVALID;
-  *plan_out = NULL;
-  if (width < 1 || height < 1 || width > CF_MAX_DIMENSION ||
-      height > CF_MAX_DIMENSION)
-    return CF_ERROR_INVALID;
-  status = cf_cuda_tvl1_config_check (precision, kernel);
-  if (status != CF_OK)
-    return status;
-  plan = (cf_cuda_tvl1_plan *) calloc (1, sizeof (*plan));
-  if (plan == NULL)
-    return CF_ERROR_NO_MEMORY;
-  plan->width = width;
-  plan->height = height;
-  plan->precision = precision;
-  plan->kernel = kernel == CF_TVL1_KERNEL_AUTO ? TVL1_AUTO_KERNEL : kernel;
-  plan->block_iterations = precision == CF_PRECISION_FP16 ?
-      TVL1H_DEFAULT_BLOCK_ITERATIONS : TVL1_DEFAULT_BLOCK_ITERATIONS;
-  plan->tile_rows = precision == CF_PRECISION_FP16 ?
-      TVL1H_DEFAULT_TILE_ROWS : TVL1_DEFAULT_TILE_ROWS;
-
-  if (precision == CF_PRECISION_FP16) {
-    if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
-        (status = alloc_pairs (&plan->hth, width, height)) != CF_OK ||
-        (status = alloc_pairs (&plan->hgu0, width, height)) != CF_OK ||
-        (status = alloc_cells (&plan->hdu, width, height)) != CF_OK ||
-        (status = alloc_pairs (&plan->hp, width, height)) != CF_OK)
-      goto out;
-  } else if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
-      (status = cf_cuda_image_alloc (&plan->i1x, width, height)) != CF_OK ||
+  if ((status = cf_cuda_image_alloc (&plan->i1x, width, height)) != CF_OK ||
       (status = cf_cuda_image_alloc (&plan->i1y, width, height)) != CF_OK ||
       (status = cf_cuda_image_alloc (&plan->i1w, width, height)) != CF_OK ||
       (status = cf_cuda_image_alloc (&plan->i1wx, width, height)) != CF_OK ||
@@ -283,71 +236,149 @@ cf_cuda_tvl1_plan_new (int width, int height, cf_precision precision,
       (status = cf_cuda_image_alloc (&plan->rho_c, width, height)) != CF_OK ||
       (status = cf_cuda_flow_alloc (&plan->p1, width, height)) != CF_OK ||
       (status = cf_cuda_flow_alloc (&plan->p2, width, height)) != CF_OK)
-    goto out;
+    return status;
   if (plan->kernel == CF_TVL1_KERNEL_STEPS &&
       ((status = cf_cuda_flow_alloc (&plan->v, width, height)) != CF_OK ||
           (status = cf_cuda_flow_alloc (&plan->div, width, height)) != CF_OK
           || (status = cf_cuda_flow_alloc (&plan->du1, width,
                   height)) != CF_OK ||
           (status = cf_cuda_flow_alloc (&plan->du2, width, height)) != CF_OK))
-    goto out;
-
-  /* coarser levels have fewer blocks than level 0 */
-  grid = tvl1_grid (width, height);
-  CF_CUDA_TRY (cudaMalloc (&p, (size_t) grid.x * grid.y * sizeof (double)));
-  plan->partials = (double *) p;
-  CF_CUDA_TRY (cudaMalloc (&p, sizeof (tvl1_control)));
-  plan->control = (tvl1_control *) p;
-  CF_CUDA_TRY (cudaMallocHost (&p, sizeof (tvl1_control)));
-  plan->host_control = (tvl1_control *) p;
-  plan->host_control->stop = 0;
-  plan->host_control->iterations = 0;
-
-out:
-  if (status != CF_OK) {
-    cf_cuda_tvl1_plan_free (plan);
-    plan = NULL;
-  }
-  *plan_out = plan;
-  return status;
-}
-
-extern "C" cf_status
-cf_cuda_tvl1_plan_set_blocking (cf_cuda_tvl1_plan * plan, int iterations,
-    int tile_rows)
-{
-  if (plan == NULL || iterations < 0 ||
-      iterations > CF_TVL1_MAX_BLOCK_ITERATIONS ||
-      (tile_rows != 0 && tile_rows != 32 && tile_rows != 64))
-    return CF_ERROR_INVALID;
-  if (plan->precision == CF_PRECISION_FP16) {
-    plan->block_iterations = iterations > 0 ? iterations :
-        TVL1H_DEFAULT_BLOCK_ITERATIONS;
-    plan->tile_rows = tile_rows > 0 ? tile_rows : TVL1H_DEFAULT_TILE_ROWS;
-  } else {
-    plan->block_iterations = iterations > 0 ? iterations :
-        TVL1_DEFAULT_BLOCK_ITERATIONS;
-    plan->tile_rows = tile_rows > 0 ? tile_rows : TVL1_DEFAULT_TILE_ROWS;
-  }
+    return status;
   return CF_OK;
 }
 
-extern "C" long
-cf_cuda_tvl1_plan_iterations (const cf_cuda_tvl1_plan * plan)
+static cf_status
+alloc_buffers (tvl1_plan_f16 * plan)
 {
-  if (plan == NULL)
-    return 0;
-  return plan->host_iterations + (long) plan->host_control->iterations;
+  const int width = plan->width, height = plan->height;
+  cf_status status;
+
+  if ((status = alloc_plane (&plan->k.th, width, height)) != CF_OK ||
+      (status = alloc_plane (&plan->k.gu0, width, height)) != CF_OK ||
+      (status = alloc_plane (&plan->state.du, width, height)) != CF_OK ||
+      (status = alloc_plane (&plan->state.p, width, height)) != CF_OK)
+    return status;
+  return CF_OK;
 }
 
-/* The plan's scratch seen at one level's size. */
-typedef struct
+/* BLOCKED's second copies of the state; 1 when they were all there */
+static int
+has_alt (const tvl1_plan_f32 * plan)
 {
-  int width, height;
-  cf_cuda_flow u;
-  cf_cuda_image i1x, i1y, i1w, i1wx, i1wy, grad, rho_c;
-  cf_cuda_flow p1, p2, v, div, du1, du2;
-} tvl1_level;
+  return plan->u_alt.u != NULL && plan->p1_alt.u != NULL &&
+      plan->p2_alt.u != NULL;
+}
+
+static int
+has_alt (const tvl1_plan_f16 * plan)
+{
+  return plan->alt.du.d != NULL && plan->alt.p.d != NULL;
+}
+
+static cf_status
+alloc_alt (tvl1_plan_f32 * plan)
+{
+  cf_status status = CF_OK;
+
+  if ((plan->u_alt.u == NULL && (status = cf_cuda_flow_alloc (&plan->u_alt,
+                  plan->width, plan->height)) != CF_OK) ||
+      (plan->p1_alt.u == NULL && (status = cf_cuda_flow_alloc
+              (&plan->p1_alt, plan->width, plan->height)) != CF_OK) ||
+      (plan->p2_alt.u == NULL && (status = cf_cuda_flow_alloc
+              (&plan->p2_alt, plan->width, plan->height)) != CF_OK))
+    return status;
+  return CF_OK;
+}
+
+static cf_status
+alloc_alt (tvl1_plan_f16 * plan)
+{
+  cf_status status = CF_OK;
+
+  if ((plan->alt.du.d == NULL && (status = alloc_plane (&plan->alt.du,
+                  plan->width, plan->height)) != CF_OK) ||
+      (plan->alt.p.d == NULL && (status = alloc_plane (&plan->alt.p,
+                  plan->width, plan->height)) != CF_OK))
+    return status;
+  return CF_OK;
+}
+
+/* The state and constants as the kernels take them; the state's other
+ * copy (BLOCKED's output), and the exchange of the two after a launch. */
+static tvl1_state_f32
+make_state (const cf_cuda_flow * u, const cf_cuda_flow * p1,
+    const cf_cuda_flow * p2)
+{
+  tvl1_state_f32 s;
+
+  s.u = make_field (u);
+  s.p1 = make_field (p1);
+  s.p2 = make_field (p2);
+  return s;
+}
+
+static tvl1_state_f32
+state_of (const tvl1_plan_f32 * plan)
+{
+  return make_state (&plan->u, &plan->p1, &plan->p2);
+}
+
+static tvl1_state_f16
+state_of (const tvl1_plan_f16 * plan)
+{
+  return plan->state;
+}
+
+static tvl1_state_f32
+alt_of (const tvl1_plan_f32 * plan)
+{
+  return make_state (&plan->u_alt, &plan->p1_alt, &plan->p2_alt);
+}
+
+static tvl1_state_f16
+alt_of (const tvl1_plan_f16 * plan)
+{
+  return plan->alt;
+}
+
+template < typename T > static void
+swap_values (T * a, T * b)
+{
+  T t = *a;
+
+  *a = *b;
+  *b = t;
+}
+
+static void
+swap_state (tvl1_plan_f32 * plan)
+{
+  swap_values (&plan->u, &plan->u_alt);
+  swap_values (&plan->p1, &plan->p1_alt);
+  swap_values (&plan->p2, &plan->p2_alt);
+}
+
+static void
+swap_state (tvl1_plan_f16 * plan)
+{
+  swap_values (&plan->state, &plan->alt);
+}
+
+static tvl1_consts
+consts_of (const tvl1_plan_f32 * plan)
+{
+  return make_consts (&plan->i1wx, &plan->i1wy, &plan->grad, &plan->rho_c);
+}
+
+static tvl1h_consts
+consts_of (const tvl1_plan_f16 * plan)
+{
+  return plan->k;
+}
+
+/* ---------------------------------------------------------------------
+ * Iterations
+ * --------------------------------------------------------------------- */
 
 static cf_cuda_image
 image_view (const cf_cuda_image * img, int width, int height)
@@ -359,40 +390,78 @@ image_view (const cf_cuda_image * img, int width, int height)
   return view;
 }
 
-static void
-level_views (const cf_cuda_tvl1_plan * plan, int width, int height,
-    tvl1_level * lv)
+/* One plane of a flow as an image. */
+static cf_cuda_image
+flow_plane (const cf_cuda_flow * f, int second)
 {
-  lv->width = width;
-  lv->height = height;
-  lv->u = cf_cuda_flow_view (&plan->u, width, height);
-  lv->i1x = image_view (&plan->i1x, width, height);
-  lv->i1y = image_view (&plan->i1y, width, height);
-  lv->i1w = image_view (&plan->i1w, width, height);
-  lv->i1wx = image_view (&plan->i1wx, width, height);
-  lv->i1wy = image_view (&plan->i1wy, width, height);
-  lv->grad = image_view (&plan->grad, width, height);
-  lv->rho_c = image_view (&plan->rho_c, width, height);
-  lv->p1 = cf_cuda_flow_view (&plan->p1, width, height);
-  lv->p2 = cf_cuda_flow_view (&plan->p2, width, height);
-  /* STEPS planes (NULL in FUSED plans; views of NULL stay NULL) */
-  lv->v = cf_cuda_flow_view (&plan->v, width, height);
-  lv->div = cf_cuda_flow_view (&plan->div, width, height);
-  lv->du1 = cf_cuda_flow_view (&plan->du1, width, height);
-  lv->du2 = cf_cuda_flow_view (&plan->du2, width, height);
+  cf_cuda_image img;
+
+  img.data = second ? f->v : f->u;
+  img.width = f->width;
+  img.height = f->height;
+  img.pitch = f->pitch;
+  return img;
 }
 
-/* What one warp's iterations need besides the level's planes. */
-typedef struct
-{
-  float lt, theta, taut;
-  tvl1_control *ctl;            /* NULL: ε = 0, no gating, no reduction */
-  double count, eps2;           /* w h and ε², in double as solve_level */
-} tvl1_iter_args;
-
-/* Enqueue iteration @n (V, Div, U, fG, P) on the level's planes. */
+/* Iteration @n of an fp32 STEPS plan: cf_tvl1_iteration's sequence, step
+ * by step, through the plan's v, div, du1, du2 planes; with ε > 0 the
+ * reducer runs as its own kernel after U. */
 static cf_status
-enqueue_iteration (cf_cuda_tvl1_plan * plan, tvl1_level * lv,
+enqueue_steps (tvl1_plan_f32 * plan, const tvl1_level * lv,
+    const tvl1_iter_args * a, int n, double *partials, int n_partials,
+    cudaStream_t stream)
+{
+  const int w = lv->width, h = lv->height;
+  cf_cuda_image i1wx = image_view (&plan->i1wx, w, h);
+  cf_cuda_image i1wy = image_view (&plan->i1wy, w, h);
+  cf_cuda_image grad = image_view (&plan->grad, w, h);
+  cf_cuda_image rho_c = image_view (&plan->rho_c, w, h);
+  cf_cuda_flow u = cf_cuda_flow_view (&plan->u, w, h);
+  cf_cuda_flow p1 = cf_cuda_flow_view (&plan->p1, w, h);
+  cf_cuda_flow p2 = cf_cuda_flow_view (&plan->p2, w, h);
+  cf_cuda_flow v = cf_cuda_flow_view (&plan->v, w, h);
+  cf_cuda_flow div = cf_cuda_flow_view (&plan->div, w, h);
+  cf_cuda_flow du1 = cf_cuda_flow_view (&plan->du1, w, h);
+  cf_cuda_flow du2 = cf_cuda_flow_view (&plan->du2, w, h);
+  cf_cuda_image p11 = flow_plane (&p1, 0), p12 = flow_plane (&p1, 1);
+  cf_cuda_image p21 = flow_plane (&p2, 0), p22 = flow_plane (&p2, 1);
+  cf_cuda_image div1 = flow_plane (&div, 0), div2 = flow_plane (&div, 1);
+  cf_cuda_image u1 = flow_plane (&u, 0), u2 = flow_plane (&u, 1);
+  cf_cuda_image u1x = flow_plane (&du1, 0), u1y = flow_plane (&du1, 1);
+  cf_cuda_image u2x = flow_plane (&du2, 0), u2y = flow_plane (&du2, 1);
+  cf_status status;
+
+  status = tvl1_enqueue_threshold (&i1wx, &i1wy, &grad, &rho_c, &u, a->lt,
+      &v, a->ctl, n, stream);
+  if (status == CF_OK)
+    status = tvl1_enqueue_divergence (&p11, &p12, &div1, a->ctl, n, stream);
+  if (status == CF_OK)
+    status = tvl1_enqueue_divergence (&p21, &p22, &div2, a->ctl, n, stream);
+  if (status == CF_OK)
+    status = tvl1_enqueue_update_u (&v, &div, a->theta, &u, partials, NULL,
+        a->ctl, n, stream);
+  if (status == CF_OK && a->ctl != NULL)
+    status = tvl1_enqueue_reduce (a->ctl, partials, n_partials, a->count,
+        a->eps2, n, stream);
+  if (status == CF_OK)
+    status = tvl1_enqueue_forward_gradient (&u1, &u1x, &u1y, a->ctl, n,
+        stream);
+  if (status == CF_OK)
+    status = tvl1_enqueue_forward_gradient (&u2, &u2x, &u2y, a->ctl, n,
+        stream);
+  if (status == CF_OK)
+    status = tvl1_enqueue_update_p (&u1x, &u1y, &p1, a->taut, &p1, a->ctl,
+        n, stream);
+  if (status == CF_OK)
+    status = tvl1_enqueue_update_p (&u2x, &u2y, &p2, a->taut, &p2, a->ctl,
+        n, stream);
+  return status;
+}
+
+/* Enqueue iteration @n (V, Div, U, fG, P) on the plan's state: FUSED's two
+ * kernels (BLOCKED plans come here with ε > 0 only), or STEPS. */
+template < typename S > static cf_status
+enqueue_iteration (tvl1_plan < S > *plan, const tvl1_level * lv,
     const tvl1_iter_args * a, int n, cudaStream_t stream)
 {
   cf_status status = CF_OK;
@@ -400,143 +469,71 @@ enqueue_iteration (cf_cuda_tvl1_plan * plan, tvl1_level * lv,
   const int n_partials = (int) (grid.x * grid.y);
   double *partials = a->ctl != NULL ? plan->partials : NULL;
 
-  /* BLOCKED plans come here with ε > 0 only */
-  if (plan->precision == CF_PRECISION_FP16) {
-    tvl1h_fused_u_kernel <<< grid, tvl1_block (), 0, stream >>> (plan->hth,
-        plan->hp, plan->hdu, lv->width, lv->height, a->lt, a->theta,
-        partials, a->ctl, n);
-    CF_CUDA_TRY_LAUNCH ();
-    tvl1h_fused_p_kernel <<< grid, tvl1_block (), 0, stream >>> (plan->hdu,
-        plan->hgu0, plan->hp, lv->width, lv->height, a->taut, a->ctl, n,
-        partials, n_partials, a->count, a->eps2);
-    CF_CUDA_TRY_LAUNCH ();
-  } else if (plan->kernel != CF_TVL1_KERNEL_STEPS) {
-    tvl1_fused_u_kernel <<< grid, tvl1_block (), 0, stream >>>
-        (make_consts (&lv->i1wx, &lv->i1wy, &lv->grad, &lv->rho_c),
-        make_field (&lv->p1), make_field (&lv->p2), make_field (&lv->u),
-        lv->width, lv->height, a->lt, a->theta, partials, a->ctl, n);
-    CF_CUDA_TRY_LAUNCH ();
-    tvl1_fused_p_kernel <<< grid, tvl1_block (), 0, stream >>>
-        (make_field (&lv->u), make_field (&lv->p1), make_field (&lv->p2),
-        lv->width, lv->height, a->taut, a->ctl, n, partials, n_partials,
-        a->count, a->eps2);
-    CF_CUDA_TRY_LAUNCH ();
-  } else {
-    cf_cuda_image p11 = flow_plane (&lv->p1, 0), p12 = flow_plane (&lv->p1, 1);
-    cf_cuda_image p21 = flow_plane (&lv->p2, 0), p22 = flow_plane (&lv->p2, 1);
-    cf_cuda_image div1 = flow_plane (&lv->div, 0);
-    cf_cuda_image div2 = flow_plane (&lv->div, 1);
-    cf_cuda_image u1 = flow_plane (&lv->u, 0), u2 = flow_plane (&lv->u, 1);
-    cf_cuda_image u1x = flow_plane (&lv->du1, 0);
-    cf_cuda_image u1y = flow_plane (&lv->du1, 1);
-    cf_cuda_image u2x = flow_plane (&lv->du2, 0);
-    cf_cuda_image u2y = flow_plane (&lv->du2, 1);
-
-    /* cf_tvl1_iteration's sequence, step by step */
-    status = tvl1_enqueue_threshold (&lv->i1wx, &lv->i1wy, &lv->grad,
-        &lv->rho_c, &lv->u, a->lt, &lv->v, a->ctl, n, stream);
-    if (status == CF_OK)
-      status = tvl1_enqueue_divergence (&p11, &p12, &div1, a->ctl, n, stream);
-    if (status == CF_OK)
-      status = tvl1_enqueue_divergence (&p21, &p22, &div2, a->ctl, n, stream);
-    if (status == CF_OK)
-      status = tvl1_enqueue_update_u (&lv->v, &lv->div, a->theta, &lv->u,
-          partials, NULL, a->ctl, n, stream);
-    if (status != CF_OK)
-      goto out;
-    if (a->ctl != NULL &&
-        (status = tvl1_enqueue_reduce (a->ctl, partials, n_partials,
-                a->count, a->eps2, n, stream)) != CF_OK)
-      goto out;
-    status = tvl1_enqueue_forward_gradient (&u1, &u1x, &u1y, a->ctl, n,
-        stream);
-    if (status == CF_OK)
-      status = tvl1_enqueue_forward_gradient (&u2, &u2x, &u2y, a->ctl, n,
-          stream);
-    if (status == CF_OK)
-      status = tvl1_enqueue_update_p (&u1x, &u1y, &lv->p1, a->taut, &lv->p1,
-          a->ctl, n, stream);
-    if (status == CF_OK)
-      status = tvl1_enqueue_update_p (&u2x, &u2y, &lv->p2, a->taut, &lv->p2,
-          a->ctl, n, stream);
+  if constexpr (tvl1_traits < S >::steps) {
+    if (plan->kernel == CF_TVL1_KERNEL_STEPS)
+      return enqueue_steps (plan, lv, a, n, partials, n_partials, stream);
   }
+  tvl1_fused_u_kernel < S > <<< grid, tvl1_block (), 0, stream >>>
+      (consts_of (plan), state_of (plan), lv->width, lv->height, a->lt,
+      a->theta, partials, a->ctl, n);
+  CF_CUDA_TRY_LAUNCH ();
+  tvl1_fused_p_kernel < S > <<< grid, tvl1_block (), 0, stream >>>
+      (consts_of (plan), state_of (plan), lv->width, lv->height, a->taut,
+      a->ctl, n, partials, n_partials, a->count, a->eps2);
+  CF_CUDA_TRY_LAUNCH ();
 out:
   return status;
 }
 
-/* BLOCKED's second copies of u, p1, p2, on the first ε = 0 run: AUTO
- * plans that only ever see ε > 0 (the element's IPOL defaults) never pay
- * for them. */
-static cf_status
-ensure_blocked_buffers (cf_cuda_tvl1_plan * plan)
+/* BLOCKED's second copies of the state, on the first ε = 0 run: AUTO plans
+ * that only ever see ε > 0 (the element's IPOL defaults) never pay for
+ * them. */
+template < typename S > static cf_status
+ensure_blocked_buffers (tvl1_plan < S > *plan)
 {
+  typedef tvl1_traits < S > T;
   cf_status status = CF_OK;
 
-  if (plan->precision == CF_PRECISION_FP16) {
-    if (plan->hdu_alt.d != NULL && plan->hp_alt.d != NULL)
-      return CF_OK;
-    if ((plan->hdu_alt.d == NULL && (status = alloc_cells (&plan->hdu_alt,
-                    plan->width, plan->height)) != CF_OK) ||
-        (plan->hp_alt.d == NULL && (status = alloc_pairs (&plan->hp_alt,
-                    plan->width, plan->height)) != CF_OK))
-      goto out;
-    CF_CUDA_TRY (cudaFuncSetAttribute (tvl1h_blocked_kernel < TVL1H_BLOCK_Y,
-            2, 1 >, cudaFuncAttributeMaxDynamicSharedMemorySize,
-            (int) tvl1h_tile_bytes (64)));
-    goto out;
-  }
-  if (plan->u_alt.u != NULL && plan->p1_alt.u != NULL &&
-      plan->p2_alt.u != NULL)
+  if (has_alt (plan))
     return CF_OK;
-  if ((plan->u_alt.u == NULL && (status = cf_cuda_flow_alloc (&plan->u_alt,
-                  plan->width, plan->height)) != CF_OK) ||
-      (plan->p1_alt.u == NULL && (status = cf_cuda_flow_alloc
-              (&plan->p1_alt, plan->width, plan->height)) != CF_OK) ||
-      (plan->p2_alt.u == NULL && (status = cf_cuda_flow_alloc
-              (&plan->p2_alt, plan->width, plan->height)) != CF_OK))
+  if ((status = alloc_alt (plan)) != CF_OK)
     goto out;
-  /* the 64-row tiles take more than the default 48 KB */
-  CF_CUDA_TRY (cudaFuncSetAttribute (tvl1_blocked_kernel < 4 >,
+  /* the 64-row fp32 tiles take more than the default 48 KB */
+  CF_CUDA_TRY (cudaFuncSetAttribute (tvl1_blocked_kernel < S, 32 >,
           cudaFuncAttributeMaxDynamicSharedMemorySize,
-          (int) tvl1_tile_bytes (32)));
-  CF_CUDA_TRY (cudaFuncSetAttribute (tvl1_blocked_kernel < 8 >,
+          (int) T::tile_bytes (32)));
+  CF_CUDA_TRY (cudaFuncSetAttribute (tvl1_blocked_kernel < S, 64 >,
           cudaFuncAttributeMaxDynamicSharedMemorySize,
-          (int) tvl1_tile_bytes (64)));
+          (int) T::tile_bytes (64)));
 out:
   return status;
 }
 
-/* Swap two flows' buffers (same size and pitch). */
-static void
-swap_flows (cf_cuda_flow * a, cf_cuda_flow * b)
-{
-  cf_cuda_flow t = *a;
-
-  *a = *b;
-  *b = t;
-}
-
-/* run_blocked for fp16 plans (buffers ensured): du and (px, py) swap
- * with their _alt copies after each launch. The first launch adds @first
- * to its flags, the last one runs as @last (tvl1h_ends). */
-static cf_status
-run_blocked_half (cf_cuda_tvl1_plan * plan, const tvl1_level * lv,
+/* @iterations BLOCKED iterations, T per launch and a last shorter one:
+ * each launch reads the plan's state and writes the other copy, which
+ * then becomes the plan's (and the level's u, for fp32). The first
+ * launch adds @first to its tvl1_ends flags, the last one runs as @last
+ * (both 0 for fp32). */
+template < typename S > static cf_status
+run_blocked (tvl1_plan < S > *plan, tvl1_level * lv,
     const tvl1_iter_args * a, int iterations, unsigned first,
-    const tvl1h_ends * last, cudaStream_t stream)
+    const tvl1_ends * last, cudaStream_t stream)
 {
+  typedef tvl1_traits < S > T;
   cf_status status = CF_OK;
   const int rows = plan->tile_rows;
-  const size_t bytes = tvl1h_tile_bytes (rows);
+  const size_t bytes = T::tile_bytes (rows);
+  const dim3 block (TVL1_BLOCK_X, T::BLOCKED_BY);
   int n = 0;
 
+  if ((status = ensure_blocked_buffers (plan)) != CF_OK)
+    return status;
   while (n < iterations) {
     const int t = iterations - n < plan->block_iterations ?
         iterations - n : plan->block_iterations;
     const dim3 grid (cf_div_up (lv->width, TVL1_TILE_X - 2 * t),
         cf_div_up (lv->height, rows - 2 * t));
-    tvl1h_ends e;
-    tvl1h_cells c;
-    tvl1h_pairs q;
+    tvl1_ends e;
 
     if (n + t == iterations)
       e = *last;
@@ -545,72 +542,16 @@ run_blocked_half (cf_cuda_tvl1_plan * plan, const tvl1_level * lv,
     if (n == 0)
       e.flags |= first;
     if (rows == 64)
-      tvl1h_blocked_kernel < TVL1H_BLOCK_Y, 2, 1 > <<< grid,
-          dim3 (TVL1_BLOCK_X, TVL1H_BLOCK_Y), bytes, stream >>> (plan->hth,
-          plan->hgu0, plan->hdu, plan->hp, plan->hdu_alt, plan->hp_alt,
-          lv->width, lv->height, a->lt, a->theta, a->taut, t, e);
+      tvl1_blocked_kernel < S, 64 > <<< grid, block, bytes, stream >>>
+          (consts_of (plan), state_of (plan), alt_of (plan), lv->width,
+          lv->height, a->lt, a->theta, a->taut, t, e);
     else
-      tvl1h_blocked_kernel < TVL1H_BLOCK_Y, 1, 2 > <<< grid,
-          dim3 (TVL1_BLOCK_X, TVL1H_BLOCK_Y), bytes, stream >>> (plan->hth,
-          plan->hgu0, plan->hdu, plan->hp, plan->hdu_alt, plan->hp_alt,
-          lv->width, lv->height, a->lt, a->theta, a->taut, t, e);
+      tvl1_blocked_kernel < S, 32 > <<< grid, block, bytes, stream >>>
+          (consts_of (plan), state_of (plan), alt_of (plan), lv->width,
+          lv->height, a->lt, a->theta, a->taut, t, e);
     CF_CUDA_TRY_LAUNCH ();
-    c = plan->hdu;
-    plan->hdu = plan->hdu_alt;
-    plan->hdu_alt = c;
-    q = plan->hp;
-    plan->hp = plan->hp_alt;
-    plan->hp_alt = q;
-    n += t;
-  }
-out:
-  return status;
-}
-
-/* @iterations fp32 BLOCKED iterations, T per launch and a last shorter
- * one: each launch reads the plan's u, p1, p2 and writes the *_alt copies,
- * which then become the plan's (and the level's views). */
-static cf_status
-run_blocked (cf_cuda_tvl1_plan * plan, tvl1_level * lv,
-    const tvl1_iter_args * a, int iterations, cudaStream_t stream)
-{
-  cf_status status = CF_OK;
-  const int rows = plan->tile_rows;
-  const size_t bytes = tvl1_tile_bytes (rows);
-  int n = 0;
-
-  /* fp16 plans run BLOCKED from solve_level_half */
-  if ((status = ensure_blocked_buffers (plan)) != CF_OK)
-    return status;
-  while (n < iterations) {
-    const int t = iterations - n < plan->block_iterations ?
-        iterations - n : plan->block_iterations;
-    const dim3 grid (cf_div_up (lv->width, TVL1_TILE_X - 2 * t),
-        cf_div_up (lv->height, rows - 2 * t));
-    cf_cuda_flow u_out = cf_cuda_flow_view (&plan->u_alt, lv->width,
-        lv->height);
-    cf_cuda_flow p1_out = cf_cuda_flow_view (&plan->p1_alt, lv->width,
-        lv->height);
-    cf_cuda_flow p2_out = cf_cuda_flow_view (&plan->p2_alt, lv->width,
-        lv->height);
-
-    if (rows == 64)
-      tvl1_blocked_kernel < 8 > <<< grid, tvl1_block (), bytes, stream >>>
-          (make_consts (&lv->i1wx, &lv->i1wy, &lv->grad, &lv->rho_c),
-          make_field (&lv->u), make_field (&lv->p1), make_field (&lv->p2),
-          make_field (&u_out), make_field (&p1_out), make_field (&p2_out),
-          lv->width, lv->height, a->lt, a->theta, a->taut, t);
-    else
-      tvl1_blocked_kernel < 4 > <<< grid, tvl1_block (), bytes, stream >>>
-          (make_consts (&lv->i1wx, &lv->i1wy, &lv->grad, &lv->rho_c),
-          make_field (&lv->u), make_field (&lv->p1), make_field (&lv->p2),
-          make_field (&u_out), make_field (&p1_out), make_field (&p2_out),
-          lv->width, lv->height, a->lt, a->theta, a->taut, t);
-    CF_CUDA_TRY_LAUNCH ();
-    swap_flows (&plan->u, &plan->u_alt);
-    swap_flows (&plan->p1, &plan->p1_alt);
-    swap_flows (&plan->p2, &plan->p2_alt);
-    level_views (plan, lv->width, lv->height, lv);
+    swap_state (plan);
+    lv->u = cf_cuda_flow_view (&plan->u, lv->width, lv->height);
     n += t;
   }
 out:
@@ -632,11 +573,13 @@ iter_args_init (tvl1_iter_args * a, const cf_tvl1_params * params,
 }
 
 /* One warp's iterations (solve_level's inner loop): max_iterations of
- * them with ε = 0, else until the reducer sets stop, looked at every
- * TVL1_CHECK_EVERY launches. */
-static cf_status
-run_iterations (cf_cuda_tvl1_plan * plan, tvl1_level * lv,
-    const cf_tvl1_params * params, cudaStream_t stream)
+ * them with ε = 0 (BLOCKED plans: run_blocked with @first and @last),
+ * else until the reducer sets stop, looked at every TVL1_CHECK_EVERY
+ * launches. */
+template < typename S > static cf_status
+run_iterations (tvl1_plan < S > *plan, tvl1_level * lv,
+    const cf_tvl1_params * params, unsigned first, const tvl1_ends * last,
+    cudaStream_t stream)
 {
   cf_status status = CF_OK;
   tvl1_iter_args a;
@@ -644,7 +587,8 @@ run_iterations (cf_cuda_tvl1_plan * plan, tvl1_level * lv,
 
   iter_args_init (&a, params, lv);
   if (!(params->epsilon > 0.0f) && plan->kernel == CF_TVL1_KERNEL_BLOCKED) {
-    status = run_blocked (plan, lv, &a, params->max_iterations, stream);
+    status = run_blocked (plan, lv, &a, params->max_iterations, first, last,
+        stream);
     if (status == CF_OK)
       plan->host_iterations += params->max_iterations;
     goto out;
@@ -686,14 +630,74 @@ out:
   return status;
 }
 
-/* solve_level for fp16 plans: ∇I1 (fp32) and p = 0 once; per warp the
- * half2 constants around u0 (du = 0), the iterations on du, and u ← u0 +
- * du, the last warp's into @out (the level's result, parked in the
- * caller's flow: no copy). BLOCKED folds the zeroing into its first
- * launch and u0 + du into its last (tvl1h_ends); FUSED (and any ε > 0)
- * zeroes du and p and ends with tvl1h_apply_kernel. */
+/* ---------------------------------------------------------------------
+ * Levels, per precision
+ * --------------------------------------------------------------------- */
+
+/* The flow entering a level: the coarser level's result @src resampled
+ * to @dst's size. */
 static cf_status
-solve_level_half (cf_cuda_tvl1_plan * plan, const cf_cuda_image * f0,
+resample_level (tvl1_plan_f32 *, const cf_cuda_flow * src,
+    cf_cuda_flow * dst, cudaStream_t stream)
+{
+  return cf_cuda_flow_resample (src, dst, stream);
+}
+
+static cf_status
+resample_level (tvl1_plan_f16 *, const cf_cuda_flow * src,
+    cf_cuda_flow * dst, cudaStream_t stream)
+{
+  return tvl1h_resample (src, dst, stream);
+}
+
+/* Solve one fp32 level (solve_level of common/tvl1.c): ∇I1 and p = 0
+ * once, then per warp the constants around the current u and the
+ * iterations on u; the result is copied into @out (the caller's flow,
+ * where the next level finds it). */
+static cf_status
+solve_level (tvl1_plan_f32 * plan, const cf_cuda_image * f0,
+    const cf_cuda_image * f1, const cf_tvl1_params * params, tvl1_level * lv,
+    cf_cuda_flow * out, cudaStream_t stream)
+{
+  const int w = lv->width, h = lv->height;
+  cf_cuda_image i1x = image_view (&plan->i1x, w, h);
+  cf_cuda_image i1y = image_view (&plan->i1y, w, h);
+  cf_cuda_image i1w = image_view (&plan->i1w, w, h);
+  cf_cuda_image i1wx = image_view (&plan->i1wx, w, h);
+  cf_cuda_image i1wy = image_view (&plan->i1wy, w, h);
+  cf_cuda_image grad = image_view (&plan->grad, w, h);
+  cf_cuda_image rho_c = image_view (&plan->rho_c, w, h);
+  cf_cuda_flow p1 = cf_cuda_flow_view (&plan->p1, w, h);
+  cf_cuda_flow p2 = cf_cuda_flow_view (&plan->p2, w, h);
+  tvl1_ends none;
+  cf_status status;
+  int k;
+
+  memset (&none, 0, sizeof (none));
+  status = cf_cuda_tvl1_centered_gradient (f1, &i1x, &i1y, stream);
+  if (status == CF_OK)
+    status = cf_cuda_flow_fill (&p1, 0.0f, 0.0f, stream);
+  if (status == CF_OK)
+    status = cf_cuda_flow_fill (&p2, 0.0f, 0.0f, stream);
+  for (k = 0; status == CF_OK && k < params->warps; k++) {
+    status = cf_cuda_tvl1_warp_prepare (f0, f1, &i1x, &i1y, &lv->u,
+        params->warp_border, &i1w, &i1wx, &i1wy, &grad, &rho_c, stream);
+    if (status == CF_OK)
+      status = run_iterations (plan, lv, params, 0, &none, stream);
+  }
+  if (status == CF_OK)
+    status = cf_cuda_flow_copy (&lv->u, out, stream);
+  return status;
+}
+
+/* Solve one fp16 level: p = 0 once; per warp the half2 constants around
+ * u0 (du = 0), the iterations on du, and u ← u0 + du, the last warp's
+ * into @out (the level's result, parked in the caller's flow: no copy).
+ * BLOCKED folds the zeroing into its first launch and u0 + du into its
+ * last (tvl1_ends); FUSED (and any ε > 0) zeroes du and p and ends with
+ * tvl1h_enqueue_apply. */
+static cf_status
+solve_level (tvl1_plan_f16 * plan, const cf_cuda_image * f0,
     const cf_cuda_image * f1, const cf_tvl1_params * params, tvl1_level * lv,
     cf_cuda_flow * out, cudaStream_t stream)
 {
@@ -705,71 +709,227 @@ solve_level_half (cf_cuda_tvl1_plan * plan, const cf_cuda_image * f0,
 
   no_du.d = NULL;
   no_du.pitch = 0;
-  if (blocked) {
-    if ((status = ensure_blocked_buffers (plan)) != CF_OK)
-      goto out;
-  } else {
-    CF_CUDA_TRY (cudaMemset2DAsync (plan->hp.d, plan->hp.pitch *
+  if (!blocked)
+    CF_CUDA_TRY (cudaMemset2DAsync (plan->state.p.d, plan->state.p.pitch *
             sizeof (tvl1h_pair), 0, (size_t) lv->width *
             sizeof (tvl1h_pair), (size_t) lv->height, stream));
-  }
   for (k = 0; k < params->warps; k++) {
     cf_cuda_flow *dst = k == params->warps - 1 ? out : &lv->u;
+    tvl1_ends last;
 
     status = tvl1h_enqueue_constants (f0, f1, &lv->u, params->warp_border,
-        plan->hth, plan->hgu0, blocked ? no_du : plan->hdu, stream);
+        plan->k.th, plan->k.gu0, blocked ? no_du : plan->state.du, stream);
     if (status != CF_OK)
       goto out;
-    if (blocked) {
-      tvl1_iter_args a;
-      tvl1h_ends last;
-
-      iter_args_init (&a, params, lv);
-      last.flags = TVL1H_FINISH;
-      if (k < params->warps - 1)
-        last.flags |= TVL1H_KEEP_P;
-      last.u0 = make_field (&lv->u);
-      last.out = make_field (dst);
-      status = run_blocked_half (plan, lv, &a, params->max_iterations,
-          TVL1H_DU_ZERO | (k == 0 ? TVL1H_P_ZERO : 0), &last, stream);
-      if (status != CF_OK)
-        goto out;
-      plan->host_iterations += params->max_iterations;
-      continue;
-    }
-    if ((status = run_iterations (plan, lv, params, stream)) != CF_OK)
+    last.flags = TVL1_ENDS_FINISH;
+    if (k < params->warps - 1)
+      last.flags |= TVL1_ENDS_KEEP_P;
+    last.u0 = make_field (&lv->u);
+    last.out = make_field (dst);
+    status = run_iterations (plan, lv, params, TVL1_ENDS_DU_ZERO |
+        (k == 0 ? TVL1_ENDS_P_ZERO : 0), &last, stream);
+    if (status != CF_OK)
       goto out;
-    if ((status = tvl1h_enqueue_apply (&lv->u, plan->hdu, dst,
-                stream)) != CF_OK)
+    if (!blocked && (status = tvl1h_enqueue_apply (&lv->u, plan->state.du,
+                dst, stream)) != CF_OK)
       goto out;
   }
 out:
   return status;
 }
 
-/* Solve one level (solve_level): ∇I1 and p = 0 once, then per warp the
- * constants around the current u and the iterations. */
-static cf_status
-solve_level (cf_cuda_tvl1_plan * plan, const cf_cuda_image * f0,
-    const cf_cuda_image * f1, const cf_tvl1_params * params, tvl1_level * lv,
-    cudaStream_t stream)
+/* ---------------------------------------------------------------------
+ * The plan of one precision
+ * --------------------------------------------------------------------- */
+
+template < typename S > static void
+plan_free (tvl1_plan < S > *plan)
+{
+  cf_cuda_flow_release (&plan->u);
+  free_buffers (plan);
+  if (plan->partials != NULL)
+    cf_cuda_check (cudaFree (plan->partials));
+  if (plan->control != NULL)
+    cf_cuda_check (cudaFree (plan->control));
+  if (plan->host_control != NULL)
+    cf_cuda_check (cudaFreeHost (plan->host_control));
+  delete plan;
+}
+
+/* BLOCKED's shape (0: the traits' default) */
+template < typename S > static void
+set_blocking (cf_cuda_tvl1_plan * plan, int iterations, int tile_rows)
+{
+  typedef tvl1_traits < S > T;
+
+  plan->block_iterations = iterations > 0 ? iterations :
+      (int) T::DEFAULT_BLOCK_ITERATIONS;
+  plan->tile_rows = tile_rows > 0 ? tile_rows : (int) T::DEFAULT_TILE_ROWS;
+}
+
+template < typename S > static cf_status
+plan_new (int width, int height, cf_precision precision,
+    cf_tvl1_kernel kernel, cf_cuda_tvl1_plan ** plan_out)
+{
+  cf_status status = CF_OK;
+  tvl1_plan < S > *plan = new (std::nothrow) tvl1_plan < S > ();
+  dim3 grid;
+  void *p = NULL;
+
+  if (plan == NULL)
+    return CF_ERROR_NO_MEMORY;
+  plan->precision = precision;
+  plan->width = width;
+  plan->height = height;
+  plan->kernel = kernel == CF_TVL1_KERNEL_AUTO ? TVL1_AUTO_KERNEL : kernel;
+  set_blocking < S > (plan, 0, 0);
+  if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
+      (status = alloc_buffers (plan)) != CF_OK)
+    goto out;
+
+  /* coarser levels have fewer blocks than level 0 */
+  grid = tvl1_grid (width, height);
+  CF_CUDA_TRY (cudaMalloc (&p, (size_t) grid.x * grid.y * sizeof (double)));
+  plan->partials = (double *) p;
+  CF_CUDA_TRY (cudaMalloc (&p, sizeof (tvl1_control)));
+  plan->control = (tvl1_control *) p;
+  CF_CUDA_TRY (cudaMallocHost (&p, sizeof (tvl1_control)));
+  plan->host_control = (tvl1_control *) p;
+  plan->host_control->stop = 0;
+  plan->host_control->iterations = 0;
+
+out:
+  if (status != CF_OK) {
+    plan_free (plan);
+    plan = NULL;
+  }
+  *plan_out = plan;
+  return status;
+}
+
+/* cf_cuda_tvl1_plan_run once the arguments are checked: coarse to fine,
+ * each level starting from the coarser result (parked in @flow's buffer)
+ * or the initial flow. */
+template < typename S > static cf_status
+plan_run (tvl1_plan < S > *plan, const cf_cuda_pyramid * p0,
+    const cf_cuda_pyramid * p1, const cf_tvl1_params * params,
+    int use_initial, cf_cuda_flow * flow, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  int l;
+
+  plan->host_iterations = 0;
+  CF_CUDA_TRY (cudaMemsetAsync (plan->control, 0, sizeof (tvl1_control),
+          stream));
+
+  for (l = p0->n_levels - 1; l >= 0; l--) {
+    const cf_cuda_image *f0 = &p0->level[l], *f1 = &p1->level[l];
+    cf_cuda_flow parked = cf_cuda_flow_view (flow, f0->width, f0->height);
+    tvl1_level lv;
+
+    lv.width = f0->width;
+    lv.height = f0->height;
+    lv.u = cf_cuda_flow_view (&plan->u, f0->width, f0->height);
+
+    /* the flow entering this level, as cf_tvl1_flow */
+    if (l == p0->n_levels - 1) {
+      if (use_initial)
+        status = cf_cuda_flow_resample (flow, &lv.u, stream);
+      else
+        status = cf_cuda_flow_fill (&lv.u, 0.0f, 0.0f, stream);
+    } else {
+      /* the coarser level's result is parked in `flow`'s buffer */
+      cf_cuda_flow prev = cf_cuda_flow_view (flow, p0->level[l + 1].width,
+          p0->level[l + 1].height);
+      status = resample_level (plan, &prev, &lv.u, stream);
+    }
+    /* writes this level's result into `parked` */
+    if (status == CF_OK)
+      status = solve_level (plan, f0, f1, params, &lv, &parked, stream);
+    if (status != CF_OK)
+      goto out;
+  }
+
+  /* the ε-path count, for cf_cuda_tvl1_plan_iterations once the caller has
+   * synchronised */
+  CF_CUDA_TRY (cudaMemcpyAsync (&plan->host_control->iterations,
+          &plan->control->iterations, sizeof (long long),
+          cudaMemcpyDeviceToHost, stream));
+out:
+  return status;
+}
+
+/* ---------------------------------------------------------------------
+ * The C API: one dispatch on the precision per call
+ * --------------------------------------------------------------------- */
+
+extern "C" void
+cf_cuda_tvl1_plan_free (cf_cuda_tvl1_plan * plan)
+{
+  if (plan == NULL)
+    return;
+  if (plan->precision == CF_PRECISION_FP16)
+    plan_free (static_cast < tvl1_plan_f16 * >(plan));
+  else
+    plan_free (static_cast < tvl1_plan_f32 * >(plan));
+}
+
+extern "C" cf_status
+cf_cuda_tvl1_config_check (cf_precision precision, cf_tvl1_kernel kernel)
+{
+  if ((precision != CF_PRECISION_FP32 && precision != CF_PRECISION_FP16) ||
+      (kernel != CF_TVL1_KERNEL_AUTO && kernel != CF_TVL1_KERNEL_STEPS &&
+          kernel != CF_TVL1_KERNEL_FUSED && kernel != CF_TVL1_KERNEL_BLOCKED))
+    return CF_ERROR_INVALID;
+  /* STEPS is the fp32 twin of the CPU's steps */
+  if (precision == CF_PRECISION_FP16 && kernel == CF_TVL1_KERNEL_STEPS)
+    return CF_ERROR_UNSUPPORTED;
+  return CF_OK;
+}
+
+extern "C" cf_status
+cf_cuda_tvl1_plan_new (int width, int height, cf_precision precision,
+    cf_tvl1_kernel kernel, cf_cuda_tvl1_plan ** plan_out)
 {
   cf_status status;
-  int k;
 
-  status = cf_cuda_tvl1_centered_gradient (f1, &lv->i1x, &lv->i1y, stream);
-  if (status == CF_OK)
-    status = cf_cuda_flow_fill (&lv->p1, 0.0f, 0.0f, stream);
-  if (status == CF_OK)
-    status = cf_cuda_flow_fill (&lv->p2, 0.0f, 0.0f, stream);
-  for (k = 0; status == CF_OK && k < params->warps; k++) {
-    status = cf_cuda_tvl1_warp_prepare (f0, f1, &lv->i1x, &lv->i1y, &lv->u,
-        params->warp_border, &lv->i1w, &lv->i1wx, &lv->i1wy, &lv->grad,
-        &lv->rho_c, stream);
-    if (status == CF_OK)
-      status = run_iterations (plan, lv, params, stream);
-  }
-  return status;
+  if (plan_out == NULL)
+    return CF_ERROR_INVALID;
+  *plan_out = NULL;
+  if (width < 1 || height < 1 || width > CF_MAX_DIMENSION ||
+      height > CF_MAX_DIMENSION)
+    return CF_ERROR_INVALID;
+  status = cf_cuda_tvl1_config_check (precision, kernel);
+  if (status != CF_OK)
+    return status;
+  if (precision == CF_PRECISION_FP16)
+    return plan_new < tvl1_state_f16 > (width, height, precision, kernel,
+        plan_out);
+  return plan_new < tvl1_state_f32 > (width, height, precision, kernel,
+      plan_out);
+}
+
+extern "C" cf_status
+cf_cuda_tvl1_plan_set_blocking (cf_cuda_tvl1_plan * plan, int iterations,
+    int tile_rows)
+{
+  if (plan == NULL || iterations < 0 ||
+      iterations > CF_TVL1_MAX_BLOCK_ITERATIONS ||
+      (tile_rows != 0 && tile_rows != 32 && tile_rows != 64))
+    return CF_ERROR_INVALID;
+  if (plan->precision == CF_PRECISION_FP16)
+    set_blocking < tvl1_state_f16 > (plan, iterations, tile_rows);
+  else
+    set_blocking < tvl1_state_f32 > (plan, iterations, tile_rows);
+  return CF_OK;
+}
+
+extern "C" long
+cf_cuda_tvl1_plan_iterations (const cf_cuda_tvl1_plan * plan)
+{
+  if (plan == NULL)
+    return 0;
+  return plan->host_iterations + (long) plan->host_control->iterations;
 }
 
 /* The pyramids and @flow suit a run of this plan: level 0 and @flow of
@@ -805,55 +965,11 @@ cf_cuda_tvl1_plan_run (cf_cuda_tvl1_plan * plan, const cf_cuda_pyramid * p0,
     const cf_cuda_pyramid * p1, const cf_tvl1_params * params,
     int use_initial, cf_cuda_flow * flow, cudaStream_t stream)
 {
-  cf_status status = CF_OK;
-  int l;
-
   if (!run_args_valid (plan, p0, p1, params, flow))
     return CF_ERROR_INVALID;
-
-  plan->host_iterations = 0;
-  CF_CUDA_TRY (cudaMemsetAsync (plan->control, 0, sizeof (tvl1_control),
-          stream));
-
-  for (l = p0->n_levels - 1; l >= 0; l--) {
-    const cf_cuda_image *f0 = &p0->level[l], *f1 = &p1->level[l];
-    cf_cuda_flow parked = cf_cuda_flow_view (flow, f0->width, f0->height);
-    tvl1_level lv;
-
-    level_views (plan, f0->width, f0->height, &lv);
-
-    /* the flow entering this level, as cf_tvl1_flow */
-    if (l == p0->n_levels - 1) {
-      if (use_initial)
-        status = cf_cuda_flow_resample (flow, &lv.u, stream);
-      else
-        status = cf_cuda_flow_fill (&lv.u, 0.0f, 0.0f, stream);
-    } else {
-      /* the coarser level's result is parked in `flow`'s buffer */
-      cf_cuda_flow prev = cf_cuda_flow_view (flow, p0->level[l + 1].width,
-          p0->level[l + 1].height);
-      status = plan->precision == CF_PRECISION_FP16 ?
-          tvl1h_resample (&prev, &lv.u, stream) :
-          cf_cuda_flow_resample (&prev, &lv.u, stream);
-    }
-    if (status == CF_OK && plan->precision == CF_PRECISION_FP16) {
-      /* writes its result into `parked` */
-      status = solve_level_half (plan, f0, f1, params, &lv, &parked, stream);
-    } else if (status == CF_OK) {
-      status = solve_level (plan, f0, f1, params, &lv, stream);
-      /* park this level's result in `flow`'s buffer */
-      if (status == CF_OK)
-        status = cf_cuda_flow_copy (&lv.u, &parked, stream);
-    }
-    if (status != CF_OK)
-      goto out;
-  }
-
-  /* the ε-path count, for cf_cuda_tvl1_plan_iterations once the caller has
-   * synchronised */
-  CF_CUDA_TRY (cudaMemcpyAsync (&plan->host_control->iterations,
-          &plan->control->iterations, sizeof (long long),
-          cudaMemcpyDeviceToHost, stream));
-out:
-  return status;
+  if (plan->precision == CF_PRECISION_FP16)
+    return plan_run (static_cast < tvl1_plan_f16 * >(plan), p0, p1, params,
+        use_initial, flow, stream);
+  return plan_run (static_cast < tvl1_plan_f32 * >(plan), p0, p1, params,
+      use_initial, flow, stream);
 }
