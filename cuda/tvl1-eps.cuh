@@ -29,6 +29,7 @@ struct tvl1_control
   int pad;
   long long iterations;         /* iterations run with ε > 0 */
 };
+
 /** \brief 1 when iteration @n of this warp comes after the one that met ε.
  *  The same for every thread of a block: the only writer of stop is the
  *  reducer, which moves it from 0 to n + 1 during iteration n, and both
@@ -44,28 +45,29 @@ tvl1_skipped (const tvl1_control * ctl, int n)
   return stop > 0 && n >= stop;
 }
 
-/** \brief Sum of @v over a TVL1_BLOCK_THREADS block in a fixed order (warp
- *  shuffles, then the warp sums); the total is returned to thread 0. Every
- *  thread of the block must call it. */
+/** \brief Sum of @v over a TVL1_BLOCK_THREADS block in a fixed order
+ *  (shuffles within each lane group of 32, then the groups' sums in lane
+ *  group 0); the total is returned to thread 0. Every thread of the block
+ *  must call it. */
 static __device__ double
 tvl1_block_sum (double v)
 {
-  __shared__ double warp_sum[TVL1_BLOCK_WARPS];
+  __shared__ double group_sum[TVL1_BLOCK_LANE_GROUPS];
   const int t = threadIdx.x + threadIdx.y * blockDim.x;
-  const int lane = t & 31, warp = t >> 5;
+  const int lane = t & 31, group = t >> 5;
   int off;
 
   for (off = 16; off > 0; off >>= 1)
     v += __shfl_down_sync (0xffffffffu, v, off);
   if (lane == 0)
-    warp_sum[warp] = v;
+    group_sum[group] = v;
   __syncthreads ();
-  if (warp == 0) {
-    v = lane < TVL1_BLOCK_WARPS ? warp_sum[lane] : 0.0;
+  if (group == 0) {
+    v = lane < TVL1_BLOCK_LANE_GROUPS ? group_sum[lane] : 0.0;
     for (off = 16; off > 0; off >>= 1)
       v += __shfl_down_sync (0xffffffffu, v, off);
   }
-  /* warp_sum may be reused by a later call */
+  /* group_sum may be reused by a later call */
   __syncthreads ();
   return v;
 }

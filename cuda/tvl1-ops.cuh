@@ -14,6 +14,13 @@
  * Each operator reads its neighbours through a pointer and a pitch, so the
  * single steps, FUSED (whole planes in global memory) and BLOCKED (tiles
  * in shared memory) run the very same arithmetic.
+ *
+ * Words, in every TV-L1 file of cuda/: a "warp" is the algorithm's warping
+ * step (the solver's `warps` parameter: I1 resampled at x + u0, then the
+ * iterations on u around u0), and "per-warp" what is computed once per
+ * such step. CUDA's group of 32 threads that run in lockstep and exchange
+ * registers through shuffles is called a "lane group" (its threads are
+ * lanes), never a warp.
  */
 #ifndef CF_CUDA_TVL1_OPS_CUH
 #define CF_CUDA_TVL1_OPS_CUH
@@ -24,11 +31,11 @@
 #include <cuda_fp16.h>
 
 /* 2-D launch shape of every kernel; the reducer relies on 256 threads
- * (8 warps) per block */
+ * (8 lane groups of 32) per block */
 #define TVL1_BLOCK_X 32
 #define TVL1_BLOCK_Y 8
 #define TVL1_BLOCK_THREADS (TVL1_BLOCK_X * TVL1_BLOCK_Y)
-#define TVL1_BLOCK_WARPS (TVL1_BLOCK_THREADS / 32)
+#define TVL1_BLOCK_LANE_GROUPS (TVL1_BLOCK_THREADS / 32)
 
 /* The per-warp constants as the V step reads them */
 struct tvl1_consts
