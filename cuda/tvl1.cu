@@ -403,43 +403,64 @@ flow_plane (const cf_cuda_flow * f, int second)
   return img;
 }
 
+/* An fp32 plan's planes seen at one level's size (u: the plan's current
+ * one; BLOCKED moves it) */
+typedef struct
+{
+  cf_cuda_image i1x, i1y, i1w, i1wx, i1wy, grad, rho_c;
+  cf_cuda_flow u, p1, p2, v, div, du1, du2;
+} tvl1_views_f32;
+
+static tvl1_views_f32
+views_of (const tvl1_plan_f32 * plan, int w, int h)
+{
+  tvl1_views_f32 lv;
+
+  lv.i1x = image_view (&plan->i1x, w, h);
+  lv.i1y = image_view (&plan->i1y, w, h);
+  lv.i1w = image_view (&plan->i1w, w, h);
+  lv.i1wx = image_view (&plan->i1wx, w, h);
+  lv.i1wy = image_view (&plan->i1wy, w, h);
+  lv.grad = image_view (&plan->grad, w, h);
+  lv.rho_c = image_view (&plan->rho_c, w, h);
+  lv.u = cf_cuda_flow_view (&plan->u, w, h);
+  lv.p1 = cf_cuda_flow_view (&plan->p1, w, h);
+  lv.p2 = cf_cuda_flow_view (&plan->p2, w, h);
+  /* STEPS planes (NULL in other plans; views of NULL stay NULL) */
+  lv.v = cf_cuda_flow_view (&plan->v, w, h);
+  lv.div = cf_cuda_flow_view (&plan->div, w, h);
+  lv.du1 = cf_cuda_flow_view (&plan->du1, w, h);
+  lv.du2 = cf_cuda_flow_view (&plan->du2, w, h);
+  return lv;
+}
+
 /* Iteration @n of an fp32 STEPS plan: cf_tvl1_iteration's sequence, step
  * by step, through the plan's v, div, du1, du2 planes; with ε > 0 the
  * reducer runs as its own kernel after U. */
 static cf_status
-enqueue_steps (tvl1_plan_f32 * plan, const tvl1_level * lv,
+enqueue_steps (tvl1_plan_f32 * plan, const tvl1_level * level,
     const tvl1_iter_args * a, int n, double *partials, int n_partials,
     cudaStream_t stream)
 {
-  const int w = lv->width, h = lv->height;
-  cf_cuda_image i1wx = image_view (&plan->i1wx, w, h);
-  cf_cuda_image i1wy = image_view (&plan->i1wy, w, h);
-  cf_cuda_image grad = image_view (&plan->grad, w, h);
-  cf_cuda_image rho_c = image_view (&plan->rho_c, w, h);
-  cf_cuda_flow u = cf_cuda_flow_view (&plan->u, w, h);
-  cf_cuda_flow p1 = cf_cuda_flow_view (&plan->p1, w, h);
-  cf_cuda_flow p2 = cf_cuda_flow_view (&plan->p2, w, h);
-  cf_cuda_flow v = cf_cuda_flow_view (&plan->v, w, h);
-  cf_cuda_flow div = cf_cuda_flow_view (&plan->div, w, h);
-  cf_cuda_flow du1 = cf_cuda_flow_view (&plan->du1, w, h);
-  cf_cuda_flow du2 = cf_cuda_flow_view (&plan->du2, w, h);
-  cf_cuda_image p11 = flow_plane (&p1, 0), p12 = flow_plane (&p1, 1);
-  cf_cuda_image p21 = flow_plane (&p2, 0), p22 = flow_plane (&p2, 1);
-  cf_cuda_image div1 = flow_plane (&div, 0), div2 = flow_plane (&div, 1);
-  cf_cuda_image u1 = flow_plane (&u, 0), u2 = flow_plane (&u, 1);
-  cf_cuda_image u1x = flow_plane (&du1, 0), u1y = flow_plane (&du1, 1);
-  cf_cuda_image u2x = flow_plane (&du2, 0), u2y = flow_plane (&du2, 1);
+  tvl1_views_f32 lv = views_of (plan, level->width, level->height);
+  cf_cuda_image p11 = flow_plane (&lv.p1, 0), p12 = flow_plane (&lv.p1, 1);
+  cf_cuda_image p21 = flow_plane (&lv.p2, 0), p22 = flow_plane (&lv.p2, 1);
+  cf_cuda_image div1 = flow_plane (&lv.div, 0);
+  cf_cuda_image div2 = flow_plane (&lv.div, 1);
+  cf_cuda_image u1 = flow_plane (&lv.u, 0), u2 = flow_plane (&lv.u, 1);
+  cf_cuda_image u1x = flow_plane (&lv.du1, 0), u1y = flow_plane (&lv.du1, 1);
+  cf_cuda_image u2x = flow_plane (&lv.du2, 0), u2y = flow_plane (&lv.du2, 1);
   cf_status status;
 
-  status = tvl1_enqueue_threshold (&i1wx, &i1wy, &grad, &rho_c, &u, a->lt,
-      &v, a->ctl, n, stream);
+  status = tvl1_enqueue_threshold (&lv.i1wx, &lv.i1wy, &lv.grad, &lv.rho_c,
+      &lv.u, a->lt, &lv.v, a->ctl, n, stream);
   if (status == CF_OK)
     status = tvl1_enqueue_divergence (&p11, &p12, &div1, a->ctl, n, stream);
   if (status == CF_OK)
     status = tvl1_enqueue_divergence (&p21, &p22, &div2, a->ctl, n, stream);
   if (status == CF_OK)
-    status = tvl1_enqueue_update_u (&v, &div, a->theta, &u, partials, NULL,
-        a->ctl, n, stream);
+    status = tvl1_enqueue_update_u (&lv.v, &lv.div, a->theta, &lv.u,
+        partials, NULL, a->ctl, n, stream);
   if (status == CF_OK && a->ctl != NULL)
     status = tvl1_enqueue_reduce (a->ctl, partials, n_partials, a->count,
         a->eps2, n, stream);
@@ -450,11 +471,11 @@ enqueue_steps (tvl1_plan_f32 * plan, const tvl1_level * lv,
     status = tvl1_enqueue_forward_gradient (&u2, &u2x, &u2y, a->ctl, n,
         stream);
   if (status == CF_OK)
-    status = tvl1_enqueue_update_p (&u1x, &u1y, &p1, a->taut, &p1, a->ctl,
-        n, stream);
+    status = tvl1_enqueue_update_p (&u1x, &u1y, &lv.p1, a->taut, &lv.p1,
+        a->ctl, n, stream);
   if (status == CF_OK)
-    status = tvl1_enqueue_update_p (&u2x, &u2y, &p2, a->taut, &p2, a->ctl,
-        n, stream);
+    status = tvl1_enqueue_update_p (&u2x, &u2y, &lv.p2, a->taut, &lv.p2,
+        a->ctl, n, stream);
   return status;
 }
 
@@ -659,29 +680,22 @@ solve_level (tvl1_plan_f32 * plan, const cf_cuda_image * f0,
     const cf_cuda_image * f1, const cf_tvl1_params * params, tvl1_level * lv,
     cf_cuda_flow * out, cudaStream_t stream)
 {
-  const int w = lv->width, h = lv->height;
-  cf_cuda_image i1x = image_view (&plan->i1x, w, h);
-  cf_cuda_image i1y = image_view (&plan->i1y, w, h);
-  cf_cuda_image i1w = image_view (&plan->i1w, w, h);
-  cf_cuda_image i1wx = image_view (&plan->i1wx, w, h);
-  cf_cuda_image i1wy = image_view (&plan->i1wy, w, h);
-  cf_cuda_image grad = image_view (&plan->grad, w, h);
-  cf_cuda_image rho_c = image_view (&plan->rho_c, w, h);
-  cf_cuda_flow p1 = cf_cuda_flow_view (&plan->p1, w, h);
-  cf_cuda_flow p2 = cf_cuda_flow_view (&plan->p2, w, h);
+  /* v.u goes stale after a BLOCKED warp: lv->u is the current u */
+  tvl1_views_f32 v = views_of (plan, lv->width, lv->height);
   tvl1_ends none;
   cf_status status;
   int k;
 
   memset (&none, 0, sizeof (none));
-  status = cf_cuda_tvl1_centered_gradient (f1, &i1x, &i1y, stream);
+  status = cf_cuda_tvl1_centered_gradient (f1, &v.i1x, &v.i1y, stream);
   if (status == CF_OK)
-    status = cf_cuda_flow_fill (&p1, 0.0f, 0.0f, stream);
+    status = cf_cuda_flow_fill (&v.p1, 0.0f, 0.0f, stream);
   if (status == CF_OK)
-    status = cf_cuda_flow_fill (&p2, 0.0f, 0.0f, stream);
+    status = cf_cuda_flow_fill (&v.p2, 0.0f, 0.0f, stream);
   for (k = 0; status == CF_OK && k < params->warps; k++) {
-    status = cf_cuda_tvl1_warp_prepare (f0, f1, &i1x, &i1y, &lv->u,
-        params->warp_border, &i1w, &i1wx, &i1wy, &grad, &rho_c, stream);
+    status = cf_cuda_tvl1_warp_prepare (f0, f1, &v.i1x, &v.i1y, &lv->u,
+        params->warp_border, &v.i1w, &v.i1wx, &v.i1wy, &v.grad, &v.rho_c,
+        stream);
     if (status == CF_OK)
       status = run_iterations (plan, lv, params, 0, &none, stream);
   }
