@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  *   gst-cudaflow-synth [--motion translation|rotation-zoom|smooth]
- *       [--size WxH] [--amount PX] OUT_DIR
+ *       [--size WxH] [--amount PX] [--wavelength PX] [--seed N] OUT_DIR
  *
  * Writes OUT_DIR/frame10.png and frame11.png (an analytic texture, the
  * second frame moved by the motion) and OUT_DIR/flow10.flo (the exact
@@ -10,6 +10,14 @@
  * displacement in pixels: the translation's length, the largest
  * displacement of the rotation/zoom (at the corners) or of the smooth
  * field.
+ *
+ * The texture's waves have wavelengths from --wavelength to four times it
+ * (common/synth.h). A displacement beyond half the shortest wavelength is
+ * ambiguous at the finest level, and since the ratio of motion to
+ * wavelength is the same on every pyramid level, a coarse-to-fine method
+ * finds it only through the longer waves: for large motions give a
+ * wavelength near the displacement (e.g. --amount 100 --wavelength 100).
+ * --seed picks another texture.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -35,7 +43,6 @@ static void
 scene_params (cf_synth_params * p, const char *motion, int width,
     int height, float amount)
 {
-  cf_synth_params_init (p);
   if (strcmp (motion, "translation") == 0) {
     /* an oblique direction, so both components are exercised */
     p->motion = CF_SYNTH_TRANSLATION;
@@ -82,7 +89,7 @@ main (int argc, char **argv)
 {
   const char *motion = "translation", *out_dir = NULL;
   int width = 320, height = 240;
-  float amount = 3.0f;
+  float amount = 3.0f, wavelength;
   cf_synth_params params;
   cf_image *f0 = NULL, *f1 = NULL;
   cf_flow *truth = NULL;
@@ -90,7 +97,7 @@ main (int argc, char **argv)
   char path[4096];
   cf_status status;
   gchar *motion_opt = NULL, *size_opt = NULL, *amount_opt = NULL,
-      **args = NULL;
+      *wavelength_opt = NULL, *seed_opt = NULL, **args = NULL;
   GOptionEntry entries[] = {
     {"motion", 0, 0, G_OPTION_ARG_STRING, &motion_opt,
         "translation (default), rotation-zoom or smooth", "M"},
@@ -98,6 +105,11 @@ main (int argc, char **argv)
         "Frame size (default 320x240)", "WxH"},
     {"amount", 0, 0, G_OPTION_ARG_STRING, &amount_opt,
         "Largest displacement in pixels (default 3)", "PX"},
+    {"wavelength", 0, 0, G_OPTION_ARG_STRING, &wavelength_opt,
+          "Shortest wavelength of the texture in pixels, 4..1000; the "
+          "longest is four times it (default 12)", "PX"},
+    {"seed", 0, 0, G_OPTION_ARG_STRING, &seed_opt,
+        "Texture seed, 1..4294967295 (default 1)", "N"},
     {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args, NULL,
         NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL}
@@ -110,7 +122,8 @@ main (int argc, char **argv)
           "Exit status: 0 written, 1 a file could not be written, 2 usage."
           "\n\nExample:\n"
           "  " PROG " --motion smooth --amount 20 scenes/smooth\n"
-          "  gst-cudaflow-flow-eval --element cudaflowtvl1 scenes smooth\n"),
+          "  " PROG " --amount 100 --wavelength 100 scenes/shift-100\n"
+          "  gst-cudaflow-flow-eval --element cudaflowtvl1 scenes\n"),
       PROG, &argc, &argv);
   if (motion_opt != NULL) {
     if (strcmp (motion_opt, "translation") != 0 &&
@@ -129,6 +142,24 @@ main (int argc, char **argv)
     if (*end != '\0' || !(amount >= 0.0f && amount <= 500.0f))
       cf_args_usage_error (PROG, "--amount '%s' is not 0..500 pixels",
           amount_opt);
+  }
+  cf_synth_params_init (&params);
+  if (wavelength_opt != NULL) {
+    char *end;
+    wavelength = strtof (wavelength_opt, &end);
+    if (*end != '\0' || !(wavelength >= 4.0f && wavelength <= 1000.0f))
+      cf_args_usage_error (PROG, "--wavelength '%s' is not 4..1000 pixels",
+          wavelength_opt);
+    params.wavelength = wavelength;
+  }
+  if (seed_opt != NULL) {
+    char *end;
+    unsigned long long seed = g_ascii_strtoull (seed_opt, &end, 10);
+    if (*end != '\0' || seed_opt[0] == '\0' || seed_opt[0] == '-' ||
+        seed < 1 || seed > 4294967295ULL)
+      cf_args_usage_error (PROG, "--seed '%s' is not 1..4294967295",
+          seed_opt);
+    params.seed = (unsigned int) seed;
   }
   if (args != NULL && args[0] != NULL) {
     if (args[1] != NULL)

@@ -79,6 +79,21 @@ if [ $? -eq 2 ] && grep -q "unknown motion 'spin'" "$tmp/synth.err"; then
 else
   bad "gst-cudaflow-synth --motion spin"; cat "$tmp/synth.err"
 fi
+# --wavelength and --seed change the texture: another file, same size
+if "$tools/gst-cudaflow-synth" --size 96x64 --amount 3 --wavelength 30 \
+    --seed 7 "$tmp/scenes/long" \
+    && [ "$(wc -c < "$tmp/scenes/long/flow10.flo")" -eq $((12 + 96 * 64 * 8)) ] \
+    && ! cmp -s "$tmp/scenes/long/frame10.png" "$tmp/scenes/shift/frame10.png"; then
+  ok "gst-cudaflow-synth --wavelength --seed"
+else
+  bad "gst-cudaflow-synth --wavelength 30 --seed 7"
+fi
+"$tools/gst-cudaflow-synth" --wavelength 2 "$tmp/x" 2> "$tmp/synth.err"
+if [ $? -eq 2 ] && grep -q "wavelength '2' is not 4..1000" "$tmp/synth.err"; then
+  ok "gst-cudaflow-synth rejects a wavelength below 4 px"
+else
+  bad "gst-cudaflow-synth --wavelength 2"; cat "$tmp/synth.err"
+fi
 
 if [ -f "$data/RubberWhale/flow10.flo" ]; then
   if "$tools/gst-cudaflow-flow-eval" --set backend=cpu --png "$tmp/png" \
