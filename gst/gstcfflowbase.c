@@ -577,9 +577,11 @@ nth_row (const cf_param * rows, guint n)
 
 /* The table row behind @prop_id and the address of the struct its offset
  * counts from (the method's params, or the instance for the element's own
- * rows); NULL when @prop_id is not a table property. */
+ * rows); NULL, with GObject's warning, when @prop_id is not a table
+ * property. */
 static const cf_param *
-table_param (GstCfFlowBase * self, guint prop_id, gpointer * base)
+table_param (GstCfFlowBase * self, guint prop_id, GParamSpec * pspec,
+    gpointer * base)
 {
   GstCfFlowBaseClass *klass = GST_CF_FLOW_BASE_GET_CLASS (self);
   const cf_param *param = NULL;
@@ -593,6 +595,8 @@ table_param (GstCfFlowBase * self, guint prop_id, gpointer * base)
     param = nth_row (klass->element_params, prop_id - PROP_ELEMENT_PARAM);
     *base = self;
   }
+  if (param == NULL)
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (self, prop_id, pspec);
   return param;
 }
 
@@ -634,14 +638,12 @@ gst_cf_flow_base_set_property (GObject * object, guint prop_id,
     GST_OBJECT_LOCK (self);
     priv->preset = g_value_get_enum (value);
     GST_OBJECT_UNLOCK (self);
+    /* the settings go through this function again, unlocked */
     apply_preset (self, g_value_get_enum (value));
     return;
   }
-  param = table_param (self, prop_id, &params);
-  if (param == NULL) {
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  if ((param = table_param (self, prop_id, pspec, &params)) == NULL)
     return;
-  }
   GST_OBJECT_LOCK (self);
   if (param->type == CF_PARAM_TEXT)
     set_text (self, param, params, g_value_get_string (value));
@@ -662,22 +664,15 @@ gst_cf_flow_base_get_property (GObject * object, guint prop_id,
 
   if (get_common_property (object, prop_id, value))
     return;
-  if (prop_id == PROP_PRESET) {
-    GST_OBJECT_LOCK (self);
-    g_value_set_enum (value, priv->preset);
-    GST_OBJECT_UNLOCK (self);
-    return;
-  }
-  param = table_param (self, prop_id, &params);
-  if (param == NULL) {
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    return;
-  }
+  param = prop_id == PROP_PRESET ? NULL : table_param (self, prop_id, pspec,
+      &params);
   GST_OBJECT_LOCK (self);
-  if (param->type == CF_PARAM_TEXT)
+  if (prop_id == PROP_PRESET)
+    g_value_set_enum (value, priv->preset);
+  else if (param != NULL && param->type == CF_PARAM_TEXT)
     g_value_set_string (value, g_hash_table_lookup (priv->texts,
             param->name));
-  else
+  else if (param != NULL)
     gst_cf_param_get_value (param, params, value);
   GST_OBJECT_UNLOCK (self);
 }

@@ -13,6 +13,15 @@
 
 #include "gstcfparams.h"
 
+const cf_param_choice gst_cf_jacobi_kernel_choices[] = {
+  {GST_CF_JACOBI_KERNEL_AUTO, "auto", "Fastest measured"},
+  {GST_CF_JACOBI_KERNEL_SIMPLE, "simple", "One Jacobi sweep per kernel "
+        "launch"},
+  {GST_CF_JACOBI_KERNEL_FUSED, "fused", "Several sweeps per launch on "
+        "shared-memory tiles (identical results)"},
+  {0, NULL, NULL}
+};
+
 /* GEnumValues of a choice list or of presets: registered once per type and
  * kept for the life of the process, as g_enum_register_static wants. */
 static GType

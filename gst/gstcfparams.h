@@ -36,6 +36,22 @@ void gst_cf_param_get_value (const cf_param * param, const void *params,
 gboolean gst_cf_param_set_value (const cf_param * param, void *params,
     const GValue * value);
 
+/* The row of an estimator's GPU implementation choice: a GEnum
+ * <TypeName>Kernel of @choices, default @def, changeable only while
+ * stopped (the plan is built for it), at @offset in the instance. */
+#define GST_CF_KERNEL_ROW(name_, nick_, blurb_, choices_, def_, offset_) \
+  { .name = (name_), .nick = (nick_), .blurb = (blurb_), \
+    .type = CF_PARAM_CHOICE, .choices = (choices_), .choice_type = "Kernel", \
+    .def = (def_), .offset = (offset_) }
+
+/* The GPU implementations both Jacobi solvers offer (cudaflowhs'
+ * jacobi-kernel, cudaflowclg's): the values of cf_hs_kernel and
+ * cf_clg_kernel, which each element asserts. */
+#define GST_CF_JACOBI_KERNEL_AUTO 0
+#define GST_CF_JACOBI_KERNEL_SIMPLE 1
+#define GST_CF_JACOBI_KERNEL_FUSED 2
+extern const cf_param_choice gst_cf_jacobi_kernel_choices[];
+
 /* One assignment of a preset as a value for @pspec (initialised here). */
 void gst_cf_param_setting_to_value (const cf_param_setting * setting,
     GParamSpec * pspec, GValue * value);

@@ -35,6 +35,7 @@
 
 #include "gstcudaflowhs.h"
 #include "gstcudaflowelements.h"
+#include "gstcfparams.h"
 
 #include "common/hs.h"
 #include "cuda/hs.h"
@@ -77,26 +78,19 @@ static gboolean gst_cuda_flow_hs_solve_cuda (GstCfFlowBase * base,
     gboolean use_initial, cf_cuda_flow * flow, cudaStream_t stream);
 static void gst_cuda_flow_hs_free_solver (GstCfFlowBase * base);
 
-/* enum fields are stored as int (common/params.h) */
-G_STATIC_ASSERT (sizeof (cf_hs_kernel) == sizeof (int));
-
-static const cf_param_choice kernel_choices[] = {
-  {CF_HS_KERNEL_AUTO, "auto", "Fastest measured"},
-  {CF_HS_KERNEL_SIMPLE, "simple", "One Jacobi sweep per kernel launch"},
-  {CF_HS_KERNEL_FUSED, "fused", "Several sweeps per launch on shared-memory "
-        "tiles (identical results)"},
-  {0, NULL, NULL}
-};
+/* enum fields are stored as int (common/params.h), with the values of
+ * gst_cf_jacobi_kernel_choices */
+G_STATIC_ASSERT (sizeof (cf_hs_kernel) == sizeof (int) &&
+    CF_HS_KERNEL_AUTO == GST_CF_JACOBI_KERNEL_AUTO &&
+    CF_HS_KERNEL_SIMPLE == GST_CF_JACOBI_KERNEL_SIMPLE &&
+    CF_HS_KERNEL_FUSED == GST_CF_JACOBI_KERNEL_FUSED);
 
 /* What only the element has: the GPU implementation (a GstCudaFlowHsKernel) */
 static const cf_param element_params[] = {
-  {
-    .name = "jacobi-kernel", .nick = "Jacobi Kernel", .type = CF_PARAM_CHOICE,
-    .choices = kernel_choices, .choice_type = "Kernel",
-    .def = DEFAULT_KERNEL, .offset = G_STRUCT_OFFSET (GstCudaFlowHs, kernel),
-    .blurb = "GPU implementation of the Jacobi iterations (for benchmarks; "
-        "all give the same flow)",
-  },
+  GST_CF_KERNEL_ROW ("jacobi-kernel", "Jacobi Kernel",
+      "GPU implementation of the Jacobi iterations (for benchmarks; "
+      "all give the same flow)", gst_cf_jacobi_kernel_choices,
+      DEFAULT_KERNEL, G_STRUCT_OFFSET (GstCudaFlowHs, kernel)),
   {NULL}
 };
 

@@ -50,6 +50,7 @@
 
 #include "gstcudaflowtvl1.h"
 #include "gstcudaflowelements.h"
+#include "gstcfparams.h"
 
 #include "common/tvl1.h"
 #include "cuda/tvl1.h"
@@ -113,13 +114,10 @@ static const cf_param_choice kernel_choices[] = {
 /* What only the element has: the GPU implementation (a
  * GstCudaFlowTvl1Kernel) */
 static const cf_param element_params[] = {
-  {
-    .name = "solver-kernel", .nick = "Solver Kernel", .type = CF_PARAM_CHOICE,
-    .choices = kernel_choices, .choice_type = "Kernel",
-    .def = DEFAULT_KERNEL, .offset = G_STRUCT_OFFSET (GstCudaFlowTvl1, kernel),
-    .blurb = "GPU implementation of the iterations (for benchmarks; all "
-        "give the same flow at one precision)",
-  },
+  GST_CF_KERNEL_ROW ("solver-kernel", "Solver Kernel",
+      "GPU implementation of the iterations (for benchmarks; all "
+      "give the same flow at one precision)", kernel_choices,
+      DEFAULT_KERNEL, G_STRUCT_OFFSET (GstCudaFlowTvl1, kernel)),
   {NULL}
 };
 
