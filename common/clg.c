@@ -14,68 +14,111 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/warp.h"
 
-/* The ranges are closed (common/clg.h) and compared in double against the
- * float a parameter is stored in, so a property value at a bound passes. */
-static int
-in_range (float value, double lo, double hi)
-{
-  return (double) value >= (double) (float) lo &&
-      (double) value <= (double) (float) hi;
-}
+static cf_status parse_iterations_per_level (void *params, const char *text,
+    cf_error * err);
+
+static const cf_param clg_params[] = {
+  {
+    .name = "alpha", .nick = "Alpha", .type = CF_PARAM_FLOAT,
+    .min = CF_CLG_ALPHA_MIN, .max = CF_CLG_ALPHA_MAX,
+    /* measured on the 8 Middlebury pairs (4 levels, 200 sweeps): mean EPE
+     * 0.948 at α 50 against 1.067 at the paper's "high" 325 (5e-3 × 255²),
+     * which 200 Jacobi sweeps leave far from converged */
+    .def = 50.0,
+    .unit = "intensity² (0..255)", .offset = offsetof (cf_clg_params, alpha),
+    .flags = CF_PARAM_TUNABLE,
+    .blurb = "Smoothness weight (intensities 0..255: 255^2 times the value "
+        "for [0, 1] intensities, so the paper's 5e-3 is 325)",
+  },
+  {
+    .name = "rho", .nick = "Rho", .type = CF_PARAM_FLOAT,
+    .min = 0.0, .max = CF_CLG_RHO_MAX, .def = 2.5,     /* Figs. 4–5 */
+    .unit = "pixels", .offset = offsetof (cf_clg_params, rho),
+    .flags = CF_PARAM_TUNABLE,
+    .blurb = "Standard deviation of the Gaussian that integrates the "
+        "structure tensor, pixels of each level (0 = Horn-Schunck data term)",
+  },
+  {
+    .name = "sigma", .nick = "Sigma", .type = CF_PARAM_FLOAT,
+    .min = 0.0, .max = CF_CLG_SIGMA_MAX, .def = 0.0,
+    .unit = "pixels", .offset = offsetof (cf_clg_params, presmooth_sigma),
+    .flags = CF_PARAM_TUNABLE,
+    .blurb = "Gaussian presmoothing of both frames before the pyramid, "
+        "pixels (0 = none)",
+  },
+  {
+    .name = "iterations", .nick = "Iterations", .type = CF_PARAM_INT,
+    .min = 0, .max = CF_CLG_MAX_ITERATIONS, .def = 200,
+    .unit = "sweeps", .offset = offsetof (cf_clg_params, iterations),
+    .flags = CF_PARAM_TUNABLE,
+    .blurb = "Jacobi sweeps on every level (when iterations-per-level is "
+        "empty)",
+  },
+  {
+    .name = "iterations-per-level", .nick = "Iterations Per Level",
+    .type = CF_PARAM_TEXT, .parse = parse_iterations_per_level,
+    .unit = "sweeps", .flags = CF_PARAM_LIVE,
+    .blurb = "Jacobi sweeps per level, finest first, comma-separated, e.g. "
+        "\"60,120,180,240\"; levels past the list reuse its last entry; "
+        "empty = iterations on every level",
+  },
+  {NULL}
+};
+
+/* Seznec et al.'s configurations A and B (JRTIP 2022) */
+static const cf_preset clg_presets[] = {
+  {"config-a", "Seznec et al.'s configuration A: 4 levels, 75 sweeps on "
+        "every level",
+      {CF_SET ("levels", 4), CF_SET ("iterations", 75),
+          CF_SET_TEXT ("iterations-per-level", NULL)}},
+  {"config-b", "Seznec et al.'s configuration B: 4 levels, 60,120,180,240 "
+        "sweeps (finest first)",
+      {CF_SET ("levels", 4),
+          CF_SET_TEXT ("iterations-per-level", "60,120,180,240")}},
+  {NULL}
+};
+
+const cf_param_table cf_clg_param_table = {
+  .method = "clg",
+  .params_size = sizeof (cf_clg_params),
+  .params = clg_params,
+  .presets = clg_presets,
+  .presets_blurb = "Set levels and sweeps at once",
+  .default_levels = 4           /* the paper's */
+};
 
 void
 cf_clg_params_init (cf_clg_params * params)
 {
-  memset (params, 0, sizeof (*params));
-  /* measured on the 8 Middlebury pairs (4 levels, 200 sweeps): mean EPE
-   * 0.948 at α 50 against 1.067 at the paper's "high" 325 (5e-3 × 255²),
-   * which 200 Jacobi sweeps leave far from converged */
-  params->alpha = 50.0f;
-  params->rho = 2.5f;           /* Figs. 4–5 */
-  params->iterations = 200;
-  params->n_iterations_per_level = 0;
-  params->presmooth_sigma = 0.0f;
-}
-
-/* 1 when @value is an integer in [lo, hi]. */
-static int
-integer_in (double value, double lo, double hi)
-{
-  return value >= lo && value <= hi && value == floor (value);
+  cf_params_init (&cf_clg_param_table, params);
 }
 
 cf_status
 cf_clg_params_set (cf_clg_params * params, const char *name, double value)
 {
-  if (params == NULL || name == NULL || isnan (value))
-    return CF_ERROR_INVALID;
+  return cf_params_set (&cf_clg_param_table, params, name, value, NULL);
+}
 
-  if (!strcmp (name, "alpha")) {
-    if (!in_range ((float) value, CF_CLG_ALPHA_MIN, CF_CLG_ALPHA_MAX))
-      return CF_ERROR_INVALID;
-    params->alpha = (float) value;
-  } else if (!strcmp (name, "rho")) {
-    if (!in_range ((float) value, 0.0, CF_CLG_RHO_MAX))
-      return CF_ERROR_INVALID;
-    params->rho = (float) value;
-  } else if (!strcmp (name, "sigma")) {
-    if (!in_range ((float) value, 0.0, CF_CLG_SIGMA_MAX))
-      return CF_ERROR_INVALID;
-    params->presmooth_sigma = (float) value;
-  } else if (!strcmp (name, "iterations")) {
-    if (!integer_in (value, 0, CF_CLG_MAX_ITERATIONS))
-      return CF_ERROR_INVALID;
-    params->iterations = (int) value;
-    params->n_iterations_per_level = 0;
-  } else {
-    return CF_ERROR_INVALID;
+/* The TEXT row: no list (NULL or blank) = `iterations` on every level. */
+static cf_status
+parse_iterations_per_level (void *params, const char *text, cf_error * err)
+{
+  cf_clg_params *p = params;
+  const char *s = text;
+
+  while (s != NULL && isspace ((unsigned char) *s))
+    s++;
+  if (s == NULL || *s == '\0') {
+    p->n_iterations_per_level = 0;
+    return CF_OK;
   }
-  return CF_OK;
+  return cf_clg_parse_iterations_per_level (p, text, err);
 }
 
 cf_status
@@ -163,16 +206,11 @@ cf_clg_params_valid (const cf_clg_params * params)
 {
   int l;
 
-  if (params == NULL ||
-      !in_range (params->alpha, CF_CLG_ALPHA_MIN, CF_CLG_ALPHA_MAX) ||
-      !in_range (params->rho, 0.0, CF_CLG_RHO_MAX) ||
-      !in_range (params->presmooth_sigma, 0.0, CF_CLG_SIGMA_MAX) ||
+  /* the table's rows, then what the per-level list parsed into */
+  if (!cf_params_valid (&cf_clg_param_table, params) ||
       params->n_iterations_per_level < 0 ||
       params->n_iterations_per_level > CF_PYRAMID_MAX_LEVELS)
     return 0;
-  if (params->n_iterations_per_level == 0)
-    return params->iterations >= 0 &&
-        params->iterations <= CF_CLG_MAX_ITERATIONS;
   for (l = 0; l < params->n_iterations_per_level; l++)
     if (params->iterations_per_level[l] < 0 ||
         params->iterations_per_level[l] > CF_CLG_MAX_ITERATIONS)

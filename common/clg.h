@@ -58,16 +58,18 @@
 #define CF_CLG_H
 
 #include "common/image.h"
+#include "common/params.h"
 #include "common/pyramid.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The range of every parameter, closed intervals: cf_clg_params_set,
- * cf_clg_params_valid (the check of the CPU and GPU solvers) and the
- * properties of cudaflowclg all use these, so a value one accepts the
- * others accept too. Iterations (per level) run 0 .. CF_CLG_MAX_ITERATIONS. */
+/* The range of every parameter, closed intervals, as cf_clg_param_table
+ * states them: cf_clg_params_set, cf_clg_params_valid (the check of the CPU
+ * and GPU solvers) and the properties of cudaflowclg all come from that
+ * table, so a value one accepts the others accept too. Iterations (per
+ * level) run 0 .. CF_CLG_MAX_ITERATIONS. */
 #define CF_CLG_MAX_ITERATIONS 1000000
 #define CF_CLG_ALPHA_MIN 0.001
 #define CF_CLG_ALPHA_MAX 1e9
@@ -101,18 +103,26 @@ typedef struct
   cf_image j23;                 /* K_ρ ∗ f_y f_t (paper j12; b_v = −J23) */
 } cf_clg_tensor;
 
-/* Defaults on 0..255 intensities: α 50 (≈ 7.7e-4 on [0, 1]; measured best
- * within 0.01 px mean EPE on Middlebury for 200 uniform sweeps and for the
- * paper's configuration B, where the paper's "high" 5e-3 = 325 is 0.12 and
- * 0.16 px worse), ρ 2.5 (Figs. 4–5), 200 sweeps on every level,
- * σ 0 (not given by the paper; IPOL has no default). */
+/* The parameters (alpha, rho, sigma, iterations, iterations-per-level; rows
+ * in the property order of cudaflowclg) and presets (config-a, config-b) of
+ * CLG. */
+extern const cf_param_table cf_clg_param_table;
+
+/* The table's defaults on 0..255 intensities: α 50 (≈ 7.7e-4 on [0, 1];
+ * measured best within 0.01 px mean EPE on Middlebury for 200 uniform
+ * sweeps and for the paper's configuration B, where the paper's "high"
+ * 5e-3 = 325 is 0.12 and 0.16 px worse), ρ 2.5 (Figs. 4–5), 200 sweeps on
+ * every level, no per-level list, σ 0 (not given by the paper; IPOL has no
+ * default). */
 void cf_clg_params_init (cf_clg_params * params);
 
-/* Set one parameter by name: "alpha" [CF_CLG_ALPHA_MIN, CF_CLG_ALPHA_MAX],
- * "rho" [0, CF_CLG_RHO_MAX], "sigma" [0, CF_CLG_SIGMA_MAX]
- * (presmooth_sigma), "iterations" integer 0..CF_CLG_MAX_ITERATIONS
- * (uniform; clears the per-level list). CF_ERROR_INVALID for an unknown
- * name or an out-of-range value (params unchanged). */
+/* Set one numeric parameter by its table name: "alpha" [CF_CLG_ALPHA_MIN,
+ * CF_CLG_ALPHA_MAX], "rho" [0, CF_CLG_RHO_MAX], "sigma" [0,
+ * CF_CLG_SIGMA_MAX] (presmooth_sigma), "iterations" integer
+ * 0..CF_CLG_MAX_ITERATIONS (used on every level while the per-level list is
+ * empty, as the element's property). CF_ERROR_INVALID for an unknown name
+ * or an out-of-range value (params unchanged). The list is text:
+ * cf_params_set_text (&cf_clg_param_table, …, "iterations-per-level", …). */
 cf_status cf_clg_params_set (cf_clg_params * params, const char *name,
     double value);
 

@@ -7,16 +7,68 @@
 
 #include "common/hs.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "common/warp.h"
 
+static const cf_param hs_params[] = {
+  {
+    .name = "alpha", .nick = "Alpha", .type = CF_PARAM_FLOAT,
+    .min = CF_HS_ALPHA_MIN, .max = CF_HS_ALPHA_MAX, .def = 15.0,
+    .unit = "intensity (0..255)", .offset = offsetof (cf_hs_params, alpha),
+    .flags = CF_PARAM_TUNABLE,
+    .blurb = "Smoothness weight alpha (intensities 0..255; alpha^2 weighs "
+        "the flow gradient against the brightness constancy term)",
+  },
+  {
+    .name = "warps", .nick = "Warps", .type = CF_PARAM_INT,
+    .min = 1, .max = CF_HS_WARPS_MAX, .def = 1,
+    .offset = offsetof (cf_hs_params, warps), .flags = CF_PARAM_TUNABLE,
+    .blurb = "Warps per pyramid level: each re-warps frame t by the current "
+        "flow and solves for an increment",
+  },
+  {
+    .name = "iterations", .nick = "Iterations", .type = CF_PARAM_INT,
+    .min = 0, .max = CF_HS_ITERATIONS_MAX, .def = 500,
+    .offset = offsetof (cf_hs_params, iterations), .flags = CF_PARAM_TUNABLE,
+    .blurb = "Jacobi iterations per warp and level",
+  },
+  {NULL}
+};
+
+/* NVIDIA cuda-samples HSOpticalFlow: alpha 0.2 on [0, 1] intensities */
+#define CUDA_SAMPLES_ALPHA (0.2 * 255.0)
+
+static const cf_preset hs_presets[] = {
+  {"cuda-samples", "NVIDIA cuda-samples HSOpticalFlow: 5 levels, 3 warps, "
+        "500 iterations, alpha 51 (0.2 on [0,1])",
+      {CF_SET ("levels", 5), CF_SET ("warps", 3), CF_SET ("iterations", 500),
+          CF_SET ("alpha", CUDA_SAMPLES_ALPHA)}},
+  {"realtime", "Time-budget configuration: 3 levels, 1 warp, 10 iterations",
+      {CF_SET ("levels", 3), CF_SET ("warps", 1), CF_SET ("iterations", 10)}},
+  {NULL}
+};
+
+const cf_param_table cf_hs_param_table = {
+  .method = "hs",
+  .params_size = sizeof (cf_hs_params),
+  .params = hs_params,
+  .presets = hs_presets,
+  .presets_blurb = "Set levels, warps, iterations and alpha at once",
+  .default_levels = 5
+};
+
 void
 cf_hs_params_init (cf_hs_params * params)
 {
-  params->alpha = 15.0f;
-  params->warps = 1;
-  params->iterations = 10;
+  cf_params_init (&cf_hs_param_table, params);
+}
+
+cf_status
+cf_hs_params_set (cf_hs_params * params, const char *name, double value)
+{
+  return cf_params_set (&cf_hs_param_table, params, name, value, NULL);
 }
 
 static inline int
@@ -146,11 +198,7 @@ cf_hs_add_increment (const cf_flow * d, cf_flow * u)
 int
 cf_hs_params_valid (const cf_hs_params * params)
 {
-  return params != NULL &&
-      (double) params->alpha >= (double) (float) CF_HS_ALPHA_MIN &&
-      (double) params->alpha <= (double) (float) CF_HS_ALPHA_MAX &&
-      params->warps >= 1 && params->warps <= CF_HS_WARPS_MAX &&
-      params->iterations >= 0 && params->iterations <= CF_HS_ITERATIONS_MAX;
+  return cf_params_valid (&cf_hs_param_table, params);
 }
 
 cf_status

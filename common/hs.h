@@ -25,14 +25,16 @@
 #define CF_HS_H
 
 #include "common/image.h"
+#include "common/params.h"
 #include "common/pyramid.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The range of every parameter, closed intervals: cf_hs_params_valid (the
- * check of cf_hs_flow) and the properties of cudaflowhs use these. */
+/* The range of every parameter, closed intervals, as cf_hs_param_table
+ * states them: cf_hs_params_valid (the check of cf_hs_flow and of the GPU
+ * twin) and the properties of cudaflowhs come from that table. */
 #define CF_HS_ALPHA_MIN 0.001
 #define CF_HS_ALPHA_MAX 10000.0
 #define CF_HS_WARPS_MAX 100
@@ -45,11 +47,21 @@ typedef struct
   int iterations;               /* Jacobi iterations per warp, >= 0 */
 } cf_hs_params;
 
-/* The configuration of Romera's thesis (2023): alpha 15, 1 warp, 10
- * iterations. */
+/* The parameters (alpha, warps, iterations; rows in the property order of
+ * cudaflowhs) and presets (cuda-samples, realtime) of Horn–Schunck. */
+extern const cf_param_table cf_hs_param_table;
+
+/* The table's defaults: alpha 15, 1 warp, 500 iterations (with 5 levels the
+ * most accurate we measured on Middlebury; docs/flow-accuracy.md). */
 void cf_hs_params_init (cf_hs_params * params);
 
-/* 1 when every field of @params is in its CF_HS_* range (warps from 1,
+/* Set one parameter by its table name ("alpha", "warps", "iterations");
+ * CF_ERROR_INVALID for an unknown name or an out-of-range value (params
+ * unchanged). */
+cf_status cf_hs_params_set (cf_hs_params * params, const char *name,
+    double value);
+
+/* 1 when every field of @params is in its table range (warps from 1,
  * iterations from 0). */
 int cf_hs_params_valid (const cf_hs_params * params);
 

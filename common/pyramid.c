@@ -8,6 +8,7 @@
 #include "common/pyramid.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,13 +20,39 @@
  * peak), capped so a huge sigma stays bounded. */
 #define MAX_BLUR_RADIUS 255
 
+/* What the flow elements let users choose; min_size and presmoothing are
+ * the element's and the method's. */
+static const cf_param pyramid_params[] = {
+  {
+    .name = "levels", .nick = "Levels", .type = CF_PARAM_INT,
+    .min = 1, .max = CF_PYRAMID_MAX_LEVELS, .def = 5,
+    .offset = offsetof (cf_pyramid_params, max_levels),
+    .flags = CF_PARAM_TUNABLE,
+    .blurb = "Pyramid levels, the full-resolution frame included (fewer are "
+        "used when the coarsest level would be smaller than 16 pixels)",
+  },
+  {
+    .name = "scale-factor", .nick = "Scale Factor", .type = CF_PARAM_FLOAT,
+    .min = CF_PYRAMID_ETA_MIN, .max = CF_PYRAMID_ETA_MAX, .def = 0.5,
+    .offset = offsetof (cf_pyramid_params, eta), .flags = CF_PARAM_TUNABLE,
+    .blurb = "Size ratio between a pyramid level and the next finer one "
+        "(eta; level size floor(n*eta + 0.5))",
+  },
+  {NULL}
+};
+
+const cf_param_table cf_pyramid_param_table = {
+  .method = "pyramid",
+  .params_size = sizeof (cf_pyramid_params),
+  .params = pyramid_params,
+  .default_levels = 5
+};
+
 void
 cf_pyramid_params_init (cf_pyramid_params * params)
 {
-  params->eta = 0.5f;
-  params->max_levels = 5;
+  cf_params_init (&cf_pyramid_param_table, params);
   params->min_size = 16;
-  params->presmooth_sigma = 0.0f;
 }
 
 /* floor(n * eta + 0.5), at least 1 (IPOL zoom_size). */

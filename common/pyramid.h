@@ -13,12 +13,18 @@
 #define CF_PYRAMID_H
 
 #include "common/image.h"
+#include "common/params.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define CF_PYRAMID_MAX_LEVELS 16
+
+/* The range of the scale factor η the flow elements offer (`scale-factor`);
+ * the pyramid itself takes any η in (0, 1). */
+#define CF_PYRAMID_ETA_MIN 0.1
+#define CF_PYRAMID_ETA_MAX 0.95
 
 typedef struct
 {
@@ -34,7 +40,12 @@ typedef struct
   cf_image *level[CF_PYRAMID_MAX_LEVELS];
 } cf_pyramid;
 
-/* eta 0.5, 5 levels, min size 16, no presmoothing. */
+/* "levels" (max_levels, 1 .. CF_PYRAMID_MAX_LEVELS) and "scale-factor"
+ * (eta): the pyramid's parameters the flow elements share, which presets
+ * may set too. */
+extern const cf_param_table cf_pyramid_param_table;
+
+/* The table's defaults (eta 0.5, 5 levels), min size 16, no presmoothing. */
 void cf_pyramid_params_init (cf_pyramid_params * params);
 
 /* Size of @level (0 = full) for a width x height input. */

@@ -15,98 +15,144 @@
 #include "common/tvl1.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* IPOL's defaults: main.c PAR_DEFAULT_* and tvl1flow_lib.c MAX_ITERATIONS,
+ * PRESMOOTHING_SIGMA; 5 scales at zoom factor 0.5. The table's defaults and
+ * the ipol preset. */
+#define IPOL_TAU 0.25
+#define IPOL_LAMBDA 0.15
+#define IPOL_THETA 0.3
+#define IPOL_WARPS 5
+#define IPOL_ITERATIONS 300
+#define IPOL_EPSILON 0.01
+#define IPOL_SIGMA 0.8
+#define IPOL_LEVELS 5
+#define IPOL_ETA 0.5
+
+static const cf_param_choice border_choices[] = {
+  {CF_WARP_CLAMP, "clamp", "Samples outside I1 take the nearest pixel"},
+  {CF_WARP_ZERO_OUTSIDE, "zero-outside", "No data term where x + u leaves "
+        "I1 (IPOL border_out)"},
+  {0, NULL, NULL}
+};
+
+static const cf_param tvl1_params[] = {
+  {
+    .name = "tau", .nick = "Tau", .type = CF_PARAM_FLOAT,
+    .min = CF_TVL1_TAU_MIN, .max = CF_TVL1_TAU_MAX, .def = IPOL_TAU,
+    .offset = offsetof (cf_tvl1_params, tau), .flags = CF_PARAM_TUNABLE,
+    .blurb = "Time step tau of the dual update (stable up to 0.25)",
+  },
+  {
+    .name = "lambda", .nick = "Lambda", .type = CF_PARAM_FLOAT,
+    .min = CF_TVL1_LAMBDA_MIN, .max = CF_TVL1_LAMBDA_MAX, .def = IPOL_LAMBDA,
+    .unit = "1/intensity (0..255)", .offset = offsetof (cf_tvl1_params,
+        lambda), .flags = CF_PARAM_TUNABLE,
+    .blurb = "Weight of the data term (intensities normalised to 0..255, see "
+        "normalize); smaller = smoother flow",
+  },
+  {
+    .name = "theta", .nick = "Theta", .type = CF_PARAM_FLOAT,
+    .min = CF_TVL1_THETA_MIN, .max = CF_TVL1_THETA_MAX, .def = IPOL_THETA,
+    .offset = offsetof (cf_tvl1_params, theta), .flags = CF_PARAM_TUNABLE,
+    .blurb = "Coupling between the flow u and its auxiliary v (|u - v|^2 / "
+        "2 theta)",
+  },
+  {
+    .name = "warps", .nick = "Warps", .type = CF_PARAM_INT,
+    .min = 1, .max = CF_TVL1_WARPS_MAX, .def = IPOL_WARPS,
+    .offset = offsetof (cf_tvl1_params, warps), .flags = CF_PARAM_TUNABLE,
+    .blurb = "Warps per pyramid level: each re-warps frame t by the current "
+        "flow",
+  },
+  {
+    .name = "iterations", .nick = "Iterations", .type = CF_PARAM_INT,
+    .min = 1, .max = CF_TVL1_ITERATIONS_MAX, .def = IPOL_ITERATIONS,
+    .offset = offsetof (cf_tvl1_params, max_iterations),
+    .flags = CF_PARAM_TUNABLE,
+    .blurb = "Iterations per warp: the count when epsilon is 0, else the "
+        "most",
+  },
+  {
+    .name = "epsilon", .nick = "Epsilon", .type = CF_PARAM_FLOAT,
+    .min = 0.0, .max = CF_TVL1_EPSILON_MAX, .def = IPOL_EPSILON,
+    .unit = "pixels", .offset = offsetof (cf_tvl1_params, epsilon),
+    .flags = CF_PARAM_TUNABLE,
+    .blurb = "Stop a warp's iterations when the mean squared update of the "
+        "flow falls below epsilon^2 (pixels); 0 = always run iterations",
+  },
+  {
+    .name = "sigma", .nick = "Sigma", .type = CF_PARAM_FLOAT,
+    .min = 0.0, .max = CF_TVL1_SIGMA_MAX, .def = IPOL_SIGMA,
+    .unit = "pixels", .offset = offsetof (cf_tvl1_params, presmooth_sigma),
+    .flags = CF_PARAM_TUNABLE,
+    .blurb = "Gaussian presmoothing of both frames before the pyramid, "
+        "pixels (0 = none)",
+  },
+  {
+    .name = "normalize", .nick = "Normalize", .type = CF_PARAM_BOOL,
+    .def = 1, .offset = offsetof (cf_tvl1_params, normalize),
+    .flags = CF_PARAM_LIVE,
+    .blurb = "Stretch each pair's joint intensity range to 0..255 (as IPOL), "
+        "so lambda means the same for dark and bright video",
+  },
+  {
+    .name = "border", .nick = "Border", .type = CF_PARAM_CHOICE,
+    .choices = border_choices, .def = CF_WARP_ZERO_OUTSIDE,
+    .offset = offsetof (cf_tvl1_params, warp_border),
+    .flags = CF_PARAM_NO_PROPERTY,
+    .blurb = "Border of the per-warp bicubic samples",
+  },
+  {NULL}
+};
+
+static const cf_preset tvl1_presets[] = {
+  {"ipol", "IPOL tvl1flow defaults: 5 levels, 5 warps, up to 300 "
+        "iterations, epsilon 0.01 (the element's defaults)",
+      {CF_SET ("levels", IPOL_LEVELS), CF_SET ("scale-factor", IPOL_ETA),
+            CF_SET ("warps", IPOL_WARPS), CF_SET ("iterations",
+              IPOL_ITERATIONS), CF_SET ("epsilon", IPOL_EPSILON),
+            CF_SET ("tau", IPOL_TAU), CF_SET ("lambda", IPOL_LAMBDA),
+          CF_SET ("theta", IPOL_THETA)}},
+  {"realtime", "Time-budget configuration: 3 levels, 1 warp, 10 "
+        "iterations, epsilon 0",
+      {CF_SET ("levels", 3), CF_SET ("warps", 1), CF_SET ("iterations", 10),
+          CF_SET ("epsilon", 0.0)}},
+  {NULL}
+};
+
+/* the enum fields are stored as int */
+_Static_assert (sizeof (cf_warp_border) == sizeof (int),
+    "cf_warp_border is int-sized");
+
+const cf_param_table cf_tvl1_param_table = {
+  .method = "tvl1",
+  .params_size = sizeof (cf_tvl1_params),
+  .params = tvl1_params,
+  .presets = tvl1_presets,
+  .presets_blurb = "Set levels, warps, iterations and epsilon at once",
+  .default_levels = IPOL_LEVELS
+};
 
 void
 cf_tvl1_params_init (cf_tvl1_params * params)
 {
-  /* IPOL main.c PAR_DEFAULT_* and tvl1flow_lib.c MAX_ITERATIONS,
-   * PRESMOOTHING_SIGMA */
-  params->tau = 0.25f;
-  params->lambda = 0.15f;
-  params->theta = 0.3f;
-  params->warps = 5;
-  params->max_iterations = 300;
-  params->epsilon = 0.01f;
-  params->presmooth_sigma = 0.8f;
-  params->warp_border = CF_WARP_ZERO_OUTSIDE;
-}
-
-/* 1 when @value is an integer in [lo, hi]. */
-static int
-integer_in (double value, double lo, double hi)
-{
-  return value >= lo && value <= hi && value == floor (value);
+  cf_params_init (&cf_tvl1_param_table, params);
 }
 
 cf_status
 cf_tvl1_params_set (cf_tvl1_params * params, const char *name, double value)
 {
-  cf_tvl1_params p;
-
-  if (params == NULL || name == NULL || isnan (value))
-    return CF_ERROR_INVALID;
-
-  /* set on a copy, then one range check for all (cf_tvl1_params_valid) */
-  p = *params;
-  if (!strcmp (name, "tau")) {
-    p.tau = (float) value;
-  } else if (!strcmp (name, "lambda")) {
-    p.lambda = (float) value;
-  } else if (!strcmp (name, "theta")) {
-    p.theta = (float) value;
-  } else if (!strcmp (name, "warps")) {
-    if (!integer_in (value, 1, CF_TVL1_WARPS_MAX))
-      return CF_ERROR_INVALID;
-    p.warps = (int) value;
-  } else if (!strcmp (name, "iterations")) {
-    if (!integer_in (value, 1, CF_TVL1_ITERATIONS_MAX))
-      return CF_ERROR_INVALID;
-    p.max_iterations = (int) value;
-  } else if (!strcmp (name, "epsilon")) {
-    p.epsilon = (float) value;
-  } else if (!strcmp (name, "sigma")) {
-    p.presmooth_sigma = (float) value;
-  } else if (!strcmp (name, "border")) {
-    if (value == 0.0)
-      p.warp_border = CF_WARP_CLAMP;
-    else if (value == 1.0)
-      p.warp_border = CF_WARP_ZERO_OUTSIDE;
-    else
-      return CF_ERROR_INVALID;
-  } else {
-    return CF_ERROR_INVALID;
-  }
-  if (!cf_tvl1_params_valid (&p))
-    return CF_ERROR_INVALID;
-  *params = p;
-  return CF_OK;
-}
-
-/* The ranges are closed (common/tvl1.h) and compared in double against the
- * float a parameter is stored in, so a property value at a bound passes. */
-static int
-in_range (float value, double lo, double hi)
-{
-  return (double) value >= (double) (float) lo &&
-      (double) value <= (double) (float) hi;
+  return cf_params_set (&cf_tvl1_param_table, params, name, value, NULL);
 }
 
 int
 cf_tvl1_params_valid (const cf_tvl1_params * params)
 {
-  return params != NULL &&
-      in_range (params->tau, CF_TVL1_TAU_MIN, CF_TVL1_TAU_MAX) &&
-      in_range (params->lambda, CF_TVL1_LAMBDA_MIN, CF_TVL1_LAMBDA_MAX) &&
-      in_range (params->theta, CF_TVL1_THETA_MIN, CF_TVL1_THETA_MAX) &&
-      params->warps >= 1 && params->warps <= CF_TVL1_WARPS_MAX &&
-      params->max_iterations >= 1 &&
-      params->max_iterations <= CF_TVL1_ITERATIONS_MAX &&
-      in_range (params->epsilon, 0.0, CF_TVL1_EPSILON_MAX) &&
-      in_range (params->presmooth_sigma, 0.0, CF_TVL1_SIGMA_MAX) &&
-      (params->warp_border == CF_WARP_CLAMP ||
-      params->warp_border == CF_WARP_ZERO_OUTSIDE);
+  return cf_params_valid (&cf_tvl1_param_table, params);
 }
 
 void

@@ -33,6 +33,7 @@
 #define CF_TVL1_H
 
 #include "common/image.h"
+#include "common/params.h"
 #include "common/pyramid.h"
 #include "common/warp.h"
 
@@ -46,10 +47,10 @@ extern "C" {
  * guard or must keep this branch in fp32. */
 #define CF_TVL1_GRAD_IS_ZERO 1e-10f
 
-/* The range of every parameter, closed intervals: cf_tvl1_params_set,
- * cf_tvl1_params_valid (the check of the CPU and GPU solvers) and the
- * properties of cudaflowtvl1 all use these, so a value one accepts the
- * others accept too. */
+/* The range of every parameter, closed intervals, as cf_tvl1_param_table
+ * states them: cf_tvl1_params_set, cf_tvl1_params_valid (the check of the
+ * CPU and GPU solvers) and the properties of cudaflowtvl1 all come from that
+ * table, so a value one accepts the others accept too. */
 #define CF_TVL1_TAU_MIN 0.001
 #define CF_TVL1_TAU_MAX 0.25    /* IPOL main.c; Chambolle's proof: <= 1/8 */
 #define CF_TVL1_LAMBDA_MIN 0.0001
@@ -77,22 +78,31 @@ typedef struct
   cf_warp_border warp_border;   /* border of the per-warp bicubic samples:
                                  * CF_WARP_ZERO_OUTSIDE = IPOL border_out
                                  * (data term off where x + u leaves I1) */
+  int normalize;                /* 1: the caller maps each pair's joint
+                                 * intensity range to 0..255 first (IPOL;
+                                 * cf_tvl1_normalize_pair, or λ scaled the
+                                 * same); the solvers do not read it */
 } cf_tvl1_params;
 
-/* IPOL defaults: τ 0.25, λ 0.15, θ 0.3, 5 warps, 300 iterations, ε 0.01,
- * σ 0.8, zero outside. */
+/* The parameters (tau, lambda, theta, warps, iterations, epsilon, sigma,
+ * normalize; rows in the property order of cudaflowtvl1, then "border",
+ * which is not a property) and presets (ipol, realtime) of TV-L1. */
+extern const cf_param_table cf_tvl1_param_table;
+
+/* The table's defaults, IPOL's: τ 0.25, λ 0.15, θ 0.3, 5 warps, 300
+ * iterations, ε 0.01, σ 0.8, zero outside, normalised pairs. */
 void cf_tvl1_params_init (cf_tvl1_params * params);
 
-/* Set one parameter by name: "tau", "lambda", "theta", "warps" (integer),
- * "iterations" (integer, max_iterations), "epsilon", "sigma"
+/* Set one parameter by its table name: "tau", "lambda", "theta", "warps"
+ * (integer), "iterations" (integer, max_iterations), "epsilon", "sigma"
  * (presmooth_sigma), each in its CF_TVL1_*_MIN .. _MAX range (warps and
- * iterations from 1, epsilon and sigma from 0); "border" 0 = clamp, 1 = zero
- * outside (cf_warp_border). CF_ERROR_INVALID for an unknown name or an
- * out-of-range value (params unchanged). */
+ * iterations from 1, epsilon and sigma from 0); "normalize" 0 or 1;
+ * "border" 0 = clamp, 1 = zero outside (cf_warp_border). CF_ERROR_INVALID
+ * for an unknown name or an out-of-range value (params unchanged). */
 cf_status cf_tvl1_params_set (cf_tvl1_params * params, const char *name,
     double value);
 
-/* 1 when every field of @params is in its CF_TVL1_* range (the check of
+/* 1 when every field of @params is in its table range (the check of
  * cf_tvl1_flow and of the GPU twin). */
 int cf_tvl1_params_valid (const cf_tvl1_params * params);
 

@@ -944,9 +944,7 @@ run_args_valid (const cf_cuda_hs_plan * plan, const cf_cuda_pyramid * p0,
   if (plan == NULL || p0 == NULL || p1 == NULL || params == NULL ||
       !cf_cuda_flow_is_valid (flow) || p0->n_levels != p1->n_levels ||
       p0->n_levels < 1 || p0->n_levels > CF_PYRAMID_MAX_LEVELS ||
-      params->warps < 1 || params->iterations < 0 ||
-      !(params->alpha > 0.0f) || !isfinite (params->alpha) ||
-      flow->width != p0->level[0].width ||
+      !cf_hs_params_valid (params) || flow->width != p0->level[0].width ||
       flow->height != p0->level[0].height || flow->width > plan->width ||
       flow->height > plan->height)
     return 0;

@@ -65,6 +65,7 @@
 #include <gst/cuda/gstcudautils.h>
 
 #include "gstcfbufferpool.h"
+#include "gstcfparams.h"
 
 #include "common/planes.h"
 #include "cuda/flow.h"
@@ -74,7 +75,6 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cf_flow_base_debug);
 #define GST_CAT_DEFAULT gst_cf_flow_base_debug
 
-#define DEFAULT_SCALE_FACTOR 0.5
 #define DEFAULT_USE_PREVIOUS_FLOW FALSE
 #define DEFAULT_PRECISION CF_PRECISION_FP32
 #define DEFAULT_OUTPUT GST_CF_FLOW_OUTPUT_FLOW
@@ -89,6 +89,15 @@ GST_DEBUG_CATEGORY_STATIC (gst_cf_flow_base_debug);
 
 #define VIDEO_FORMATS "{ GRAY8, GRAY16_LE, NV12, I420, RGBA, BGRA, RGBx, BGRx }"
 
+/* Ids of the properties made from parameter tables: row i of the method's
+ * table is PROP_METHOD_PARAM + i, row i of the element's own rows
+ * PROP_ELEMENT_PARAM + i (gst_cf_flow_base_class_install_params). Listings
+ * (gst-inspect, docs/elements.md) follow the ids: the method's rows,
+ * `preset`, the element's rows, then the properties of every estimator. */
+#define PROP_METHOD_PARAM 0x100
+#define PROP_PRESET 0x200
+#define PROP_ELEMENT_PARAM 0x201
+
 typedef struct
 {
   /* properties, object lock */
@@ -102,6 +111,9 @@ typedef struct
   GHashTable *explicit_props;   /* names of properties set explicitly */
   GPtrArray *preset_props;      /* names the current preset covers */
   gboolean applying_preset;
+  gint preset;                  /* 0 = none, else 1 + index in the table */
+  GHashTable *texts;            /* TEXT row name -> the text as set */
+  GHashTable *text_errors;      /* TEXT row name -> why it did not parse */
 
   /* QoS, object lock: from the QoS events (our own copy: GstBaseTransform
    * would drop late frames before their pyramid is built) */
@@ -158,6 +170,10 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCfFlowBase, gst_cf_flow_base,
 
 static void gst_cf_flow_base_constructed (GObject * object);
 static void gst_cf_flow_base_finalize (GObject * object);
+static void gst_cf_flow_base_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cf_flow_base_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
 static gboolean gst_cf_flow_base_start (GstBaseTransform * trans);
 static gboolean gst_cf_flow_base_sink_event (GstBaseTransform * trans,
     GstEvent * event);
@@ -247,9 +263,13 @@ static void
 gst_cf_flow_base_init (GstCfFlowBase * self)
 {
   GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  cf_pyramid_params pyramid;
 
-  priv->levels = 5;
-  priv->scale_factor = DEFAULT_SCALE_FACTOR;
+  /* cf_pyramid_param_table's defaults; constructed takes the method's
+   * levels */
+  cf_pyramid_params_init (&pyramid);
+  priv->levels = pyramid.max_levels;
+  priv->scale_factor = pyramid.eta;
   priv->use_previous_flow = DEFAULT_USE_PREVIOUS_FLOW;
   priv->precision = DEFAULT_PRECISION;
   priv->output = DEFAULT_OUTPUT;
@@ -257,6 +277,11 @@ gst_cf_flow_base_init (GstCfFlowBase * self)
   priv->post_messages = DEFAULT_POST_MESSAGES;
   priv->explicit_props = g_hash_table_new (g_str_hash, g_str_equal);
   priv->preset_props = g_ptr_array_new ();
+  /* keys: the static names of table rows */
+  priv->texts = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+      g_free);
+  priv->text_errors = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+      g_free);
   priv->qos_earliest = GST_CLOCK_TIME_NONE;
   priv->pts[0] = priv->pts[1] = GST_CLOCK_TIME_NONE;
   priv->durations[0] = priv->durations[1] = GST_CLOCK_TIME_NONE;
@@ -273,6 +298,8 @@ gst_cf_flow_base_finalize (GObject * object)
 
   g_hash_table_unref (priv->explicit_props);
   g_ptr_array_unref (priv->preset_props);
+  g_hash_table_unref (priv->texts);
+  g_hash_table_unref (priv->text_errors);
   g_free (priv->stats_host);
   gst_caps_unref (priv->previous_frame_caps);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -291,25 +318,20 @@ gst_cf_flow_base_constructed (GObject * object)
   G_OBJECT_CLASS (parent_class)->constructed (object);
 }
 
-void
-gst_cf_flow_base_install_properties (GObjectClass * klass,
-    gint default_levels)
+/* The properties of every estimator, `levels` with the method's default. */
+static void
+install_properties (GObjectClass * klass, gint default_levels)
 {
+  cf_param levels = *cf_params_find (&cf_pyramid_param_table, "levels");
   GstPadTemplate *templ;
   GstCaps *caps;
 
+  levels.def = default_levels;
   g_object_class_install_property (klass, GST_CF_FLOW_BASE_PROP_LEVELS,
-      g_param_spec_int ("levels", "Levels",
-          "Pyramid levels, the full-resolution frame included (fewer are "
-          "used when the coarsest level would be smaller than 16 pixels)",
-          1, 16, default_levels, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
+      gst_cf_param_spec_new (&levels, NULL));
   g_object_class_install_property (klass, GST_CF_FLOW_BASE_PROP_SCALE_FACTOR,
-      g_param_spec_double ("scale-factor", "Scale Factor",
-          "Size ratio between a pyramid level and the next finer one "
-          "(eta; level size floor(n*eta + 0.5))", 0.1, 0.95,
-          DEFAULT_SCALE_FACTOR, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
+      gst_cf_param_spec_new (cf_params_find (&cf_pyramid_param_table,
+              "scale-factor"), NULL));
   g_object_class_install_property (klass,
       GST_CF_FLOW_BASE_PROP_USE_PREVIOUS_FLOW,
       g_param_spec_boolean ("use-previous-flow", "Use Previous Flow",
@@ -372,9 +394,8 @@ gst_cf_flow_base_install_properties (GObjectClass * klass,
   gst_caps_unref (caps);
 }
 
-gboolean
-gst_cf_flow_base_set_common_property (GObject * object, guint prop_id,
-    const GValue * value)
+static gboolean
+set_common_property (GObject * object, guint prop_id, const GValue * value)
 {
   GstCfFlowBasePrivate *priv = GET_PRIV (GST_CF_FLOW_BASE (object));
   gboolean handled = TRUE;
@@ -428,8 +449,12 @@ overridden_properties (GstCfFlowBasePrivate * priv)
   return g_string_free (out, FALSE);
 }
 
-void
-gst_cf_flow_base_note_property_set (GstCfFlowBase * self, GParamSpec * pspec)
+/* Presets are order-independent: a property set explicitly (whenever,
+ * before or after `preset`) wins over any preset. Every property set from
+ * outside is noted here; apply_preset skips the names noted and lists them
+ * in `overridden-properties`. */
+static void
+note_property_set (GstCfFlowBase * self, GParamSpec * pspec)
 {
   GstCfFlowBasePrivate *priv = GET_PRIV (self);
 
@@ -441,39 +466,37 @@ gst_cf_flow_base_note_property_set (GstCfFlowBase * self, GParamSpec * pspec)
   GST_OBJECT_UNLOCK (self);
 }
 
-void
-gst_cf_flow_base_apply_preset (GstCfFlowBase * self,
-    const gchar * first_property, ...)
+/* Write the settings of preset @index (1-based; 0 = none: no preset,
+ * nothing overridden) through the properties, except those set
+ * explicitly. */
+static void
+apply_preset (GstCfFlowBase * self, gint index)
 {
   GstCfFlowBasePrivate *priv = GET_PRIV (self);
   GObject *object = G_OBJECT (self);
-  const gchar *name;
-  va_list args;
+  const cf_preset *preset;
+  guint i;
 
   GST_OBJECT_LOCK (self);
   g_ptr_array_set_size (priv->preset_props, 0);
   GST_OBJECT_UNLOCK (self);
+  if (index <= 0)
+    return;
 
-  va_start (args, first_property);
-  for (name = first_property; name != NULL;
-      name = va_arg (args, const gchar *)) {
+  preset = &GST_CF_FLOW_BASE_GET_CLASS (self)->param_table->presets[index - 1];
+  for (i = 0; i < CF_PRESET_MAX_SETTINGS && preset->settings[i].name; i++) {
+    const cf_param_setting *setting = &preset->settings[i];
+    const gchar *name = g_intern_string (setting->name);
     GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
         (object), name);
     GValue value = G_VALUE_INIT;
-    gchar *error = NULL;
     gboolean keep;
 
     g_return_if_fail (pspec != NULL);
-    G_VALUE_COLLECT_INIT (&value, pspec->value_type, args, 0, &error);
-    if (error != NULL) {
-      g_critical ("%s: %s", G_STRFUNC, error);
-      g_free (error);
-      break;
-    }
+    gst_cf_param_setting_to_value (setting, pspec, &value);
     GST_OBJECT_LOCK (self);
-    g_ptr_array_add (priv->preset_props, (gpointer) g_intern_string (name));
-    keep = g_hash_table_contains (priv->explicit_props, g_intern_string
-        (name));
+    g_ptr_array_add (priv->preset_props, (gpointer) name);
+    keep = g_hash_table_contains (priv->explicit_props, name);
     priv->applying_preset = TRUE;
     GST_OBJECT_UNLOCK (self);
     if (keep)
@@ -486,15 +509,6 @@ gst_cf_flow_base_apply_preset (GstCfFlowBase * self,
     GST_OBJECT_UNLOCK (self);
     g_value_unset (&value);
   }
-  va_end (args);
-}
-
-void
-gst_cf_flow_base_clear_preset (GstCfFlowBase * self)
-{
-  GST_OBJECT_LOCK (self);
-  g_ptr_array_set_size (GET_PRIV (self)->preset_props, 0);
-  GST_OBJECT_UNLOCK (self);
 }
 
 void
@@ -509,9 +523,8 @@ gst_cf_flow_base_wants_stats (GstCfFlowBase * self)
   return GET_PRIV (self)->stream_post_messages;
 }
 
-gboolean
-gst_cf_flow_base_get_common_property (GObject * object, guint prop_id,
-    GValue * value)
+static gboolean
+get_common_property (GObject * object, guint prop_id, GValue * value)
 {
   GstCfFlowBasePrivate *priv = GET_PRIV (GST_CF_FLOW_BASE (object));
   gboolean handled = TRUE;
@@ -548,6 +561,183 @@ gst_cf_flow_base_get_common_property (GObject * object, guint prop_id,
   }
   GST_OBJECT_UNLOCK (object);
   return handled;
+}
+
+/* Row @n of a NULL-terminated row list, or NULL. */
+static const cf_param *
+nth_row (const cf_param * rows, guint n)
+{
+  guint i;
+
+  for (i = 0; rows != NULL && rows[i].name != NULL; i++)
+    if (i == n)
+      return &rows[i];
+  return NULL;
+}
+
+/* The table row behind @prop_id and the address of the struct its offset
+ * counts from (the method's params, or the instance for the element's own
+ * rows); NULL, with GObject's warning, when @prop_id is not a table
+ * property. */
+static const cf_param *
+table_param (GstCfFlowBase * self, guint prop_id, GParamSpec * pspec,
+    gpointer * base)
+{
+  GstCfFlowBaseClass *klass = GST_CF_FLOW_BASE_GET_CLASS (self);
+  const cf_param *param = NULL;
+
+  if (prop_id >= PROP_METHOD_PARAM && prop_id < PROP_PRESET &&
+      klass->param_table != NULL) {
+    param = nth_row (klass->param_table->params, prop_id - PROP_METHOD_PARAM);
+    *base = (guint8 *) self + klass->params_offset;
+  } else if (prop_id >= PROP_ELEMENT_PARAM &&
+      prop_id < GST_CF_FLOW_BASE_PROP_LEVELS) {
+    param = nth_row (klass->element_params, prop_id - PROP_ELEMENT_PARAM);
+    *base = self;
+  }
+  if (param == NULL)
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (self, prop_id, pspec);
+  return param;
+}
+
+/* A TEXT row (object lock held): kept as set, blanks around it removed,
+ * and parsed into @params; a text that does not parse is kept with its
+ * error, reported when the next frame is processed (see
+ * gst_cf_flow_base_dup_param_error). */
+static void
+set_text (GstCfFlowBase * self, const cf_param * param, gpointer params,
+    const gchar * text)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  gchar *kept = text != NULL ? g_strstrip (g_strdup (text)) : NULL;
+  cf_error err = { {0} };
+
+  g_hash_table_insert (priv->texts, (gpointer) param->name, kept);
+  g_hash_table_remove (priv->text_errors, param->name);
+  if (param->parse (params, kept, &err) != CF_OK) {
+    gchar *error = g_strdup_printf ("%s \"%s\": %s", param->name, text,
+        err.message);
+    GST_CAT_WARNING_OBJECT (ELEMENT_CAT (self), self, "%s", error);
+    g_hash_table_insert (priv->text_errors, (gpointer) param->name, error);
+  }
+}
+
+static void
+gst_cf_flow_base_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCfFlowBase *self = GST_CF_FLOW_BASE (object);
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  const cf_param *param;
+  gpointer params = NULL;
+
+  note_property_set (self, pspec);
+  if (set_common_property (object, prop_id, value))
+    return;
+  if (prop_id == PROP_PRESET) {
+    GST_OBJECT_LOCK (self);
+    priv->preset = g_value_get_enum (value);
+    GST_OBJECT_UNLOCK (self);
+    /* the settings go through this function again, unlocked */
+    apply_preset (self, g_value_get_enum (value));
+    return;
+  }
+  if ((param = table_param (self, prop_id, pspec, &params)) == NULL)
+    return;
+  GST_OBJECT_LOCK (self);
+  if (param->type == CF_PARAM_TEXT)
+    set_text (self, param, params, g_value_get_string (value));
+  else if (!gst_cf_param_set_value (param, params, value))
+    GST_CAT_WARNING_OBJECT (ELEMENT_CAT (self), self, "%s: the parameter "
+        "table refuses a value its property accepted", param->name);
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cf_flow_base_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCfFlowBase *self = GST_CF_FLOW_BASE (object);
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  const cf_param *param;
+  gpointer params = NULL;
+
+  if (get_common_property (object, prop_id, value))
+    return;
+  param = prop_id == PROP_PRESET ? NULL : table_param (self, prop_id, pspec,
+      &params);
+  GST_OBJECT_LOCK (self);
+  if (prop_id == PROP_PRESET)
+    g_value_set_enum (value, priv->preset);
+  else if (param != NULL && param->type == CF_PARAM_TEXT)
+    g_value_set_string (value, g_hash_table_lookup (priv->texts,
+            param->name));
+  else if (param != NULL)
+    gst_cf_param_get_value (param, params, value);
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* One property per row of @rows but those that are not properties. */
+static void
+install_rows (GObjectClass * klass, const cf_param * rows, guint first_id)
+{
+  guint i;
+
+  for (i = 0; rows != NULL && rows[i].name != NULL; i++)
+    if (!(rows[i].flags & CF_PARAM_NO_PROPERTY))
+      g_object_class_install_property (klass, first_id + i,
+          gst_cf_param_spec_new (&rows[i], G_OBJECT_CLASS_NAME (klass)));
+}
+
+void
+gst_cf_flow_base_class_install_params (GstCfFlowBaseClass * klass,
+    const cf_param_table * table, gsize params_offset,
+    const cf_param * element_params)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  gchar *preset_type, *blurb;
+
+  klass->param_table = table;
+  klass->params_offset = params_offset;
+  klass->element_params = element_params;
+  /* GObject does not inherit these: each class handles the ids it installs */
+  gobject_class->set_property = gst_cf_flow_base_set_property;
+  gobject_class->get_property = gst_cf_flow_base_get_property;
+
+  install_properties (gobject_class, table->default_levels);
+  install_rows (gobject_class, table->params, PROP_METHOD_PARAM);
+  if (table->presets != NULL) {
+    preset_type = g_strconcat (G_OBJECT_CLASS_NAME (klass), "Preset", NULL);
+    blurb = g_strconcat (table->presets_blurb, "; properties set explicitly "
+        "keep their values, before or after the preset (see "
+        "overridden-properties)", NULL);
+    g_object_class_install_property (gobject_class, PROP_PRESET,
+        g_param_spec_enum ("preset", "Preset", blurb,
+            gst_cf_preset_get_type (preset_type, table), 0,
+            G_PARAM_READWRITE | G_PARAM_STATIC_NAME | G_PARAM_STATIC_NICK |
+            GST_PARAM_MUTABLE_PLAYING));
+    g_free (blurb);
+    g_free (preset_type);
+  }
+  install_rows (gobject_class, element_params, PROP_ELEMENT_PARAM);
+}
+
+gchar *
+gst_cf_flow_base_dup_param_error (GstCfFlowBase * self)
+{
+  GstCfFlowBaseClass *klass = GST_CF_FLOW_BASE_GET_CLASS (self);
+  GHashTable *errors = GET_PRIV (self)->text_errors;
+  const cf_param *rows[2] = {
+    klass->param_table ? klass->param_table->params : NULL,
+    klass->element_params
+  };
+  guint r, i;
+
+  for (r = 0; r < G_N_ELEMENTS (rows); r++)
+    for (i = 0; rows[r] != NULL && rows[r][i].name != NULL; i++)
+      if (g_hash_table_contains (errors, rows[r][i].name))
+        return g_strdup (g_hash_table_lookup (errors, rows[r][i].name));
+  return NULL;
 }
 
 cf_precision

@@ -9,6 +9,7 @@
 #include <gst/cudaflow/cudaflow.h>
 
 #include "common/image.h"
+#include "common/params.h"
 #include "common/pyramid.h"
 #include "cuda/flow.h"
 #include "cuda/pyramid.h"
@@ -76,6 +77,13 @@ struct _GstCfFlowBaseClass
 
   /* What GstCudaFlowMeta.method says (output=meta). */
   GstCudaFlowMethod method;
+
+  /* Set by gst_cf_flow_base_class_install_params: the method's parameter
+   * table, where its params struct sits in the instance, and the rows only
+   * the element has (offsets from the instance). */
+  const cf_param_table *param_table;
+  gsize params_offset;
+  const cf_param *element_params;
 };
 
 /* Reference caps of the GstReferenceTimestampMeta every non-GAP field of
@@ -87,8 +95,9 @@ struct _GstCfFlowBaseClass
 /* Name of the element message post-messages=true posts per frame. */
 #define GST_CF_FLOW_STATS_MESSAGE "cudaflow-stats"
 
-/* Properties every flow element has; the subclass installs them (so each
- * method shows its own defaults) and forwards set/get to the base. */
+/* Properties every flow element has, installed by
+ * gst_cf_flow_base_class_install_params (so each method shows its own
+ * default levels). */
 enum
 {
   GST_CF_FLOW_BASE_PROP_LEVELS = 0x1000,
@@ -101,25 +110,29 @@ enum
   GST_CF_FLOW_BASE_PROP_OVERRIDDEN
 };
 
-void gst_cf_flow_base_install_properties (GObjectClass * klass,
-    gint default_levels);
-gboolean gst_cf_flow_base_set_common_property (GObject * object,
-    guint prop_id, const GValue * value);
-gboolean gst_cf_flow_base_get_common_property (GObject * object,
-    guint prop_id, GValue * value);
+/* From the subclass's class_init: install the properties every estimator
+ * has, one property per row of @table (common/params.h: the method's
+ * parameters, kept in the params struct at @params_offset in the instance,
+ * e.g. G_STRUCT_OFFSET (GstCudaFlowHs, params)), `preset` (a GEnum
+ * <TypeName>Preset of the table's presets), then one per row of
+ * @element_params (what only the element has, offsets from the instance;
+ * NULL-terminated, may be NULL). The base then sets and gets all of them,
+ * under the object lock, through the table's check. The subclass
+ * initialises the params struct (cf_<method>_params_init) and its own rows
+ * in its instance init.
+ *
+ * Presets, order-independent: a property set explicitly (whenever, before
+ * or after `preset`) wins over any preset; the read-only
+ * `overridden-properties` lists the preset's names that were set so. */
+void gst_cf_flow_base_class_install_params (GstCfFlowBaseClass * klass,
+    const cf_param_table * table, gsize params_offset,
+    const cf_param * element_params);
 
-/* Presets, order-independent: a property set explicitly (whenever, before
- * or after `preset`) wins over any preset. The subclass calls
- * note_property_set from set_property for every property it or the base
- * handles, and apply_preset with NULL-terminated name/value pairs (like
- * g_object_set) when `preset` changes: names set explicitly are skipped
- * and listed by the read-only `overridden-properties`. */
-void gst_cf_flow_base_note_property_set (GstCfFlowBase * self,
-    GParamSpec * pspec);
-void gst_cf_flow_base_apply_preset (GstCfFlowBase * self,
-    const gchar * first_property, ...) G_GNUC_NULL_TERMINATED;
-/* preset=none: no preset, nothing overridden. */
-void gst_cf_flow_base_clear_preset (GstCfFlowBase * self);
+/* Why a TEXT property's value did not parse ("iterations-per-level \"x\":
+ * …"), newly allocated, or NULL when all did; object lock held (e.g. from
+ * sync_settings). A bad text does not stop the property from being set: the
+ * element reports it when it processes a frame. */
+gchar *gst_cf_flow_base_dup_param_error (GstCfFlowBase * self);
 
 /* The solver of this frame ran @iterations iterations in all (levels,
  * warps); what post-messages reports (-1, the default: unknown). */

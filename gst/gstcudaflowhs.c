@@ -35,6 +35,7 @@
 
 #include "gstcudaflowhs.h"
 #include "gstcudaflowelements.h"
+#include "gstcfparams.h"
 
 #include "common/hs.h"
 #include "cuda/hs.h"
@@ -42,29 +43,8 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_flow_hs_debug);
 #define GST_CAT_DEFAULT gst_cuda_flow_hs_debug
 
-#define DEFAULT_LEVELS 5
-#define DEFAULT_ALPHA 15.0
-#define DEFAULT_WARPS 1
-#define DEFAULT_ITERATIONS 500
-#define DEFAULT_PRESET GST_CUDA_FLOW_HS_PRESET_NONE
+/* the method's properties and presets: cf_hs_param_table (common/hs.c) */
 #define DEFAULT_KERNEL CF_HS_KERNEL_AUTO
-
-enum
-{
-  PROP_0,
-  PROP_ALPHA,
-  PROP_WARPS,
-  PROP_ITERATIONS,
-  PROP_PRESET,
-  PROP_KERNEL
-};
-
-typedef enum
-{
-  GST_CUDA_FLOW_HS_PRESET_NONE = 0,
-  GST_CUDA_FLOW_HS_PRESET_CUDA_SAMPLES,
-  GST_CUDA_FLOW_HS_PRESET_REALTIME
-} GstCudaFlowHsPreset;
 
 struct _GstCudaFlowHs
 {
@@ -72,7 +52,6 @@ struct _GstCudaFlowHs
 
   /* properties, object lock */
   cf_hs_params params;
-  GstCudaFlowHsPreset preset;
   cf_hs_kernel kernel;
 
   /* streaming thread */
@@ -88,10 +67,6 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaflowhs, "cudaflowhs",
     GST_DEBUG_CATEGORY_INIT (gst_cuda_flow_hs_debug, "cudaflowhs", 0,
         "Horn-Schunck optical flow"));
 
-static void gst_cuda_flow_hs_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec);
-static void gst_cuda_flow_hs_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec);
 static void gst_cuda_flow_hs_get_pyramid_params (GstCfFlowBase * base,
     cf_pyramid_params * params);
 static gboolean gst_cuda_flow_hs_sync_settings (GstCfFlowBase * base);
@@ -103,84 +78,30 @@ static gboolean gst_cuda_flow_hs_solve_cuda (GstCfFlowBase * base,
     gboolean use_initial, cf_cuda_flow * flow, cudaStream_t stream);
 static void gst_cuda_flow_hs_free_solver (GstCfFlowBase * base);
 
-#define GST_TYPE_CUDA_FLOW_HS_PRESET (gst_cuda_flow_hs_preset_get_type ())
-static GType
-gst_cuda_flow_hs_preset_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDA_FLOW_HS_PRESET_NONE, "Use the individual properties", "none"},
-    {GST_CUDA_FLOW_HS_PRESET_CUDA_SAMPLES, "NVIDIA cuda-samples "
-          "HSOpticalFlow: 5 levels, 3 warps, 500 iterations, alpha 51 "
-          "(0.2 on [0,1])", "cuda-samples"},
-    {GST_CUDA_FLOW_HS_PRESET_REALTIME, "Time-budget configuration: "
-          "3 levels, 1 warp, 10 iterations", "realtime"},
-    {0, NULL, NULL}
-  };
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCudaFlowHsPreset",
-            values));
-  return (GType) type;
-}
+/* enum fields are stored as int (common/params.h), with the values of
+ * gst_cf_jacobi_kernel_choices */
+G_STATIC_ASSERT (sizeof (cf_hs_kernel) == sizeof (int) &&
+    CF_HS_KERNEL_AUTO == GST_CF_JACOBI_KERNEL_AUTO &&
+    CF_HS_KERNEL_SIMPLE == GST_CF_JACOBI_KERNEL_SIMPLE &&
+    CF_HS_KERNEL_FUSED == GST_CF_JACOBI_KERNEL_FUSED);
 
-#define GST_TYPE_CUDA_FLOW_HS_KERNEL (gst_cuda_flow_hs_kernel_get_type ())
-static GType
-gst_cuda_flow_hs_kernel_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
-    {CF_HS_KERNEL_AUTO, "Fastest measured", "auto"},
-    {CF_HS_KERNEL_SIMPLE, "One Jacobi sweep per kernel launch", "simple"},
-    {CF_HS_KERNEL_FUSED, "Several sweeps per launch on shared-memory tiles "
-          "(identical results)", "fused"},
-    {0, NULL, NULL}
-  };
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCudaFlowHsKernel",
-            values));
-  return (GType) type;
-}
+/* What only the element has: the GPU implementation (a GstCudaFlowHsKernel) */
+static const cf_param element_params[] = {
+  GST_CF_KERNEL_ROW ("jacobi-kernel", "Jacobi Kernel",
+      "GPU implementation of the Jacobi iterations (for benchmarks; "
+      "all give the same flow)", gst_cf_jacobi_kernel_choices,
+      DEFAULT_KERNEL, G_STRUCT_OFFSET (GstCudaFlowHs, kernel)),
+  {NULL}
+};
 
 static void
 gst_cuda_flow_hs_class_init (GstCudaFlowHsClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstCfFlowBaseClass *flow_class = GST_CF_FLOW_BASE_CLASS (klass);
-  const GParamFlags rw_playing = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_PLAYING;
-  const GParamFlags controllable = rw_playing | GST_PARAM_CONTROLLABLE;
 
-  gobject_class->set_property = gst_cuda_flow_hs_set_property;
-  gobject_class->get_property = gst_cuda_flow_hs_get_property;
-
-  gst_cf_flow_base_install_properties (gobject_class, DEFAULT_LEVELS);
-  g_object_class_install_property (gobject_class, PROP_ALPHA,
-      g_param_spec_double ("alpha", "Alpha",
-          "Smoothness weight alpha (intensities 0..255; alpha^2 weighs the "
-          "flow gradient against the brightness constancy term)",
-          CF_HS_ALPHA_MIN, CF_HS_ALPHA_MAX, DEFAULT_ALPHA, controllable));
-  g_object_class_install_property (gobject_class, PROP_WARPS,
-      g_param_spec_int ("warps", "Warps",
-          "Warps per pyramid level: each re-warps frame t by the current flow "
-          "and solves for an increment", 1, CF_HS_WARPS_MAX, DEFAULT_WARPS,
-          controllable));
-  g_object_class_install_property (gobject_class, PROP_ITERATIONS,
-      g_param_spec_int ("iterations", "Iterations",
-          "Jacobi iterations per warp and level", 0, CF_HS_ITERATIONS_MAX,
-          DEFAULT_ITERATIONS, controllable));
-  g_object_class_install_property (gobject_class, PROP_PRESET,
-      g_param_spec_enum ("preset", "Preset",
-          "Set levels, warps, iterations and alpha at once; properties set "
-          "explicitly keep their values, before or after the preset (see "
-          "overridden-properties)", GST_TYPE_CUDA_FLOW_HS_PRESET,
-          DEFAULT_PRESET, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_KERNEL,
-      g_param_spec_enum ("jacobi-kernel", "Jacobi Kernel",
-          "GPU implementation of the Jacobi iterations (for benchmarks; all "
-          "give the same flow)", GST_TYPE_CUDA_FLOW_HS_KERNEL, DEFAULT_KERNEL,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+  gst_cf_flow_base_class_install_params (flow_class, &cf_hs_param_table,
+      G_STRUCT_OFFSET (GstCudaFlowHs, params), element_params);
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA Horn-Schunck optical flow", "Filter/Analyzer/Video/Hardware",
@@ -196,111 +117,13 @@ gst_cuda_flow_hs_class_init (GstCudaFlowHsClass * klass)
   flow_class->solve_cpu = GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_solve_cpu);
   flow_class->solve_cuda = GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_solve_cuda);
   flow_class->free_solver = GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_free_solver);
-
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FLOW_HS_PRESET, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FLOW_HS_KERNEL, 0);
 }
 
 static void
 gst_cuda_flow_hs_init (GstCudaFlowHs * self)
 {
-  self->params.alpha = DEFAULT_ALPHA;
-  self->params.warps = DEFAULT_WARPS;
-  self->params.iterations = DEFAULT_ITERATIONS;
-  self->preset = DEFAULT_PRESET;
+  cf_hs_params_init (&self->params);
   self->kernel = DEFAULT_KERNEL;
-}
-
-/* A preset is a shortcut: it writes the properties it stands for, except
- * those set explicitly (gst_cf_flow_base_apply_preset). */
-static void
-apply_preset (GstCudaFlowHs * self, GstCudaFlowHsPreset preset)
-{
-  GstCfFlowBase *base = GST_CF_FLOW_BASE (self);
-
-  switch (preset) {
-    case GST_CUDA_FLOW_HS_PRESET_CUDA_SAMPLES:
-      gst_cf_flow_base_apply_preset (base, "levels", 5, "warps", 3,
-          "iterations", 500, "alpha", 0.2 * 255.0, NULL);
-      break;
-    case GST_CUDA_FLOW_HS_PRESET_REALTIME:
-      gst_cf_flow_base_apply_preset (base, "levels", 3, "warps", 1,
-          "iterations", 10, NULL);
-      break;
-    case GST_CUDA_FLOW_HS_PRESET_NONE:
-      gst_cf_flow_base_clear_preset (base);
-      break;
-  }
-}
-
-static void
-gst_cuda_flow_hs_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstCudaFlowHs *self = GST_CUDA_FLOW_HS (object);
-
-  gst_cf_flow_base_note_property_set (GST_CF_FLOW_BASE (self), pspec);
-  if (gst_cf_flow_base_set_common_property (object, prop_id, value))
-    return;
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_ALPHA:
-      self->params.alpha = (float) g_value_get_double (value);
-      break;
-    case PROP_WARPS:
-      self->params.warps = g_value_get_int (value);
-      break;
-    case PROP_ITERATIONS:
-      self->params.iterations = g_value_get_int (value);
-      break;
-    case PROP_PRESET:
-      self->preset = g_value_get_enum (value);
-      break;
-    case PROP_KERNEL:
-      self->kernel = g_value_get_enum (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-
-  if (prop_id == PROP_PRESET)
-    apply_preset (self, g_value_get_enum (value));
-}
-
-static void
-gst_cuda_flow_hs_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstCudaFlowHs *self = GST_CUDA_FLOW_HS (object);
-
-  if (gst_cf_flow_base_get_common_property (object, prop_id, value))
-    return;
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_ALPHA:
-      g_value_set_double (value, self->params.alpha);
-      break;
-    case PROP_WARPS:
-      g_value_set_int (value, self->params.warps);
-      break;
-    case PROP_ITERATIONS:
-      g_value_set_int (value, self->params.iterations);
-      break;
-    case PROP_PRESET:
-      g_value_set_enum (value, self->preset);
-      break;
-    case PROP_KERNEL:
-      g_value_set_enum (value, self->kernel);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
 }
 
 /* HS works on the raw frames (no presmoothing), like cuda-samples. */

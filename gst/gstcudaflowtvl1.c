@@ -50,6 +50,7 @@
 
 #include "gstcudaflowtvl1.h"
 #include "gstcudaflowelements.h"
+#include "gstcfparams.h"
 
 #include "common/tvl1.h"
 #include "cuda/tvl1.h"
@@ -57,39 +58,9 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_flow_tvl1_debug);
 #define GST_CAT_DEFAULT gst_cuda_flow_tvl1_debug
 
-#define DEFAULT_LEVELS 5
-#define DEFAULT_TAU 0.25
-#define DEFAULT_LAMBDA 0.15
-#define DEFAULT_THETA 0.3
-#define DEFAULT_WARPS 5
-#define DEFAULT_ITERATIONS 300
-#define DEFAULT_EPSILON 0.01
-#define DEFAULT_SIGMA 0.8
-#define DEFAULT_NORMALIZE TRUE
-#define DEFAULT_PRESET GST_CUDA_FLOW_TVL1_PRESET_NONE
+/* the method's properties and presets: cf_tvl1_param_table
+ * (common/tvl1.c) */
 #define DEFAULT_KERNEL CF_TVL1_KERNEL_AUTO
-
-enum
-{
-  PROP_0,
-  PROP_TAU,
-  PROP_LAMBDA,
-  PROP_THETA,
-  PROP_WARPS,
-  PROP_ITERATIONS,
-  PROP_EPSILON,
-  PROP_SIGMA,
-  PROP_NORMALIZE,
-  PROP_PRESET,
-  PROP_KERNEL
-};
-
-typedef enum
-{
-  GST_CUDA_FLOW_TVL1_PRESET_NONE = 0,
-  GST_CUDA_FLOW_TVL1_PRESET_IPOL,
-  GST_CUDA_FLOW_TVL1_PRESET_REALTIME
-} GstCudaFlowTvl1Preset;
 
 struct _GstCudaFlowTvl1
 {
@@ -97,8 +68,6 @@ struct _GstCudaFlowTvl1
 
   /* properties, object lock */
   cf_tvl1_params params;
-  gboolean normalize;
-  GstCudaFlowTvl1Preset preset;
   cf_tvl1_kernel kernel;
 
   /* streaming thread */
@@ -115,10 +84,6 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaflowtvl1, "cudaflowtvl1",
     GST_DEBUG_CATEGORY_INIT (gst_cuda_flow_tvl1_debug, "cudaflowtvl1", 0,
         "TV-L1 optical flow"));
 
-static void gst_cuda_flow_tvl1_set_property (GObject * object,
-    guint prop_id, const GValue * value, GParamSpec * pspec);
-static void gst_cuda_flow_tvl1_get_property (GObject * object,
-    guint prop_id, GValue * value, GParamSpec * pspec);
 static void gst_cuda_flow_tvl1_get_pyramid_params (GstCfFlowBase * base,
     cf_pyramid_params * params);
 static gboolean gst_cuda_flow_tvl1_sync_settings (GstCfFlowBase * base);
@@ -131,111 +96,39 @@ static gboolean gst_cuda_flow_tvl1_solve_cuda (GstCfFlowBase * base,
     gboolean use_initial, cf_cuda_flow * flow, cudaStream_t stream);
 static void gst_cuda_flow_tvl1_free_solver (GstCfFlowBase * base);
 
-#define GST_TYPE_CUDA_FLOW_TVL1_PRESET (gst_cuda_flow_tvl1_preset_get_type ())
-static GType
-gst_cuda_flow_tvl1_preset_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDA_FLOW_TVL1_PRESET_NONE, "Use the individual properties", "none"},
-    {GST_CUDA_FLOW_TVL1_PRESET_IPOL, "IPOL tvl1flow defaults: 5 levels, "
-          "5 warps, up to 300 iterations, epsilon 0.01 (the element's "
-          "defaults)", "ipol"},
-    {GST_CUDA_FLOW_TVL1_PRESET_REALTIME, "Time-budget configuration: "
-          "3 levels, 1 warp, 10 iterations, epsilon 0", "realtime"},
-    {0, NULL, NULL}
-  };
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type,
-        g_enum_register_static ("GstCudaFlowTvl1Preset", values));
-  return (GType) type;
-}
+/* enum fields are stored as int (common/params.h) */
+G_STATIC_ASSERT (sizeof (cf_tvl1_kernel) == sizeof (int));
 
-#define GST_TYPE_CUDA_FLOW_TVL1_KERNEL (gst_cuda_flow_tvl1_kernel_get_type ())
-static GType
-gst_cuda_flow_tvl1_kernel_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
-    {CF_TVL1_KERNEL_AUTO, "Fastest measured (blocked with a fixed "
-          "iteration count, else fused)", "auto"},
-    {CF_TVL1_KERNEL_STEPS, "One kernel per step of an iteration (fp32 "
-          "only)", "steps"},
-    {CF_TVL1_KERNEL_FUSED, "Two fused stencil kernels per iteration "
-          "(identical results)", "fused"},
-    {CF_TVL1_KERNEL_BLOCKED, "Several iterations per launch in shared "
-          "memory (identical results; epsilon > 0 runs fused)", "blocked"},
-    {0, NULL, NULL}
-  };
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type,
-        g_enum_register_static ("GstCudaFlowTvl1Kernel", values));
-  return (GType) type;
-}
+static const cf_param_choice kernel_choices[] = {
+  {CF_TVL1_KERNEL_AUTO, "auto", "Fastest measured (blocked with a fixed "
+        "iteration count, else fused)"},
+  {CF_TVL1_KERNEL_STEPS, "steps", "One kernel per step of an iteration "
+        "(fp32 only)"},
+  {CF_TVL1_KERNEL_FUSED, "fused", "Two fused stencil kernels per iteration "
+        "(identical results)"},
+  {CF_TVL1_KERNEL_BLOCKED, "blocked", "Several iterations per launch in "
+        "shared memory (identical results; epsilon > 0 runs fused)"},
+  {0, NULL, NULL}
+};
+
+/* What only the element has: the GPU implementation (a
+ * GstCudaFlowTvl1Kernel) */
+static const cf_param element_params[] = {
+  GST_CF_KERNEL_ROW ("solver-kernel", "Solver Kernel",
+      "GPU implementation of the iterations (for benchmarks; all "
+      "give the same flow at one precision)", kernel_choices,
+      DEFAULT_KERNEL, G_STRUCT_OFFSET (GstCudaFlowTvl1, kernel)),
+  {NULL}
+};
 
 static void
 gst_cuda_flow_tvl1_class_init (GstCudaFlowTvl1Class * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstCfFlowBaseClass *flow_class = GST_CF_FLOW_BASE_CLASS (klass);
-  const GParamFlags rw_playing = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_PLAYING;
-  const GParamFlags controllable = rw_playing | GST_PARAM_CONTROLLABLE;
 
-  gobject_class->set_property = gst_cuda_flow_tvl1_set_property;
-  gobject_class->get_property = gst_cuda_flow_tvl1_get_property;
-
-  gst_cf_flow_base_install_properties (gobject_class, DEFAULT_LEVELS);
-  g_object_class_install_property (gobject_class, PROP_TAU,
-      g_param_spec_double ("tau", "Tau",
-          "Time step tau of the dual update (stable up to 0.25)",
-          CF_TVL1_TAU_MIN, CF_TVL1_TAU_MAX, DEFAULT_TAU, controllable));
-  g_object_class_install_property (gobject_class, PROP_LAMBDA,
-      g_param_spec_double ("lambda", "Lambda",
-          "Weight of the data term (intensities normalised to 0..255, see "
-          "normalize); smaller = smoother flow", CF_TVL1_LAMBDA_MIN,
-          CF_TVL1_LAMBDA_MAX, DEFAULT_LAMBDA, controllable));
-  g_object_class_install_property (gobject_class, PROP_THETA,
-      g_param_spec_double ("theta", "Theta",
-          "Coupling between the flow u and its auxiliary v (|u - v|^2 / "
-          "2 theta)", CF_TVL1_THETA_MIN, CF_TVL1_THETA_MAX, DEFAULT_THETA,
-          controllable));
-  g_object_class_install_property (gobject_class, PROP_WARPS,
-      g_param_spec_int ("warps", "Warps",
-          "Warps per pyramid level: each re-warps frame t by the current flow",
-          1, CF_TVL1_WARPS_MAX, DEFAULT_WARPS, controllable));
-  g_object_class_install_property (gobject_class, PROP_ITERATIONS,
-      g_param_spec_int ("iterations", "Iterations",
-          "Iterations per warp: the count when epsilon is 0, else the most",
-          1, CF_TVL1_ITERATIONS_MAX, DEFAULT_ITERATIONS, controllable));
-  g_object_class_install_property (gobject_class, PROP_EPSILON,
-      g_param_spec_double ("epsilon", "Epsilon",
-          "Stop a warp's iterations when the mean squared update of the flow "
-          "falls below epsilon^2 (pixels); 0 = always run iterations", 0.0,
-          CF_TVL1_EPSILON_MAX, DEFAULT_EPSILON, controllable));
-  g_object_class_install_property (gobject_class, PROP_SIGMA,
-      g_param_spec_double ("sigma", "Sigma",
-          "Gaussian presmoothing of both frames before the pyramid, pixels "
-          "(0 = none)", 0.0, CF_TVL1_SIGMA_MAX, DEFAULT_SIGMA, controllable));
-  g_object_class_install_property (gobject_class, PROP_NORMALIZE,
-      g_param_spec_boolean ("normalize", "Normalize",
-          "Stretch each pair's joint intensity range to 0..255 (as IPOL), so "
-          "lambda means the same for dark and bright video", DEFAULT_NORMALIZE,
-          rw_playing));
-  g_object_class_install_property (gobject_class, PROP_PRESET,
-      g_param_spec_enum ("preset", "Preset",
-          "Set levels, warps, iterations and epsilon at once; properties set "
-          "explicitly keep their values, before or after the preset (see "
-          "overridden-properties)", GST_TYPE_CUDA_FLOW_TVL1_PRESET,
-          DEFAULT_PRESET, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_KERNEL,
-      g_param_spec_enum ("solver-kernel", "Solver Kernel",
-          "GPU implementation of the iterations (for benchmarks; all give "
-          "the same flow at one precision)", GST_TYPE_CUDA_FLOW_TVL1_KERNEL,
-          DEFAULT_KERNEL,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+  gst_cf_flow_base_class_install_params (flow_class, &cf_tvl1_param_table,
+      G_STRUCT_OFFSET (GstCudaFlowTvl1, params), element_params);
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA TV-L1 optical flow", "Filter/Analyzer/Video/Hardware",
@@ -255,143 +148,13 @@ gst_cuda_flow_tvl1_class_init (GstCudaFlowTvl1Class * klass)
   flow_class->free_solver =
       GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_free_solver);
   flow_class->needs_frame_range = TRUE;
-
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FLOW_TVL1_PRESET, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FLOW_TVL1_KERNEL, 0);
 }
 
 static void
 gst_cuda_flow_tvl1_init (GstCudaFlowTvl1 * self)
 {
   cf_tvl1_params_init (&self->params);
-  /* the property defaults above are IPOL's, as cf_tvl1_params_init */
-  self->normalize = DEFAULT_NORMALIZE;
-  self->preset = DEFAULT_PRESET;
   self->kernel = DEFAULT_KERNEL;
-}
-
-/* A preset is a shortcut: it writes the properties it stands for, except
- * those set explicitly (gst_cf_flow_base_apply_preset). */
-static void
-apply_preset (GstCudaFlowTvl1 * self, GstCudaFlowTvl1Preset preset)
-{
-  GstCfFlowBase *base = GST_CF_FLOW_BASE (self);
-
-  switch (preset) {
-    case GST_CUDA_FLOW_TVL1_PRESET_IPOL:
-      gst_cf_flow_base_apply_preset (base, "levels", DEFAULT_LEVELS,
-          "scale-factor", 0.5, "warps", DEFAULT_WARPS, "iterations",
-          DEFAULT_ITERATIONS, "epsilon", DEFAULT_EPSILON, "tau", DEFAULT_TAU,
-          "lambda", DEFAULT_LAMBDA, "theta", DEFAULT_THETA, NULL);
-      break;
-    case GST_CUDA_FLOW_TVL1_PRESET_REALTIME:
-      gst_cf_flow_base_apply_preset (base, "levels", 3, "warps", 1,
-          "iterations", 10, "epsilon", 0.0, NULL);
-      break;
-    case GST_CUDA_FLOW_TVL1_PRESET_NONE:
-      gst_cf_flow_base_clear_preset (base);
-      break;
-  }
-}
-
-static void
-gst_cuda_flow_tvl1_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (object);
-
-  gst_cf_flow_base_note_property_set (GST_CF_FLOW_BASE (self), pspec);
-  if (gst_cf_flow_base_set_common_property (object, prop_id, value))
-    return;
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_TAU:
-      self->params.tau = (float) g_value_get_double (value);
-      break;
-    case PROP_LAMBDA:
-      self->params.lambda = (float) g_value_get_double (value);
-      break;
-    case PROP_THETA:
-      self->params.theta = (float) g_value_get_double (value);
-      break;
-    case PROP_WARPS:
-      self->params.warps = g_value_get_int (value);
-      break;
-    case PROP_ITERATIONS:
-      self->params.max_iterations = g_value_get_int (value);
-      break;
-    case PROP_EPSILON:
-      self->params.epsilon = (float) g_value_get_double (value);
-      break;
-    case PROP_SIGMA:
-      self->params.presmooth_sigma = (float) g_value_get_double (value);
-      break;
-    case PROP_NORMALIZE:
-      self->normalize = g_value_get_boolean (value);
-      break;
-    case PROP_PRESET:
-      self->preset = g_value_get_enum (value);
-      break;
-    case PROP_KERNEL:
-      self->kernel = g_value_get_enum (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-
-  if (prop_id == PROP_PRESET)
-    apply_preset (self, g_value_get_enum (value));
-}
-
-static void
-gst_cuda_flow_tvl1_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (object);
-
-  if (gst_cf_flow_base_get_common_property (object, prop_id, value))
-    return;
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_TAU:
-      g_value_set_double (value, self->params.tau);
-      break;
-    case PROP_LAMBDA:
-      g_value_set_double (value, self->params.lambda);
-      break;
-    case PROP_THETA:
-      g_value_set_double (value, self->params.theta);
-      break;
-    case PROP_WARPS:
-      g_value_set_int (value, self->params.warps);
-      break;
-    case PROP_ITERATIONS:
-      g_value_set_int (value, self->params.max_iterations);
-      break;
-    case PROP_EPSILON:
-      g_value_set_double (value, self->params.epsilon);
-      break;
-    case PROP_SIGMA:
-      g_value_set_double (value, self->params.presmooth_sigma);
-      break;
-    case PROP_NORMALIZE:
-      g_value_set_boolean (value, self->normalize);
-      break;
-    case PROP_PRESET:
-      g_value_set_enum (value, self->preset);
-      break;
-    case PROP_KERNEL:
-      g_value_set_enum (value, self->kernel);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
 }
 
 static void
@@ -410,7 +173,7 @@ gst_cuda_flow_tvl1_sync_settings (GstCfFlowBase * base)
   gboolean rebuild = self->kernel != self->stream_kernel;
 
   self->stream_params = self->params;
-  self->stream_normalize = self->normalize;
+  self->stream_normalize = self->params.normalize;
   self->stream_kernel = self->kernel;
   return rebuild;
 }

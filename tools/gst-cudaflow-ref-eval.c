@@ -61,16 +61,16 @@ set_param (eval_config * c, const char *assignment)
     c->pyramid.eta = (float) value;
   else if (!strcmp (name, "presmooth"))
     c->pyramid.presmooth_sigma = (float) value;
-  else if (!strcmp (c->method, "hs") && !strcmp (name, "alpha"))
-    c->hs.alpha = (float) value;
-  else if (!strcmp (c->method, "hs") && !strcmp (name, "warps"))
-    c->hs.warps = (int) value;
-  else if (!strcmp (c->method, "hs") && !strcmp (name, "iterations"))
-    c->hs.iterations = (int) value;
+  /* the method's parameters by their element property names */
+  else if (!strcmp (c->method, "hs"))
+    return cf_params_set_text (&cf_hs_param_table, &c->hs, name, eq + 1,
+        NULL) == CF_OK;
   else if (!strcmp (c->method, "tvl1"))
-    return cf_tvl1_params_set (&c->tvl1, name, value) == CF_OK;
+    return cf_params_set_text (&cf_tvl1_param_table, &c->tvl1, name, eq + 1,
+        NULL) == CF_OK;
   else if (!strcmp (c->method, "clg"))
-    return cf_clg_params_set (&c->clg, name, value) == CF_OK;
+    return cf_params_set_text (&cf_clg_param_table, &c->clg, name, eq + 1,
+        NULL) == CF_OK;
   else
     return 0;
   return 1;
@@ -113,7 +113,7 @@ eval_sequence (const eval_config * c, const char *dir, const char *seq,
     cf_clg_prepare_pyramid_params (&c->clg, &pp);
 
   clock_gettime (CLOCK_MONOTONIC, &t0);
-  if (!strcmp (c->method, "tvl1"))
+  if (!strcmp (c->method, "tvl1") && c->tvl1.normalize)
     cf_tvl1_normalize_pair (f0, f1);
   y0 = cf_pyramid_new (f0->width, f0->height, &pp);
   y1 = cf_pyramid_new (f1->width, f1->height, &pp);
@@ -160,8 +160,10 @@ main (int argc, char **argv)
         "hs (default), tvl1 or clg", "NAME"},
     {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
           "A parameter of the method, repeatable: levels, eta, presmooth "
-          "(all methods); hs: alpha, warps, iterations; tvl1, clg: see "
-          "common/tvl1.h, common/clg.h", "NAME=VALUE"},
+          "(all methods), else a property of the method's element with its "
+          "range (cf_<method>_param_table), e.g. hs: alpha, warps, "
+          "iterations; tvl1: lambda, normalize=false; clg: "
+          "iterations-per-level=60,120,180,240", "NAME=VALUE"},
     {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args, NULL,
         NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL}

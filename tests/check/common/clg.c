@@ -166,8 +166,14 @@ GST_START_TEST (test_params_set_accepts_names_and_rejects_bad_values)
           NULL), CF_OK);
   fail_unless_equals_int (cf_clg_params_set (&p, "iterations", 75.0), CF_OK);
   fail_unless_equals_int (p.iterations, 75);
-  /* a uniform count replaces a per-level list */
+  /* as the element's properties: the list, while set, wins over the uniform
+   * count, and an empty list gives the count back */
+  fail_unless_equals_int (p.n_iterations_per_level, 2);
+  fail_unless_equals_int (cf_clg_level_iterations (&p, 0), 1);
+  fail_unless_equals_int (cf_params_set_text (&cf_clg_param_table, &p,
+          "iterations-per-level", " ", NULL), CF_OK);
   fail_unless_equals_int (p.n_iterations_per_level, 0);
+  fail_unless_equals_int (cf_clg_level_iterations (&p, 0), 75);
   fail_unless_equals_int (cf_clg_params_set (&p, "iterations", 0.0), CF_OK);
 
   before = p;

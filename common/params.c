@@ -1,0 +1,229 @@
+/* gst-cudaflow — parameter tables
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "common/params.h"
+
+#include <ctype.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const cf_param *
+cf_params_find (const cf_param_table * table, const char *name)
+{
+  const cf_param *p;
+
+  if (table == NULL || name == NULL)
+    return NULL;
+  for (p = table->params; p->name != NULL; p++)
+    if (!strcmp (p->name, name))
+      return p;
+  return NULL;
+}
+
+const cf_preset *
+cf_params_find_preset (const cf_param_table * table, const char *name)
+{
+  const cf_preset *p;
+
+  if (table == NULL || table->presets == NULL || name == NULL)
+    return NULL;
+  for (p = table->presets; p->name != NULL; p++)
+    if (!strcmp (p->name, name))
+      return p;
+  return NULL;
+}
+
+static void *
+field (const cf_param * param, void *params)
+{
+  return (char *) params + param->offset;
+}
+
+/* Store a value cf_param_check accepted. */
+static void
+store (const cf_param * param, void *params, double value)
+{
+  if (param->type == CF_PARAM_FLOAT)
+    *(float *) field (param, params) = (float) value;
+  else
+    *(int *) field (param, params) = (int) value;
+}
+
+void
+cf_params_init (const cf_param_table * table, void *params)
+{
+  const cf_param *p;
+
+  memset (params, 0, table->params_size);
+  for (p = table->params; p->name != NULL; p++) {
+    if (p->type == CF_PARAM_TEXT)
+      p->parse (params, NULL, NULL);
+    else
+      store (p, params, p->def);
+  }
+}
+
+static int
+is_choice (const cf_param * param, double value)
+{
+  const cf_param_choice *c;
+
+  for (c = param->choices; c->nick != NULL; c++)
+    if (value == (double) c->value)
+      return 1;
+  return 0;
+}
+
+cf_status
+cf_param_check (const cf_param * param, double value, cf_error * err)
+{
+  int ok = 0;
+
+  if (param == NULL)
+    return CF_ERROR_INVALID;
+  if (!isnan (value)) {
+    switch (param->type) {
+      case CF_PARAM_INT:
+        ok = value >= param->min && value <= param->max &&
+            value == floor (value);
+        break;
+      case CF_PARAM_FLOAT:
+        /* the float the field will hold against the float bounds (the
+         * rounding is monotonic, so [min, max] in double stays inside) */
+        ok = fabs (value) <= FLT_MAX &&
+            (double) (float) value >= (double) (float) param->min &&
+            (double) (float) value <= (double) (float) param->max;
+        break;
+      case CF_PARAM_BOOL:
+        ok = value == 0.0 || value == 1.0;
+        break;
+      case CF_PARAM_CHOICE:
+        ok = is_choice (param, value);
+        break;
+      case CF_PARAM_TEXT:
+        break;
+    }
+  }
+  if (ok)
+    return CF_OK;
+  if (param->type == CF_PARAM_INT || param->type == CF_PARAM_FLOAT)
+    cf_error_set (err, "%s: %g is outside %g ... %g%s%s", param->name, value,
+        param->min, param->max, param->unit ? " " : "",
+        param->unit ? param->unit : "");
+  else if (param->type == CF_PARAM_TEXT)
+    cf_error_set (err, "%s takes text, not a number", param->name);
+  else
+    cf_error_set (err, "%s: %g is not one of its values", param->name, value);
+  return CF_ERROR_INVALID;
+}
+
+double
+cf_param_get (const cf_param * param, const void *params)
+{
+  const void *f = (const char *) params + param->offset;
+
+  if (param->type == CF_PARAM_FLOAT)
+    return *(const float *) f;
+  return *(const int *) f;
+}
+
+cf_status
+cf_param_set (const cf_param * param, void *params, double value,
+    cf_error * err)
+{
+  cf_status status = cf_param_check (param, value, err);
+
+  if (status == CF_OK && params != NULL)
+    store (param, params, value);
+  return params != NULL ? status : CF_ERROR_INVALID;
+}
+
+cf_status
+cf_params_set (const cf_param_table * table, void *params, const char *name,
+    double value, cf_error * err)
+{
+  const cf_param *param = cf_params_find (table, name);
+
+  if (param == NULL) {
+    cf_error_set (err, "no parameter \"%s\"", name ? name : "(null)");
+    return CF_ERROR_INVALID;
+  }
+  return cf_param_set (param, params, value, err);
+}
+
+/* A number that is the whole of @text (blanks around it allowed). */
+static int
+parse_number (const char *text, double *value)
+{
+  char *end;
+
+  *value = strtod (text, &end);
+  if (end == text)
+    return 0;
+  while (isspace ((unsigned char) *end))
+    end++;
+  return *end == '\0';
+}
+
+/* The value @text stands for in a BOOL or CHOICE row. */
+static int
+parse_word (const cf_param * param, const char *text, double *value)
+{
+  const cf_param_choice *c;
+
+  if (param->type == CF_PARAM_BOOL) {
+    if (!strcmp (text, "true") || !strcmp (text, "false")) {
+      *value = !strcmp (text, "true");
+      return 1;
+    }
+  } else if (param->type == CF_PARAM_CHOICE) {
+    for (c = param->choices; c->nick != NULL; c++) {
+      if (!strcmp (text, c->nick)) {
+        *value = c->value;
+        return 1;
+      }
+    }
+  }
+  return parse_number (text, value);
+}
+
+cf_status
+cf_params_set_text (const cf_param_table * table, void *params,
+    const char *name, const char *text, cf_error * err)
+{
+  const cf_param *param = cf_params_find (table, name);
+  double value;
+
+  if (param == NULL || params == NULL) {
+    cf_error_set (err, "no parameter \"%s\"", name ? name : "(null)");
+    return CF_ERROR_INVALID;
+  }
+  if (param->type == CF_PARAM_TEXT)
+    return param->parse (params, text, err);
+  if (text == NULL || !parse_word (param, text, &value)) {
+    cf_error_set (err, "%s: \"%s\" is not a value of it", name,
+        text ? text : "(null)");
+    return CF_ERROR_FORMAT;
+  }
+  return cf_params_set (table, params, name, value, err);
+}
+
+int
+cf_params_valid (const cf_param_table * table, const void *params)
+{
+  const cf_param *p;
+
+  if (table == NULL || params == NULL)
+    return 0;
+  for (p = table->params; p->name != NULL; p++)
+    if (p->type != CF_PARAM_TEXT &&
+        cf_param_check (p, cf_param_get (p, params), NULL) != CF_OK)
+      return 0;
+  return 1;
+}

@@ -1,0 +1,159 @@
+/* gst-cudaflow — parameter tables: one description per method parameter
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Each flow method describes its parameters once, in a table next to its
+ * CPU reference (cf_hs_param_table in common/hs.c, cf_clg_param_table,
+ * cf_tvl1_param_table; the pyramid's in common/pyramid.c): the name users
+ * see (the element property, e.g. "lambda"), nick, blurb, type, closed
+ * range, default, and where the value lives in the method's params struct.
+ * The same row serves the element property (gst/ turns it into a
+ * GParamSpec), the solvers' range check (cf_*_params_valid, CPU and GPU)
+ * and setting by name (cf_*_params_set, tools), so a value one of them
+ * accepts the others accept too. A table also lists the method's presets.
+ *
+ * Adding a parameter is one row (and its field in the params struct);
+ * adding a preset is one entry of the presets list.
+ */
+#ifndef CF_PARAMS_H
+#define CF_PARAMS_H
+
+#include <stddef.h>
+
+#include "common/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  CF_PARAM_INT,                 /* int field, whole numbers in [min, max] */
+  CF_PARAM_FLOAT,               /* float field, [min, max] compared in float;
+                                 * a double property */
+  CF_PARAM_BOOL,                /* int field, 0 or 1 */
+  CF_PARAM_CHOICE,              /* int-sized enum field, one of `choices` */
+  CF_PARAM_TEXT                 /* text that `parse` turns into fields, e.g.
+                                 * a per-level list "60,120,180,240" */
+} cf_param_type;
+
+typedef enum
+{
+  CF_PARAM_LIVE = 1 << 0,       /* may change between two frames of a stream
+                                 * (else only while stopped) */
+  CF_PARAM_SMOOTH = 1 << 1,     /* values between two settings make sense,
+                                 * so it may be interpolated over time */
+  CF_PARAM_NO_PROPERTY = 1 << 2,        /* library only: no element property */
+  CF_PARAM_TUNABLE = CF_PARAM_LIVE | CF_PARAM_SMOOTH    /* weights, counts */
+} cf_param_flags;
+
+/* One value of a CF_PARAM_CHOICE row; a list ends with nick NULL. */
+typedef struct
+{
+  int value;
+  const char *nick;             /* lowercase-hyphenated name */
+  const char *description;      /* one line */
+} cf_param_choice;
+
+typedef struct
+{
+  const char *name;             /* lowercase-hyphenated: the property name */
+  const char *nick;             /* Title Case */
+  const char *blurb;            /* a sentence: meaning, unit, special values */
+  const char *unit;             /* of the value ("pixels"), NULL: none */
+  cf_param_type type;
+  double min, max;              /* closed range (INT, FLOAT) */
+  double def;                   /* default (all but TEXT, whose default is
+                                 * no text) */
+  size_t offset;                /* offsetof the field in the params struct */
+  unsigned flags;               /* cf_param_flags */
+  const cf_param_choice *choices;       /* CHOICE: the values */
+  const char *choice_type;      /* CHOICE: name of the enumeration, appended
+                                 * to the element's type name ("Kernel") */
+  /* TEXT: set the fields @text stands for (NULL or blank: the default);
+   * CF_ERROR_FORMAT with a message in @err (nullable), @params unchanged,
+   * when it does not parse */
+  cf_status (*parse) (void *params, const char *text, cf_error * err);
+} cf_param;
+
+/* One assignment of a preset: @value for numeric, boolean and choice
+ * parameters, @text for TEXT ones (NULL: no text). */
+typedef struct
+{
+  const char *name;
+  double value;
+  const char *text;
+} cf_param_setting;
+
+/* Assignments in a preset: a number (numeric, boolean or choice value), or
+ * a text (NULL: none). */
+#define CF_SET(name, value) { (name), (value), NULL }
+#define CF_SET_TEXT(name, text) { (name), 0.0, (text) }
+
+#define CF_PRESET_MAX_SETTINGS 16
+
+/* A named set of assignments. Names are those of the method's table or of
+ * cf_pyramid_param_table ("levels", "scale-factor"). A list of presets ends
+ * with name NULL, the settings with name NULL. */
+typedef struct
+{
+  const char *name;             /* lowercase-hyphenated, e.g. "ipol" */
+  const char *description;      /* what it reproduces, with its numbers */
+  cf_param_setting settings[CF_PRESET_MAX_SETTINGS];
+} cf_preset;
+
+typedef struct
+{
+  const char *method;           /* "hs", "clg", "tvl1", "pyramid" */
+  size_t params_size;           /* sizeof the params struct */
+  const cf_param *params;       /* ends with name NULL */
+  const cf_preset *presets;     /* ends with name NULL; may be NULL */
+  const char *presets_blurb;    /* what the presets set, e.g. "Set levels
+                                 * and sweeps at once" */
+  int default_levels;           /* pyramid levels the defaults assume */
+} cf_param_table;
+
+/* The row of @table named @name, or NULL. */
+const cf_param *cf_params_find (const cf_param_table * table,
+    const char *name);
+
+/* The preset of @table named @name, or NULL. */
+const cf_preset *cf_params_find_preset (const cf_param_table * table,
+    const char *name);
+
+/* Zero @params (table->params_size bytes), then every row's default. */
+void cf_params_init (const cf_param_table * table, void *params);
+
+/* CF_OK when @value suits @param: INT a whole number in [min, max]; FLOAT
+ * in [min, max] once stored as a float (so a property value at a bound
+ * passes); BOOL 0 or 1; CHOICE one of the choices. CF_ERROR_INVALID
+ * otherwise (NaN, TEXT rows), with a message in @err (nullable). */
+cf_status cf_param_check (const cf_param * param, double value,
+    cf_error * err);
+
+/* The field of a non-TEXT row in @params, as a double. */
+double cf_param_get (const cf_param * param, const void *params);
+
+/* Check @value (cf_param_check), then store it in @params' field of
+ * @param; CF_ERROR_INVALID (@params unchanged) when the check refuses it. */
+cf_status cf_param_set (const cf_param * param, void *params, double value,
+    cf_error * err);
+
+/* cf_param_set for the row named @name. CF_ERROR_INVALID for an unknown
+ * name, a TEXT row or a value out of range, @params unchanged. */
+cf_status cf_params_set (const cf_param_table * table, void *params,
+    const char *name, double value, cf_error * err);
+
+/* Set from text, as a command line gives it: TEXT rows parse it; numbers
+ * for INT and FLOAT; "true", "false", 1 or 0 for BOOL; a nick or its value
+ * for CHOICE. CF_ERROR_INVALID (unknown name, out of range) or
+ * CF_ERROR_FORMAT (does not parse), @params unchanged. */
+cf_status cf_params_set_text (const cf_param_table * table, void *params,
+    const char *name, const char *text, cf_error * err);
+
+/* 1 when every non-TEXT field of @params passes cf_param_check. */
+int cf_params_valid (const cf_param_table * table, const void *params);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CF_PARAMS_H */
