@@ -20,8 +20,8 @@
 #include <gst/check/gstcheck.h>
 
 #include "cf-test-util.h"
+#include "flow-test-util.h"
 #include "common/flow-engine.h"
-#include "common/synth.h"
 
 #define WIDTH 61
 #define HEIGHT 47
@@ -34,30 +34,6 @@ test_pyramid_params (cf_pyramid_params * pp, float presmooth_sigma)
   pp->max_levels = 3;
   pp->min_size = 8;
   pp->presmooth_sigma = presmooth_sigma;
-}
-
-/* A synthetic pair as GRAY8 rows (rounded, clamped to 0..255). */
-static void
-make_gray8_pair (guint8 * f0, guint8 * f1)
-{
-  cf_synth_params sp;
-  cf_image *i0, *i1;
-  cf_flow *truth;
-  int i;
-
-  cf_synth_params_init (&sp);
-  sp.tx = 1.25f;
-  sp.ty = -0.5f;
-  fail_unless_equals_int (cf_synth_pair (WIDTH, HEIGHT, &sp, &i0, &i1,
-          &truth), CF_OK);
-  for (i = 0; i < WIDTH * HEIGHT; i++) {
-    int x = i % WIDTH, y = i / WIDTH;
-    f0[i] = (guint8) CLAMP (lrintf (cf_image_row (i0, y)[x]), 0, 255);
-    f1[i] = (guint8) CLAMP (lrintf (cf_image_row (i1, y)[x]), 0, 255);
-  }
-  cf_image_free (i0);
-  cf_image_free (i1);
-  cf_flow_free (truth);
 }
 
 static cf_channel
@@ -118,32 +94,6 @@ assert_engine_flow_is (cf_flow_engine * engine, const cf_flow * ref,
   g_free (want);
 }
 
-/* Small but real settings of each method. */
-static void
-init_solver (cf_flow_solver * solver, cf_flow_method method)
-{
-  memset (solver, 0, sizeof (*solver));
-  solver->method = method;
-  switch (method) {
-    case CF_FLOW_METHOD_HS:
-      cf_hs_params_init (&solver->params.hs);
-      solver->params.hs.warps = 2;
-      solver->params.hs.iterations = 7;
-      break;
-    case CF_FLOW_METHOD_CLG:
-      cf_clg_params_init (&solver->params.clg);
-      solver->params.clg.iterations = 9;
-      break;
-    case CF_FLOW_METHOD_TVL1:
-      cf_tvl1_params_init (&solver->params.tvl1);
-      solver->params.tvl1.warps = 2;
-      solver->params.tvl1.max_iterations = 40;
-      /* large enough that some warps stop early */
-      solver->params.tvl1.epsilon = 0.05f;
-      break;
-  }
-}
-
 /* The method's reference solver on host pyramids; @iterations as the
  * engine should report it. */
 static cf_status
@@ -175,7 +125,7 @@ GST_START_TEST (test_solve_matches_direct_calls_bit_for_bit)
   cf_pyramid_params pp;
   guint m;
 
-  make_gray8_pair (f0, f1);
+  flow_test_gray8_pair (WIDTH, HEIGHT, 1.25f, -0.5f, f0, f1);
   for (m = 0; m < G_N_ELEMENTS (methods); m++) {
     cf_flow_engine *engine = NULL;
     cf_flow_solver solver;
@@ -184,7 +134,7 @@ GST_START_TEST (test_solve_matches_direct_calls_bit_for_bit)
     cf_flow *flow = cf_flow_new (WIDTH, HEIGHT);
     long want_iterations;
 
-    init_solver (&solver, methods[m]);
+    flow_test_solver_init (&solver, methods[m]);
     /* TV-L1 and CLG presmooth; HS does not */
     test_pyramid_params (&pp, methods[m] == CF_FLOW_METHOD_HS ? 0.0f : 0.8f);
     fail_unless_equals_int (cf_flow_engine_new_cpu (WIDTH, HEIGHT, &pp,
@@ -209,7 +159,7 @@ GST_START_TEST (test_solve_matches_direct_calls_bit_for_bit)
         "%s: %ld iterations reported, %ld run", method_names[m],
         pair.iterations, want_iterations);
     fail_unless (pair.iterations > 0);
-    /* TV-L1: ε ended some warps before max_iterations */
+    /* TV-L1: ε ended some warps before max_iterations (40) */
     if (methods[m] == CF_FLOW_METHOD_TVL1)
       fail_unless (pair.iterations < 3 * 2 * 40, "%ld", pair.iterations);
 
@@ -252,7 +202,7 @@ GST_START_TEST (test_rgb_luma_is_cf_luma_from_rgb)
   for (i = 0; i < WIDTH * HEIGHT; i++)
     gray[i] = (guint8) ((i * 13) & 0xff);
   test_pyramid_params (&pp, 0.0f);
-  init_solver (&solver, CF_FLOW_METHOD_HS);
+  flow_test_solver_init (&solver, CF_FLOW_METHOD_HS);
   fail_unless_equals_int (cf_flow_engine_new_cpu (WIDTH, HEIGHT, &pp, 0,
           &engine), CF_OK);
   fail_unless_equals_int (cf_flow_engine_luma_from_rgb (engine, 0, bgra,
@@ -398,13 +348,13 @@ GST_START_TEST (test_fixed_iteration_counts)
   cf_flow_solver s;
   cf_error err = { {0} };
 
-  init_solver (&s, CF_FLOW_METHOD_HS);
+  flow_test_solver_init (&s, CF_FLOW_METHOD_HS);
   s.params.hs.warps = 3;
   s.params.hs.iterations = 500;
   /* cuda-samples: 5 levels × 3 warps × 500 */
   fail_unless_equals_int (cf_flow_solver_iterations (&s, 5), 7500);
 
-  init_solver (&s, CF_FLOW_METHOD_CLG);
+  flow_test_solver_init (&s, CF_FLOW_METHOD_CLG);
   s.params.clg.iterations = 200;
   fail_unless_equals_int (cf_flow_solver_iterations (&s, 3), 600);
   /* per-level list, finest first; levels past it reuse its last entry */
@@ -414,7 +364,7 @@ GST_START_TEST (test_fixed_iteration_counts)
       60 + 120 + 120 + 120);
 
   /* ε decides for TV-L1: not a fixed count */
-  init_solver (&s, CF_FLOW_METHOD_TVL1);
+  flow_test_solver_init (&s, CF_FLOW_METHOD_TVL1);
   fail_unless_equals_int (cf_flow_solver_iterations (&s, 5), -1);
 }
 
@@ -458,7 +408,7 @@ GST_START_TEST (test_rejects_bad_arguments)
   fail_unless_equals_int (cf_flow_engine_build_pyramid (engine, 2),
       CF_ERROR_INVALID);
 
-  init_solver (&solver, CF_FLOW_METHOD_HS);
+  flow_test_solver_init (&solver, CF_FLOW_METHOD_HS);
   pair.prev = pair.cur = 0;
   pair.iterations = 12;
   fail_unless_equals_int (cf_flow_engine_solve (engine, &solver, &pair),
@@ -469,7 +419,7 @@ GST_START_TEST (test_rejects_bad_arguments)
   fail_unless_equals_int (cf_flow_engine_solve (engine, &solver, &pair),
       CF_ERROR_INVALID);
   /* the method's own check: HS warps start at 1 */
-  init_solver (&solver, CF_FLOW_METHOD_HS);
+  flow_test_solver_init (&solver, CF_FLOW_METHOD_HS);
   solver.params.hs.warps = 0;
   fail_unless_equals_int (cf_flow_engine_solve (engine, &solver, &pair),
       CF_ERROR_INVALID);
