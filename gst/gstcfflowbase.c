@@ -818,29 +818,32 @@ gst_cf_flow_base_set_info (GstCfBaseTransform * base, const GstCfLayout * in,
 
 /* --- per frame ------------------------------------------------------- */
 
-/* Copy the settings; FALSE when frames or solvers must be rebuilt. */
+/* This frame's settings, ours and the method's, copied in one go under
+ * the object lock (the subclass hook only copies: see update_settings in
+ * gstcfflowbase.h). TRUE when frames or the solver must be rebuilt: the
+ * pyramid, the precision or a setting the method builds its solver for
+ * changed. */
 static gboolean
-sync_settings (GstCfFlowBase * self)
+update_settings (GstCfFlowBase * self)
 {
   GstCfFlowBasePrivate *priv = GET_PRIV (self);
   GstCfFlowBaseClass *klass = GST_CF_FLOW_BASE_GET_CLASS (self);
   cf_pyramid_params params;
-  gboolean same, solver_ok = TRUE;
+  gboolean same, rebuild_solver;
 
   cf_pyramid_params_init (&params);
   GST_OBJECT_LOCK (self);
   params.max_levels = priv->levels;
   params.eta = (float) priv->scale_factor;
   params.min_size = MIN_LEVEL_SIZE;
-  klass->get_pyramid_params (self, &params);
   priv->stream_use_previous_flow = priv->use_previous_flow;
   priv->stream_max_gap = priv->max_gap;
   priv->stream_post_messages = priv->post_messages;
-  if (klass->sync_settings)
-    solver_ok = !klass->sync_settings (self);
+  rebuild_solver = klass->update_settings != NULL &&
+      klass->update_settings (self, &params);
   if (priv->stream_precision != priv->precision) {
     priv->stream_precision = priv->precision;
-    solver_ok = FALSE;
+    rebuild_solver = TRUE;
   }
   GST_OBJECT_UNLOCK (self);
 
@@ -849,7 +852,7 @@ sync_settings (GstCfFlowBase * self)
       params.presmooth_sigma == priv->pyramid_params.presmooth_sigma &&
       params.min_size == priv->pyramid_params.min_size;
   priv->pyramid_params = params;
-  return same && solver_ok;
+  return !same || rebuild_solver;
 }
 
 static gboolean
@@ -1192,7 +1195,7 @@ gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
   gint64 start;
   gint prev;
 
-  if (!sync_settings (self) || !priv->allocated) {
+  if (update_settings (self) || !priv->allocated) {
     free_frames (self);
     if (klass->free_solver)
       klass->free_solver (self);

@@ -41,14 +41,22 @@ struct _GstCfFlowBaseClass
 {
   GstCfBaseTransformClass parent_class;
 
-  /* Pyramid for the current settings (levels, scale-factor and the
-   * method's presmoothing); called with the object lock held. */
-  void (*get_pyramid_params) (GstCfFlowBase * self,
-      cf_pyramid_params * params);
-
-  /* Copy the method's settings for this frame (object lock held). Return
-   * TRUE when solver resources must be rebuilt. */
-  gboolean (*sync_settings) (GstCfFlowBase * self);
+  /* Take this frame's settings: copy the method's properties into the
+   * fields its solver reads, and set @pyramid's presmoothing for them
+   * (levels, eta and the minimum size are set already). The base calls it
+   * once per frame, before anything else of the frame, with the object
+   * lock held while it takes its own copy (levels, precision, ...), so
+   * that both copies belong to one moment.
+   * The lock rule: copy values, nothing else. No solver, CUDA or
+   * allocation work beyond copying, no element messages, nothing that
+   * takes the object lock; settings that cannot run are reported later on
+   * the streaming thread, without the lock (check_settings).
+   * Return TRUE when solver resources must be rebuilt (a setting the
+   * solver is built for, such as its GPU kernel, changed): the base then
+   * frees its frames and the solver (free_solver) and restarts the history
+   * before this frame. */
+  gboolean (*update_settings) (GstCfFlowBase * self,
+      cf_pyramid_params * pyramid);
 
   /* Flow from @p0 (frame t-1) to @p1 (frame t) into @flow (level-0 size),
    * which holds the initial estimate when @use_initial. CPU and CUDA
@@ -60,7 +68,7 @@ struct _GstCfFlowBaseClass
       cudaStream_t stream);
 
   /* Refuse settings that cannot run, whatever the backend (called on the
-   * streaming thread before every solve, after sync_settings): post an
+   * streaming thread before every solve, after update_settings): post an
    * element error and return FALSE. The CPU backend refuses what the GPU
    * would, so a CPU test catches it. */
   gboolean (*check_settings) (GstCfFlowBase * self);

@@ -100,9 +100,8 @@ static void gst_cuda_flow_clg_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_cuda_flow_clg_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
-static void gst_cuda_flow_clg_get_pyramid_params (GstCfFlowBase * base,
-    cf_pyramid_params * params);
-static gboolean gst_cuda_flow_clg_sync_settings (GstCfFlowBase * base);
+static gboolean gst_cuda_flow_clg_update_settings (GstCfFlowBase * base,
+    cf_pyramid_params * pyramid);
 static gboolean gst_cuda_flow_clg_check_settings (GstCfFlowBase * base);
 static gboolean gst_cuda_flow_clg_solve_cpu (GstCfFlowBase * base,
     const cf_pyramid * p0, const cf_pyramid * p1, gboolean use_initial,
@@ -208,10 +207,8 @@ gst_cuda_flow_clg_class_init (GstCudaFlowClgClass * klass)
 
   flow_class->method = GST_CUDA_FLOW_METHOD_CLG;
   GST_CF_BASE_TRANSFORM_CLASS (klass)->debug_category = gst_cuda_flow_clg_debug;
-  flow_class->get_pyramid_params =
-      GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_get_pyramid_params);
-  flow_class->sync_settings =
-      GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_sync_settings);
+  flow_class->update_settings =
+      GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_update_settings);
   flow_class->check_settings =
       GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_check_settings);
   flow_class->solve_cpu = GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_solve_cpu);
@@ -367,21 +364,17 @@ gst_cuda_flow_clg_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-static void
-gst_cuda_flow_clg_get_pyramid_params (GstCfFlowBase * base,
-    cf_pyramid_params * params)
-{
-  GstCudaFlowClg *self = GST_CUDA_FLOW_CLG (base);
-
-  cf_clg_prepare_pyramid_params (&self->params, params);
-}
-
+/* Object lock held: copies only (a bad iterations-per-level is reported
+ * before the solve, without the lock). A new Jacobi kernel needs a new
+ * plan. */
 static gboolean
-gst_cuda_flow_clg_sync_settings (GstCfFlowBase * base)
+gst_cuda_flow_clg_update_settings (GstCfFlowBase * base,
+    cf_pyramid_params * pyramid)
 {
   GstCudaFlowClg *self = GST_CUDA_FLOW_CLG (base);
   gboolean rebuild = self->kernel != self->stream_kernel;
 
+  cf_clg_prepare_pyramid_params (&self->params, pyramid);
   self->stream_params = self->params;
   g_free (self->stream_error);
   self->stream_error = g_strdup (self->iterations_error);

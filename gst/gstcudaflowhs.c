@@ -92,9 +92,8 @@ static void gst_cuda_flow_hs_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_cuda_flow_hs_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
-static void gst_cuda_flow_hs_get_pyramid_params (GstCfFlowBase * base,
-    cf_pyramid_params * params);
-static gboolean gst_cuda_flow_hs_sync_settings (GstCfFlowBase * base);
+static gboolean gst_cuda_flow_hs_update_settings (GstCfFlowBase * base,
+    cf_pyramid_params * pyramid);
 static gboolean gst_cuda_flow_hs_solve_cpu (GstCfFlowBase * base,
     const cf_pyramid * p0, const cf_pyramid * p1, gboolean use_initial,
     cf_flow * flow);
@@ -189,10 +188,8 @@ gst_cuda_flow_hs_class_init (GstCudaFlowHsClass * klass)
 
   flow_class->method = GST_CUDA_FLOW_METHOD_HORN_SCHUNCK;
   GST_CF_BASE_TRANSFORM_CLASS (klass)->debug_category = gst_cuda_flow_hs_debug;
-  flow_class->get_pyramid_params =
-      GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_get_pyramid_params);
-  flow_class->sync_settings =
-      GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_sync_settings);
+  flow_class->update_settings =
+      GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_update_settings);
   flow_class->solve_cpu = GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_solve_cpu);
   flow_class->solve_cuda = GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_solve_cuda);
   flow_class->free_solver = GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_free_solver);
@@ -303,20 +300,16 @@ gst_cuda_flow_hs_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* HS works on the raw frames (no presmoothing), like cuda-samples. */
-static void
-gst_cuda_flow_hs_get_pyramid_params (GstCfFlowBase * base,
-    cf_pyramid_params * params)
-{
-  params->presmooth_sigma = 0.0f;
-}
-
+/* Object lock held: copies only. HS works on the raw frames (no
+ * presmoothing), like cuda-samples; a new Jacobi kernel needs a new plan. */
 static gboolean
-gst_cuda_flow_hs_sync_settings (GstCfFlowBase * base)
+gst_cuda_flow_hs_update_settings (GstCfFlowBase * base,
+    cf_pyramid_params * pyramid)
 {
   GstCudaFlowHs *self = GST_CUDA_FLOW_HS (base);
   gboolean rebuild = self->kernel != self->stream_kernel;
 
+  pyramid->presmooth_sigma = 0.0f;
   self->stream_params = self->params;
   self->stream_kernel = self->kernel;
   return rebuild;

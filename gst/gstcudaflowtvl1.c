@@ -119,9 +119,8 @@ static void gst_cuda_flow_tvl1_set_property (GObject * object,
     guint prop_id, const GValue * value, GParamSpec * pspec);
 static void gst_cuda_flow_tvl1_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
-static void gst_cuda_flow_tvl1_get_pyramid_params (GstCfFlowBase * base,
-    cf_pyramid_params * params);
-static gboolean gst_cuda_flow_tvl1_sync_settings (GstCfFlowBase * base);
+static gboolean gst_cuda_flow_tvl1_update_settings (GstCfFlowBase * base,
+    cf_pyramid_params * pyramid);
 static gboolean gst_cuda_flow_tvl1_check_settings (GstCfFlowBase * base);
 static gboolean gst_cuda_flow_tvl1_solve_cpu (GstCfFlowBase * base,
     const cf_pyramid * p0, const cf_pyramid * p1, gboolean use_initial,
@@ -244,10 +243,8 @@ gst_cuda_flow_tvl1_class_init (GstCudaFlowTvl1Class * klass)
 
   flow_class->method = GST_CUDA_FLOW_METHOD_TV_L1;
   GST_CF_BASE_TRANSFORM_CLASS (klass)->debug_category = gst_cuda_flow_tvl1_debug;
-  flow_class->get_pyramid_params =
-      GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_get_pyramid_params);
-  flow_class->sync_settings =
-      GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_sync_settings);
+  flow_class->update_settings =
+      GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_update_settings);
   flow_class->check_settings =
       GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_check_settings);
   flow_class->solve_cpu = GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_solve_cpu);
@@ -394,21 +391,15 @@ gst_cuda_flow_tvl1_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-static void
-gst_cuda_flow_tvl1_get_pyramid_params (GstCfFlowBase * base,
-    cf_pyramid_params * params)
-{
-  GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (base);
-
-  cf_tvl1_prepare_pyramid_params (&self->params, params);
-}
-
+/* Object lock held: copies only. A new solver kernel needs a new plan. */
 static gboolean
-gst_cuda_flow_tvl1_sync_settings (GstCfFlowBase * base)
+gst_cuda_flow_tvl1_update_settings (GstCfFlowBase * base,
+    cf_pyramid_params * pyramid)
 {
   GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (base);
   gboolean rebuild = self->kernel != self->stream_kernel;
 
+  cf_tvl1_prepare_pyramid_params (&self->params, pyramid);
   self->stream_params = self->params;
   self->stream_normalize = self->normalize;
   self->stream_kernel = self->kernel;
