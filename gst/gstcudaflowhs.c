@@ -78,7 +78,6 @@ struct _GstCudaFlowHs
   /* streaming thread */
   cf_hs_params stream_params;
   cf_hs_kernel stream_kernel;
-  cf_cuda_hs_plan *plan;
 };
 
 #define gst_cuda_flow_hs_parent_class parent_class
@@ -94,13 +93,8 @@ static void gst_cuda_flow_hs_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static gboolean gst_cuda_flow_hs_update_settings (GstCfFlowBase * base,
     cf_pyramid_params * pyramid);
-static gboolean gst_cuda_flow_hs_solve_cpu (GstCfFlowBase * base,
-    const cf_pyramid * p0, const cf_pyramid * p1, gboolean use_initial,
-    cf_flow * flow);
-static gboolean gst_cuda_flow_hs_solve_cuda (GstCfFlowBase * base,
-    const cf_cuda_pyramid * p0, const cf_cuda_pyramid * p1,
-    gboolean use_initial, cf_cuda_flow * flow, cudaStream_t stream);
-static void gst_cuda_flow_hs_free_solver (GstCfFlowBase * base);
+static gboolean gst_cuda_flow_hs_solve (GstCfFlowBase * base,
+    GstCfFlowFrame * frame);
 
 #define GST_TYPE_CUDA_FLOW_HS_PRESET (gst_cuda_flow_hs_preset_get_type ())
 static GType
@@ -190,9 +184,7 @@ gst_cuda_flow_hs_class_init (GstCudaFlowHsClass * klass)
   GST_CF_BASE_TRANSFORM_CLASS (klass)->debug_category = gst_cuda_flow_hs_debug;
   flow_class->update_settings =
       GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_update_settings);
-  flow_class->solve_cpu = GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_solve_cpu);
-  flow_class->solve_cuda = GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_solve_cuda);
-  flow_class->free_solver = GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_free_solver);
+  flow_class->solve = GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_solve);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FLOW_HS_PRESET, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FLOW_HS_KERNEL, 0);
@@ -315,54 +307,17 @@ gst_cuda_flow_hs_update_settings (GstCfFlowBase * base,
   return rebuild;
 }
 
+/* The same solver description for either engine; the iteration count
+ * is fixed (levels × warps × iterations) and the engine reports it. */
 static gboolean
-gst_cuda_flow_hs_solve_cpu (GstCfFlowBase * base, const cf_pyramid * p0,
-    const cf_pyramid * p1, gboolean use_initial, cf_flow * flow)
+gst_cuda_flow_hs_solve (GstCfFlowBase * base, GstCfFlowFrame * frame)
 {
   GstCudaFlowHs *self = GST_CUDA_FLOW_HS (base);
-  cf_status status = cf_hs_flow (p0, p1, &self->stream_params, use_initial,
-      flow);
+  cf_flow_solver solver = {.method = CF_FLOW_METHOD_HS };
 
-  /* a fixed count: every level, every warp */
-  gst_cf_flow_base_report_iterations (base, (gint64) p0->n_levels *
-      self->stream_params.warps * self->stream_params.iterations);
-  if (status != CF_OK) {
-    gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
-        "Horn-Schunck on the CPU failed");
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
-gst_cuda_flow_hs_solve_cuda (GstCfFlowBase * base, const cf_cuda_pyramid * p0,
-    const cf_cuda_pyramid * p1, gboolean use_initial, cf_cuda_flow * flow,
-    cudaStream_t stream)
-{
-  GstCudaFlowHs *self = GST_CUDA_FLOW_HS (base);
-  cf_status status = CF_OK;
-
-  gst_cf_flow_base_report_iterations (base, (gint64) p0->n_levels *
-      self->stream_params.warps * self->stream_params.iterations);
-  if (self->plan == NULL)
-    status = cf_cuda_hs_plan_new (flow->width, flow->height,
-        gst_cf_flow_base_get_precision (base), self->stream_kernel,
-        &self->plan);
-  if (status == CF_OK)
-    status = cf_cuda_hs_plan_run (self->plan, p0, p1, &self->stream_params,
-        use_initial, flow, stream);
-  if (status != CF_OK) {
-    gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
-        "Horn-Schunck on the GPU failed");
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static void
-gst_cuda_flow_hs_free_solver (GstCfFlowBase * base)
-{
-  GstCudaFlowHs *self = GST_CUDA_FLOW_HS (base);
-
-  g_clear_pointer (&self->plan, cf_cuda_hs_plan_free);
+  solver.params.hs = self->stream_params;
+  solver.kernel = self->stream_kernel;
+  solver.precision = frame->precision;
+  return gst_cf_flow_frame_solve (frame, GST_ELEMENT (self), &solver,
+      "Horn-Schunck");
 }
