@@ -345,3 +345,38 @@ flow_test_solver_init (cf_flow_solver * solver, cf_flow_method method)
       break;
   }
 }
+
+cf_channel
+flow_test_gray8_channel (guint8 * data, int width, int height)
+{
+  cf_channel ch;
+
+  ch.data = data;
+  ch.width = width;
+  ch.height = height;
+  ch.stride = width;
+  ch.pixel_stride = 1;
+  ch.depth = 8;
+  return ch;
+}
+
+void
+flow_test_small_pyramid (cf_pyramid_params * pyramid, float sigma)
+{
+  cf_pyramid_params_init (pyramid);
+  pyramid->max_levels = 3;
+  pyramid->min_size = 8;
+  pyramid->presmooth_sigma = sigma;
+}
+
+void
+flow_test_engine_load (cf_flow_engine * engine, int slot, guint8 * gray)
+{
+  cf_channel ch = flow_test_gray8_channel (gray, engine->width,
+      engine->height);
+
+  fail_unless_equals_int (cf_flow_engine_luma_from_channel (engine, slot,
+          &ch), CF_OK);
+  fail_unless_equals_int (cf_flow_engine_build_pyramid (engine, slot),
+      CF_OK);
+}

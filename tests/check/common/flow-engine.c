@@ -23,32 +23,9 @@
 #include "flow-test-util.h"
 #include "common/flow-engine.h"
 
+/* odd, and three levels with flow_test_small_pyramid */
 #define WIDTH 61
 #define HEIGHT 47
-
-/* 61×47 → 31×24 → 16×12: three levels with min_size 8 */
-static void
-test_pyramid_params (cf_pyramid_params * pp, float presmooth_sigma)
-{
-  cf_pyramid_params_init (pp);
-  pp->max_levels = 3;
-  pp->min_size = 8;
-  pp->presmooth_sigma = presmooth_sigma;
-}
-
-static cf_channel
-gray8_channel (guint8 * data)
-{
-  cf_channel ch;
-
-  ch.data = data;
-  ch.width = WIDTH;
-  ch.height = HEIGHT;
-  ch.stride = WIDTH;
-  ch.pixel_stride = 1;
-  ch.depth = 8;
-  return ch;
-}
 
 /* What the engine does, step by step with common/: luma into level 0,
  * then the pyramid built from it in place. */
@@ -56,23 +33,12 @@ static cf_pyramid *
 direct_pyramid (guint8 * gray, const cf_pyramid_params * pp)
 {
   cf_pyramid *p = cf_pyramid_new (WIDTH, HEIGHT, pp);
-  cf_channel ch = gray8_channel (gray);
+  cf_channel ch = flow_test_gray8_channel (gray, WIDTH, HEIGHT);
 
   fail_unless (p != NULL);
   fail_unless_equals_int (cf_luma_from_channel (&ch, p->level[0]), CF_OK);
   fail_unless_equals_int (cf_pyramid_build (p, p->level[0], pp), CF_OK);
   return p;
-}
-
-static void
-load_slot (cf_flow_engine * engine, int slot, guint8 * gray)
-{
-  cf_channel ch = gray8_channel (gray);
-
-  fail_unless_equals_int (cf_flow_engine_luma_from_channel (engine, slot,
-          &ch), CF_OK);
-  fail_unless_equals_int (cf_flow_engine_build_pyramid (engine, slot),
-      CF_OK);
 }
 
 /* The engine's flow, interleaved, equals @ref's bit for bit. */
@@ -136,14 +102,15 @@ GST_START_TEST (test_solve_matches_direct_calls_bit_for_bit)
 
     flow_test_solver_init (&solver, methods[m]);
     /* TV-L1 and CLG presmooth; HS does not */
-    test_pyramid_params (&pp, methods[m] == CF_FLOW_METHOD_HS ? 0.0f : 0.8f);
+    flow_test_small_pyramid (&pp,
+        methods[m] == CF_FLOW_METHOD_HS ? 0.0f : 0.8f);
     fail_unless_equals_int (cf_flow_engine_new_cpu (WIDTH, HEIGHT, &pp,
             methods[m] == CF_FLOW_METHOD_TVL1, &engine), CF_OK);
     fail_unless_equals_int (engine->n_levels, 3);
 
     /* frame t-1 in slot 1, frame t in slot 0: slots are only names */
-    load_slot (engine, 1, f0);
-    load_slot (engine, 0, f1);
+    flow_test_engine_load (engine, 1, f0);
+    flow_test_engine_load (engine, 0, f1);
     pair.prev = 1;
     pair.cur = 0;
     pair.want_iterations = 1;
@@ -201,14 +168,14 @@ GST_START_TEST (test_rgb_luma_is_cf_luma_from_rgb)
     bgra[i] = (guint8) ((i * 37 + (i / 7) * 11) & 0xff);
   for (i = 0; i < WIDTH * HEIGHT; i++)
     gray[i] = (guint8) ((i * 13) & 0xff);
-  test_pyramid_params (&pp, 0.0f);
+  flow_test_small_pyramid (&pp, 0.0f);
   flow_test_solver_init (&solver, CF_FLOW_METHOD_HS);
   fail_unless_equals_int (cf_flow_engine_new_cpu (WIDTH, HEIGHT, &pp, 0,
           &engine), CF_OK);
   fail_unless_equals_int (cf_flow_engine_luma_from_rgb (engine, 0, bgra,
           4 * WIDTH, 4, 2, 1, 0), CF_OK);
   fail_unless_equals_int (cf_flow_engine_build_pyramid (engine, 0), CF_OK);
-  load_slot (engine, 1, gray);
+  flow_test_engine_load (engine, 1, gray);
   pair.prev = 0;
   pair.cur = 1;
   fail_unless_equals_int (cf_flow_engine_solve (engine, &solver, &pair),
@@ -251,12 +218,12 @@ GST_START_TEST (test_range_is_recorded_per_slot_before_presmoothing)
   a[40 + 30 * WIDTH] = 200;
   b[0] = 50;
   b[WIDTH * HEIGHT - 1] = 250;
-  test_pyramid_params (&pp, 3.0f);
+  flow_test_small_pyramid (&pp, 3.0f);
 
   fail_unless_equals_int (cf_flow_engine_new_cpu (WIDTH, HEIGHT, &pp, 1,
           &engine), CF_OK);
-  load_slot (engine, 0, a);
-  load_slot (engine, 1, b);
+  flow_test_engine_load (engine, 0, a);
+  flow_test_engine_load (engine, 1, b);
   fail_unless_equals_float (engine->range[0][0], 10.0f);
   fail_unless_equals_float (engine->range[0][1], 200.0f);
   fail_unless_equals_float (engine->range[1][0], 50.0f);
@@ -265,7 +232,7 @@ GST_START_TEST (test_range_is_recorded_per_slot_before_presmoothing)
   fail_unless_equals_float (lo, 10.0f);
   fail_unless_equals_float (hi, 250.0f);
   /* the next frame replaces its slot's range only */
-  load_slot (engine, 0, b);
+  flow_test_engine_load (engine, 0, b);
   cf_flow_engine_pair_range (engine, &lo, &hi);
   fail_unless_equals_float (lo, 50.0f);
   fail_unless_equals_float (hi, 250.0f);
@@ -274,8 +241,8 @@ GST_START_TEST (test_range_is_recorded_per_slot_before_presmoothing)
   /* without with_range nothing is recorded */
   fail_unless_equals_int (cf_flow_engine_new_cpu (WIDTH, HEIGHT, &pp, 0,
           &engine), CF_OK);
-  load_slot (engine, 0, a);
-  load_slot (engine, 1, b);
+  flow_test_engine_load (engine, 0, a);
+  flow_test_engine_load (engine, 1, b);
   cf_flow_engine_pair_range (engine, &lo, &hi);
   fail_unless_equals_float (lo, 0.0f);
   fail_unless_equals_float (hi, 0.0f);
@@ -295,7 +262,7 @@ GST_START_TEST (test_zero_flow_writes_zeros_and_no_motion)
   double mean = -1.0, max = -1.0;
   int x, y;
 
-  test_pyramid_params (&pp, 0.0f);
+  flow_test_small_pyramid (&pp, 0.0f);
   fail_unless_equals_int (cf_flow_engine_new_cpu (WIDTH, HEIGHT, &pp, 0,
           &engine), CF_OK);
   fail_unless_equals_int (cf_flow_engine_zero_flow (engine), CF_OK);
@@ -377,11 +344,11 @@ GST_START_TEST (test_rejects_bad_arguments)
   cf_flow_pair pair = { 0 };
   cf_pyramid_params pp;
   guint8 *gray = g_new0 (guint8, WIDTH * HEIGHT);
-  cf_channel ch = gray8_channel (gray);
+  cf_channel ch = flow_test_gray8_channel (gray, WIDTH, HEIGHT);
   float uv[2 * WIDTH];
   double mean, max;
 
-  test_pyramid_params (&pp, 0.0f);
+  flow_test_small_pyramid (&pp, 0.0f);
   fail_unless_equals_int (cf_flow_engine_new_cpu (0, HEIGHT, &pp, 0,
           &engine), CF_ERROR_INVALID);
   fail_unless (engine == NULL);

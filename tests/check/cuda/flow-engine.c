@@ -29,7 +29,7 @@
 #include "cuda/pyramid.h"
 #include "cuda/tvl1.h"
 
-/* odd, and three levels with min_size 8: 61×47 → 31×24 → 16×12 */
+/* odd, and three levels with flow_test_small_pyramid */
 #define WIDTH 61
 #define HEIGHT 47
 /* GPU engine against CPU engine: mean |Δflow| in pixels, the bar of every
@@ -50,49 +50,47 @@ teardown (void)
   cudaStreamDestroy (stream);
 }
 
+/* A synthetic pair as packed GRAY8 frames on the host and on the device,
+ * and a device buffer for interleaved flow. */
+typedef struct
+{
+  guint8 *host[2];
+  guint8 *device[2];
+  float *uv_device;
+} test_pair;
+
 static void
-pyramid_params (cf_pyramid_params * pp, float presmooth_sigma)
+test_pair_make (test_pair * t, float tx, float ty)
 {
-  cf_pyramid_params_init (pp);
-  pp->max_levels = 3;
-  pp->min_size = 8;
-  pp->presmooth_sigma = presmooth_sigma;
-}
+  size_t n = WIDTH * HEIGHT;
+  int i;
 
-/* @host bytes in a new device buffer (cudaFree it). */
-static guint8 *
-upload_bytes (const guint8 * host, size_t n)
-{
-  guint8 *device = NULL;
-
-  CUDA_OK (cudaMalloc ((void **) &device, n));
-  CUDA_OK (cudaMemcpy (device, host, n, cudaMemcpyHostToDevice));
-  return device;
-}
-
-static cf_channel
-gray8_channel (guint8 * data)
-{
-  cf_channel ch;
-
-  ch.data = data;
-  ch.width = WIDTH;
-  ch.height = HEIGHT;
-  ch.stride = WIDTH;
-  ch.pixel_stride = 1;
-  ch.depth = 8;
-  return ch;
+  t->host[0] = g_new (guint8, n);
+  t->host[1] = g_new (guint8, n);
+  flow_test_gray8_pair (WIDTH, HEIGHT, tx, ty, t->host[0], t->host[1]);
+  for (i = 0; i < 2; i++) {
+    t->device[i] = NULL;
+    CUDA_OK (cudaMalloc ((void **) &t->device[i], n));
+    /* on the test's stream, ahead of the work that reads it (a
+     * non-blocking stream does not wait for the default stream) */
+    CUDA_OK (cudaMemcpyAsync (t->device[i], t->host[i], n,
+            cudaMemcpyHostToDevice, stream));
+  }
+  t->uv_device = NULL;
+  CUDA_OK (cudaMalloc ((void **) &t->uv_device,
+          2 * sizeof (float) * WIDTH * HEIGHT));
 }
 
 static void
-load_slot (cf_flow_engine * engine, int slot, guint8 * gray)
+test_pair_free (test_pair * t)
 {
-  cf_channel ch = gray8_channel (gray);
+  int i;
 
-  fail_unless_equals_int (cf_flow_engine_luma_from_channel (engine, slot,
-          &ch), CF_OK);
-  fail_unless_equals_int (cf_flow_engine_build_pyramid (engine, slot),
-      CF_OK);
+  for (i = 0; i < 2; i++) {
+    cudaFree (t->device[i]);
+    g_free (t->host[i]);
+  }
+  cudaFree (t->uv_device);
 }
 
 /* The engine's flow, interleaved, on the host (@uv_device: a device
@@ -131,7 +129,7 @@ static void
 direct_load (direct_gpu * d, int slot, guint8 * gray,
     const cf_pyramid_params * pp)
 {
-  cf_channel ch = gray8_channel (gray);
+  cf_channel ch = flow_test_gray8_channel (gray, WIDTH, HEIGHT);
 
   fail_unless_equals_int (cf_cuda_luma_from_channel (&ch,
           &d->p[slot].level[0], stream), CF_OK);
@@ -208,18 +206,11 @@ static const char *const method_names[] = { "HS", "CLG", "TV-L1" };
 
 GST_START_TEST (test_matches_direct_cuda_calls_bit_for_bit)
 {
-  guint8 *f0 = g_new (guint8, WIDTH * HEIGHT);
-  guint8 *f1 = g_new (guint8, WIDTH * HEIGHT);
-  guint8 *d0, *d1;
-  float *uv_device = NULL;
   size_t bytes = 2 * sizeof (float) * WIDTH * HEIGHT;
+  test_pair t;
   guint m;
 
-  flow_test_gray8_pair (WIDTH, HEIGHT, 1.25f, -0.5f, f0, f1);
-  d0 = upload_bytes (f0, WIDTH * HEIGHT);
-  d1 = upload_bytes (f1, WIDTH * HEIGHT);
-  CUDA_OK (cudaMalloc ((void **) &uv_device, bytes));
-
+  test_pair_make (&t, 1.25f, -0.5f);
   for (m = 0; m < G_N_ELEMENTS (methods); m++) {
     cf_flow_engine *engine = NULL;
     cf_flow_solver solver;
@@ -232,7 +223,8 @@ GST_START_TEST (test_matches_direct_cuda_calls_bit_for_bit)
 
     memset (&d, 0, sizeof (d));
     flow_test_solver_init (&solver, methods[m]);
-    pyramid_params (&pp, methods[m] == CF_FLOW_METHOD_HS ? 0.0f : 0.8f);
+    flow_test_small_pyramid (&pp,
+        methods[m] == CF_FLOW_METHOD_HS ? 0.0f : 0.8f);
     fail_unless_equals_int (cf_cuda_flow_engine_new (WIDTH, HEIGHT, &pp,
             methods[m] == CF_FLOW_METHOD_TVL1, stream, &engine), CF_OK);
     fail_unless_equals_int (engine->n_levels, 3);
@@ -244,10 +236,10 @@ GST_START_TEST (test_matches_direct_cuda_calls_bit_for_bit)
         CF_OK);
 
     /* frame t-1 in slot 1, frame t in slot 0 */
-    load_slot (engine, 1, d0);
-    load_slot (engine, 0, d1);
-    direct_load (&d, 1, d0, &pp);
-    direct_load (&d, 0, d1, &pp);
+    flow_test_engine_load (engine, 1, t.device[0]);
+    flow_test_engine_load (engine, 0, t.device[1]);
+    direct_load (&d, 1, t.device[0], &pp);
+    direct_load (&d, 0, t.device[1], &pp);
     pair.prev = 1;
     pair.cur = 0;
     pair.want_iterations = 1;
@@ -257,8 +249,8 @@ GST_START_TEST (test_matches_direct_cuda_calls_bit_for_bit)
       fail_unless_equals_int (cf_flow_engine_solve (engine, &solver, &pair),
           CF_OK);
       direct_solve (&d, &solver, 1, 0, warm, &iterations);
-      got = engine_flow (engine, uv_device);
-      want = direct_flow (&d, uv_device);
+      got = engine_flow (engine, t.uv_device);
+      want = direct_flow (&d, t.uv_device);
       fail_unless (memcmp (got, want, bytes) == 0,
           "%s (warm %d): the engine's flow differs from the direct calls'",
           method_names[m], warm);
@@ -279,11 +271,7 @@ GST_START_TEST (test_matches_direct_cuda_calls_bit_for_bit)
     direct_free (&d);
     cf_flow_engine_free (engine);
   }
-  cudaFree (uv_device);
-  cudaFree (d0);
-  cudaFree (d1);
-  g_free (f0);
-  g_free (f1);
+  test_pair_free (&t);
 }
 
 GST_END_TEST;
@@ -304,17 +292,10 @@ mean_abs_difference (const float *a, const float *b)
 
 GST_START_TEST (test_matches_cpu_engine)
 {
-  guint8 *f0 = g_new (guint8, WIDTH * HEIGHT);
-  guint8 *f1 = g_new (guint8, WIDTH * HEIGHT);
-  guint8 *d0, *d1;
-  float *uv_device = NULL;
+  test_pair t;
   guint m;
 
-  flow_test_gray8_pair (WIDTH, HEIGHT, -0.75f, 1.5f, f0, f1);
-  d0 = upload_bytes (f0, WIDTH * HEIGHT);
-  d1 = upload_bytes (f1, WIDTH * HEIGHT);
-  CUDA_OK (cudaMalloc ((void **) &uv_device,
-          2 * sizeof (float) * WIDTH * HEIGHT));
+  test_pair_make (&t, -0.75f, 1.5f);
 
   for (m = 0; m < G_N_ELEMENTS (methods); m++) {
     cf_flow_engine *gpu = NULL, *cpu = NULL;
@@ -325,15 +306,16 @@ GST_START_TEST (test_matches_cpu_engine)
     double diff;
 
     flow_test_solver_init (&solver, methods[m]);
-    pyramid_params (&pp, methods[m] == CF_FLOW_METHOD_HS ? 0.0f : 0.8f);
+    flow_test_small_pyramid (&pp,
+        methods[m] == CF_FLOW_METHOD_HS ? 0.0f : 0.8f);
     fail_unless_equals_int (cf_cuda_flow_engine_new (WIDTH, HEIGHT, &pp, 1,
             stream, &gpu), CF_OK);
     fail_unless_equals_int (cf_flow_engine_new_cpu (WIDTH, HEIGHT, &pp, 1,
             &cpu), CF_OK);
-    load_slot (gpu, 0, d0);
-    load_slot (gpu, 1, d1);
-    load_slot (cpu, 0, f0);
-    load_slot (cpu, 1, f1);
+    flow_test_engine_load (gpu, 0, t.device[0]);
+    flow_test_engine_load (gpu, 1, t.device[1]);
+    flow_test_engine_load (cpu, 0, t.host[0]);
+    flow_test_engine_load (cpu, 1, t.host[1]);
     cf_flow_engine_pair_range (gpu, &lo[0], &hi[0]);
     cf_flow_engine_pair_range (cpu, &lo[1], &hi[1]);
     fail_unless (lo[0] == lo[1] && hi[0] == hi[1],
@@ -347,7 +329,7 @@ GST_START_TEST (test_matches_cpu_engine)
         CF_OK);
     fail_unless_equals_int (cf_flow_engine_solve (cpu, &solver, &pair),
         CF_OK);
-    got = engine_flow (gpu, uv_device);
+    got = engine_flow (gpu, t.uv_device);
     want = engine_flow (cpu, NULL);
     diff = mean_abs_difference (got, want);
     GST_INFO ("%s: mean |GPU - CPU| %.3g px", method_names[m], diff);
@@ -358,11 +340,7 @@ GST_START_TEST (test_matches_cpu_engine)
     cf_flow_engine_free (gpu);
     cf_flow_engine_free (cpu);
   }
-  cudaFree (uv_device);
-  cudaFree (d0);
-  cudaFree (d1);
-  g_free (f0);
-  g_free (f1);
+  test_pair_free (&t);
 }
 
 GST_END_TEST;
@@ -373,26 +351,20 @@ GST_START_TEST (test_zero_flow_and_motion_of_the_downloaded_field)
   cf_flow_solver solver;
   cf_flow_pair pair = { 0 };
   cf_pyramid_params pp;
-  guint8 *f0 = g_new (guint8, WIDTH * HEIGHT);
-  guint8 *f1 = g_new (guint8, WIDTH * HEIGHT);
-  guint8 *d0, *d1;
-  float *uv_device = NULL, *uv;
+  test_pair t;
+  float *uv;
   cf_flow *flow = cf_flow_new (WIDTH, HEIGHT);
   double mean = -1.0, max = -1.0, want_mean, want_max;
   int i;
 
-  flow_test_gray8_pair (WIDTH, HEIGHT, 1.0f, 0.5f, f0, f1);
-  d0 = upload_bytes (f0, WIDTH * HEIGHT);
-  d1 = upload_bytes (f1, WIDTH * HEIGHT);
-  CUDA_OK (cudaMalloc ((void **) &uv_device,
-          2 * sizeof (float) * WIDTH * HEIGHT));
-  pyramid_params (&pp, 0.0f);
+  test_pair_make (&t, 1.0f, 0.5f);
+  flow_test_small_pyramid (&pp, 0.0f);
   flow_test_solver_init (&solver, CF_FLOW_METHOD_HS);
   fail_unless_equals_int (cf_cuda_flow_engine_new (WIDTH, HEIGHT, &pp, 0,
           stream, &engine), CF_OK);
 
   fail_unless_equals_int (cf_flow_engine_zero_flow (engine), CF_OK);
-  uv = engine_flow (engine, uv_device);
+  uv = engine_flow (engine, t.uv_device);
   for (i = 0; i < 2 * WIDTH * HEIGHT; i++)
     fail_unless (uv[i] == 0.0f, "sample %d: %g", i, uv[i]);
   g_free (uv);
@@ -401,14 +373,14 @@ GST_START_TEST (test_zero_flow_and_motion_of_the_downloaded_field)
   fail_unless_equals_float (max, 0.0);
 
   /* a solved field: motion is cf_flow_motion of what write_flow gives */
-  load_slot (engine, 0, d0);
-  load_slot (engine, 1, d1);
+  flow_test_engine_load (engine, 0, t.device[0]);
+  flow_test_engine_load (engine, 1, t.device[1]);
   pair.prev = 0;
   pair.cur = 1;
   fail_unless_equals_int (cf_flow_engine_solve (engine, &solver, &pair),
       CF_OK);
   fail_unless_equals_int (cf_flow_engine_motion (engine, &mean, &max), CF_OK);
-  uv = engine_flow (engine, uv_device);
+  uv = engine_flow (engine, t.uv_device);
   cf_flow_from_interleaved (flow, uv, 2 * sizeof (float) * WIDTH);
   cf_flow_motion (flow, &want_mean, &want_max);
   fail_unless (mean == want_mean && max == want_max && max > 0.0,
@@ -419,11 +391,7 @@ GST_START_TEST (test_zero_flow_and_motion_of_the_downloaded_field)
   g_free (uv);
   cf_flow_free (flow);
   cf_flow_engine_free (engine);
-  cudaFree (uv_device);
-  cudaFree (d0);
-  cudaFree (d1);
-  g_free (f0);
-  g_free (f1);
+  test_pair_free (&t);
 }
 
 GST_END_TEST;
@@ -434,15 +402,15 @@ GST_START_TEST (test_plan_is_fixed_by_the_first_solve)
   cf_flow_solver solver;
   cf_flow_pair pair = { 0 };
   cf_pyramid_params pp;
-  guint8 *gray = g_new0 (guint8, WIDTH * HEIGHT);
-  guint8 *d;
+  guint8 *d = NULL;
 
-  d = upload_bytes (gray, WIDTH * HEIGHT);
-  pyramid_params (&pp, 0.0f);
+  CUDA_OK (cudaMalloc ((void **) &d, WIDTH * HEIGHT));
+  CUDA_OK (cudaMemsetAsync (d, 0, WIDTH * HEIGHT, stream));
+  flow_test_small_pyramid (&pp, 0.0f);
   fail_unless_equals_int (cf_cuda_flow_engine_new (WIDTH, HEIGHT, &pp, 0,
           stream, &engine), CF_OK);
-  load_slot (engine, 0, d);
-  load_slot (engine, 1, d);
+  flow_test_engine_load (engine, 0, d);
+  flow_test_engine_load (engine, 1, d);
   pair.prev = 0;
   pair.cur = 1;
   flow_test_solver_init (&solver, CF_FLOW_METHOD_HS);
@@ -468,7 +436,6 @@ GST_START_TEST (test_plan_is_fixed_by_the_first_solve)
   fail_unless_equals_int (cf_flow_engine_wait (engine), CF_OK);
   cf_flow_engine_free (engine);
   cudaFree (d);
-  g_free (gray);
 }
 
 GST_END_TEST;
@@ -478,7 +445,7 @@ GST_START_TEST (test_rejects_bad_arguments)
   cf_flow_engine *engine = (cf_flow_engine *) 0x1;
   cf_pyramid_params pp;
 
-  pyramid_params (&pp, 0.0f);
+  flow_test_small_pyramid (&pp, 0.0f);
   fail_unless_equals_int (cf_cuda_flow_engine_new (WIDTH, 0, &pp, 1, stream,
           &engine), CF_ERROR_INVALID);
   fail_unless (engine == NULL);
@@ -492,7 +459,7 @@ GST_START_TEST (test_rejects_bad_arguments)
           stream, &engine), CF_ERROR_INVALID);
   fail_unless (engine == NULL);
 
-  pyramid_params (&pp, 0.0f);
+  flow_test_small_pyramid (&pp, 0.0f);
   fail_unless_equals_int (cf_cuda_flow_engine_new (1, 1, &pp, 1, stream,
           &engine), CF_OK);
   fail_unless_equals_string (cf_flow_engine_device (engine), "GPU");
