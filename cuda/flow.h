@@ -5,21 +5,12 @@
 #ifndef CF_CUDA_FLOW_H
 #define CF_CUDA_FLOW_H
 
+#include "common/precision.h"
 #include "cuda/cuda-util.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Storage and arithmetic of the iterative solvers' state. fp16 keeps the
- * state in half2 (u and v, or p components, of one pixel together) with
- * fp32 or half arithmetic as each solver documents; pyramids and outputs
- * stay fp32. */
-typedef enum
-{
-  CF_PRECISION_FP32 = 0,
-  CF_PRECISION_FP16
-} cf_precision;
 
 /* Two pitched float planes (u right, v down, pixels), one pitch. */
 typedef struct

@@ -67,10 +67,9 @@
 #include "gstcfbufferpool.h"
 #include "gstcfparams.h"
 
+#include "common/flow-engine.h"
 #include "common/planes.h"
-#include "cuda/flow.h"
-#include "cuda/luma.h"
-#include "cuda/pyramid.h"
+#include "cuda/flow-engine.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cf_flow_base_debug);
 #define GST_CAT_DEFAULT gst_cf_flow_base_debug
@@ -127,24 +126,16 @@ typedef struct
   gboolean stream_post_messages;
   GstClockTime durations[2];    /* per slot: the frame's buffer duration */
   gint64 iterations;            /* reported by the solver, -1 = unknown */
-  float *stats_host;            /* post-messages: the field on the host */
-  gsize stats_host_size;
   GstCaps *previous_frame_caps; /* GST_CF_FLOW_PREVIOUS_FRAME_CAPS */
   cf_pyramid_params pyramid_params;
   gboolean stream_use_previous_flow;
   cf_precision stream_precision;
-  gboolean allocated;
+  /* pyramids, flow and solver on the CPU or the GPU, for the current caps,
+   * memory and pyramid (NULL: made by the next frame) */
+  cf_flow_engine *engine;
   gint cur;                     /* pyramid slot of frame t */
   gboolean have_prev;           /* the other slot holds frame t-1 */
   gboolean have_flow;           /* the flow buffer holds the last result */
-  cf_pyramid *cpu_pyramid[2];
-  cf_flow *cpu_flow;
-  cf_cuda_pyramid gpu_pyramid[2];
-  cf_cuda_flow gpu_flow;
-  gfloat range[2][2];           /* per slot: luma min, max (needs_frame_range) */
-  float *range_scratch;         /* device, CF_CUDA_MIN_MAX_SCRATCH floats */
-  float *range_host;            /* pinned (min, max), copied asynchronously */
-  cudaEvent_t range_done;       /* passed once range_host holds the values */
   GstClockTime pts[2];          /* per slot: the frame's PTS */
   GstClockTime pair_prev_pts;   /* PTS of frame t-1 of the last solve */
 
@@ -300,7 +291,6 @@ gst_cf_flow_base_finalize (GObject * object)
   g_ptr_array_unref (priv->preset_props);
   g_hash_table_unref (priv->texts);
   g_hash_table_unref (priv->text_errors);
-  g_free (priv->stats_host);
   gst_caps_unref (priv->previous_frame_caps);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -509,18 +499,6 @@ apply_preset (GstCfFlowBase * self, gint index)
     GST_OBJECT_UNLOCK (self);
     g_value_unset (&value);
   }
-}
-
-void
-gst_cf_flow_base_report_iterations (GstCfFlowBase * self, gint64 iterations)
-{
-  GET_PRIV (self)->iterations = iterations;
-}
-
-gboolean
-gst_cf_flow_base_wants_stats (GstCfFlowBase * self)
-{
-  return GET_PRIV (self)->stream_post_messages;
 }
 
 static gboolean
@@ -740,12 +718,6 @@ gst_cf_flow_base_dup_param_error (GstCfFlowBase * self)
   return NULL;
 }
 
-cf_precision
-gst_cf_flow_base_get_precision (GstCfFlowBase * self)
-{
-  return GET_PRIV (self)->stream_precision;
-}
-
 /* --- caps ------------------------------------------------------------ */
 
 static void
@@ -927,31 +899,12 @@ gst_cf_flow_base_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   return ret;
 }
 
+/* The engine's pyramids, flow and solver go, and the history with them
+ * (with the CUDA backend the context is pushed). */
 static void
-free_frames (GstCfFlowBase * self)
+free_engine (GstCfFlowBase * self)
 {
-  GstCfFlowBasePrivate *priv = GET_PRIV (self);
-  gint i;
-
-  for (i = 0; i < 2; i++) {
-    g_clear_pointer (&priv->cpu_pyramid[i], cf_pyramid_free);
-    cf_cuda_pyramid_release (&priv->gpu_pyramid[i]);
-  }
-  g_clear_pointer (&priv->cpu_flow, cf_flow_free);
-  cf_cuda_flow_release (&priv->gpu_flow);
-  if (priv->range_scratch) {
-    cudaFree (priv->range_scratch);
-    priv->range_scratch = NULL;
-  }
-  if (priv->range_host) {
-    cudaFreeHost (priv->range_host);
-    priv->range_host = NULL;
-  }
-  if (priv->range_done) {
-    cudaEventDestroy (priv->range_done);
-    priv->range_done = NULL;
-  }
-  priv->allocated = FALSE;
+  g_clear_pointer (&GET_PRIV (self)->engine, cf_flow_engine_free);
   reset_history (self);
 }
 
@@ -968,13 +921,10 @@ static void
 gst_cf_flow_base_free_device_resources (GstCfBaseTransform * base)
 {
   GstCfFlowBase *self = GST_CF_FLOW_BASE (base);
-  GstCfFlowBaseClass *klass = GST_CF_FLOW_BASE_GET_CLASS (self);
 
-  free_frames (self);
+  free_engine (self);
   clear_pool (&GET_PRIV (self)->flow_pool_cuda);
   clear_pool (&GET_PRIV (self)->flow_pool_system);
-  if (klass->free_solver)
-    klass->free_solver (self);
 }
 
 static gboolean
@@ -1008,29 +958,32 @@ gst_cf_flow_base_set_info (GstCfBaseTransform * base, const GstCfLayout * in,
 
 /* --- per frame ------------------------------------------------------- */
 
-/* Copy the settings; FALSE when frames or solvers must be rebuilt. */
+/* This frame's settings, ours and the method's, copied in one go under
+ * the object lock (the subclass hook only copies: see update_settings in
+ * gstcfflowbase.h). TRUE when frames or the solver must be rebuilt: the
+ * pyramid, the precision or a setting the method builds its solver for
+ * changed. */
 static gboolean
-sync_settings (GstCfFlowBase * self)
+update_settings (GstCfFlowBase * self)
 {
   GstCfFlowBasePrivate *priv = GET_PRIV (self);
   GstCfFlowBaseClass *klass = GST_CF_FLOW_BASE_GET_CLASS (self);
   cf_pyramid_params params;
-  gboolean same, solver_ok = TRUE;
+  gboolean same, rebuild_solver;
 
   cf_pyramid_params_init (&params);
   GST_OBJECT_LOCK (self);
   params.max_levels = priv->levels;
   params.eta = (float) priv->scale_factor;
   params.min_size = MIN_LEVEL_SIZE;
-  klass->get_pyramid_params (self, &params);
   priv->stream_use_previous_flow = priv->use_previous_flow;
   priv->stream_max_gap = priv->max_gap;
   priv->stream_post_messages = priv->post_messages;
-  if (klass->sync_settings)
-    solver_ok = !klass->sync_settings (self);
+  rebuild_solver = klass->update_settings != NULL &&
+      klass->update_settings (self, &params);
   if (priv->stream_precision != priv->precision) {
     priv->stream_precision = priv->precision;
-    solver_ok = FALSE;
+    rebuild_solver = TRUE;
   }
   GST_OBJECT_UNLOCK (self);
 
@@ -1039,65 +992,46 @@ sync_settings (GstCfFlowBase * self)
       params.presmooth_sigma == priv->pyramid_params.presmooth_sigma &&
       params.min_size == priv->pyramid_params.min_size;
   priv->pyramid_params = params;
-  return same && solver_ok;
+  return !same || rebuild_solver;
 }
 
+/* The engine for frames like @in: the GPU's when they are in device
+ * memory (the CUDA backend), else the CPU's. The one place that chooses;
+ * made again whenever the caps, the memory or the pyramid change. */
 static gboolean
-allocate_frames (GstCfFlowBase * self, gint width, gint height,
-    gboolean on_device)
+make_engine (GstCfFlowBase * self, const GstCfPlanes * in)
 {
   GstCfFlowBasePrivate *priv = GET_PRIV (self);
-  cf_status status = CF_OK;
-  gint i;
+  gboolean with_range = GST_CF_FLOW_BASE_GET_CLASS (self)->needs_frame_range;
+  gint width = in->layout->width, height = in->layout->height;
+  cf_status status;
 
-  for (i = 0; i < 2 && status == CF_OK; i++) {
-    if (on_device) {
-      status = cf_cuda_pyramid_alloc (&priv->gpu_pyramid[i], width, height,
-          &priv->pyramid_params);
-    } else {
-      priv->cpu_pyramid[i] = cf_pyramid_new (width, height,
-          &priv->pyramid_params);
-      if (priv->cpu_pyramid[i] == NULL)
-        status = CF_ERROR_NO_MEMORY;
-    }
-  }
-  if (status == CF_OK && on_device &&
-      GST_CF_FLOW_BASE_GET_CLASS (self)->needs_frame_range)
-    status = cf_cuda_check (cudaMalloc ((void **) &priv->range_scratch,
-            CF_CUDA_MIN_MAX_SCRATCH * sizeof (float)));
-  if (status == CF_OK && priv->range_scratch)
-    status = cf_cuda_check (cudaMallocHost ((void **) &priv->range_host,
-            2 * sizeof (float)));
-  if (status == CF_OK && priv->range_scratch)
-    status = cf_cuda_check (cudaEventCreateWithFlags (&priv->range_done,
-            cudaEventDisableTiming));
-  if (status == CF_OK) {
-    if (on_device) {
-      status = cf_cuda_flow_alloc (&priv->gpu_flow, width, height);
-    } else {
-      priv->cpu_flow = cf_flow_new (width, height);
-      if (priv->cpu_flow == NULL)
-        status = CF_ERROR_NO_MEMORY;
-    }
-  }
+  free_engine (self);
+  if (in->on_device)
+    status = cf_cuda_flow_engine_new (width, height, &priv->pyramid_params,
+        with_range, gst_cf_base_transform_get_stream (GST_CF_BASE_TRANSFORM
+            (self)), &priv->engine);
+  else
+    status = cf_flow_engine_new_cpu (width, height, &priv->pyramid_params,
+        with_range, &priv->engine);
   if (status != CF_OK) {
     gchar *what = g_strdup_printf ("Not enough %s memory for %dx%d frames "
-        "at %d pyramid levels", on_device ? "GPU" : "host", width, height,
+        "at %d pyramid levels", in->on_device ? "GPU" : "host", width, height,
         priv->pyramid_params.max_levels);
     gst_cf_post_status_error (GST_ELEMENT (self), status, NULL, what);
     g_free (what);
-    free_frames (self);
     return FALSE;
   }
-  priv->allocated = TRUE;
+  GST_CAT_DEBUG_OBJECT (ELEMENT_CAT (self), self, "flow engine on the %s "
+      "for %dx%d, %d levels", cf_flow_engine_device (priv->engine), width,
+      height, priv->engine->n_levels);
   priv->cur = 0;
-  reset_history (self);
   return TRUE;
 }
 
-/* Luma of the input frame in 0..255 into the current level 0. */
+/* Luma of the input frame in 0..255 into the current slot's level 0. */
 static cf_status
-extract_luma (GstCfFlowBase * self, const GstCfPlanes * in, cudaStream_t s)
+load_luma (GstCfFlowBase * self, const GstCfPlanes * in)
 {
   GstCfFlowBasePrivate *priv = GET_PRIV (self);
   const GstVideoInfo *info = &in->layout->info;
@@ -1107,11 +1041,8 @@ extract_luma (GstCfFlowBase * self, const GstCfPlanes * in, cudaStream_t s)
     gint r = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_R);
     gint g = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_G);
     gint b = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_B);
-    if (in->on_device)
-      return cf_cuda_luma_from_rgb (in->data[0], in->stride[0], ps, r, g, b,
-          &priv->gpu_pyramid[priv->cur].level[0], s);
-    return cf_luma_from_rgb (in->data[0], in->stride[0], ps, r, g, b,
-        priv->cpu_pyramid[priv->cur]->level[0]);
+    return cf_flow_engine_luma_from_rgb (priv->engine, priv->cur,
+        in->data[0], in->stride[0], ps, r, g, b);
   } else {
     cf_channel ch;
     ch.data = in->data[GST_VIDEO_INFO_COMP_PLANE (info, GST_VIDEO_COMP_Y)] +
@@ -1122,57 +1053,27 @@ extract_luma (GstCfFlowBase * self, const GstCfPlanes * in, cudaStream_t s)
             GST_VIDEO_COMP_Y)];
     ch.pixel_stride = GST_VIDEO_INFO_COMP_PSTRIDE (info, GST_VIDEO_COMP_Y);
     ch.depth = GST_VIDEO_INFO_COMP_DEPTH (info, GST_VIDEO_COMP_Y) > 8 ? 16 : 8;
-    if (in->on_device)
-      return cf_cuda_luma_from_channel (&ch,
-          &priv->gpu_pyramid[priv->cur].level[0], s);
-    return cf_luma_from_channel (&ch, priv->cpu_pyramid[priv->cur]->level[0]);
+    return cf_flow_engine_luma_from_channel (priv->engine, priv->cur, &ch);
   }
 }
 
-/* Luma range of the current frame, before the pyramid smooths it. On the
- * device the reduction is only queued: finish_range waits for it once the
- * pyramid is queued too, so the GPU never idles for the round trip. */
-static cf_status
-record_range (GstCfFlowBase * self, gboolean on_device, cudaStream_t s)
+/* For solve (): the method's solver on the pair, and the error that says
+ * which method failed where. */
+gboolean
+gst_cf_flow_frame_solve (GstCfFlowFrame * frame, GstElement * element,
+    const cf_flow_solver * solver, const gchar * method_name)
 {
-  GstCfFlowBasePrivate *priv = GET_PRIV (self);
-  gfloat *range = priv->range[priv->cur];
-  cf_status status;
+  cf_status status = cf_flow_engine_solve (frame->engine, solver,
+      &frame->pair);
+  gchar *what;
 
-  if (on_device) {
-    status = cf_cuda_image_min_max_async (&priv->gpu_pyramid[priv->cur].
-        level[0], priv->range_scratch, priv->range_host, s);
-    if (status == CF_OK)
-      status = cf_cuda_check (cudaEventRecord (priv->range_done, s));
-    return status;
-  }
-  cf_image_min_max (priv->cpu_pyramid[priv->cur]->level[0], &range[0],
-      &range[1]);
-  return CF_OK;
-}
-
-/* The device half of record_range: wait for the values and keep them. */
-static cf_status
-finish_range (GstCfFlowBase * self)
-{
-  GstCfFlowBasePrivate *priv = GET_PRIV (self);
-  cf_status status = cf_cuda_check (cudaEventSynchronize (priv->range_done));
-
-  if (status == CF_OK) {
-    priv->range[priv->cur][0] = priv->range_host[0];
-    priv->range[priv->cur][1] = priv->range_host[1];
-  }
-  return status;
-}
-
-void
-gst_cf_flow_base_get_pair_range (GstCfFlowBase * self, gfloat * min,
-    gfloat * max)
-{
-  GstCfFlowBasePrivate *priv = GET_PRIV (self);
-
-  *min = MIN (priv->range[0][0], priv->range[1][0]);
-  *max = MAX (priv->range[0][1], priv->range[1][1]);
+  if (status == CF_OK)
+    return TRUE;
+  what = g_strdup_printf ("%s on the %s failed", method_name,
+      cf_flow_engine_device (frame->engine));
+  gst_cf_post_status_error (element, status, NULL, what);
+  g_free (what);
+  return FALSE;
 }
 
 /* The frame duration the PTS step is measured in: the caps framerate,
@@ -1280,65 +1181,6 @@ post_qos_dropped (GstCfFlowBase * self, GstBuffer * inbuf)
   gst_element_post_message (GST_ELEMENT (self), msg);
 }
 
-/* Mean and largest |(u, v)| of the field just computed (host planes; the
- * GPU field is downloaded first, stream synchronised). */
-static cf_status
-flow_motion (GstCfFlowBase * self, gboolean on_device, cudaStream_t stream,
-    gdouble * mean, gdouble * max)
-{
-  GstCfFlowBasePrivate *priv = GET_PRIV (self);
-  const float *u, *v;
-  gsize pitch;
-  gint w, h, x, y;
-  gdouble sum = 0.0, top = 0.0;
-
-  if (on_device) {
-    const cf_cuda_flow *f = &priv->gpu_flow;
-    gsize plane = (gsize) f->width * f->height;
-    cf_status status;
-
-    if (priv->stats_host_size < 2 * plane) {
-      g_free (priv->stats_host);
-      priv->stats_host = g_new (float, 2 * plane);
-      priv->stats_host_size = 2 * plane;
-    }
-    status = cf_cuda_check (cudaMemcpy2DAsync (priv->stats_host,
-            f->width * sizeof (float), f->u, f->pitch * sizeof (float),
-            f->width * sizeof (float), f->height, cudaMemcpyDeviceToHost,
-            stream));
-    if (status == CF_OK)
-      status = cf_cuda_check (cudaMemcpy2DAsync (priv->stats_host + plane,
-              f->width * sizeof (float), f->v, f->pitch * sizeof (float),
-              f->width * sizeof (float), f->height, cudaMemcpyDeviceToHost,
-              stream));
-    if (status == CF_OK)
-      status = cf_cuda_check (cudaStreamSynchronize (stream));
-    if (status != CF_OK)
-      return status;
-    u = priv->stats_host;
-    v = priv->stats_host + plane;
-    pitch = f->width;
-    w = f->width;
-    h = f->height;
-  } else {
-    u = priv->cpu_flow->u;
-    v = priv->cpu_flow->v;
-    pitch = priv->cpu_flow->pitch;
-    w = priv->cpu_flow->width;
-    h = priv->cpu_flow->height;
-  }
-  for (y = 0; y < h; y++) {
-    for (x = 0; x < w; x++) {
-      gdouble m = hypot (u[x + y * pitch], v[x + y * pitch]);
-      sum += m;
-      top = MAX (top, m);
-    }
-  }
-  *mean = w > 0 && h > 0 ? sum / ((gdouble) w * h) : 0.0;
-  *max = top;
-  return CF_OK;
-}
-
 /* post-messages: one element message per frame, like videoanalyse's. */
 static void
 post_stats (GstCfFlowBase * self, GstBuffer * inbuf, gboolean solved,
@@ -1366,6 +1208,8 @@ post_stats (GstCfFlowBase * self, GstBuffer * inbuf, gboolean solved,
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
+/* The engine is chosen by make_engine: nothing here depends on where it
+ * runs. */
 static GstFlowReturn
 gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
     const GstCfPlanes * in, GstBuffer * outbuf, const GstCfPlanes * out)
@@ -1373,8 +1217,6 @@ gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
   GstCfFlowBase *self = GST_CF_FLOW_BASE (base);
   GstCfFlowBasePrivate *priv = GET_PRIV (self);
   GstCfFlowBaseClass *klass = GST_CF_FLOW_BASE_GET_CLASS (self);
-  gboolean on_device = in->on_device;
-  cudaStream_t stream = gst_cf_base_transform_get_stream (base);
   cf_status status;
   gboolean solved = FALSE, late;
   GstClockTime solve_time = 0;
@@ -1382,12 +1224,9 @@ gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
   gint64 start;
   gint prev;
 
-  if (!sync_settings (self) || !priv->allocated) {
-    free_frames (self);
-    if (klass->free_solver)
-      klass->free_solver (self);
-    if (!allocate_frames (self, in->layout->width, in->layout->height,
-            on_device))
+  if (update_settings (self) || priv->engine == NULL ||
+      !cf_flow_engine_on_device (priv->engine) != !in->on_device) {
+    if (!make_engine (self, in))
       return GST_FLOW_ERROR;
   }
   prev = 1 - priv->cur;
@@ -1396,23 +1235,13 @@ gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
   late = frame_is_late (self, inbuf);
 
   /* this frame's pyramid, kept for the next frame */
-  status = extract_luma (self, in, stream);
-  if (status == CF_OK && klass->needs_frame_range)
-    status = record_range (self, on_device, stream);
-  if (status == CF_OK) {
-    if (on_device)
-      status = cf_cuda_pyramid_build (&priv->gpu_pyramid[priv->cur],
-          &priv->pyramid_params, stream);
-    else
-      status = cf_pyramid_build (priv->cpu_pyramid[priv->cur],
-          priv->cpu_pyramid[priv->cur]->level[0], &priv->pyramid_params);
-  }
-  if (status == CF_OK && klass->needs_frame_range && on_device)
-    status = finish_range (self);
+  status = load_luma (self, in);
+  if (status == CF_OK)
+    status = cf_flow_engine_build_pyramid (priv->engine, priv->cur);
   /* a late frame leaves with its pyramid built: wait for it, since the
    * base does not synchronise a dropped frame */
-  if (status == CF_OK && late && on_device)
-    status = cf_cuda_check (cudaStreamSynchronize (stream));
+  if (status == CF_OK && late)
+    status = cf_flow_engine_wait (priv->engine);
   if (status != CF_OK) {
     gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
         "Could not build the image pyramid");
@@ -1433,24 +1262,27 @@ gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
   }
 
   if (priv->have_prev) {
-    gboolean warm = priv->stream_use_previous_flow && priv->have_flow;
+    GstCfFlowFrame frame;
 
-    /* both backends refuse the same settings, before the first solve */
-    if (klass->check_settings && !klass->check_settings (self))
-      return GST_FLOW_ERROR;
-    priv->iterations = -1;
+    frame.engine = priv->engine;
+    frame.pair.prev = prev;
+    frame.pair.cur = priv->cur;
+    frame.pair.use_initial = priv->stream_use_previous_flow &&
+        priv->have_flow;
+    /* post-messages reports exact counts, even at the price of a wait */
+    frame.pair.want_iterations = priv->stream_post_messages;
+    frame.pair.iterations = -1;
+    frame.precision = priv->stream_precision;
+    cf_flow_engine_pair_range (priv->engine, &frame.range_min,
+        &frame.range_max);
     start = g_get_monotonic_time ();
-    if (on_device)
-      solved = klass->solve_cuda (self, &priv->gpu_pyramid[prev],
-          &priv->gpu_pyramid[priv->cur], warm, &priv->gpu_flow, stream);
-    else
-      solved = klass->solve_cpu (self, priv->cpu_pyramid[prev],
-          priv->cpu_pyramid[priv->cur], warm, priv->cpu_flow);
-    if (!solved)
+    if (!klass->solve (self, &frame))
       return GST_FLOW_ERROR;
+    solved = TRUE;
+    priv->iterations = frame.pair.iterations;
     if (priv->stream_post_messages) {
       /* the solve's wall time: wait for the GPU */
-      status = flow_motion (self, on_device, stream, &mean, &max);
+      status = cf_flow_engine_motion (priv->engine, &mean, &max);
       solve_time = (g_get_monotonic_time () - start) * GST_USECOND;
       if (status != CF_OK) {
         gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
@@ -1461,20 +1293,11 @@ gst_cf_flow_base_process (GstCfBaseTransform * base, GstBuffer * inbuf,
   }
 
   /* a zero field stands in for the flow that has no previous frame */
-  if (!solved) {
-    if (on_device)
-      status = cf_cuda_flow_fill (&priv->gpu_flow, 0.0f, 0.0f, stream);
-    else
-      cf_flow_fill (priv->cpu_flow, 0.0f, 0.0f);
-  }
-  if (status == CF_OK) {
-    if (on_device)
-      status = cf_cuda_flow_to_interleaved (&priv->gpu_flow,
-          (float *) out->data[0], out->stride[0], stream);
-    else
-      cf_flow_to_interleaved (priv->cpu_flow, (float *) out->data[0],
-          out->stride[0]);
-  }
+  if (!solved)
+    status = cf_flow_engine_zero_flow (priv->engine);
+  if (status == CF_OK)
+    status = cf_flow_engine_write_flow (priv->engine, (float *) out->data[0],
+        out->stride[0]);
   if (status != CF_OK) {
     gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
         "Could not write the flow field");

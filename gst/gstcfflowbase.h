@@ -8,11 +8,8 @@
 
 #include <gst/cudaflow/cudaflow.h>
 
-#include "common/image.h"
+#include "common/flow-engine.h"
 #include "common/params.h"
-#include "common/pyramid.h"
-#include "cuda/flow.h"
-#include "cuda/pyramid.h"
 
 G_BEGIN_DECLS
 
@@ -38,41 +35,57 @@ GType gst_cf_flow_output_get_type (void);
     GST_CUDA_FLOW_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory") "; " \
     GST_CUDA_FLOW_CAPS_MAKE
 
+/* One pair, as solve () gets it: everything the method needs for this
+ * frame, so that it never asks the base. */
+typedef struct
+{
+  cf_flow_engine *engine;       /* both frames' pyramids and the flow, on
+                                 * the CPU or the GPU */
+  cf_flow_pair pair;            /* their slots and the warm start, as
+                                 * cf_flow_engine_solve takes them; the
+                                 * iterations run come back in it */
+  cf_precision precision;       /* this frame's precision setting */
+  gfloat range_min;             /* needs_frame_range: the joint luma range */
+  gfloat range_max;             /* of both frames (0..255, before
+                                 * presmoothing); else 0 and 0 */
+} GstCfFlowFrame;
+
 struct _GstCfFlowBaseClass
 {
   GstCfBaseTransformClass parent_class;
 
-  /* Pyramid for the current settings (levels, scale-factor and the
-   * method's presmoothing); called with the object lock held. */
-  void (*get_pyramid_params) (GstCfFlowBase * self,
-      cf_pyramid_params * params);
+  /* Take this frame's settings: copy the method's properties into the
+   * fields its solve reads, and set @pyramid's presmoothing for them
+   * (levels, eta and the minimum size are set already). The base calls it
+   * once per frame, before anything else of the frame, with the object
+   * lock held while it takes its own copy (levels, precision, ...), so
+   * that both copies belong to one moment.
+   * The lock rule: copy values, nothing else. No solver, CUDA or
+   * allocation work beyond copying, no element messages, nothing that
+   * takes the object lock; settings that cannot run are reported by
+   * solve, which runs without the lock.
+   * Return TRUE when solver resources must be rebuilt (a setting the
+   * solver is built for, such as its GPU kernel, changed): the base then
+   * makes a new engine (pyramids, flow, solver state) and restarts the
+   * history before this frame. */
+  gboolean (*update_settings) (GstCfFlowBase * self,
+      cf_pyramid_params * pyramid);
 
-  /* Copy the method's settings for this frame (object lock held). Return
-   * TRUE when solver resources must be rebuilt. */
-  gboolean (*sync_settings) (GstCfFlowBase * self);
-
-  /* Flow from @p0 (frame t-1) to @p1 (frame t) into @flow (level-0 size),
-   * which holds the initial estimate when @use_initial. CPU and CUDA
-   * variants; post an element error before returning FALSE. */
-  gboolean (*solve_cpu) (GstCfFlowBase * self, const cf_pyramid * p0,
-      const cf_pyramid * p1, gboolean use_initial, cf_flow * flow);
-  gboolean (*solve_cuda) (GstCfFlowBase * self, const cf_cuda_pyramid * p0,
-      const cf_cuda_pyramid * p1, gboolean use_initial, cf_cuda_flow * flow,
-      cudaStream_t stream);
-
-  /* Refuse settings that cannot run, whatever the backend (called on the
-   * streaming thread before every solve, after sync_settings): post an
-   * element error and return FALSE. The CPU backend refuses what the GPU
-   * would, so a CPU test catches it. */
-  gboolean (*check_settings) (GstCfFlowBase * self);
-
-  /* Free solver plans and scratch (context pushed when on the GPU). */
-  void (*free_solver) (GstCfFlowBase * self);
+  /* The flow of @frame's pair, frame t-1 to frame t, into the engine's
+   * flow (which holds the last flow as initial estimate when
+   * frame->pair.use_initial): the method's cf_flow_solver for this pair,
+   * run by gst_cf_flow_frame_solve (). Called on the streaming thread,
+   * without the object lock, after update_settings, for every pair. It
+   * refuses settings that cannot run on any engine alike, so a CPU test
+   * catches what the GPU would refuse: post an element error and return
+   * FALSE. */
+  gboolean (*solve) (GstCfFlowBase * self, GstCfFlowFrame * frame);
 
   /* Set by methods whose parameters depend on the intensity range of the
-   * pair (TV-L1's normalisation): the base then records each frame's luma
-   * minimum and maximum before the pyramid is built (on the GPU this costs
-   * one small reduction and a stream synchronisation per frame). */
+   * pair (TV-L1's normalisation): the engine then records each frame's
+   * luma minimum and maximum before the pyramid is built (on the GPU one
+   * small reduction and a wait for its two values per frame), and solve
+   * gets the pair's range in the frame. */
   gboolean needs_frame_range;
 
   /* What GstCudaFlowMeta.method says (output=meta). */
@@ -130,26 +143,16 @@ void gst_cf_flow_base_class_install_params (GstCfFlowBaseClass * klass,
 
 /* Why a TEXT property's value did not parse ("iterations-per-level \"x\":
  * …"), newly allocated, or NULL when all did; object lock held (e.g. from
- * sync_settings). A bad text does not stop the property from being set: the
+ * update_settings). A bad text does not stop the property from being set: the
  * element reports it when it processes a frame. */
 gchar *gst_cf_flow_base_dup_param_error (GstCfFlowBase * self);
 
-/* The solver of this frame ran @iterations iterations in all (levels,
- * warps); what post-messages reports (-1, the default: unknown). */
-void gst_cf_flow_base_report_iterations (GstCfFlowBase * self,
-    gint64 iterations);
-
-/* TRUE when post-messages is on for this frame (streaming thread): a GPU
- * solver may then synchronise its stream to report exact iterations. */
-gboolean gst_cf_flow_base_wants_stats (GstCfFlowBase * self);
-
-/* Joint luma range (0..255 scale, before presmoothing) of frames t-1 and t,
- * inside solve_cpu/solve_cuda of a class with needs_frame_range. */
-void gst_cf_flow_base_get_pair_range (GstCfFlowBase * self, gfloat * min,
-    gfloat * max);
-
-/* The precision of the frame being processed (streaming thread). */
-cf_precision gst_cf_flow_base_get_precision (GstCfFlowBase * self);
+/* Run @solver on @frame's pair (cf_flow_engine_solve), for solve ():
+ * TRUE, or FALSE with an element error "<method_name> on the CPU failed"
+ * (or GPU) posted on @element. */
+gboolean gst_cf_flow_frame_solve (GstCfFlowFrame * frame,
+    GstElement * element, const cf_flow_solver * solver,
+    const gchar * method_name);
 
 G_END_DECLS
 #endif /* __GST_CF_FLOW_BASE_H__ */

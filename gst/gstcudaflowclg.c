@@ -59,7 +59,6 @@ struct _GstCudaFlowClg
   cf_clg_params stream_params;
   gchar *stream_error;          /* why iterations-per-level did not parse */
   cf_clg_kernel stream_kernel;
-  cf_cuda_clg_plan *plan;
 };
 
 #define gst_cuda_flow_clg_parent_class parent_class
@@ -70,17 +69,10 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaflowclg, "cudaflowclg",
         "Combined Local-Global optical flow"));
 
 static void gst_cuda_flow_clg_finalize (GObject * object);
-static void gst_cuda_flow_clg_get_pyramid_params (GstCfFlowBase * base,
-    cf_pyramid_params * params);
-static gboolean gst_cuda_flow_clg_sync_settings (GstCfFlowBase * base);
-static gboolean gst_cuda_flow_clg_check_settings (GstCfFlowBase * base);
-static gboolean gst_cuda_flow_clg_solve_cpu (GstCfFlowBase * base,
-    const cf_pyramid * p0, const cf_pyramid * p1, gboolean use_initial,
-    cf_flow * flow);
-static gboolean gst_cuda_flow_clg_solve_cuda (GstCfFlowBase * base,
-    const cf_cuda_pyramid * p0, const cf_cuda_pyramid * p1,
-    gboolean use_initial, cf_cuda_flow * flow, cudaStream_t stream);
-static void gst_cuda_flow_clg_free_solver (GstCfFlowBase * base);
+static gboolean gst_cuda_flow_clg_update_settings (GstCfFlowBase * base,
+    cf_pyramid_params * pyramid);
+static gboolean gst_cuda_flow_clg_solve (GstCfFlowBase * base,
+    GstCfFlowFrame * frame);
 
 /* enum fields are stored as int (common/params.h), with the values of
  * gst_cf_jacobi_kernel_choices */
@@ -116,15 +108,9 @@ gst_cuda_flow_clg_class_init (GstCudaFlowClgClass * klass)
 
   flow_class->method = GST_CUDA_FLOW_METHOD_CLG;
   GST_CF_BASE_TRANSFORM_CLASS (klass)->debug_category = gst_cuda_flow_clg_debug;
-  flow_class->get_pyramid_params =
-      GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_get_pyramid_params);
-  flow_class->sync_settings =
-      GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_sync_settings);
-  flow_class->check_settings =
-      GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_check_settings);
-  flow_class->solve_cpu = GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_solve_cpu);
-  flow_class->solve_cuda = GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_solve_cuda);
-  flow_class->free_solver = GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_free_solver);
+  flow_class->update_settings =
+      GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_update_settings);
+  flow_class->solve = GST_DEBUG_FUNCPTR (gst_cuda_flow_clg_solve);
 }
 
 static void
@@ -143,21 +129,17 @@ gst_cuda_flow_clg_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-static void
-gst_cuda_flow_clg_get_pyramid_params (GstCfFlowBase * base,
-    cf_pyramid_params * params)
-{
-  GstCudaFlowClg *self = GST_CUDA_FLOW_CLG (base);
-
-  cf_clg_prepare_pyramid_params (&self->params, params);
-}
-
+/* Object lock held: copies only (a bad iterations-per-level is reported
+ * before the solve, without the lock). A new Jacobi kernel needs a new
+ * plan. */
 static gboolean
-gst_cuda_flow_clg_sync_settings (GstCfFlowBase * base)
+gst_cuda_flow_clg_update_settings (GstCfFlowBase * base,
+    cf_pyramid_params * pyramid)
 {
   GstCudaFlowClg *self = GST_CUDA_FLOW_CLG (base);
   gboolean rebuild = self->kernel != self->stream_kernel;
 
+  cf_clg_prepare_pyramid_params (&self->params, pyramid);
   self->stream_params = self->params;
   g_free (self->stream_error);
   self->stream_error = gst_cf_flow_base_dup_param_error (base);
@@ -165,78 +147,22 @@ gst_cuda_flow_clg_sync_settings (GstCfFlowBase * base)
   return rebuild;
 }
 
-/* FALSE (error posted) when the settings of this frame cannot be used;
- * both backends ask before every solve. */
+/* The same solver description for either engine, after the one check
+ * both refuse alike: a per-level list that did not parse. The sweep
+ * counts are fixed and the engine reports their sum over the levels. */
 static gboolean
-gst_cuda_flow_clg_check_settings (GstCfFlowBase * base)
+gst_cuda_flow_clg_solve (GstCfFlowBase * base, GstCfFlowFrame * frame)
 {
   GstCudaFlowClg *self = GST_CUDA_FLOW_CLG (base);
+  cf_flow_solver solver = {.method = CF_FLOW_METHOD_CLG };
 
   if (self->stream_error) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Invalid %s",
             self->stream_error), (NULL));
     return FALSE;
   }
-  return TRUE;
-}
-
-/* Fixed sweep counts: the sum over the pyramid's levels. */
-static void
-report_iterations (GstCudaFlowClg * self, gint n_levels)
-{
-  gint64 total = 0;
-  gint l;
-
-  for (l = 0; l < n_levels; l++)
-    total += cf_clg_level_iterations (&self->stream_params, l);
-  gst_cf_flow_base_report_iterations (GST_CF_FLOW_BASE (self), total);
-}
-
-static gboolean
-gst_cuda_flow_clg_solve_cpu (GstCfFlowBase * base, const cf_pyramid * p0,
-    const cf_pyramid * p1, gboolean use_initial, cf_flow * flow)
-{
-  GstCudaFlowClg *self = GST_CUDA_FLOW_CLG (base);
-  cf_status status;
-
-  report_iterations (self, p0->n_levels);
-  status = cf_clg_flow (p0, p1, &self->stream_params, use_initial, flow);
-  if (status != CF_OK) {
-    gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
-        "CLG on the CPU failed");
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
-gst_cuda_flow_clg_solve_cuda (GstCfFlowBase * base,
-    const cf_cuda_pyramid * p0, const cf_cuda_pyramid * p1,
-    gboolean use_initial, cf_cuda_flow * flow, cudaStream_t stream)
-{
-  GstCudaFlowClg *self = GST_CUDA_FLOW_CLG (base);
-  cf_status status = CF_OK;
-
-  report_iterations (self, p0->n_levels);
-  if (self->plan == NULL)
-    status = cf_cuda_clg_plan_new (flow->width, flow->height,
-        gst_cf_flow_base_get_precision (base), self->stream_kernel,
-        &self->plan);
-  if (status == CF_OK)
-    status = cf_cuda_clg_plan_run (self->plan, p0, p1, &self->stream_params,
-        use_initial, flow, stream);
-  if (status != CF_OK) {
-    gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
-        "CLG on the GPU failed");
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static void
-gst_cuda_flow_clg_free_solver (GstCfFlowBase * base)
-{
-  GstCudaFlowClg *self = GST_CUDA_FLOW_CLG (base);
-
-  g_clear_pointer (&self->plan, cf_cuda_clg_plan_free);
+  solver.params.clg = self->stream_params;
+  solver.kernel = self->stream_kernel;
+  solver.precision = frame->precision;
+  return gst_cf_flow_frame_solve (frame, GST_ELEMENT (self), &solver, "CLG");
 }

@@ -57,7 +57,6 @@ struct _GstCudaFlowHs
   /* streaming thread */
   cf_hs_params stream_params;
   cf_hs_kernel stream_kernel;
-  cf_cuda_hs_plan *plan;
 };
 
 #define gst_cuda_flow_hs_parent_class parent_class
@@ -67,16 +66,10 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaflowhs, "cudaflowhs",
     GST_DEBUG_CATEGORY_INIT (gst_cuda_flow_hs_debug, "cudaflowhs", 0,
         "Horn-Schunck optical flow"));
 
-static void gst_cuda_flow_hs_get_pyramid_params (GstCfFlowBase * base,
-    cf_pyramid_params * params);
-static gboolean gst_cuda_flow_hs_sync_settings (GstCfFlowBase * base);
-static gboolean gst_cuda_flow_hs_solve_cpu (GstCfFlowBase * base,
-    const cf_pyramid * p0, const cf_pyramid * p1, gboolean use_initial,
-    cf_flow * flow);
-static gboolean gst_cuda_flow_hs_solve_cuda (GstCfFlowBase * base,
-    const cf_cuda_pyramid * p0, const cf_cuda_pyramid * p1,
-    gboolean use_initial, cf_cuda_flow * flow, cudaStream_t stream);
-static void gst_cuda_flow_hs_free_solver (GstCfFlowBase * base);
+static gboolean gst_cuda_flow_hs_update_settings (GstCfFlowBase * base,
+    cf_pyramid_params * pyramid);
+static gboolean gst_cuda_flow_hs_solve (GstCfFlowBase * base,
+    GstCfFlowFrame * frame);
 
 /* enum fields are stored as int (common/params.h), with the values of
  * gst_cf_jacobi_kernel_choices */
@@ -110,13 +103,9 @@ gst_cuda_flow_hs_class_init (GstCudaFlowHsClass * klass)
 
   flow_class->method = GST_CUDA_FLOW_METHOD_HORN_SCHUNCK;
   GST_CF_BASE_TRANSFORM_CLASS (klass)->debug_category = gst_cuda_flow_hs_debug;
-  flow_class->get_pyramid_params =
-      GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_get_pyramid_params);
-  flow_class->sync_settings =
-      GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_sync_settings);
-  flow_class->solve_cpu = GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_solve_cpu);
-  flow_class->solve_cuda = GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_solve_cuda);
-  flow_class->free_solver = GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_free_solver);
+  flow_class->update_settings =
+      GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_update_settings);
+  flow_class->solve = GST_DEBUG_FUNCPTR (gst_cuda_flow_hs_solve);
 }
 
 static void
@@ -126,73 +115,32 @@ gst_cuda_flow_hs_init (GstCudaFlowHs * self)
   self->kernel = DEFAULT_KERNEL;
 }
 
-/* HS works on the raw frames (no presmoothing), like cuda-samples. */
-static void
-gst_cuda_flow_hs_get_pyramid_params (GstCfFlowBase * base,
-    cf_pyramid_params * params)
-{
-  params->presmooth_sigma = 0.0f;
-}
-
+/* Object lock held: copies only. HS works on the raw frames (no
+ * presmoothing), like cuda-samples; a new Jacobi kernel needs a new plan. */
 static gboolean
-gst_cuda_flow_hs_sync_settings (GstCfFlowBase * base)
+gst_cuda_flow_hs_update_settings (GstCfFlowBase * base,
+    cf_pyramid_params * pyramid)
 {
   GstCudaFlowHs *self = GST_CUDA_FLOW_HS (base);
   gboolean rebuild = self->kernel != self->stream_kernel;
 
+  pyramid->presmooth_sigma = 0.0f;
   self->stream_params = self->params;
   self->stream_kernel = self->kernel;
   return rebuild;
 }
 
+/* The same solver description for either engine; the iteration count
+ * is fixed (levels × warps × iterations) and the engine reports it. */
 static gboolean
-gst_cuda_flow_hs_solve_cpu (GstCfFlowBase * base, const cf_pyramid * p0,
-    const cf_pyramid * p1, gboolean use_initial, cf_flow * flow)
+gst_cuda_flow_hs_solve (GstCfFlowBase * base, GstCfFlowFrame * frame)
 {
   GstCudaFlowHs *self = GST_CUDA_FLOW_HS (base);
-  cf_status status = cf_hs_flow (p0, p1, &self->stream_params, use_initial,
-      flow);
+  cf_flow_solver solver = {.method = CF_FLOW_METHOD_HS };
 
-  /* a fixed count: every level, every warp */
-  gst_cf_flow_base_report_iterations (base, (gint64) p0->n_levels *
-      self->stream_params.warps * self->stream_params.iterations);
-  if (status != CF_OK) {
-    gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
-        "Horn-Schunck on the CPU failed");
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
-gst_cuda_flow_hs_solve_cuda (GstCfFlowBase * base, const cf_cuda_pyramid * p0,
-    const cf_cuda_pyramid * p1, gboolean use_initial, cf_cuda_flow * flow,
-    cudaStream_t stream)
-{
-  GstCudaFlowHs *self = GST_CUDA_FLOW_HS (base);
-  cf_status status = CF_OK;
-
-  gst_cf_flow_base_report_iterations (base, (gint64) p0->n_levels *
-      self->stream_params.warps * self->stream_params.iterations);
-  if (self->plan == NULL)
-    status = cf_cuda_hs_plan_new (flow->width, flow->height,
-        gst_cf_flow_base_get_precision (base), self->stream_kernel,
-        &self->plan);
-  if (status == CF_OK)
-    status = cf_cuda_hs_plan_run (self->plan, p0, p1, &self->stream_params,
-        use_initial, flow, stream);
-  if (status != CF_OK) {
-    gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
-        "Horn-Schunck on the GPU failed");
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static void
-gst_cuda_flow_hs_free_solver (GstCfFlowBase * base)
-{
-  GstCudaFlowHs *self = GST_CUDA_FLOW_HS (base);
-
-  g_clear_pointer (&self->plan, cf_cuda_hs_plan_free);
+  solver.params.hs = self->stream_params;
+  solver.kernel = self->stream_kernel;
+  solver.precision = frame->precision;
+  return gst_cf_flow_frame_solve (frame, GST_ELEMENT (self), &solver,
+      "Horn-Schunck");
 }

@@ -74,7 +74,6 @@ struct _GstCudaFlowTvl1
   cf_tvl1_params stream_params;
   gboolean stream_normalize;
   cf_tvl1_kernel stream_kernel;
-  cf_cuda_tvl1_plan *plan;
 };
 
 #define gst_cuda_flow_tvl1_parent_class parent_class
@@ -84,17 +83,10 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaflowtvl1, "cudaflowtvl1",
     GST_DEBUG_CATEGORY_INIT (gst_cuda_flow_tvl1_debug, "cudaflowtvl1", 0,
         "TV-L1 optical flow"));
 
-static void gst_cuda_flow_tvl1_get_pyramid_params (GstCfFlowBase * base,
-    cf_pyramid_params * params);
-static gboolean gst_cuda_flow_tvl1_sync_settings (GstCfFlowBase * base);
-static gboolean gst_cuda_flow_tvl1_check_settings (GstCfFlowBase * base);
-static gboolean gst_cuda_flow_tvl1_solve_cpu (GstCfFlowBase * base,
-    const cf_pyramid * p0, const cf_pyramid * p1, gboolean use_initial,
-    cf_flow * flow);
-static gboolean gst_cuda_flow_tvl1_solve_cuda (GstCfFlowBase * base,
-    const cf_cuda_pyramid * p0, const cf_cuda_pyramid * p1,
-    gboolean use_initial, cf_cuda_flow * flow, cudaStream_t stream);
-static void gst_cuda_flow_tvl1_free_solver (GstCfFlowBase * base);
+static gboolean gst_cuda_flow_tvl1_update_settings (GstCfFlowBase * base,
+    cf_pyramid_params * pyramid);
+static gboolean gst_cuda_flow_tvl1_solve (GstCfFlowBase * base,
+    GstCfFlowFrame * frame);
 
 /* enum fields are stored as int (common/params.h) */
 G_STATIC_ASSERT (sizeof (cf_tvl1_kernel) == sizeof (int));
@@ -137,16 +129,9 @@ gst_cuda_flow_tvl1_class_init (GstCudaFlowTvl1Class * klass)
 
   flow_class->method = GST_CUDA_FLOW_METHOD_TV_L1;
   GST_CF_BASE_TRANSFORM_CLASS (klass)->debug_category = gst_cuda_flow_tvl1_debug;
-  flow_class->get_pyramid_params =
-      GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_get_pyramid_params);
-  flow_class->sync_settings =
-      GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_sync_settings);
-  flow_class->check_settings =
-      GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_check_settings);
-  flow_class->solve_cpu = GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_solve_cpu);
-  flow_class->solve_cuda = GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_solve_cuda);
-  flow_class->free_solver =
-      GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_free_solver);
+  flow_class->update_settings =
+      GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_update_settings);
+  flow_class->solve = GST_DEBUG_FUNCPTR (gst_cuda_flow_tvl1_solve);
   flow_class->needs_frame_range = TRUE;
 }
 
@@ -157,40 +142,19 @@ gst_cuda_flow_tvl1_init (GstCudaFlowTvl1 * self)
   self->kernel = DEFAULT_KERNEL;
 }
 
-static void
-gst_cuda_flow_tvl1_get_pyramid_params (GstCfFlowBase * base,
-    cf_pyramid_params * params)
-{
-  GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (base);
-
-  cf_tvl1_prepare_pyramid_params (&self->params, params);
-}
-
+/* Object lock held: copies only. A new solver kernel needs a new plan. */
 static gboolean
-gst_cuda_flow_tvl1_sync_settings (GstCfFlowBase * base)
+gst_cuda_flow_tvl1_update_settings (GstCfFlowBase * base,
+    cf_pyramid_params * pyramid)
 {
   GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (base);
   gboolean rebuild = self->kernel != self->stream_kernel;
 
+  cf_tvl1_prepare_pyramid_params (&self->params, pyramid);
   self->stream_params = self->params;
   self->stream_normalize = self->params.normalize;
   self->stream_kernel = self->kernel;
   return rebuild;
-}
-
-/* Both backends refuse what the GPU cannot run, with one message. */
-static gboolean
-gst_cuda_flow_tvl1_check_settings (GstCfFlowBase * base)
-{
-  GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (base);
-
-  if (cf_cuda_tvl1_config_check (gst_cf_flow_base_get_precision (base),
-          self->stream_kernel) == CF_OK)
-    return TRUE;
-  GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-      ("solver-kernel=steps has no precision=fp16 variant; use "
-          "solver-kernel=fused, blocked or auto, or precision=fp32"), (NULL));
-  return FALSE;
 }
 
 /* The parameters for this pair: with normalize, λ scaled so that the raw
@@ -199,13 +163,12 @@ gst_cuda_flow_tvl1_check_settings (GstCfFlowBase * base)
  * nearly flat pair could push λ past the solvers' range: it stops at
  * CF_TVL1_LAMBDA_MAX, where the data term dominates anyway. */
 static cf_tvl1_params
-pair_params (GstCudaFlowTvl1 * self)
+pair_params (GstCudaFlowTvl1 * self, const GstCfFlowFrame * frame)
 {
   cf_tvl1_params p = self->stream_params;
 
   if (self->stream_normalize) {
-    gfloat lo, hi;
-    gst_cf_flow_base_get_pair_range (GST_CF_FLOW_BASE (self), &lo, &hi);
+    gfloat lo = frame->range_min, hi = frame->range_max;
     if (hi > lo)
       p.lambda = MIN (p.lambda * (255.0f / (hi - lo)),
           (float) CF_TVL1_LAMBDA_MAX);
@@ -213,61 +176,27 @@ pair_params (GstCudaFlowTvl1 * self)
   return p;
 }
 
+/* The same solver description for either engine, after the check both
+ * refuse alike, with one message: what the GPU cannot run. The engine
+ * counts the iterations ε lets run (on the GPU only when the frame asks,
+ * since reading the device's count waits for the solve). */
 static gboolean
-gst_cuda_flow_tvl1_solve_cpu (GstCfFlowBase * base, const cf_pyramid * p0,
-    const cf_pyramid * p1, gboolean use_initial, cf_flow * flow)
+gst_cuda_flow_tvl1_solve (GstCfFlowBase * base, GstCfFlowFrame * frame)
 {
   GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (base);
-  cf_tvl1_params params = pair_params (self);
-  long iterations = 0;
-  cf_status status = cf_tvl1_flow_counted (p0, p1, &params, use_initial,
-      flow, &iterations);
+  cf_flow_solver solver = {.method = CF_FLOW_METHOD_TVL1 };
 
-  gst_cf_flow_base_report_iterations (base, iterations);
-  if (status != CF_OK) {
-    gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
-        "TV-L1 on the CPU failed");
+  if (cf_cuda_tvl1_config_check (frame->precision,
+          self->stream_kernel) != CF_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("solver-kernel=steps has no precision=fp16 variant; use "
+            "solver-kernel=fused, blocked or auto, or precision=fp32"),
+        (NULL));
     return FALSE;
   }
-  return TRUE;
-}
-
-static gboolean
-gst_cuda_flow_tvl1_solve_cuda (GstCfFlowBase * base,
-    const cf_cuda_pyramid * p0, const cf_cuda_pyramid * p1,
-    gboolean use_initial, cf_cuda_flow * flow, cudaStream_t stream)
-{
-  GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (base);
-  cf_tvl1_params params = pair_params (self);
-  cf_status status = CF_OK;
-
-  /* check_settings refused what plan_new cannot make */
-  if (self->plan == NULL)
-    status = cf_cuda_tvl1_plan_new (flow->width, flow->height,
-        gst_cf_flow_base_get_precision (base), self->stream_kernel,
-        &self->plan);
-  if (status == CF_OK)
-    status = cf_cuda_tvl1_plan_run (self->plan, p0, p1, &params,
-        use_initial, flow, stream);
-  /* the device's count, read when post-messages waits for the solve */
-  if (status == CF_OK && gst_cf_flow_base_wants_stats (base)) {
-    status = cf_cuda_check (cudaStreamSynchronize (stream));
-    if (status == CF_OK)
-      gst_cf_flow_base_report_iterations (base,
-          cf_cuda_tvl1_plan_iterations (self->plan));
-  }
-  if (status != CF_OK) {
-    gst_cf_post_status_error (GST_ELEMENT (self), status, NULL,
-        "TV-L1 on the GPU failed");
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static void
-gst_cuda_flow_tvl1_free_solver (GstCfFlowBase * base)
-{
-  GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (base);
-
-  g_clear_pointer (&self->plan, cf_cuda_tvl1_plan_free);
+  solver.params.tvl1 = pair_params (self, frame);
+  solver.kernel = self->stream_kernel;
+  solver.precision = frame->precision;
+  return gst_cf_flow_frame_solve (frame, GST_ELEMENT (self), &solver,
+      "TV-L1");
 }

@@ -294,3 +294,89 @@ flow_test_synthetic_epe_sequence (const gchar * element,
   gst_harness_teardown (h);
   return result->epe;
 }
+
+void
+flow_test_gray8_pair (int width, int height, float tx, float ty,
+    guint8 * frame0, guint8 * frame1)
+{
+  cf_synth_params sp;
+  cf_image *i0, *i1;
+  cf_flow *truth;
+  int x, y;
+
+  cf_synth_params_init (&sp);
+  sp.tx = tx;
+  sp.ty = ty;
+  fail_unless_equals_int (cf_synth_pair (width, height, &sp, &i0, &i1,
+          &truth), CF_OK);
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++) {
+      frame0[x + y * width] = (guint8) CLAMP (lrintf (cf_image_row (i0,
+                  y)[x]), 0, 255);
+      frame1[x + y * width] = (guint8) CLAMP (lrintf (cf_image_row (i1,
+                  y)[x]), 0, 255);
+    }
+  cf_image_free (i0);
+  cf_image_free (i1);
+  cf_flow_free (truth);
+}
+
+void
+flow_test_solver_init (cf_flow_solver * solver, cf_flow_method method)
+{
+  memset (solver, 0, sizeof (*solver));
+  solver->method = method;
+  solver->precision = CF_PRECISION_FP32;
+  switch (method) {
+    case CF_FLOW_METHOD_HS:
+      cf_hs_params_init (&solver->params.hs);
+      solver->params.hs.warps = 2;
+      solver->params.hs.iterations = 7;
+      break;
+    case CF_FLOW_METHOD_CLG:
+      cf_clg_params_init (&solver->params.clg);
+      solver->params.clg.iterations = 9;
+      break;
+    case CF_FLOW_METHOD_TVL1:
+      cf_tvl1_params_init (&solver->params.tvl1);
+      solver->params.tvl1.warps = 2;
+      solver->params.tvl1.max_iterations = 40;
+      solver->params.tvl1.epsilon = 0.05f;
+      break;
+  }
+}
+
+cf_channel
+flow_test_gray8_channel (guint8 * data, int width, int height)
+{
+  cf_channel ch;
+
+  ch.data = data;
+  ch.width = width;
+  ch.height = height;
+  ch.stride = width;
+  ch.pixel_stride = 1;
+  ch.depth = 8;
+  return ch;
+}
+
+void
+flow_test_small_pyramid (cf_pyramid_params * pyramid, float sigma)
+{
+  cf_pyramid_params_init (pyramid);
+  pyramid->max_levels = 3;
+  pyramid->min_size = 8;
+  pyramid->presmooth_sigma = sigma;
+}
+
+void
+flow_test_engine_load (cf_flow_engine * engine, int slot, guint8 * gray)
+{
+  cf_channel ch = flow_test_gray8_channel (gray, engine->width,
+      engine->height);
+
+  fail_unless_equals_int (cf_flow_engine_luma_from_channel (engine, slot,
+          &ch), CF_OK);
+  fail_unless_equals_int (cf_flow_engine_build_pyramid (engine, slot),
+      CF_OK);
+}

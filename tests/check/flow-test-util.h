@@ -7,6 +7,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 
+#include "common/flow-engine.h"
 #include "common/image.h"
 #include "common/metrics.h"
 #include "common/synth.h"
@@ -59,6 +60,28 @@ double flow_test_synthetic_epe_sequence (const gchar * element,
     const gchar * backend, int width, int height,
     const cf_synth_params * params, const gchar * settings, int n_frames,
     cf_flow_error * result);
+
+/* The synthetic translation (@tx, @ty) of the default texture as two packed
+ * GRAY8 frames of @width x @height (rounded, clamped to 0..255). */
+void flow_test_gray8_pair (int width, int height, float tx, float ty,
+    guint8 * frame0, guint8 * frame1);
+
+/* A packed GRAY8 frame at @data (host or device memory) as a cf_channel. */
+cf_channel flow_test_gray8_channel (guint8 * data, int width, int height);
+
+/* Pyramids of at most 3 levels down to 8 pixels (61x47: 31x24, 16x12),
+ * presmoothed by @sigma: small frames with every level in use. */
+void flow_test_small_pyramid (cf_pyramid_params * pyramid, float sigma);
+
+/* Frame @gray (packed GRAY8 of the engine's size, in its memory) into
+ * @slot of @engine, then its pyramid; the test fails on an error. */
+void flow_test_engine_load (cf_flow_engine * engine, int slot,
+    guint8 * gray);
+
+/* @method with small but real settings for engine tests: HS 2 warps × 7
+ * iterations, CLG 9 sweeps, TV-L1 2 warps × at most 40 iterations with an ε
+ * large enough to end some warps early; kernel auto, fp32. */
+void flow_test_solver_init (cf_flow_solver * solver, cf_flow_method method);
 
 G_END_DECLS
 #endif /* CF_FLOW_TEST_UTIL_H */

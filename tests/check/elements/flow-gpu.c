@@ -248,6 +248,143 @@ GST_START_TEST (test_tvl1_fp16_steps_is_refused_clearly)
 
 GST_END_TEST;
 
+/* A sequence with post-messages, use-previous-flow and QoS on both
+ * backends: what the flow engines do per frame beyond the solve (late
+ * frames' pyramids, warm starts, the TV-L1 count read from the device,
+ * the field read back for the motion statistics). */
+#define SEQ_W 80
+#define SEQ_H 60
+#define SEQ_FRAMES 8
+/* two solves chained by the warm start: twice the one-pair bar (1e-3) */
+#define SEQ_FLOW_TOL 2e-3
+
+typedef struct
+{
+  cf_flow *flow[SEQ_FRAMES];    /* NULL: dropped (QoS) */
+  gboolean valid[SEQ_FRAMES];
+  gint64 iterations[SEQ_FRAMES];
+  gdouble mean[SEQ_FRAMES];
+} seq_run;
+
+static GstClockTime
+seq_pts (int k)
+{
+  return gst_util_uint64_scale_int (k, GST_SECOND, 30);
+}
+
+static void
+run_sequence (const gchar * element, const gchar * backend,
+    const gchar * settings, seq_run * r)
+{
+  GstHarness *h = flow_harness_new (element, backend, "GRAY8", SEQ_W, SEQ_H);
+  GstBus *bus = gst_bus_new ();
+  cf_image *frame = cf_image_new (SEQ_W, SEQ_H);
+  cf_synth_params sp;
+  int k;
+
+  cf_synth_params_init (&sp);
+  gst_element_set_bus (h->element, bus);
+  flow_test_set_properties (h->element, "post-messages=true "
+      "use-previous-flow=true qos=true");
+  flow_test_set_properties (h->element, settings);
+  for (k = 0; k < SEQ_FRAMES; k++) {
+    GstBuffer *out;
+    GstMessage *msg;
+
+    /* frames 3 to 5 are late: earliest = frame 5's PTS; then frame 4's */
+    if (k == 3)
+      fail_unless (gst_harness_push_upstream_event (h,
+              gst_event_new_qos (GST_QOS_TYPE_UNDERFLOW, 0.5,
+                  (GstClockTimeDiff) (seq_pts (5) - seq_pts (2)),
+                  seq_pts (2))));
+    if (k == 6)
+      fail_unless (gst_harness_push_upstream_event (h,
+              gst_event_new_qos (GST_QOS_TYPE_OVERFLOW, 1.0,
+                  -(GstClockTimeDiff) (seq_pts (5) - seq_pts (4)),
+                  seq_pts (5))));
+    /* the texture moved by k (tx, ty) */
+    fail_unless_equals_int (cf_synth_texture (&sp, -k * sp.tx, -k * sp.ty,
+            frame), CF_OK);
+    fail_unless_equals_int (gst_harness_push (h,
+            flow_test_frame_from_grey ("GRAY8", frame, k)), GST_FLOW_OK);
+    out = gst_harness_try_pull (h);
+    r->flow[k] = NULL;
+    if (out == NULL)
+      continue;
+    r->flow[k] = flow_test_buffer_to_flow (out, SEQ_W, SEQ_H);
+    gst_buffer_unref (out);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+    fail_unless (msg != NULL);
+    fail_unless (gst_structure_get (gst_message_get_structure (msg),
+            "valid", G_TYPE_BOOLEAN, &r->valid[k],
+            "iterations", G_TYPE_INT64, &r->iterations[k],
+            "mean-motion", G_TYPE_DOUBLE, &r->mean[k], NULL));
+    gst_message_unref (msg);
+  }
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  cf_image_free (frame);
+}
+
+GST_START_TEST (test_stats_qos_and_warm_start_on_gpu_match_cpu)
+{
+  static const gchar *const cases[][2] = {
+    {"cudaflowhs", "iterations=30 warps=2"},
+    {"cudaflowclg", "iterations-per-level=20,30 levels=3"},
+    /* ε = 0: a count the GPU must read back from the device, and one
+     * that cannot flip between backends */
+    {"cudaflowtvl1", "iterations=40 warps=2 epsilon=0"},
+  };
+  guint c;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    seq_run gpu, cpu;
+    int k, outputs = 0;
+
+    run_sequence (cases[c][0], "cuda", cases[c][1], &gpu);
+    run_sequence (cases[c][0], "cpu", cases[c][1], &cpu);
+    for (k = 0; k < SEQ_FRAMES; k++) {
+      double mean, max;
+
+      fail_unless ((gpu.flow[k] == NULL) == (cpu.flow[k] == NULL),
+          "%s frame %d: dropped on one backend only", cases[c][0], k);
+      fail_unless ((gpu.flow[k] == NULL) == (k >= 3 && k <= 5),
+          "%s frame %d: QoS", cases[c][0], k);
+      if (gpu.flow[k] == NULL)
+        continue;
+      outputs++;
+      fail_unless_equals_int (gpu.valid[k], k > 0);
+      fail_unless_equals_int (cpu.valid[k], k > 0);
+      fail_unless_equals_int (cf_flow_diff (gpu.flow[k], cpu.flow[k], &mean,
+              &max), CF_OK);
+      GST_INFO ("%s frame %d: mean |gpu - cpu| %.2e px, iterations %"
+          G_GINT64_FORMAT " / %" G_GINT64_FORMAT ", mean motion %.4f / "
+          "%.4f", cases[c][0], k, mean, gpu.iterations[k],
+          cpu.iterations[k], gpu.mean[k], cpu.mean[k]);
+      fail_unless (mean <= SEQ_FLOW_TOL, "%s frame %d: mean |gpu - cpu| %g",
+          cases[c][0], k, mean);
+      /* the statistics of nearly the same field */
+      fail_unless (fabs (gpu.mean[k] - cpu.mean[k]) <= SEQ_FLOW_TOL,
+          "%s frame %d: mean motion %g vs %g", cases[c][0], k, gpu.mean[k],
+          cpu.mean[k]);
+      if (k == 0)
+        continue;
+      fail_unless (gpu.iterations[k] == cpu.iterations[k] &&
+          gpu.iterations[k] > 0, "%s frame %d: %" G_GINT64_FORMAT
+          " iterations on the GPU, %" G_GINT64_FORMAT " on the CPU",
+          cases[c][0], k, gpu.iterations[k], cpu.iterations[k]);
+    }
+    fail_unless_equals_int (outputs, SEQ_FRAMES - 3);
+    for (k = 0; k < SEQ_FRAMES; k++) {
+      cf_flow_free (gpu.flow[k]);
+      cf_flow_free (cpu.flow[k]);
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* The caps on @element's source pad carry memory:CUDAMemory. */
 static gboolean
 src_in_cuda_memory (GstHarness * h, const gchar * factory)
@@ -540,6 +677,7 @@ elements_flow_gpu_suite (void)
   tcase_add_test (tc, test_tvl1_and_clg_kernels_give_identical_flow);
   tcase_add_test (tc, test_tvl1_and_clg_fp16_epe_close_to_fp32);
   tcase_add_test (tc, test_tvl1_fp16_steps_is_refused_clearly);
+  tcase_add_test (tc, test_stats_qos_and_warm_start_on_gpu_match_cpu);
   tcase_add_test (tc, test_cuda_memory_chain_matches_cpu_chain);
   tcase_add_test (tc, test_meta_stays_in_cuda_memory);
   tcase_add_test (tc, test_overlay_stays_in_cuda_memory_to_download);
