@@ -15,6 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include "bench-util.h"
+#include "common/params.h"
 #include "common/pyramid.h"
 #include "common/synth.h"
 #include "cuda/clg.h"
@@ -27,8 +28,19 @@
 /* The elements' smallest pyramid side (gst/gstcfflowbase.c). */
 #define MIN_LEVEL_SIDE 16
 
-/* fp32 bytes per pixel and iteration (docs/flow-speed.md), by method */
-static const double bytes_per_px_it[] = { 28.0, 64.0, 36.0 };
+/* fp32 bytes per pixel and iteration of @method (docs/flow-speed.md) */
+static double
+bytes_per_px_it (cf_flow_method method)
+{
+  switch (method) {
+    case CF_FLOW_METHOD_HS:
+      return 28.0;
+    case CF_FLOW_METHOD_CLG:
+      return 36.0;
+    default:
+      return 64.0;              /* fused TV-L1 */
+  }
+}
 
 const char *const cf_flow_bench_stage_names[CF_FLOW_BENCH_N_STAGES] =
     { "luma", "pyramid", "solve", "output" };
@@ -46,19 +58,25 @@ const char *const cf_flow_bench_stage_names[CF_FLOW_BENCH_N_STAGES] =
       cudaGetErrorString (e_)); goto out; } } while (0)
 
 void
-cf_flow_bench_config_init (cf_flow_bench_config * c,
-    cf_flow_bench_method method)
+cf_flow_bench_config_init (cf_flow_bench_config * c, cf_flow_method method)
 {
   memset (c, 0, sizeof (*c));
-  c->method = method;
-  c->levels = 5;
-  c->scale_factor = 0.5f;
-  c->precision = CF_PRECISION_FP32;
-  c->kernel = 0;                /* CF_*_KERNEL_AUTO */
-  cf_hs_params_init (&c->hs);
-  cf_tvl1_params_init (&c->tvl1);
-  c->tvl1_normalize = 1;
-  cf_clg_params_init (&c->clg);
+  c->solver.method = method;
+  switch (method) {
+    case CF_FLOW_METHOD_HS:
+      cf_hs_params_init (&c->solver.params.hs);
+      break;
+    case CF_FLOW_METHOD_TVL1:
+      cf_tvl1_params_init (&c->solver.params.tvl1);
+      break;
+    case CF_FLOW_METHOD_CLG:
+      cf_clg_params_init (&c->solver.params.clg);
+      break;
+  }
+  c->solver.kernel = 0;         /* CF_*_KERNEL_AUTO */
+  c->solver.precision = CF_PRECISION_FP32;
+  cf_pyramid_params_init (&c->pyramid);
+  c->pyramid.min_size = MIN_LEVEL_SIDE;
   c->clg_fused_depth = 0;
 }
 
@@ -66,19 +84,16 @@ void
 cf_flow_bench_pyramid_params (const cf_flow_bench_config * c,
     cf_pyramid_params * p)
 {
-  cf_pyramid_params_init (p);
-  p->max_levels = c->levels;
-  p->eta = c->scale_factor;
-  p->min_size = MIN_LEVEL_SIDE;
-  switch (c->method) {
-    case CF_FLOW_BENCH_HS:
+  *p = c->pyramid;
+  switch (c->solver.method) {
+    case CF_FLOW_METHOD_HS:
       p->presmooth_sigma = 0.0f;        /* as cudaflowhs */
       break;
-    case CF_FLOW_BENCH_TVL1:
-      cf_tvl1_prepare_pyramid_params (&c->tvl1, p);
+    case CF_FLOW_METHOD_TVL1:
+      cf_tvl1_prepare_pyramid_params (&c->solver.params.tvl1, p);
       break;
-    case CF_FLOW_BENCH_CLG:
-      cf_clg_prepare_pyramid_params (&c->clg, p);
+    case CF_FLOW_METHOD_CLG:
+      cf_clg_prepare_pyramid_params (&c->solver.params.clg, p);
       break;
   }
 }
@@ -86,42 +101,43 @@ cf_flow_bench_pyramid_params (const cf_flow_bench_config * c,
 cf_status
 cf_flow_bench_config_check (const cf_flow_bench_config * c, cf_error * err)
 {
-  if (c->levels < 1 || c->levels > CF_PYRAMID_MAX_LEVELS ||
-      !(c->scale_factor > 0.0f && c->scale_factor < 1.0f)) {
+  if (!cf_params_valid (&cf_pyramid_param_table, &c->pyramid)) {
     cf_error_set (err, "levels %d or scale factor %g out of range",
-        c->levels, c->scale_factor);
+        c->pyramid.max_levels, c->pyramid.eta);
     return CF_ERROR_INVALID;
   }
-  switch (c->method) {
-    case CF_FLOW_BENCH_HS:
-      if (!cf_hs_params_valid (&c->hs)) {
+  switch (c->solver.method) {
+    case CF_FLOW_METHOD_HS:
+      if (!cf_hs_params_valid (&c->solver.params.hs)) {
         cf_error_set (err, "Horn-Schunck parameters out of range");
         return CF_ERROR_INVALID;
       }
-      if (c->kernel < CF_HS_KERNEL_AUTO || c->kernel > CF_HS_KERNEL_FUSED) {
-        cf_error_set (err, "unknown Horn-Schunck kernel %d", c->kernel);
+      if (c->solver.kernel < CF_HS_KERNEL_AUTO ||
+          c->solver.kernel > CF_HS_KERNEL_FUSED) {
+        cf_error_set (err, "unknown Horn-Schunck kernel %d", c->solver.kernel);
         return CF_ERROR_INVALID;
       }
       break;
-    case CF_FLOW_BENCH_TVL1:
-      if (!cf_tvl1_params_valid (&c->tvl1)) {
+    case CF_FLOW_METHOD_TVL1:
+      if (!cf_tvl1_params_valid (&c->solver.params.tvl1)) {
         cf_error_set (err, "TV-L1 parameters out of range");
         return CF_ERROR_INVALID;
       }
-      if (cf_cuda_tvl1_config_check (c->precision,
-              (cf_tvl1_kernel) c->kernel) != CF_OK) {
+      if (cf_cuda_tvl1_config_check (c->solver.precision,
+              (cf_tvl1_kernel) c->solver.kernel) != CF_OK) {
         cf_error_set (err, "the TV-L1 GPU solver has no such kernel at this "
             "precision (solver-kernel=steps is fp32 only)");
         return CF_ERROR_UNSUPPORTED;
       }
       break;
-    case CF_FLOW_BENCH_CLG:
-      if (!cf_clg_params_valid (&c->clg)) {
+    case CF_FLOW_METHOD_CLG:
+      if (!cf_clg_params_valid (&c->solver.params.clg)) {
         cf_error_set (err, "CLG parameters out of range");
         return CF_ERROR_INVALID;
       }
-      if (c->kernel < CF_CLG_KERNEL_AUTO || c->kernel > CF_CLG_KERNEL_FUSED) {
-        cf_error_set (err, "unknown CLG kernel %d", c->kernel);
+      if (c->solver.kernel < CF_CLG_KERNEL_AUTO ||
+          c->solver.kernel > CF_CLG_KERNEL_FUSED) {
+        cf_error_set (err, "unknown CLG kernel %d", c->solver.kernel);
         return CF_ERROR_INVALID;
       }
       if (c->clg_fused_depth != 0 &&
@@ -140,18 +156,19 @@ cf_flow_bench_config_check (const cf_flow_bench_config * c, cf_error * err)
 int
 cf_flow_bench_fixed_iterations (const cf_flow_bench_config * c)
 {
-  return c->method != CF_FLOW_BENCH_TVL1 || c->tvl1.epsilon == 0.0f;
+  return c->solver.method != CF_FLOW_METHOD_TVL1 ||
+      c->solver.params.tvl1.epsilon == 0.0f;
 }
 
 /* Warps per level and iterations on level @l (0 = finest) of @c. */
 static int
 level_warps (const cf_flow_bench_config * c)
 {
-  switch (c->method) {
-    case CF_FLOW_BENCH_HS:
-      return c->hs.warps;
-    case CF_FLOW_BENCH_TVL1:
-      return c->tvl1.warps;
+  switch (c->solver.method) {
+    case CF_FLOW_METHOD_HS:
+      return c->solver.params.hs.warps;
+    case CF_FLOW_METHOD_TVL1:
+      return c->solver.params.tvl1.warps;
     default:
       return 1;                 /* CLG: one warp per level */
   }
@@ -160,13 +177,13 @@ level_warps (const cf_flow_bench_config * c)
 static int
 level_iterations (const cf_flow_bench_config * c, int l)
 {
-  switch (c->method) {
-    case CF_FLOW_BENCH_HS:
-      return c->hs.iterations;
-    case CF_FLOW_BENCH_TVL1:
-      return c->tvl1.max_iterations;
+  switch (c->solver.method) {
+    case CF_FLOW_METHOD_HS:
+      return c->solver.params.hs.iterations;
+    case CF_FLOW_METHOD_TVL1:
+      return c->solver.params.tvl1.max_iterations;
     default:
-      return cf_clg_level_iterations (&c->clg, l);
+      return cf_clg_level_iterations (&c->solver.params.clg, l);
   }
 }
 
@@ -222,24 +239,26 @@ solver_init (solver * sv, const cf_flow_bench_config * c, int width,
 
   memset (sv, 0, sizeof (*sv));
   sv->config = *c;
-  if (baseline) {
-    sv->config.hs.iterations = 0;
-    sv->config.tvl1.max_iterations = 1;
-    sv->config.clg.iterations = 0;
-    sv->config.clg.n_iterations_per_level = 0;
+  if (baseline && c->solver.method == CF_FLOW_METHOD_HS)
+    sv->config.solver.params.hs.iterations = 0;
+  if (baseline && c->solver.method == CF_FLOW_METHOD_TVL1)
+    sv->config.solver.params.tvl1.max_iterations = 1;
+  if (baseline && c->solver.method == CF_FLOW_METHOD_CLG) {
+    sv->config.solver.params.clg.iterations = 0;
+    sv->config.solver.params.clg.n_iterations_per_level = 0;
   }
-  switch (c->method) {
-    case CF_FLOW_BENCH_HS:
-      TRY (cf_cuda_hs_plan_new (width, height, c->precision,
-              (cf_hs_kernel) c->kernel, &sv->hs));
+  switch (c->solver.method) {
+    case CF_FLOW_METHOD_HS:
+      TRY (cf_cuda_hs_plan_new (width, height, c->solver.precision,
+              (cf_hs_kernel) c->solver.kernel, &sv->hs));
       break;
-    case CF_FLOW_BENCH_TVL1:
-      TRY (cf_cuda_tvl1_plan_new (width, height, c->precision,
-              (cf_tvl1_kernel) c->kernel, &sv->tvl1));
+    case CF_FLOW_METHOD_TVL1:
+      TRY (cf_cuda_tvl1_plan_new (width, height, c->solver.precision,
+              (cf_tvl1_kernel) c->solver.kernel, &sv->tvl1));
       break;
-    case CF_FLOW_BENCH_CLG:
-      TRY (cf_cuda_clg_plan_new (width, height, c->precision,
-              (cf_clg_kernel) c->kernel, &sv->clg));
+    case CF_FLOW_METHOD_CLG:
+      TRY (cf_cuda_clg_plan_new (width, height, c->solver.precision,
+              (cf_clg_kernel) c->solver.kernel, &sv->clg));
       TRY (cf_cuda_clg_plan_set_fused_depth (sv->clg, c->clg_fused_depth));
       break;
   }
@@ -256,21 +275,21 @@ solver_run (solver * sv, const cf_cuda_pyramid * p0,
   cf_status status = CF_OK;
   cf_tvl1_params tvl1;
 
-  switch (sv->config.method) {
-    case CF_FLOW_BENCH_HS:
-      TRY (cf_cuda_hs_plan_run (sv->hs, p0, p1, &sv->config.hs, 0, flow,
-              stream));
+  switch (sv->config.solver.method) {
+    case CF_FLOW_METHOD_HS:
+      TRY (cf_cuda_hs_plan_run (sv->hs, p0, p1,
+              &sv->config.solver.params.hs, 0, flow, stream));
       break;
-    case CF_FLOW_BENCH_TVL1:
-      tvl1 = sv->config.tvl1;
+    case CF_FLOW_METHOD_TVL1:
+      tvl1 = sv->config.solver.params.tvl1;
       tvl1.lambda *= lambda_scale;
       if (tvl1.lambda > (float) CF_TVL1_LAMBDA_MAX)
         tvl1.lambda = (float) CF_TVL1_LAMBDA_MAX;
       TRY (cf_cuda_tvl1_plan_run (sv->tvl1, p0, p1, &tvl1, 0, flow, stream));
       break;
-    case CF_FLOW_BENCH_CLG:
-      TRY (cf_cuda_clg_plan_run (sv->clg, p0, p1, &sv->config.clg, 0, flow,
-              stream));
+    case CF_FLOW_METHOD_CLG:
+      TRY (cf_cuda_clg_plan_run (sv->clg, p0, p1,
+              &sv->config.solver.params.clg, 0, flow, stream));
       break;
   }
 out:
@@ -421,9 +440,11 @@ split_figures (const cf_flow_bench_config * c, cf_flow_bench_result * r)
   }
   r->cells_swept = cf_flow_bench_pixel_iterations (c, r->width, r->height,
       NULL);
-  if (c->method == CF_FLOW_BENCH_TVL1 && c->tvl1.max_iterations > 1) {
+  if (c->solver.method == CF_FLOW_METHOD_TVL1 &&
+      c->solver.params.tvl1.max_iterations > 1) {
     /* the one-iteration solve still holds one iteration */
-    double per_it = r->sweeps_ms / (c->tvl1.max_iterations - 1);
+    double per_it = r->sweeps_ms /
+        (c->solver.params.tvl1.max_iterations - 1);
     r->around_sweeps_ms -= per_it;
     r->sweeps_ms += per_it;
   }
@@ -431,7 +452,7 @@ split_figures (const cf_flow_bench_config * c, cf_flow_bench_result * r)
    * are a vanishing part of the solve: no per-iteration figures then */
   if (r->sweeps_ms > 0 && r->cells_swept > 0) {
     r->ns_per_px_it = r->sweeps_ms * 1e6 / r->cells_swept;
-    r->gbps = r->cells_swept * bytes_per_px_it[c->method] /
+    r->gbps = r->cells_swept * bytes_per_px_it (c->solver.method) /
         (r->sweeps_ms * 1e-3) / 1e9;
   }
 }
@@ -508,7 +529,7 @@ cf_flow_bench_run (const cf_flow_bench_config * c,
       (ptrdiff_t) pair->pitch[cur], 1, 8
     };
     cf_cuda_pyramid *now = &pyr[cur], *before = &pyr[1 - cur];
-    int tvl1 = c->method == CF_FLOW_BENCH_TVL1;
+    int tvl1 = c->solver.method == CF_FLOW_METHOD_TVL1;
 
     TRY_CUDA (cudaEventRecord (ev[0], stream));
     TRY (cf_cuda_luma_from_channel (&ch, &now->level[0], stream));
@@ -529,7 +550,8 @@ cf_flow_bench_run (const cf_flow_bench_config * c,
       range[cur][1] = range_host[1];
       lo = range[0][0] < range[1][0] ? range[0][0] : range[1][0];
       hi = range[0][1] > range[1][1] ? range[0][1] : range[1][1];
-      lambda_scale = c->tvl1_normalize && hi > lo ? 255.0f / (hi - lo) : 1.0f;
+      lambda_scale = c->solver.params.tvl1.normalize && hi > lo ?
+          255.0f / (hi - lo) : 1.0f;
     }
     if (i > -CF_FLOW_BENCH_WARMUP_FRAMES - 1)
       PASS_ON (solver_run (&sv, before, now, lambda_scale, &flow, stream,
@@ -553,7 +575,7 @@ cf_flow_bench_run (const cf_flow_bench_config * c,
   for (s = 0; s < CF_FLOW_BENCH_N_STAGES; s++)
     r->stage_ms[s] = cf_bench_median (t[s], frames);
   r->frame_ms = cf_bench_median (t[CF_FLOW_BENCH_N_STAGES], frames);
-  if (c->method == CF_FLOW_BENCH_TVL1)
+  if (c->solver.method == CF_FLOW_METHOD_TVL1)
     r->iterations = cf_cuda_tvl1_plan_iterations (sv.tvl1);
 
   if (split_solve) {

@@ -36,47 +36,32 @@
 
 #include <stddef.h>
 
-#include "common/clg.h"
-#include "common/hs.h"
+#include "common/flow-engine.h"
 #include "common/status.h"
-#include "common/tvl1.h"
-#include "cuda/flow.h"
 
 #define CF_FLOW_BENCH_WARMUP_FRAMES 3
-
-typedef enum
-{
-  CF_FLOW_BENCH_HS,
-  CF_FLOW_BENCH_TVL1,
-  CF_FLOW_BENCH_CLG
-} cf_flow_bench_method;
 
 /* Everything that decides the GPU work of one flow element's frame. */
 typedef struct
 {
-  cf_flow_bench_method method;
-  int levels;                   /* wanted pyramid levels (fewer when the
-                                 * coarsest side would drop below 16 px,
-                                 * as in the elements) */
-  float scale_factor;           /* η, level size ⌊n·η + 0.5⌋ */
-  cf_precision precision;       /* of the solver's state */
-  int kernel;                   /* cf_hs_kernel, cf_tvl1_kernel or
-                                 * cf_clg_kernel, by method */
-  cf_hs_params hs;              /* CF_FLOW_BENCH_HS */
-  cf_tvl1_params tvl1;          /* CF_FLOW_BENCH_TVL1 */
-  int tvl1_normalize;           /* λ × 255 / (max − min) of each pair */
-  cf_clg_params clg;            /* CF_FLOW_BENCH_CLG */
+  cf_flow_solver solver;        /* the method, its parameters, kernel and
+                                 * precision (common/flow-engine.h);
+                                 * TV-L1's normalize scales λ by each
+                                 * pair's intensity range, as the element */
+  cf_pyramid_params pyramid;    /* levels, η and the smallest side (16 px,
+                                 * as the elements); the presmoothing is
+                                 * the method's: cf_flow_bench_pyramid_params */
   int clg_fused_depth;          /* FUSED sweeps per launch, 0 = the
                                  * plan's default */
 } cf_flow_bench_config;
 
-/* @method with common/'s defaults (cf_*_params_init), 5 levels at η 0.5,
- * fp32, the automatic kernel, TV-L1 normalisation on. */
+/* @method with common/'s defaults (its parameter table's, as the
+ * element's), the pyramid's defaults (5 levels at η 0.5), fp32, the
+ * automatic kernel. */
 void cf_flow_bench_config_init (cf_flow_bench_config * c,
-    cf_flow_bench_method method);
+    cf_flow_method method);
 
-/* The pyramid of @c: levels, η, the elements' 16-pixel minimum side and
- * the method's presmoothing. */
+/* The pyramid of @c: c->pyramid with the method's presmoothing. */
 void cf_flow_bench_pyramid_params (const cf_flow_bench_config * c,
     cf_pyramid_params * p);
 

@@ -49,7 +49,7 @@ typedef struct
 {
   const char *name;
   const char *description;
-  cf_flow_bench_method method;
+  cf_flow_method method;
   int levels;
   int warps;
   int iterations;               /* per level and warp (TV-L1: the cap) */
@@ -63,53 +63,53 @@ typedef struct
 /* alpha on 0..255 intensities: 51 = cuda-samples' 0.2 on [0, 1]. */
 static const bench_config configs[] = {
   {"hs-cuda-samples", "cudaflowhs preset=cuda-samples (5 levels x 3 warps "
-        "x 500 iterations, fused Jacobi)", CF_FLOW_BENCH_HS, 5, 3, 500,
+        "x 500 iterations, fused Jacobi)", CF_FLOW_METHOD_HS, 5, 3, 500,
       51.0f, CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
-  {"hs-cuda-samples-fp16", "the same, precision=fp16", CF_FLOW_BENCH_HS,
+  {"hs-cuda-samples-fp16", "the same, precision=fp16", CF_FLOW_METHOD_HS,
       5, 3, 500, 51.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL},
   {"hs-cuda-samples-simple", "the same, jacobi-kernel=simple (one sweep "
-        "per launch)", CF_FLOW_BENCH_HS, 5, 3, 500, 51.0f,
+        "per launch)", CF_FLOW_METHOD_HS, 5, 3, 500, 51.0f,
       CF_PRECISION_FP32, CF_HS_KERNEL_SIMPLE, 0, NULL},
   {"hs-default", "cudaflowhs defaults (5 levels x 1 warp x 500 "
-        "iterations)", CF_FLOW_BENCH_HS, 5, 1, 500, 15.0f,
+        "iterations)", CF_FLOW_METHOD_HS, 5, 1, 500, 15.0f,
       CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
   {"hs-realtime", "cudaflowhs preset=realtime (3 levels x 1 warp x 10 "
-        "iterations, Romera's thesis)", CF_FLOW_BENCH_HS, 3, 1, 10, 15.0f,
+        "iterations, Romera's thesis)", CF_FLOW_METHOD_HS, 3, 1, 10, 15.0f,
       CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
-  {"hs-realtime-fp16", "the same, precision=fp16", CF_FLOW_BENCH_HS, 3, 1,
+  {"hs-realtime-fp16", "the same, precision=fp16", CF_FLOW_METHOD_HS, 3, 1,
       10, 15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL},
   {"tvl1-ipol", "cudaflowtvl1 defaults = preset=ipol (5 levels x 5 warps x "
-        "up to 300 iterations, epsilon 0.01)", CF_FLOW_BENCH_TVL1, 5, 5,
+        "up to 300 iterations, epsilon 0.01)", CF_FLOW_METHOD_TVL1, 5, 5,
       300, 0, CF_PRECISION_FP32, CF_TVL1_KERNEL_AUTO, 0.01f, NULL},
   {"tvl1-realtime", "cudaflowtvl1 preset=realtime (3 levels x 1 warp x 10 "
-        "iterations)", CF_FLOW_BENCH_TVL1, 3, 1, 10, 0, CF_PRECISION_FP32,
+        "iterations)", CF_FLOW_METHOD_TVL1, 3, 1, 10, 0, CF_PRECISION_FP32,
       CF_TVL1_KERNEL_AUTO, 0.0f, NULL},
   {"tvl1-ipol-fp16", "the same as tvl1-ipol, precision=fp16",
-      CF_FLOW_BENCH_TVL1, 5, 5, 300, 0, CF_PRECISION_FP16,
+      CF_FLOW_METHOD_TVL1, 5, 5, 300, 0, CF_PRECISION_FP16,
       CF_TVL1_KERNEL_AUTO, 0.01f, NULL},
   {"tvl1-realtime-fp16", "the same as tvl1-realtime, precision=fp16",
-      CF_FLOW_BENCH_TVL1, 3, 1, 10, 0, CF_PRECISION_FP16,
+      CF_FLOW_METHOD_TVL1, 3, 1, 10, 0, CF_PRECISION_FP16,
       CF_TVL1_KERNEL_AUTO, 0.0f, NULL},
   {"tvl1-realtime-steps", "the same, solver-kernel=steps (one kernel per "
-        "step)", CF_FLOW_BENCH_TVL1, 3, 1, 10, 0, CF_PRECISION_FP32,
+        "step)", CF_FLOW_METHOD_TVL1, 3, 1, 10, 0, CF_PRECISION_FP32,
       CF_TVL1_KERNEL_STEPS, 0.0f, NULL},
   {"tvl1-fixed-100", "cudaflowtvl1 3 levels x 1 warp x 100 iterations "
-        "(per-iteration cost)", CF_FLOW_BENCH_TVL1, 3, 1, 100, 0,
+        "(per-iteration cost)", CF_FLOW_METHOD_TVL1, 3, 1, 100, 0,
       CF_PRECISION_FP32, CF_TVL1_KERNEL_AUTO, 0.0f, NULL},
   {"tvl1-fixed-100-fp16", "the same as tvl1-fixed-100, precision=fp16",
-      CF_FLOW_BENCH_TVL1, 3, 1, 100, 0, CF_PRECISION_FP16,
+      CF_FLOW_METHOD_TVL1, 3, 1, 100, 0, CF_PRECISION_FP16,
       CF_TVL1_KERNEL_AUTO, 0.0f, NULL},
   {"clg-config-b", "cudaflowclg preset=config-b (4 levels, 60,120,180,240 "
-        "sweeps)", CF_FLOW_BENCH_CLG, 4, 1, 0, 50.0f, CF_PRECISION_FP32,
+        "sweeps)", CF_FLOW_METHOD_CLG, 4, 1, 0, 50.0f, CF_PRECISION_FP32,
       CF_CLG_KERNEL_AUTO, 0, "60,120,180,240"},
   {"clg-config-b-fp16", "the same as clg-config-b, precision=fp16",
-      CF_FLOW_BENCH_CLG, 4, 1, 0, 50.0f, CF_PRECISION_FP16,
+      CF_FLOW_METHOD_CLG, 4, 1, 0, 50.0f, CF_PRECISION_FP16,
       CF_CLG_KERNEL_AUTO, 0, "60,120,180,240"},
   {"clg-config-b-simple", "the same, jacobi-kernel=simple",
-      CF_FLOW_BENCH_CLG, 4, 1, 0, 50.0f, CF_PRECISION_FP32,
+      CF_FLOW_METHOD_CLG, 4, 1, 0, 50.0f, CF_PRECISION_FP32,
       CF_CLG_KERNEL_SIMPLE, 0, "60,120,180,240"},
   {"clg-config-a", "cudaflowclg preset=config-a (4 levels x 75 sweeps)",
-      CF_FLOW_BENCH_CLG, 4, 1, 75, 50.0f, CF_PRECISION_FP32,
+      CF_FLOW_METHOD_CLG, 4, 1, 75, 50.0f, CF_PRECISION_FP32,
       CF_CLG_KERNEL_AUTO, 0, NULL},
 };
 
@@ -128,25 +128,26 @@ static void
 table_config (const bench_config * t, int clg_depth, cf_flow_bench_config * c)
 {
   cf_flow_bench_config_init (c, t->method);
-  c->levels = t->levels;
-  c->precision = t->precision;
-  c->kernel = t->kernel;
+  c->pyramid.max_levels = t->levels;
+  c->solver.precision = t->precision;
+  c->solver.kernel = t->kernel;
   switch (t->method) {
-    case CF_FLOW_BENCH_HS:
-      c->hs.alpha = t->alpha;
-      c->hs.warps = t->warps;
-      c->hs.iterations = t->iterations;
+    case CF_FLOW_METHOD_HS:
+      c->solver.params.hs.alpha = t->alpha;
+      c->solver.params.hs.warps = t->warps;
+      c->solver.params.hs.iterations = t->iterations;
       break;
-    case CF_FLOW_BENCH_TVL1:
-      c->tvl1.warps = t->warps;
-      c->tvl1.max_iterations = t->iterations;
-      c->tvl1.epsilon = t->epsilon;
+    case CF_FLOW_METHOD_TVL1:
+      c->solver.params.tvl1.warps = t->warps;
+      c->solver.params.tvl1.max_iterations = t->iterations;
+      c->solver.params.tvl1.epsilon = t->epsilon;
       break;
-    case CF_FLOW_BENCH_CLG:
-      c->clg.alpha = t->alpha;
-      c->clg.iterations = t->iterations;
+    case CF_FLOW_METHOD_CLG:
+      c->solver.params.clg.alpha = t->alpha;
+      c->solver.params.clg.iterations = t->iterations;
       if (t->per_level)
-        cf_clg_parse_iterations_per_level (&c->clg, t->per_level, NULL);
+        cf_clg_parse_iterations_per_level (&c->solver.params.clg,
+            t->per_level, NULL);
       c->clg_fused_depth = clg_depth;
       break;
   }
@@ -164,7 +165,7 @@ write_json (FILE * f, const char *device, const bench_result * r, int n,
     fprintf (f, "    {\"config\": \"%s\", \"width\": %d, \"height\": %d, "
         "\"levels\": %d, \"frame_ms\": %.4f", r[i].config->name, r[i].r.width,
         r[i].r.height, r[i].r.n_levels, r[i].r.frame_ms);
-    if (r[i].config->method == CF_FLOW_BENCH_CLG)
+    if (r[i].config->method == CF_FLOW_METHOD_CLG)
       fprintf (f, ", \"clg_fused_depth\": %d", r[i].clg_depth);
     for (s = 0; s < CF_FLOW_BENCH_N_STAGES; s++)
       fprintf (f, ", \"%s_ms\": %.4f", cf_flow_bench_stage_names[s],
@@ -183,7 +184,7 @@ write_json (FILE * f, const char *device, const bench_result * r, int n,
 static const char *
 size_label (const bench_result * x, char *buf, size_t len)
 {
-  if (x->config->method == CF_FLOW_BENCH_CLG && x->clg_depth > 0)
+  if (x->config->method == CF_FLOW_METHOD_CLG && x->clg_depth > 0)
     snprintf (buf, len, "%dx%d K=%d", x->r.width, x->r.height, x->clg_depth);
   else
     snprintf (buf, len, "%dx%d", x->r.width, x->r.height);
@@ -197,7 +198,7 @@ write_depth_table (FILE * f, const bench_result * r, int n)
   int i, any = 0;
 
   for (i = 0; i < n; i++)
-    if (r[i].config->method == CF_FLOW_BENCH_CLG && r[i].clg_depth > 0)
+    if (r[i].config->method == CF_FLOW_METHOD_CLG && r[i].clg_depth > 0)
       any = 1;
   if (!any)
     return;
@@ -207,7 +208,7 @@ write_depth_table (FILE * f, const bench_result * r, int n)
       "|---|---|---|---|---|---|---|---|\n");
   for (i = 0; i < n; i++) {
     const bench_result *x = &r[i];
-    if (x->config->method != CF_FLOW_BENCH_CLG || x->clg_depth <= 0)
+    if (x->config->method != CF_FLOW_METHOD_CLG || x->clg_depth <= 0)
       continue;
     fprintf (f, "| %s | %dx%d | %d | %.3f | %.3f | %.3f | %.2f | %.4f |\n",
         x->config->name, x->r.width, x->r.height, x->clg_depth, x->r.frame_ms,
@@ -416,7 +417,7 @@ main (int argc, char **argv)
     }
     for (k = 0; k < n_sizes; k++) {
       /* the depth list applies to fused CLG configurations only */
-      int per_depth = configs[c].method == CF_FLOW_BENCH_CLG &&
+      int per_depth = configs[c].method == CF_FLOW_METHOD_CLG &&
           configs[c].kernel != CF_CLG_KERNEL_SIMPLE;
       for (dk = 0; dk < (per_depth ? n_depths : 1); dk++) {
         int depth = per_depth ? depths[dk] : 0;

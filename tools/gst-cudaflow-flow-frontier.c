@@ -48,6 +48,7 @@
 
 #include "args-util.h"
 #include "common/metrics.h"
+#include "common/params.h"
 #include "cuda/clg.h"
 #include "cuda/hs.h"
 #include "cuda/tvl1.h"
@@ -111,7 +112,7 @@ typedef struct
 typedef struct
 {
   const char *element;
-  cf_flow_bench_method method;
+  cf_flow_method method;
   int timing;
   int w[MAX_SIZES], h[MAX_SIZES], n_sizes;
   cf_flow_bench_frames *pairs[MAX_SIZES];       /* timing: one per size */
@@ -306,86 +307,70 @@ make_point_element (const char *factory, const point * p, gchar ** error)
   return e;
 }
 
-/* How the timing treats each property of the three elements:
- *   FIELD     copied into the timing's configuration (offset, kind)
+/* The parameter table of @method (common/params.h): the same rows the
+ * element makes its properties from. */
+static const cf_param_table *
+method_table (cf_flow_method method)
+{
+  switch (method) {
+    case CF_FLOW_METHOD_HS:
+      return &cf_hs_param_table;
+    case CF_FLOW_METHOD_CLG:
+      return &cf_clg_param_table;
+    default:
+      return &cf_tvl1_param_table;
+  }
+}
+
+/* How the timing treats the element properties that are not rows of the
+ * method's or the pyramid's parameter table (those are copied as the
+ * element stores them):
+ *   PRECISION, KERNEL  copied into the solver's precision and kernel
  *   REQUIRE   must hold the given value, else the point is refused (the
  *             timing and the pair-wise accuracy cannot reproduce another)
  *   TIMED     as REQUIRE, only when timing (changes the GPU run, not the
  *             flow)
  *   NEUTRAL   changes neither the GPU work of a frame nor the flow of a
  *             pair (QoS, the PTS gap rule), or only writes other properties
- *             (preset), or is read-only
+ *             (preset)
  * Any other property refuses the point when it is not at its default. */
 typedef enum
-{ FIELD, REQUIRE, TIMED, NEUTRAL } property_role;
+{ PRECISION, KERNEL, REQUIRE, TIMED, NEUTRAL } property_role;
 
-typedef enum
-{ K_INT, K_FLOAT, K_BOOL, K_PRECISION, K_KERNEL, K_PER_LEVEL } field_kind;
-
-#define M_HS (1 << CF_FLOW_BENCH_HS)
-#define M_TVL1 (1 << CF_FLOW_BENCH_TVL1)
-#define M_CLG (1 << CF_FLOW_BENCH_CLG)
+#define M_HS (1 << CF_FLOW_METHOD_HS)
+#define M_TVL1 (1 << CF_FLOW_METHOD_TVL1)
+#define M_CLG (1 << CF_FLOW_METHOD_CLG)
 #define M_ALL (M_HS | M_TVL1 | M_CLG)
-#define AT(member) offsetof (cf_flow_bench_config, member)
 
 typedef struct
 {
   int methods;
   const char *name;
   property_role role;
-  field_kind kind;              /* FIELD */
-  size_t offset;                /* FIELD */
-  const char *required;         /* REQUIRE, TIMED: the value, serialised */
+  const char *required;         /* REQUIRE, TIMED: the value, serialised;
+                                 * "!X": anything but X; "!>0": not above 0 */
   const char *why;              /* REQUIRE, TIMED */
 } property_rule;
 
-/* One rule of each role (initialisers for the table below). */
-#define COPY(methods, name, kind, member) \
-  {methods, name, FIELD, kind, AT (member), NULL, NULL}
-#define NEED(methods, name, role, value, why) \
-  {methods, name, role, K_INT, 0, value, why}
-#define IGNORE(name) {M_ALL, name, NEUTRAL, K_INT, 0, NULL, NULL}
-
 static const property_rule rules[] = {
-  COPY (M_ALL, "levels", K_INT, levels),
-  COPY (M_ALL, "scale-factor", K_FLOAT, scale_factor),
-  COPY (M_ALL, "precision", K_PRECISION, precision),
-  COPY (M_HS, "alpha", K_FLOAT, hs.alpha),
-  COPY (M_HS, "warps", K_INT, hs.warps),
-  COPY (M_HS, "iterations", K_INT, hs.iterations),
-  COPY (M_HS, "jacobi-kernel", K_KERNEL, kernel),
-  COPY (M_TVL1, "tau", K_FLOAT, tvl1.tau),
-  COPY (M_TVL1, "lambda", K_FLOAT, tvl1.lambda),
-  COPY (M_TVL1, "theta", K_FLOAT, tvl1.theta),
-  COPY (M_TVL1, "warps", K_INT, tvl1.warps),
-  COPY (M_TVL1, "iterations", K_INT, tvl1.max_iterations),
-  COPY (M_TVL1, "epsilon", K_FLOAT, tvl1.epsilon),
-  COPY (M_TVL1, "sigma", K_FLOAT, tvl1.presmooth_sigma),
-  COPY (M_TVL1, "normalize", K_BOOL, tvl1_normalize),
-  COPY (M_TVL1, "solver-kernel", K_KERNEL, kernel),
-  COPY (M_CLG, "alpha", K_FLOAT, clg.alpha),
-  COPY (M_CLG, "rho", K_FLOAT, clg.rho),
-  COPY (M_CLG, "sigma", K_FLOAT, clg.presmooth_sigma),
-  COPY (M_CLG, "iterations", K_INT, clg.iterations),
-  COPY (M_CLG, "iterations-per-level", K_PER_LEVEL, clg),
-  COPY (M_CLG, "jacobi-kernel", K_KERNEL, kernel),
-  NEED (M_ALL, "use-previous-flow", REQUIRE, "false",
-      "a warm start needs a sequence; the frontier measures single pairs"),
-  NEED (M_ALL, "output", REQUIRE, "flow",
-      "the accuracy reads the flow stream"),
-  NEED (M_ALL, "backend", TIMED, "!cpu",
+  {M_ALL, "precision", PRECISION, NULL, NULL},
+  {M_HS | M_CLG, "jacobi-kernel", KERNEL, NULL, NULL},
+  {M_TVL1, "solver-kernel", KERNEL, NULL, NULL},
+  {M_ALL, "use-previous-flow", REQUIRE, "false",
+      "a warm start needs a sequence; the frontier measures single pairs"},
+  {M_ALL, "output", REQUIRE, "flow", "the accuracy reads the flow stream"},
+  {M_ALL, "backend", TIMED, "!cpu",
       "the timing measures the GPU path (--no-time measures accuracy "
-      "alone)"),
-  NEED (M_ALL, "cuda-device-id", TIMED, "!>0",
-      "the timing runs on device 0"),
-  NEED (M_ALL, "post-messages", TIMED, "false",
+        "alone)"},
+  {M_ALL, "cuda-device-id", TIMED, "!>0", "the timing runs on device 0"},
+  {M_ALL, "post-messages", TIMED, "false",
       "post-messages waits for each solve and downloads the field, which "
-      "the timing does not model"),
-  IGNORE ("qos"),
-  IGNORE ("max-gap"),
-  IGNORE ("preset"),
-  IGNORE ("name"),
-  IGNORE ("parent"),
+        "the timing does not model"},
+  {M_ALL, "qos", NEUTRAL, NULL, NULL},
+  {M_ALL, "max-gap", NEUTRAL, NULL, NULL},
+  {M_ALL, "preset", NEUTRAL, NULL, NULL},
+  {M_ALL, "name", NEUTRAL, NULL, NULL},
+  {M_ALL, "parent", NEUTRAL, NULL, NULL},
 };
 
 /* Kernel nicks of each method's kernel property and their cuda/ values. */
@@ -409,7 +394,7 @@ static const struct
 
 /* The nick of kernel @value of @method (for the JSON). */
 static const char *
-kernel_nick (cf_flow_bench_method method, int value)
+kernel_nick (cf_flow_method method, int value)
 {
   size_t i;
 
@@ -420,7 +405,7 @@ kernel_nick (cf_flow_bench_method method, int value)
 }
 
 static const property_rule *
-find_rule (cf_flow_bench_method method, const char *name)
+find_rule (cf_flow_method method, const char *name)
 {
   size_t i;
 
@@ -430,80 +415,96 @@ find_rule (cf_flow_bench_method method, const char *name)
   return NULL;
 }
 
-/* Copy the property in @v into the field @rule names; FALSE with a
- * reason when its value has no counterpart in the timing. */
-static gboolean
-copy_field (const property_rule * rule, cf_flow_bench_method method,
-    const GValue * v, cf_flow_bench_config * c, gchar ** reason)
+/* The nick of an enum value, or NULL. */
+static const char *
+enum_nick (const GValue * v)
 {
-  char *field = (char *) c + rule->offset;
-  const char *nick = NULL;
-  size_t i;
+  GEnumClass *klass = g_type_class_ref (G_VALUE_TYPE (v));
+  GEnumValue *ev = g_enum_get_value (klass, g_value_get_enum (v));
+  const char *nick = ev ? ev->value_nick : NULL;
 
-  if (G_VALUE_HOLDS_ENUM (v)) {
-    GEnumClass *klass = g_type_class_ref (G_VALUE_TYPE (v));
-    GEnumValue *ev = g_enum_get_value (klass, g_value_get_enum (v));
-    nick = ev ? ev->value_nick : NULL;
-    g_type_class_unref (klass);
-  }
-  switch (rule->kind) {
-    case K_INT:
-      *(int *) field = g_value_get_int (v);
-      return TRUE;
-    case K_FLOAT:
-      *(float *) field = (float) g_value_get_double (v);
-      return TRUE;
-    case K_BOOL:
-      *(int *) field = g_value_get_boolean (v) ? 1 : 0;
-      return TRUE;
-    case K_PRECISION:
-      if (g_strcmp0 (nick, "fp32") == 0 || g_strcmp0 (nick, "fp16") == 0) {
-        c->precision = nick[2] == '3' ? CF_PRECISION_FP32 : CF_PRECISION_FP16;
-        return TRUE;
-      }
-      break;
-    case K_KERNEL:
-      for (i = 0; i < G_N_ELEMENTS (kernels); i++)
-        if ((kernels[i].methods & (1 << method)) &&
-            g_strcmp0 (nick, kernels[i].nick) == 0) {
-          c->kernel = kernels[i].value;
-          return TRUE;
-        }
-      break;
-    case K_PER_LEVEL:{
-      const char *text = g_value_get_string (v);
-      cf_error err = { {0} };
-      /* empty: uniform iterations */
-      c->clg.n_iterations_per_level = 0;
-      if (text == NULL || text[0] == '\0' ||
-          cf_clg_parse_iterations_per_level (&c->clg, text, &err) == CF_OK)
-        return TRUE;
-      *reason = g_strdup_printf ("iterations-per-level: %s", err.message);
+  g_type_class_unref (klass);   /* registered enums stay alive */
+  return nick;
+}
+
+/* Store property value @v in the field of table row @row of @params (the
+ * row's own check, cf_param_set, or its parser for text); FALSE with a
+ * reason when the table refuses it. */
+static gboolean
+copy_param (const cf_param * row, const GValue * v, void *params,
+    gchar ** reason)
+{
+  cf_error err = { {0} };
+  cf_status status;
+  double x;
+
+  if (row->type == CF_PARAM_TEXT) {
+    status = row->parse (params, g_value_get_string (v), &err);
+  } else {
+    if (G_VALUE_HOLDS_INT (v))
+      x = g_value_get_int (v);
+    else if (G_VALUE_HOLDS_UINT (v))
+      x = g_value_get_uint (v);
+    else if (G_VALUE_HOLDS_DOUBLE (v))
+      x = g_value_get_double (v);
+    else if (G_VALUE_HOLDS_FLOAT (v))
+      x = g_value_get_float (v);
+    else if (G_VALUE_HOLDS_BOOLEAN (v))
+      x = g_value_get_boolean (v) ? 1 : 0;
+    else if (G_VALUE_HOLDS_ENUM (v))
+      x = g_value_get_enum (v);
+    else {
+      *reason = g_strdup_printf ("%s: a %s property where the parameter "
+          "table has a number", row->name, G_VALUE_TYPE_NAME (v));
       return FALSE;
     }
+    status = cf_param_set (row, params, x, &err);
   }
+  if (status != CF_OK) {
+    *reason = g_strdup_printf ("%s: %s", row->name, err.message[0] ?
+        err.message : cf_status_name (status));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Copy a PRECISION or KERNEL property; FALSE with a reason when its value
+ * has no counterpart in the timing. */
+static gboolean
+copy_choice (const property_rule * rule, cf_flow_method method,
+    const GValue * v, cf_flow_bench_config * c, gchar ** reason)
+{
+  const char *nick = G_VALUE_HOLDS_ENUM (v) ? enum_nick (v) : NULL;
+  size_t i;
+
+  if (rule->role == PRECISION && g_strcmp0 (nick, "fp32") == 0) {
+    c->solver.precision = CF_PRECISION_FP32;
+    return TRUE;
+  }
+  if (rule->role == PRECISION && g_strcmp0 (nick, "fp16") == 0) {
+    c->solver.precision = CF_PRECISION_FP16;
+    return TRUE;
+  }
+  for (i = 0; rule->role == KERNEL && i < G_N_ELEMENTS (kernels); i++)
+    if ((kernels[i].methods & (1 << method)) &&
+        g_strcmp0 (nick, kernels[i].nick) == 0) {
+      c->solver.kernel = kernels[i].value;
+      return TRUE;
+    }
   *reason = g_strdup_printf ("%s=%s has no counterpart in the timing",
       rule->name, nick ? nick : "?");
   return FALSE;
 }
 
-/* Whether @v is the value a REQUIRE/TIMED rule asks for: a serialised
- * value, "!X" (anything but X) or "!>0" (not above zero). */
+/* Whether @v is the value a REQUIRE/TIMED rule asks for. */
 static gboolean
 meets_requirement (const property_rule * rule, const GValue * v)
 {
-  gchar *text = gst_value_serialize (v);
   const char *want = rule->required;
+  gchar *text = G_VALUE_HOLDS_ENUM (v) ? g_strdup (enum_nick (v)) :
+      gst_value_serialize (v);
   gboolean ok;
 
-  if (G_VALUE_HOLDS_ENUM (v)) {
-    /* compare nicks, not the serialised names */
-    GEnumClass *klass = g_type_class_ref (G_VALUE_TYPE (v));
-    GEnumValue *ev = g_enum_get_value (klass, g_value_get_enum (v));
-    g_free (text);
-    text = g_strdup (ev ? ev->value_nick : "");
-    g_type_class_unref (klass);
-  }
   if (strcmp (want, "!>0") == 0)
     ok = g_value_get_int (v) <= 0;
   else if (want[0] == '!')
@@ -518,13 +519,8 @@ meets_requirement (const property_rule * rule, const GValue * v)
 static gchar *
 value_text (const GValue * v)
 {
-  if (G_VALUE_HOLDS_ENUM (v)) {
-    GEnumClass *klass = g_type_class_ref (G_VALUE_TYPE (v));
-    GEnumValue *ev = g_enum_get_value (klass, g_value_get_enum (v));
-    gchar *text = g_strdup (ev ? ev->value_nick : "?");
-    g_type_class_unref (klass);
-    return text;
-  }
+  if (G_VALUE_HOLDS_ENUM (v))
+    return g_strdup (enum_nick (v) ? enum_nick (v) : "?");
   return gst_value_serialize (v);
 }
 
@@ -548,16 +544,19 @@ note_unmodelled (GstElement * e, const char *name)
 }
 
 /* The one mapping from an element's settings to the timing: every
- * property of @e is read back (g_object_get) and either copied into @c,
- * checked against the value the measurement can reproduce, or known to
- * change nothing; a property the rules do not know must be at its
- * default. Then the GPU path's own checks (cf_flow_bench_config_check).
- * FALSE with the reason in @reason (g_free) when the point cannot be
- * measured as set. @timing: the TIMED rules apply. */
+ * writable property of @e is read back (g_object_get) and either copied
+ * into @c — through the method's or the pyramid's parameter table, the
+ * rows the element's properties are made from, or as precision or kernel —
+ * or checked against the value the measurement can reproduce, or known to
+ * change nothing; a property none of these covers must be at its default.
+ * Then the GPU path's own checks (cf_flow_bench_config_check). FALSE with
+ * the reason in @reason (g_free) when the point cannot be measured as set.
+ * @timing: the TIMED rules apply. */
 static gboolean
-config_from_element (GstElement * e, cf_flow_bench_method method,
+config_from_element (GstElement * e, cf_flow_method method,
     gboolean timing, cf_flow_bench_config * c, gchar ** reason)
 {
+  const cf_param_table *table = method_table (method);
   guint n, i;
   GParamSpec **specs =
       g_object_class_list_properties (G_OBJECT_GET_CLASS (e), &n);
@@ -568,6 +567,9 @@ config_from_element (GstElement * e, cf_flow_bench_method method,
   cf_flow_bench_config_init (c, method);
   for (i = 0; i < n && ok; i++) {
     GParamSpec *pspec = specs[i];
+    const cf_param *row = cf_params_find (table, pspec->name);
+    const cf_param *pyramid_row =
+        cf_params_find (&cf_pyramid_param_table, pspec->name);
     const property_rule *rule = find_rule (method, pspec->name);
     GValue v = G_VALUE_INIT;
 
@@ -578,7 +580,21 @@ config_from_element (GstElement * e, cf_flow_bench_method method,
       continue;
     g_value_init (&v, pspec->value_type);
     g_object_get_property (G_OBJECT (e), pspec->name, &v);
-    if (rule == NULL) {
+    if (row != NULL && !(row->flags & CF_PARAM_NO_PROPERTY)) {
+      ok = copy_param (row, &v, &c->solver.params, reason);
+    } else if (pyramid_row != NULL) {
+      ok = copy_param (pyramid_row, &v, &c->pyramid, reason);
+    } else if (rule != NULL && (rule->role == PRECISION ||
+            rule->role == KERNEL)) {
+      ok = copy_choice (rule, method, &v, c, reason);
+    } else if (rule != NULL) {
+      if (!meets_requirement (rule, &v)) {
+        gchar *text = value_text (&v);
+        *reason = g_strdup_printf ("%s=%s: %s", pspec->name, text, rule->why);
+        g_free (text);
+        ok = FALSE;
+      }
+    } else {
       note_unmodelled (e, pspec->name);
       if (!g_param_value_defaults (pspec, &v)) {
         gchar *text = value_text (&v);
@@ -587,13 +603,6 @@ config_from_element (GstElement * e, cf_flow_bench_method method,
         g_free (text);
         ok = FALSE;
       }
-    } else if (rule->role == FIELD) {
-      ok = copy_field (rule, method, &v, c, reason);
-    } else if (!meets_requirement (rule, &v)) {
-      gchar *text = value_text (&v);
-      *reason = g_strdup_printf ("%s=%s: %s", pspec->name, text, rule->why);
-      g_free (text);
-      ok = FALSE;
     }
     g_value_unset (&v);
   }
@@ -836,6 +845,36 @@ json_number (FILE * out, double x)
     fputs ("null", out);
 }
 
+/* ", NAME: VALUE" for each numeric, boolean or choice row of @table in
+ * @params (the names are the element's property names). */
+static void
+json_params (FILE * out, const cf_param_table * table, const void *params)
+{
+  const cf_param *row;
+
+  for (row = table->params; row->name != NULL; row++) {
+    double x;
+    int k;
+
+    if (row->type == CF_PARAM_TEXT)
+      continue;
+    x = cf_param_get (row, params);
+    fprintf (out, ", ");
+    json_string (out, row->name);
+    if (row->type == CF_PARAM_BOOL) {
+      fprintf (out, ": %s", x != 0 ? "true" : "false");
+    } else if (row->type == CF_PARAM_CHOICE) {
+      for (k = 0; row->choices[k].nick && row->choices[k].value != (int) x;
+          k++);
+      fprintf (out, ": ");
+      json_string (out, row->choices[k].nick ? row->choices[k].nick : "?");
+    } else {
+      fprintf (out, ": ");
+      json_number (out, x);
+    }
+  }
+}
+
 static void
 write_json (FILE * out, const frontier * f, GPtrArray * points)
 {
@@ -885,30 +924,20 @@ write_json (FILE * out, const frontier * f, GPtrArray * points)
     json_string (out, p->reason);
     if (p->status != POINT_REFUSED) {
       /* what the timing ran: the element's settings read back */
-      fprintf (out, ",\n     \"config\": {\"levels\": %d, \"scale_factor\": "
-          "%g, \"precision\": \"%s\", \"kernel\": \"%s\"", c->levels,
-          c->scale_factor, c->precision == CF_PRECISION_FP16 ? "fp16" :
-          "fp32", kernel_nick (c->method, c->kernel));
-      if (c->method == CF_FLOW_BENCH_HS)
-        fprintf (out, ", \"alpha\": %g, \"warps\": %d, \"iterations\": %d",
-            c->hs.alpha, c->hs.warps, c->hs.iterations);
-      else if (c->method == CF_FLOW_BENCH_TVL1)
-        fprintf (out, ", \"tau\": %g, \"lambda\": %g, \"theta\": %g, "
-            "\"warps\": %d, \"iterations\": %d, \"epsilon\": %g, \"sigma\": "
-            "%g, \"normalize\": %s", c->tvl1.tau, c->tvl1.lambda,
-            c->tvl1.theta, c->tvl1.warps, c->tvl1.max_iterations,
-            c->tvl1.epsilon, c->tvl1.presmooth_sigma,
-            c->tvl1_normalize ? "true" : "false");
-      else {
-        fprintf (out, ", \"alpha\": %g, \"rho\": %g, \"sigma\": %g, "
-            "\"iterations\": [", c->clg.alpha, c->clg.rho,
-            c->clg.presmooth_sigma);
-        for (j = 0; j < c->levels; j++)
-          fprintf (out, "%s%d", j ? ", " : "", cf_clg_level_iterations (&c->clg,
-                  j));
+      fprintf (out, ",\n     \"config\": {\"precision\": \"%s\", "
+          "\"kernel\": \"%s\"", c->solver.precision == CF_PRECISION_FP16 ?
+          "fp16" : "fp32", kernel_nick (c->solver.method, c->solver.kernel));
+      json_params (out, &cf_pyramid_param_table, &c->pyramid);
+      json_params (out, method_table (c->solver.method), &c->solver.params);
+      if (c->solver.method == CF_FLOW_METHOD_CLG) {
+        fprintf (out, ", \"sweeps_per_level\": [");
+        for (j = 0; j < c->pyramid.max_levels; j++)
+          fprintf (out, "%s%d", j ? ", " : "",
+              cf_clg_level_iterations (&c->solver.params.clg, j));
         fprintf (out, "]");
       }
-      fprintf (out, "},\n     \"pixel_iterations\": %.0f", p->pixel_iterations);
+      fprintf (out, "},\n     \"pixel_iterations\": %.0f",
+          p->pixel_iterations);
     }
     if (p->status == POINT_OK) {
       if (f->timing) {
@@ -921,7 +950,7 @@ write_json (FILE * out, const frontier * f, GPtrArray * points)
           fprintf (out, ", \"solve_ms\": ");
           json_number (out, r->stage_ms[CF_FLOW_BENCH_SOLVE]);
           fprintf (out, ", \"levels_used\": %d", r->n_levels);
-          if (c->method == CF_FLOW_BENCH_TVL1)
+          if (c->solver.method == CF_FLOW_METHOD_TVL1)
             fprintf (out, ", \"iterations_run\": %ld", r->iterations);
           fprintf (out, "}");
         }
@@ -1321,11 +1350,11 @@ write_file (const char *path, void (*writer) (FILE *, const frontier *,
 static const struct
 {
   const char *element;
-  cf_flow_bench_method method;
+  cf_flow_method method;
 } methods[] = {
-  {"cudaflowhs", CF_FLOW_BENCH_HS},
-  {"cudaflowtvl1", CF_FLOW_BENCH_TVL1},
-  {"cudaflowclg", CF_FLOW_BENCH_CLG},
+  {"cudaflowhs", CF_FLOW_METHOD_HS},
+  {"cudaflowtvl1", CF_FLOW_METHOD_TVL1},
+  {"cudaflowclg", CF_FLOW_METHOD_CLG},
 };
 
 int
