@@ -1,0 +1,76 @@
+#!/bin/bash
+# The speed/accuracy frontier of cudaflowtvl1 on a GPU machine
+# (tools/gst-cudaflow-flow-frontier; docs/flow-frontier.md shows the
+# result): levels 3..6 x warps 1,2,3,5 x iterations 5,10,20,50 (epsilon 0,
+# so each point does a fixed amount of work) x fp32, fp16, plus the ipol
+# and realtime presets, timed at 1920x1080 and evaluated on the Middlebury
+# pairs and on a large-motion synthetic set made here by
+# gst-cudaflow-synth (20 to 100 px; sharp and noise-free). Results go to $OUT (default
+# _out/frontier): tvl1.json, tvl1.md, tvl1.svg, tvl1.log, and the
+# synthetic set under large-motion/.
+#
+#   tests/gpu/frontier.sh [BUILD_DIR] [DATA_DIR]
+#
+# BUILD_DIR: a build tree or a copy made by tests/gpu/stage.sh (default
+# _build). DATA_DIR holds the Middlebury pairs (default:
+# $CUDAFLOW_DATA_DIR/middlebury, else .data/middlebury next to this tree).
+# PRECISIONS (default fp32,fp16) runs a part of the grid, for a machine
+# with a per-command time limit; the files are then tvl1-<precisions>.*.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$top/_build}
+data=${2:-${CUDAFLOW_DATA_DIR:-$top/.data}/middlebury}
+out=${OUT:-$top/_out/frontier}
+precisions=${PRECISIONS:-fp32,fp16}
+mkdir -p "$out"
+
+if ! command -v gst-launch-1.0 >/dev/null 2>&1 && [ -f "$top/.gst-runtime/env.sh" ]; then
+  # shellcheck disable=SC1091
+  source "$top/.gst-runtime/env.sh"
+fi
+export GST_PLUGIN_PATH_1_0=$build/gst/.libs
+# libgstcudaflow-1.0 (the plugin links it) from the build tree wherever it
+# was copied
+export LD_LIBRARY_PATH=$build/gst-libs/gst/cudaflow/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export GST_REGISTRY_1_0=${TMPDIR:-/tmp}/cudaflow-frontier-registry-$$.bin
+
+if [ ! -f "$data/RubberWhale/flow10.flo" ]; then
+  echo "no Middlebury data at $data (set CUDAFLOW_DATA_DIR or pass DATA_DIR)" >&2
+  exit 1
+fi
+
+# Large motions: one textured pair per motion and displacement, 960x540 so
+# that 100 px is a tenth of the width, each with its own texture (seed)
+# whose shortest wave is the displacement (shorter waves alone would make
+# the motion ambiguous on every pyramid level). gst-cudaflow-synth draws
+# sharp, noise-free frames: no motion blur, no sensor noise.
+large=$out/large-motion
+rm -rf "$large"
+seed=1
+for spec in translation:20 translation:60 translation:100 rotation-zoom:40 \
+    smooth:20 smooth:50; do
+  motion=${spec%%:*} amount=${spec##*:}
+  "$build/tools/gst-cudaflow-synth" --size 960x540 --motion "$motion" \
+    --amount "$amount" --wavelength "$amount" --seed $seed \
+    "$large/$motion-$amount" || exit 1
+  seed=$((seed + 1))
+done
+
+name=tvl1
+[ "$precisions" = fp32,fp16 ] || name=tvl1-$(echo "$precisions" | tr , -)
+points=()
+for p in ${precisions//,/ }; do
+  points+=(--point "preset=ipol precision=$p" --point "preset=realtime precision=$p")
+done
+"$build/tools/gst-cudaflow-flow-frontier" --element cudaflowtvl1 \
+  --sizes 1920x1080 --frames 20 \
+  --set levels=3,4,5,6 --set warps=1,2,3,5 --set iterations=5,10,20,50 \
+  --set epsilon=0 --set "precision=$precisions" "${points[@]}" \
+  --data "$data" --data "$large" --rank-by "$data" \
+  --peers "$top/tools/flow-frontier-peers.txt" \
+  --json "$out/$name.json" --markdown "$out/$name.md" --svg "$out/$name.svg" \
+  > "$out/$name-front.md" 2> "$out/$name.log"
+status=$?
+cat "$out/$name-front.md"
+tail -n 3 "$out/$name.log"
+exit $status
