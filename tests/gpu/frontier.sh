@@ -56,9 +56,37 @@ for spec in translation:20 translation:60 translation:100 rotation-zoom:40 \
   seed=$((seed + 1))
 done
 
+points=()
+# Yosemite (next to the Middlebury directory when present): the pair and
+# Barron's ground truth in Middlebury layout, the sky (its ground truth is
+# exactly (1,0) and meaningless for a black sky) marked unknown, as the
+# evaluations of this sequence mask it. Needs python3 with numpy.
+yos=$(dirname "$data")/yosemite
+yos_args=()
+if [ -f "$yos/correct_yos.flo" ] && python3 -c 'import numpy' 2>/dev/null; then
+  mkdir -p "$out/yosemite/Yosemite"
+  cp "$yos/frame10.png" "$yos/frame11.png" "$out/yosemite/Yosemite/"
+  python3 - "$yos/correct_yos.flo" "$out/yosemite/Yosemite/flow10.flo" <<'PY'
+import sys, numpy as np
+raw = open(sys.argv[1], 'rb').read()
+w, h = np.frombuffer(raw[4:12], '<i4')
+uv = np.frombuffer(raw[12:], '<f4').reshape(h, w, 2).copy()
+sky = (uv[..., 0] == 1.0) & (uv[..., 1] == 0.0)
+uv[sky] = 1e10
+open(sys.argv[2], 'wb').write(raw[:12] + uv.astype('<f4').tobytes())
+print('yosemite: %d sky pixels masked' % sky.sum(), file=sys.stderr)
+PY
+  yos_args=(--data "$out/yosemite")
+fi
+
+# EXTRA_POINTS: more points, separated by ';' (e.g. other scale factors)
+IFS=';' read -r -a extra <<< "${EXTRA_POINTS:-}"
+for e in "${extra[@]}"; do
+  [ -n "$e" ] && points+=(--point "$e")
+done
+
 name=tvl1
 [ "$precisions" = fp32,fp16 ] || name=tvl1-$(echo "$precisions" | tr , -)
-points=()
 for p in ${precisions//,/ }; do
   points+=(--point "preset=ipol precision=$p" --point "preset=realtime precision=$p")
 done
@@ -66,7 +94,7 @@ done
   --sizes 1920x1080 --frames 20 \
   --set levels=3,4,5,6 --set warps=1,2,3,5 --set iterations=5,10,20,50 \
   --set epsilon=0 --set "precision=$precisions" "${points[@]}" \
-  --data "$data" --data "$large" --rank-by "$data" \
+  --data "$data" --data "$large" "${yos_args[@]}" --rank-by "$data" \
   --peers "$top/tools/flow-frontier-peers.txt" \
   --json "$out/$name.json" --markdown "$out/$name.md" --svg "$out/$name.svg" \
   > "$out/$name-front.md" 2> "$out/$name.log"
