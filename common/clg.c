@@ -12,7 +12,6 @@
 #include "common/clg.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -125,60 +124,18 @@ cf_status
 cf_clg_parse_iterations_per_level (cf_clg_params * params, const char *text,
     cf_error * err)
 {
-  int values[CF_PYRAMID_MAX_LEVELS];
-  const char *p = text;
-  int n = 0, i;
+  int values[CF_PYRAMID_MAX_LEVELS], n;
+  cf_status status;
 
-  if (params == NULL || text == NULL) {
-    cf_error_set (err, "iterations per level: no text");
+  if (params == NULL) {
+    cf_error_set (err, "iterations per level: no parameters");
     return CF_ERROR_INVALID;
   }
-  for (;;) {
-    const char *start, *end;
-    long value;
-    char *stop;
-
-    while (isspace ((unsigned char) *p))
-      p++;
-    start = p;
-    while (*p != '\0' && *p != ',')
-      p++;
-    end = p;
-    while (end > start && isspace ((unsigned char) end[-1]))
-      end--;
-    if (end == start) {
-      if (n == 0 && *p == '\0')
-        cf_error_set (err, "iterations per level: empty list, expected e.g. "
-            "\"60,120,180,240\" (finest level first)");
-      else
-        cf_error_set (err, "iterations per level: entry %d is empty", n + 1);
-      return CF_ERROR_FORMAT;
-    }
-    if (n == CF_PYRAMID_MAX_LEVELS) {
-      cf_error_set (err, "iterations per level: more than %d entries "
-          "(one per pyramid level at most)", CF_PYRAMID_MAX_LEVELS);
-      return CF_ERROR_FORMAT;
-    }
-    for (i = 0; start + i < end; i++) {
-      if (!isdigit ((unsigned char) start[i])) {
-        cf_error_set (err, "iterations per level: entry %d \"%.*s\" is not "
-            "a whole number >= 0", n + 1, (int) (end - start), start);
-        return CF_ERROR_FORMAT;
-      }
-    }
-    errno = 0;
-    value = strtol (start, &stop, 10);
-    if (errno != 0 || value > CF_CLG_MAX_ITERATIONS) {
-      cf_error_set (err, "iterations per level: entry %d \"%.*s\" is above "
-          "the limit %d", n + 1, (int) (end - start), start,
-          CF_CLG_MAX_ITERATIONS);
-      return CF_ERROR_FORMAT;
-    }
-    values[n++] = (int) value;
-    if (*p == '\0')
-      break;
-    p++;                        /* the comma */
-  }
+  status = cf_params_parse_level_list (text, "iterations per level",
+      "60,120,180,240", 0, CF_CLG_MAX_ITERATIONS, CF_PYRAMID_MAX_LEVELS,
+      values, &n, err);
+  if (status != CF_OK)
+    return status;
   memcpy (params->iterations_per_level, values, (size_t) n * sizeof (int));
   params->n_iterations_per_level = n;
   return CF_OK;

@@ -8,6 +8,7 @@
 #include "common/params.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -226,4 +227,64 @@ cf_params_valid (const cf_param_table * table, const void *params)
         cf_param_check (p, cf_param_get (p, params), NULL) != CF_OK)
       return 0;
   return 1;
+}
+
+cf_status
+cf_params_parse_level_list (const char *text, const char *what,
+    const char *example, int min, int max, int max_entries, int *values,
+    int *n, cf_error * err)
+{
+  const char *p = text;
+  int count = 0, i;
+
+  if (text == NULL) {
+    cf_error_set (err, "%s: no text", what);
+    return CF_ERROR_INVALID;
+  }
+  for (;;) {
+    const char *start, *end;
+    long value;
+
+    while (isspace ((unsigned char) *p))
+      p++;
+    start = p;
+    while (*p != '\0' && *p != ',')
+      p++;
+    end = p;
+    while (end > start && isspace ((unsigned char) end[-1]))
+      end--;
+    if (end == start) {
+      if (count == 0 && *p == '\0')
+        cf_error_set (err, "%s: empty list, expected e.g. \"%s\" (finest "
+            "level first)", what, example);
+      else
+        cf_error_set (err, "%s: entry %d is empty", what, count + 1);
+      return CF_ERROR_FORMAT;
+    }
+    if (count == max_entries) {
+      cf_error_set (err, "%s: more than %d entries (one per pyramid level "
+          "at most)", what, max_entries);
+      return CF_ERROR_FORMAT;
+    }
+    /* digits only: no sign, no fraction, no blank inside */
+    for (i = 0; start + i < end && isdigit ((unsigned char) start[i]); i++);
+    errno = 0;
+    value = start + i == end ? strtol (start, NULL, 10) : (long) min - 1;
+    if (value < min) {
+      cf_error_set (err, "%s: entry %d \"%.*s\" is not a whole number >= %d",
+          what, count + 1, (int) (end - start), start, min);
+      return CF_ERROR_FORMAT;
+    }
+    if (errno != 0 || value > max) {
+      cf_error_set (err, "%s: entry %d \"%.*s\" is above the limit %d",
+          what, count + 1, (int) (end - start), start, max);
+      return CF_ERROR_FORMAT;
+    }
+    values[count++] = (int) value;
+    if (*p == '\0')
+      break;
+    p++;                        /* the comma */
+  }
+  *n = count;
+  return CF_OK;
 }

@@ -153,6 +153,18 @@ cf_status cf_params_set_text (const cf_param_table * table, void *params,
 /* 1 when every non-TEXT field of @params passes cf_param_check. */
 int cf_params_valid (const cf_param_table * table, const void *params);
 
+/* Parse a per-level list, finest level first, e.g. "60,120,180,240": 1 to
+ * @max_entries whole numbers in [@min, @max] separated by commas, blanks
+ * allowed around each, into @values (room for @max_entries) and @n. On
+ * anything else CF_ERROR_FORMAT with a message in @err (nullable) that
+ * starts with @what ("iterations per level"), names the entry and, for an
+ * empty list, gives @example; @values is then scratch and @n unchanged.
+ * CF_ERROR_INVALID for a NULL @text. The parse of the TEXT rows that hold
+ * one count per pyramid level (CLG's and TV-L1's). */
+cf_status cf_params_parse_level_list (const char *text, const char *what,
+    const char *example, int min, int max, int max_entries, int *values,
+    int *n, cf_error * err);
+
 #ifdef __cplusplus
 }
 #endif
