@@ -14,6 +14,7 @@
 
 #include "common/tvl1.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -31,6 +32,11 @@
 #define IPOL_SIGMA 0.8
 #define IPOL_LEVELS 5
 #define IPOL_ETA 0.5
+
+static cf_status parse_warps_row (void *params, const char *text,
+    cf_error * err);
+static cf_status parse_iterations_row (void *params, const char *text,
+    cf_error * err);
 
 static const cf_param_choice border_choices[] = {
   {CF_WARP_CLAMP, "clamp", "Samples outside I1 take the nearest pixel"},
@@ -66,7 +72,7 @@ static const cf_param tvl1_params[] = {
     .min = 1, .max = CF_TVL1_WARPS_MAX, .def = IPOL_WARPS,
     .offset = offsetof (cf_tvl1_params, warps), .flags = CF_PARAM_TUNABLE,
     .blurb = "Warps per pyramid level: each re-warps frame t by the current "
-        "flow",
+        "flow (on every level when warps-per-level is empty)",
   },
   {
     .name = "iterations", .nick = "Iterations", .type = CF_PARAM_INT,
@@ -74,7 +80,23 @@ static const cf_param tvl1_params[] = {
     .offset = offsetof (cf_tvl1_params, max_iterations),
     .flags = CF_PARAM_TUNABLE,
     .blurb = "Iterations per warp: the count when epsilon is 0, else the "
-        "most",
+        "most (on every level when iterations-per-level is empty)",
+  },
+  {
+    .name = "warps-per-level", .nick = "Warps Per Level",
+    .type = CF_PARAM_TEXT, .parse = parse_warps_row, .flags = CF_PARAM_LIVE,
+    .blurb = "Warps on each pyramid level, finest first, comma-separated, "
+        "e.g. \"1,2,4\" (each 1..1000); levels past the list reuse its "
+        "last entry; empty = warps on every level",
+  },
+  {
+    .name = "iterations-per-level", .nick = "Iterations Per Level",
+    .type = CF_PARAM_TEXT, .parse = parse_iterations_row,
+    .flags = CF_PARAM_LIVE,
+    .blurb = "Iterations per warp on each pyramid level, finest first, "
+        "comma-separated, e.g. \"20,50,100\" (each 1..1000000; the most "
+        "when epsilon > 0); levels past the list reuse its last entry; "
+        "empty = iterations on every level",
   },
   {
     .name = "epsilon", .nick = "Epsilon", .type = CF_PARAM_FLOAT,
@@ -109,6 +131,8 @@ static const cf_param tvl1_params[] = {
   {NULL}
 };
 
+/* Each preset defines the whole schedule: the per-level lists are
+ * cleared, so warps and iterations apply to every level. */
 static const cf_preset tvl1_presets[] = {
   {"ipol", "IPOL tvl1flow defaults: 5 levels, 5 warps, up to 300 "
         "iterations, epsilon 0.01 (the element's defaults)",
@@ -116,11 +140,14 @@ static const cf_preset tvl1_presets[] = {
             CF_SET ("warps", IPOL_WARPS), CF_SET ("iterations",
               IPOL_ITERATIONS), CF_SET ("epsilon", IPOL_EPSILON),
             CF_SET ("tau", IPOL_TAU), CF_SET ("lambda", IPOL_LAMBDA),
-          CF_SET ("theta", IPOL_THETA)}},
+            CF_SET ("theta", IPOL_THETA),
+            CF_SET_TEXT ("warps-per-level", NULL),
+          CF_SET_TEXT ("iterations-per-level", NULL)}},
   {"realtime", "Time-budget configuration: 3 levels, 1 warp, 10 "
         "iterations, epsilon 0",
       {CF_SET ("levels", 3), CF_SET ("warps", 1), CF_SET ("iterations", 10),
-          CF_SET ("epsilon", 0.0)}},
+            CF_SET ("epsilon", 0.0), CF_SET_TEXT ("warps-per-level", NULL),
+          CF_SET_TEXT ("iterations-per-level", NULL)}},
   {NULL}
 };
 
@@ -133,7 +160,8 @@ const cf_param_table cf_tvl1_param_table = {
   .params_size = sizeof (cf_tvl1_params),
   .params = tvl1_params,
   .presets = tvl1_presets,
-  .presets_blurb = "Set levels, warps, iterations and epsilon at once",
+  .presets_blurb = "Set levels, warps, iterations (the same on every "
+      "level: the per-level lists are cleared) and epsilon at once",
   .default_levels = IPOL_LEVELS
 };
 
@@ -149,10 +177,142 @@ cf_tvl1_params_set (cf_tvl1_params * params, const char *name, double value)
   return cf_params_set (&cf_tvl1_param_table, params, name, value, NULL);
 }
 
+/* A per-level list of @params into @list and @n_list, each entry
+ * 1..@max; @list and @n_list unchanged on an error. */
+static cf_status
+parse_level_list (const char *text, const char *what, const char *example,
+    int max, int *list, int *n_list, cf_error * err)
+{
+  int values[CF_PYRAMID_MAX_LEVELS], n;
+  cf_status status;
+
+  status = cf_params_parse_level_list (text, what, example, 1, max,
+      CF_PYRAMID_MAX_LEVELS, values, &n, err);
+  if (status != CF_OK)
+    return status;
+  memcpy (list, values, (size_t) n * sizeof (int));
+  *n_list = n;
+  return CF_OK;
+}
+
+cf_status
+cf_tvl1_parse_warps_per_level (cf_tvl1_params * params, const char *text,
+    cf_error * err)
+{
+  if (params == NULL) {
+    cf_error_set (err, "warps per level: no parameters");
+    return CF_ERROR_INVALID;
+  }
+  return parse_level_list (text, "warps per level", "1,2,4",
+      CF_TVL1_WARPS_MAX, params->warps_per_level, &params->n_warps_per_level,
+      err);
+}
+
+cf_status
+cf_tvl1_parse_iterations_per_level (cf_tvl1_params * params,
+    const char *text, cf_error * err)
+{
+  if (params == NULL) {
+    cf_error_set (err, "iterations per level: no parameters");
+    return CF_ERROR_INVALID;
+  }
+  return parse_level_list (text, "iterations per level", "20,50,100",
+      CF_TVL1_ITERATIONS_MAX, params->iterations_per_level,
+      &params->n_iterations_per_level, err);
+}
+
+static int
+is_blank (const char *text)
+{
+  while (text != NULL && isspace ((unsigned char) *text))
+    text++;
+  return text == NULL || *text == '\0';
+}
+
+/* The TEXT rows: no list (NULL or blank) = the uniform value on every
+ * level. */
+static cf_status
+parse_warps_row (void *params, const char *text, cf_error * err)
+{
+  cf_tvl1_params *p = params;
+
+  if (!is_blank (text))
+    return cf_tvl1_parse_warps_per_level (p, text, err);
+  p->n_warps_per_level = 0;
+  return CF_OK;
+}
+
+static cf_status
+parse_iterations_row (void *params, const char *text, cf_error * err)
+{
+  cf_tvl1_params *p = params;
+
+  if (!is_blank (text))
+    return cf_tvl1_parse_iterations_per_level (p, text, err);
+  p->n_iterations_per_level = 0;
+  return CF_OK;
+}
+
+/* Entry @level of a per-level list (finest first), its last entry past
+ * its end, @uniform when it is empty. */
+static int
+level_entry (const int *list, int n, int uniform, int level)
+{
+  if (n <= 0)
+    return uniform;
+  if (level < 0)
+    level = 0;
+  return list[level < n ? level : n - 1];
+}
+
+int
+cf_tvl1_level_warps (const cf_tvl1_params * params, int level)
+{
+  return level_entry (params->warps_per_level, params->n_warps_per_level,
+      params->warps, level);
+}
+
+int
+cf_tvl1_level_iterations (const cf_tvl1_params * params, int level)
+{
+  return level_entry (params->iterations_per_level,
+      params->n_iterations_per_level, params->max_iterations, level);
+}
+
+void
+cf_tvl1_level_params (const cf_tvl1_params * params, int level,
+    cf_tvl1_params * out)
+{
+  *out = *params;
+  out->warps = cf_tvl1_level_warps (params, level);
+  out->max_iterations = cf_tvl1_level_iterations (params, level);
+  out->n_warps_per_level = 0;
+  out->n_iterations_per_level = 0;
+}
+
+/* @n entries (0..CF_PYRAMID_MAX_LEVELS), each in 1..@max */
+static int
+level_list_valid (const int *list, int n, int max)
+{
+  int l;
+
+  if (n < 0 || n > CF_PYRAMID_MAX_LEVELS)
+    return 0;
+  for (l = 0; l < n; l++)
+    if (list[l] < 1 || list[l] > max)
+      return 0;
+  return 1;
+}
+
 int
 cf_tvl1_params_valid (const cf_tvl1_params * params)
 {
-  return cf_params_valid (&cf_tvl1_param_table, params);
+  /* the table's rows, then what the per-level lists parsed into */
+  return cf_params_valid (&cf_tvl1_param_table, params) &&
+      level_list_valid (params->warps_per_level, params->n_warps_per_level,
+      CF_TVL1_WARPS_MAX) &&
+      level_list_valid (params->iterations_per_level,
+      params->n_iterations_per_level, CF_TVL1_ITERATIONS_MAX);
 }
 
 void
@@ -745,7 +905,8 @@ solve_level (const cf_image * i0, const cf_image * i1,
  * global pyramid coarse to fine; u = 0 (or the resampled initial flow) at
  * the coarsest level; between levels the flow is upsampled with clamped
  * bicubic at corner-aligned positions and scaled to the finer grid
- * (cf_flow_resample, ×1/η). */
+ * (cf_flow_resample, ×1/η). Each level solves with its own warps and
+ * iteration cap (cf_tvl1_level_params; IPOL has one pair for all). */
 cf_status
 cf_tvl1_flow (const cf_pyramid * p0, const cf_pyramid * p1,
     const cf_tvl1_params * params, int use_initial, cf_flow * flow)
@@ -791,6 +952,7 @@ cf_tvl1_flow_counted (const cf_pyramid * p0, const cf_pyramid * p1,
     const cf_image *f0 = p0->level[l], *f1 = p1->level[l];
     cf_flow ul = flow_view (u, f0->width, f0->height);
     cf_tvl1_workspace wl;
+    cf_tvl1_params lp;
 
     status = cf_tvl1_workspace_level (ws, f0->width, f0->height, &wl);
     if (status != CF_OK)
@@ -808,8 +970,10 @@ cf_tvl1_flow_counted (const cf_pyramid * p0, const cf_pyramid * p1,
           p0->level[l + 1]->height);
       status = cf_flow_resample (&prev, &ul);
     }
+    /* this level's warps and iterations: a uniform solve of its own */
+    cf_tvl1_level_params (params, l, &lp);
     if (status == CF_OK)
-      status = solve_level (f0, f1, params, &wl, &ul, &count);
+      status = solve_level (f0, f1, &lp, &wl, &ul, &count);
     if (status != CF_OK)
       goto out;
 

@@ -19,6 +19,11 @@
  *     P    p_d = (p_d + τ/θ ∇u_d) / (1 + τ/θ |∇u_d|)
  *   stop when e <= ε² or after max_iterations (ε = 0: fixed count).
  *
+ * The warps and the iteration cap may differ per level (warps-per-level,
+ * iterations-per-level; finest level first): cheap coarse levels can take
+ * many, the costly finest level few. A level runs exactly as a uniform
+ * solve with that level's two counts (cf_tvl1_level_params).
+ *
  * Grid: every plane is on the pixel grid (full-pixel centres at integer
  * coordinates); the forward gradient and backward divergence form an adjoint
  * pair, <∇u, p> = −<u, div p>, because p_d1 on the last column and p_d2 on
@@ -67,9 +72,20 @@ typedef struct
   float tau;                    /* τ, dual time step of the P step */
   float lambda;                 /* λ, data-term weight, intensities 0..255 */
   float theta;                  /* θ, coupling weight of |u − v|² / 2θ, > 0 */
-  int warps;                    /* warps per pyramid level, >= 1 */
+  int warps;                    /* warps per pyramid level, >= 1, on every
+                                 * level when n_warps_per_level is 0 */
   int max_iterations;           /* iterations per warp: cap, or the count
-                                 * when epsilon = 0; >= 1 */
+                                 * when epsilon = 0; >= 1; on every level
+                                 * when n_iterations_per_level is 0 */
+  int warps_per_level[CF_PYRAMID_MAX_LEVELS];   /* warps per level, finest
+                                 * first (level 0 = full size) */
+  int n_warps_per_level;        /* entries used; 0 = `warps` on every level;
+                                 * levels past the list reuse its last entry */
+  int iterations_per_level[CF_PYRAMID_MAX_LEVELS];      /* max_iterations
+                                 * per level, finest first */
+  int n_iterations_per_level;   /* entries used; 0 = `max_iterations` on
+                                 * every level; levels past the list reuse
+                                 * its last entry */
   float epsilon;                /* ε, pixels: a warp stops when the mean over
                                  * pixels of |u^{n+1} − u^n|² <= ε²; 0 = run
                                  * max_iterations */
@@ -84,13 +100,15 @@ typedef struct
                                  * same); the solvers do not read it */
 } cf_tvl1_params;
 
-/* The parameters (tau, lambda, theta, warps, iterations, epsilon, sigma,
- * normalize; rows in the property order of cudaflowtvl1, then "border",
- * which is not a property) and presets (ipol, realtime) of TV-L1. */
+/* The parameters (tau, lambda, theta, warps, iterations, warps-per-level,
+ * iterations-per-level, epsilon, sigma, normalize; rows in the property
+ * order of cudaflowtvl1, then "border", which is not a property) and
+ * presets (ipol, realtime; both clear the per-level lists) of TV-L1. */
 extern const cf_param_table cf_tvl1_param_table;
 
 /* The table's defaults, IPOL's: τ 0.25, λ 0.15, θ 0.3, 5 warps, 300
- * iterations, ε 0.01, σ 0.8, zero outside, normalised pairs. */
+ * iterations, no per-level lists, ε 0.01, σ 0.8, zero outside, normalised
+ * pairs. */
 void cf_tvl1_params_init (cf_tvl1_params * params);
 
 /* Set one parameter by its table name: "tau", "lambda", "theta", "warps"
@@ -98,12 +116,38 @@ void cf_tvl1_params_init (cf_tvl1_params * params);
  * (presmooth_sigma), each in its CF_TVL1_*_MIN .. _MAX range (warps and
  * iterations from 1, epsilon and sigma from 0); "normalize" 0 or 1;
  * "border" 0 = clamp, 1 = zero outside (cf_warp_border). CF_ERROR_INVALID
- * for an unknown name or an out-of-range value (params unchanged). */
+ * for an unknown name or an out-of-range value (params unchanged). The
+ * per-level lists are text: cf_params_set_text (&cf_tvl1_param_table, …,
+ * "warps-per-level", …) or the parse functions below. */
 cf_status cf_tvl1_params_set (cf_tvl1_params * params, const char *name,
     double value);
 
-/* 1 when every field of @params is in its table range (the check of
- * cf_tvl1_flow and of the GPU twin). */
+/* Parse a per-level list, finest level first, e.g. "1,2,4" warps or
+ * "20,50,100" iterations: 1 to CF_PYRAMID_MAX_LEVELS whole numbers in the
+ * range of the uniform parameter (warps 1..CF_TVL1_WARPS_MAX, iterations
+ * 1..CF_TVL1_ITERATIONS_MAX) separated by commas, blanks allowed around
+ * each. CF_ERROR_FORMAT with a message in @err (nullable) naming the entry,
+ * params unchanged, on anything else. The table's TEXT rows take NULL or
+ * blank text as "no list" (cf_params_set_text); these functions refuse it. */
+cf_status cf_tvl1_parse_warps_per_level (cf_tvl1_params * params,
+    const char *text, cf_error * err);
+cf_status cf_tvl1_parse_iterations_per_level (cf_tvl1_params * params,
+    const char *text, cf_error * err);
+
+/* Warps and the iteration cap on pyramid level @level (0 = finest) under
+ * @params: the list's entry, its last one past its end, or the uniform
+ * value when the list is empty. */
+int cf_tvl1_level_warps (const cf_tvl1_params * params, int level);
+int cf_tvl1_level_iterations (const cf_tvl1_params * params, int level);
+
+/* The parameters level @level runs with: @params with warps and
+ * max_iterations set to that level's and no lists, so a level's solve is a
+ * uniform solve (with empty lists, @out is @params). */
+void cf_tvl1_level_params (const cf_tvl1_params * params, int level,
+    cf_tvl1_params * out);
+
+/* 1 when every field of @params is in its table range, the per-level lists
+ * included (the check of cf_tvl1_flow and of the GPU twin). */
 int cf_tvl1_params_valid (const cf_tvl1_params * params);
 
 /* Copy what the pyramid needs from @params: presmooth_sigma only (η, level
@@ -203,9 +247,10 @@ cf_status cf_tvl1_flow (const cf_pyramid * p0, const cf_pyramid * p1,
     const cf_tvl1_params * params, int use_initial, cf_flow * flow);
 
 /* cf_tvl1_flow that also stores in @iterations (may be NULL) the
- * iterations it ran, summed over levels and warps: with ε > 0 fewer than
- * levels × warps × max_iterations when warps converge (the count
- * cf_cuda_tvl1_plan_iterations gives for the GPU twin). */
+ * iterations it ran, summed over levels and warps: the sum over levels of
+ * warps × max_iterations of each level (cf_tvl1_level_warps,
+ * cf_tvl1_level_iterations), with ε > 0 fewer when warps converge (the
+ * count cf_cuda_tvl1_plan_iterations gives for the GPU twin). */
 cf_status cf_tvl1_flow_counted (const cf_pyramid * p0, const cf_pyramid * p1,
     const cf_tvl1_params * params, int use_initial, cf_flow * flow,
     long *iterations);

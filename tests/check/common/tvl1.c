@@ -91,6 +91,13 @@ GST_START_TEST (test_params_init_gives_ipol_defaults)
   fail_unless_equals_float (p.epsilon, 0.01f);
   fail_unless_equals_float (p.presmooth_sigma, 0.8f);
   fail_unless_equals_int (p.warp_border, CF_WARP_ZERO_OUTSIDE);
+  /* no per-level lists: the uniform counts on every level */
+  fail_unless_equals_int (p.n_warps_per_level, 0);
+  fail_unless_equals_int (p.n_iterations_per_level, 0);
+  fail_unless_equals_int (cf_tvl1_level_warps (&p, 0), 5);
+  fail_unless_equals_int (cf_tvl1_level_warps (&p, 4), 5);
+  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 0), 300);
+  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 4), 300);
 
   cf_pyramid_params_init (&pp);
   cf_tvl1_prepare_pyramid_params (&p, &pp);
@@ -149,6 +156,161 @@ GST_START_TEST (test_params_set_accepts_names_and_rejects_bad_values)
   fail_unless_equals_int (cf_tvl1_params_set (&p, "alpha", 1),
       CF_ERROR_INVALID);
   fail_unless (memcmp (&p, &before, sizeof (p)) == 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_per_level_lists_finest_first)
+{
+  cf_tvl1_params p, lp;
+  cf_error err = { {0} };
+
+  cf_tvl1_params_init (&p);
+  fail_unless_equals_int (cf_tvl1_parse_warps_per_level (&p, "1,2,4", &err),
+      CF_OK);
+  fail_unless_equals_int (cf_tvl1_parse_iterations_per_level (&p,
+          " 20 , 50,100 ", &err), CF_OK);
+  fail_unless_equals_int (p.n_warps_per_level, 3);
+  fail_unless_equals_int (p.n_iterations_per_level, 3);
+  /* level 0 is the full-size image; levels past a list reuse its last
+   * entry; the uniform fields stay as they were */
+  fail_unless_equals_int (cf_tvl1_level_warps (&p, 0), 1);
+  fail_unless_equals_int (cf_tvl1_level_warps (&p, 1), 2);
+  fail_unless_equals_int (cf_tvl1_level_warps (&p, 2), 4);
+  fail_unless_equals_int (cf_tvl1_level_warps (&p, 7), 4);
+  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 0), 20);
+  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 1), 50);
+  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 2), 100);
+  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 15), 100);
+  fail_unless_equals_int (p.warps, 5);
+  fail_unless_equals_int (p.max_iterations, 300);
+  fail_unless (cf_tvl1_params_valid (&p));
+
+  /* one level's parameters: its counts, no lists */
+  cf_tvl1_level_params (&p, 1, &lp);
+  fail_unless_equals_int (lp.warps, 2);
+  fail_unless_equals_int (lp.max_iterations, 50);
+  fail_unless_equals_int (lp.n_warps_per_level, 0);
+  fail_unless_equals_int (lp.n_iterations_per_level, 0);
+  fail_unless_equals_float (lp.lambda, p.lambda);
+  fail_unless_equals_float (lp.epsilon, p.epsilon);
+
+  /* the bounds of the uniform properties; CF_PYRAMID_MAX_LEVELS entries */
+  fail_unless_equals_int (cf_tvl1_parse_warps_per_level (&p, "1000,1",
+          &err), CF_OK);
+  fail_unless_equals_int (cf_tvl1_parse_iterations_per_level (&p,
+          "1000000,1", &err), CF_OK);
+  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 0), 1000000);
+  fail_unless_equals_int (cf_tvl1_parse_warps_per_level (&p,
+          "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", &err), CF_OK);
+  fail_unless_equals_int (p.n_warps_per_level, CF_PYRAMID_MAX_LEVELS);
+  fail_unless_equals_int (cf_tvl1_level_warps (&p, 15), 16);
+
+  /* through the table, as the element and the tools set them: blank text
+   * clears a list, which gives the uniform value back */
+  fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table, &p,
+          "warps-per-level", "3", &err), CF_OK);
+  fail_unless_equals_int (cf_tvl1_level_warps (&p, 4), 3);
+  fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table, &p,
+          "warps-per-level", "  ", &err), CF_OK);
+  fail_unless_equals_int (p.n_warps_per_level, 0);
+  fail_unless_equals_int (cf_tvl1_level_warps (&p, 4), 5);
+  fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table, &p,
+          "iterations-per-level", NULL, &err), CF_OK);
+  fail_unless_equals_int (p.n_iterations_per_level, 0);
+  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 0), 300);
+}
+
+GST_END_TEST;
+
+/* The parse of @text by @parse fails with CF_ERROR_FORMAT, leaves params
+ * alone and its message contains @needle. */
+static void
+assert_list_refused (cf_status (*parse) (cf_tvl1_params *, const char *,
+        cf_error *), const char *text, const char *needle)
+{
+  cf_tvl1_params p, before;
+  cf_error err = { {0} };
+
+  cf_tvl1_params_init (&p);
+  fail_unless_equals_int (parse (&p, "7,8", NULL), CF_OK);
+  before = p;
+  fail_unless_equals_int (parse (&p, text, &err), CF_ERROR_FORMAT);
+  fail_unless (memcmp (&p, &before, sizeof (p)) == 0, "'%s' changed params",
+      text);
+  fail_unless (strstr (err.message, needle) != NULL,
+      "'%s': message '%s' lacks '%s'", text, err.message, needle);
+  fail_unless_equals_int (parse (&p, text, NULL), CF_ERROR_FORMAT);
+}
+
+GST_START_TEST (test_parse_per_level_lists_refuses_bad_text)
+{
+  cf_tvl1_params p;
+
+  assert_list_refused (cf_tvl1_parse_warps_per_level, "", "empty list");
+  assert_list_refused (cf_tvl1_parse_warps_per_level, " ", "empty list");
+  assert_list_refused (cf_tvl1_parse_warps_per_level, "1,,2",
+      "warps per level: entry 2 is empty");
+  assert_list_refused (cf_tvl1_parse_warps_per_level, "1,2,", "entry 3");
+  /* warps and iterations start at 1, as their uniform properties */
+  assert_list_refused (cf_tvl1_parse_warps_per_level, "2,0",
+      "entry 2 \"0\" is not a whole number >= 1");
+  assert_list_refused (cf_tvl1_parse_iterations_per_level, "0",
+      "iterations per level: entry 1 \"0\" is not a whole number >= 1");
+  assert_list_refused (cf_tvl1_parse_warps_per_level, "-1", "entry 1 \"-1\"");
+  assert_list_refused (cf_tvl1_parse_warps_per_level, "2.5", "entry 1");
+  assert_list_refused (cf_tvl1_parse_iterations_per_level, "10;20",
+      "entry 1 \"10;20\"");
+  assert_list_refused (cf_tvl1_parse_iterations_per_level, "1 0", "entry 1");
+  assert_list_refused (cf_tvl1_parse_iterations_per_level, "x", "entry 1");
+  assert_list_refused (cf_tvl1_parse_warps_per_level, "1001",
+      "above the limit 1000");
+  assert_list_refused (cf_tvl1_parse_iterations_per_level, "5,1000001",
+      "entry 2 \"1000001\" is above the limit 1000000");
+  assert_list_refused (cf_tvl1_parse_iterations_per_level,
+      "99999999999999999999999", "above the limit");
+  assert_list_refused (cf_tvl1_parse_warps_per_level,
+      "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", "more than 16 entries");
+
+  cf_tvl1_params_init (&p);
+  fail_unless_equals_int (cf_tvl1_parse_warps_per_level (&p, NULL, NULL),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_parse_iterations_per_level (NULL, "1",
+          NULL), CF_ERROR_INVALID);
+  /* the table's rows refuse the same text */
+  fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table, &p,
+          "iterations-per-level", "10,0", NULL), CF_ERROR_FORMAT);
+  fail_unless_equals_int (p.n_iterations_per_level, 0);
+}
+
+GST_END_TEST;
+
+/* Lists set in the struct by hand are checked like the table's fields:
+ * the solver refuses a count or an entry count out of range. */
+GST_START_TEST (test_params_valid_checks_the_lists)
+{
+  cf_tvl1_params p;
+
+  cf_tvl1_params_init (&p);
+  p.n_warps_per_level = 1;
+  p.warps_per_level[0] = 0;
+  fail_if (cf_tvl1_params_valid (&p));
+  p.warps_per_level[0] = CF_TVL1_WARPS_MAX + 1;
+  fail_if (cf_tvl1_params_valid (&p));
+  p.warps_per_level[0] = CF_TVL1_WARPS_MAX;
+  fail_unless (cf_tvl1_params_valid (&p));
+  p.n_warps_per_level = CF_PYRAMID_MAX_LEVELS + 1;
+  fail_if (cf_tvl1_params_valid (&p));
+  p.n_warps_per_level = -1;
+  fail_if (cf_tvl1_params_valid (&p));
+
+  cf_tvl1_params_init (&p);
+  p.n_iterations_per_level = 2;
+  p.iterations_per_level[0] = 10;
+  p.iterations_per_level[1] = 0;
+  fail_if (cf_tvl1_params_valid (&p));
+  p.iterations_per_level[1] = CF_TVL1_ITERATIONS_MAX;
+  fail_unless (cf_tvl1_params_valid (&p));
 }
 
 GST_END_TEST;
@@ -896,6 +1058,193 @@ GST_START_TEST (test_initial_flow_is_used_at_coarsest_level)
 
 GST_END_TEST;
 
+/* -------------------------------------------------- per-level schedules */
+
+/* A synthetic @w x @h pair, normalised, and its pyramids of @levels. */
+static void
+synth_pyramids (int w, int h, int levels, cf_pyramid ** y0,
+    cf_pyramid ** y1)
+{
+  cf_synth_params sp;
+  cf_image *f0 = NULL, *f1 = NULL;
+  cf_flow *truth = NULL;
+  cf_tvl1_params params;
+  cf_pyramid_params pp;
+
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_ROTATION_ZOOM;
+  sp.tx = 1.5f;
+  sp.ty = -1.0f;
+  sp.angle = 2.0f;
+  sp.zoom = 1.02f;
+  fail_unless_equals_int (cf_synth_pair (w, h, &sp, &f0, &f1, &truth), CF_OK);
+  cf_tvl1_normalize_pair (f0, f1);
+  cf_tvl1_params_init (&params);
+  cf_pyramid_params_init (&pp);
+  pp.max_levels = levels;
+  cf_tvl1_prepare_pyramid_params (&params, &pp);
+  *y0 = cf_pyramid_new (w, h, &pp);
+  *y1 = cf_pyramid_new (w, h, &pp);
+  fail_unless (*y0 != NULL && *y1 != NULL);
+  fail_unless_equals_int ((*y0)->n_levels, levels);
+  fail_unless_equals_int (cf_pyramid_build (*y0, f0, &pp), CF_OK);
+  fail_unless_equals_int (cf_pyramid_build (*y1, f1, &pp), CF_OK);
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (truth);
+}
+
+/* The multiscale solve done level by level with uniform parameters: each
+ * level is a one-level pyramid solved by cf_tvl1_flow with warps[l] and
+ * iterations[l] (no lists), warm started from the coarser result
+ * resampled as the driver does (the one-level solve then resamples that
+ * flow onto its own grid, which is exact: same size, integer positions).
+ * Returns the level-0 flow; *count gets the iterations run. */
+static cf_flow *
+solve_levels_by_hand (const cf_pyramid * y0, const cf_pyramid * y1,
+    const cf_tvl1_params * base, const int *warps, const int *iterations,
+    long *count)
+{
+  cf_flow *prev = NULL;
+  long total = 0;
+  int l;
+
+  for (l = y0->n_levels - 1; l >= 0; l--) {
+    cf_pyramid one0 = { 1, {y0->level[l]} }, one1 = { 1, {y1->level[l]} };
+    cf_flow *u = cf_flow_new (y0->level[l]->width, y0->level[l]->height);
+    cf_tvl1_params p = *base;
+    long n = -1;
+
+    p.n_warps_per_level = p.n_iterations_per_level = 0;
+    p.warps = warps[l];
+    p.max_iterations = iterations[l];
+    if (prev != NULL)
+      fail_unless_equals_int (cf_flow_resample (prev, u), CF_OK);
+    fail_unless_equals_int (cf_tvl1_flow_counted (&one0, &one1, &p,
+            prev != NULL, u, &n), CF_OK);
+    total += n;
+    cf_flow_free (prev);
+    prev = u;
+  }
+  *count = total;
+  return prev;
+}
+
+/* A list that repeats the uniform counts is the uniform schedule, bit for
+ * bit, whether it has one entry or one per level. */
+GST_START_TEST (test_uniform_lists_give_the_uniform_flow)
+{
+  static const char *lists[][2] = { {"2", "7"}, {"2,2,2", "7,7,7"},
+  {"2,2", "7,7,7,7,7"}
+  };
+  cf_pyramid *y0, *y1;
+  cf_flow *uniform = cf_flow_new (96, 64), *listed = cf_flow_new (96, 64);
+  cf_tvl1_params params;
+  long n_uniform = -1, n_listed = -2;
+  guint i;
+
+  synth_pyramids (96, 64, 3, &y0, &y1);
+  cf_tvl1_params_init (&params);
+  params.warps = 2;
+  params.max_iterations = 7;
+  params.epsilon = 0.0f;
+  fail_unless_equals_int (cf_tvl1_flow_counted (y0, y1, &params, 0, uniform,
+          &n_uniform), CF_OK);
+  fail_unless_equals_int (n_uniform, 3 * 2 * 7);
+  for (i = 0; i < G_N_ELEMENTS (lists); i++) {
+    cf_tvl1_params lp = params;
+
+    /* the uniform fields are ignored while a list is set */
+    lp.warps = 9;
+    lp.max_iterations = 99;
+    fail_unless_equals_int (cf_tvl1_parse_warps_per_level (&lp, lists[i][0],
+            NULL), CF_OK);
+    fail_unless_equals_int (cf_tvl1_parse_iterations_per_level (&lp,
+            lists[i][1], NULL), CF_OK);
+    fail_unless_equals_int (cf_tvl1_flow_counted (y0, y1, &lp, 0, listed,
+            &n_listed), CF_OK);
+    cf_test_assert_flow_identical (listed, uniform, lists[i][1]);
+    fail_unless_equals_int (n_listed, n_uniform);
+  }
+  cf_pyramid_free (y0);
+  cf_pyramid_free (y1);
+  cf_flow_free (uniform);
+  cf_flow_free (listed);
+}
+
+GST_END_TEST;
+
+/* A schedule that differs per level is each level's uniform solve in
+ * turn: the same bits as solving the levels by hand, the iteration count
+ * Σ_l warps_l × iterations_l with ε = 0 (the hand count with ε > 0), and
+ * not the flow of any uniform schedule tried. */
+GST_START_TEST (test_per_level_schedule_equals_levels_solved_by_hand)
+{
+  /* finest first; the lists are shorter than the pyramid on purpose */
+  static const int warps[] = { 1, 2, 3, 3 }, iterations[] = { 4, 9, 25, 25 };
+  cf_pyramid *y0, *y1;
+  cf_flow *scheduled = cf_flow_new (256, 160), *uniform = cf_flow_new (256,
+      160), *by_hand;
+  cf_tvl1_params params;
+  double mean, max;
+  long n = -1, n_hand;
+
+  synth_pyramids (256, 160, 4, &y0, &y1);
+  cf_tvl1_params_init (&params);
+  params.epsilon = 0.0f;
+  fail_unless_equals_int (cf_tvl1_parse_warps_per_level (&params, "1,2,3",
+          NULL), CF_OK);
+  fail_unless_equals_int (cf_tvl1_parse_iterations_per_level (&params,
+          "4,9,25", NULL), CF_OK);
+  fail_unless_equals_int (cf_tvl1_flow_counted (y0, y1, &params, 0,
+          scheduled, &n), CF_OK);
+  by_hand = solve_levels_by_hand (y0, y1, &params, warps, iterations,
+      &n_hand);
+  cf_test_assert_flow_identical (scheduled, by_hand, "eps 0");
+  cf_flow_free (by_hand);
+  fail_unless_equals_int (n, 1 * 4 + 2 * 9 + 3 * 25 + 3 * 25);
+  fail_unless_equals_int (n_hand, n);
+
+  /* the finest level's counts everywhere, and the coarsest's: both differ */
+  params.n_warps_per_level = params.n_iterations_per_level = 0;
+  params.warps = 1;
+  params.max_iterations = 4;
+  fail_unless_equals_int (cf_tvl1_flow (y0, y1, &params, 0, uniform), CF_OK);
+  fail_unless_equals_int (cf_flow_diff (scheduled, uniform, &mean, &max),
+      CF_OK);
+  fail_unless (max > 0.0, "per-level schedule = 1 warp x 4 everywhere");
+  params.warps = 3;
+  params.max_iterations = 25;
+  fail_unless_equals_int (cf_tvl1_flow (y0, y1, &params, 0, uniform), CF_OK);
+  fail_unless_equals_int (cf_flow_diff (scheduled, uniform, &mean, &max),
+      CF_OK);
+  fail_unless (max > 0.0, "per-level schedule = 3 warps x 25 everywhere");
+
+  /* ε > 0: each level's entry is its cap */
+  params.epsilon = 0.05f;
+  fail_unless_equals_int (cf_tvl1_parse_warps_per_level (&params, "1,2,3",
+          NULL), CF_OK);
+  fail_unless_equals_int (cf_tvl1_parse_iterations_per_level (&params,
+          "4,9,25", NULL), CF_OK);
+  fail_unless_equals_int (cf_tvl1_flow_counted (y0, y1, &params, 0,
+          scheduled, &n), CF_OK);
+  by_hand = solve_levels_by_hand (y0, y1, &params, warps, iterations,
+      &n_hand);
+  cf_test_assert_flow_identical (scheduled, by_hand, "eps 0.05");
+  GST_INFO ("eps 0.05: %ld iterations of at most %d", n,
+      1 * 4 + 2 * 9 + 3 * 25 + 3 * 25);
+  fail_unless_equals_int (n, n_hand);
+  fail_unless (n >= 1 + 2 + 3 + 3 && n <= 1 * 4 + 2 * 9 + 3 * 25 + 3 * 25);
+
+  cf_pyramid_free (y0);
+  cf_pyramid_free (y1);
+  cf_flow_free (scheduled);
+  cf_flow_free (by_hand);
+  cf_flow_free (uniform);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------ Middlebury */
 
 GST_START_TEST (test_middlebury_rubberwhale_epe_near_ipol)
@@ -948,6 +1297,9 @@ common_tvl1_suite (void)
   cf_test_suite_add_tcase (s, ops, FALSE);
   tcase_add_test (ops, test_params_init_gives_ipol_defaults);
   tcase_add_test (ops, test_params_set_accepts_names_and_rejects_bad_values);
+  tcase_add_test (ops, test_parse_per_level_lists_finest_first);
+  tcase_add_test (ops, test_parse_per_level_lists_refuses_bad_text);
+  tcase_add_test (ops, test_params_valid_checks_the_lists);
   tcase_add_test (ops, test_normalize_pair_maps_joint_range_to_0_255);
   tcase_add_test (ops, test_normalize_pair_leaves_constant_pair_unchanged);
   tcase_add_test (ops, test_centered_gradient_halves_one_sided_borders);
@@ -971,6 +1323,8 @@ common_tvl1_suite (void)
   tcase_add_test (solver, test_fixed_count_realtime_preset_epe_below_0_08);
   tcase_add_test (solver, test_large_epsilon_stops_after_one_iteration);
   tcase_add_test (solver, test_initial_flow_is_used_at_coarsest_level);
+  tcase_add_test (solver, test_uniform_lists_give_the_uniform_flow);
+  tcase_add_test (solver, test_per_level_schedule_equals_levels_solved_by_hand);
 
   /* in common/tvl1-data, which skips (77) without CUDAFLOW_DATA_DIR */
   cf_test_suite_add_tcase (s, data, TRUE);
