@@ -18,7 +18,8 @@
  *    CF_TVL1_KERNEL_STEPS;
  *  - tvl1-iterate.cuh: the FUSED and BLOCKED iteration kernels;
  *  - tvl1-half.cu: fp16 plans' kernels around the iterations;
- *  - this file: the plan, which runs the pyramid, the warps and the
+ *  - this file: the plan, which runs the pyramid (each level with its own
+ *    warps and iteration cap, cf_tvl1_level_params), the warps and the
  *    iterations.
  *
  * Kernels, one thread per pixel:
@@ -823,7 +824,9 @@ out:
 
 /* cf_cuda_tvl1_plan_run once the arguments are checked: coarse to fine,
  * each level starting from the coarser result (parked in @flow's buffer)
- * or the initial flow. */
+ * or the initial flow, and solved with its own warps and iteration cap
+ * (cf_tvl1_level_params: a uniform solve per level, as cf_tvl1_flow; the
+ * counts of host_iterations and BLOCKED's launches follow). */
 template < typename S > static cf_status
 plan_run (tvl1_plan < S > *plan, const cf_cuda_pyramid * p0,
     const cf_cuda_pyramid * p1, const cf_tvl1_params * params,
@@ -840,6 +843,7 @@ plan_run (tvl1_plan < S > *plan, const cf_cuda_pyramid * p0,
     const cf_cuda_image *f0 = &p0->level[l], *f1 = &p1->level[l];
     cf_cuda_flow parked = cf_cuda_flow_view (flow, f0->width, f0->height);
     tvl1_level lv;
+    cf_tvl1_params lp;
 
     lv.width = f0->width;
     lv.height = f0->height;
@@ -857,9 +861,11 @@ plan_run (tvl1_plan < S > *plan, const cf_cuda_pyramid * p0,
           p0->level[l + 1].height);
       status = resample_level (plan, &prev, &lv.u, stream);
     }
-    /* writes this level's result into `parked` */
+    /* this level's warps and iterations; writes its result into
+     * `parked` */
+    cf_tvl1_level_params (params, l, &lp);
     if (status == CF_OK)
-      status = solve_level (plan, f0, f1, params, &lv, &parked, stream);
+      status = solve_level (plan, f0, f1, &lp, &lv, &parked, stream);
     if (status != CF_OK)
       goto out;
   }

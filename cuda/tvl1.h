@@ -73,7 +73,8 @@ cf_status cf_cuda_tvl1_plan_new (int width, int height,
 /* Twin of cf_tvl1_flow: p0 (frame t−1), p1 (frame t) built from frames
  * normalised like cf_tvl1_normalize_pair (or with λ scaled to match, see
  * gst/gstcudaflowtvl1.c); @flow level-0 size, the initial estimate when
- * @use_initial, and the result. */
+ * @use_initial, and the result. Each level runs its own warps and
+ * iterations (per-level lists of @params, cf_tvl1_level_params). */
 cf_status cf_cuda_tvl1_plan_run (cf_cuda_tvl1_plan * plan,
     const cf_cuda_pyramid * p0, const cf_cuda_pyramid * p1,
     const cf_tvl1_params * params, int use_initial, cf_cuda_flow * flow,
@@ -88,7 +89,8 @@ cf_status cf_cuda_tvl1_plan_set_blocking (cf_cuda_tvl1_plan * plan,
     int iterations, int tile_rows);
 
 /* Iterations run in the last plan_run, summed over levels and warps
- * (after the stream is synchronised); for tests and benchmarks. */
+ * (after the stream is synchronised): with ε = 0 the sum over levels of
+ * warps × iterations of each level; for tests and benchmarks. */
 long cf_cuda_tvl1_plan_iterations (const cf_cuda_tvl1_plan * plan);
 
 void cf_cuda_tvl1_plan_free (cf_cuda_tvl1_plan * plan);

@@ -10,7 +10,8 @@
  * the ε sum against the CPU's, FUSED vs STEPS bit for bit, BLOCKED vs
  * FUSED bit for bit (sizes, T, tile heights, iteration counts around T),
  * full plan runs against cf_tvl1_flow (mean |Δflow| <= 1e-3 px,
- * iteration counts), plan reuse and argument checks; fp16 plans: BLOCKED
+ * iteration counts; uniform and per-level schedules), plan reuse and
+ * argument checks; fp16 plans: BLOCKED
  * vs FUSED bit for bit, EPE against ground truth close to fp32's, ε
  * stopping, warm start and reuse. Outputs
  * are poisoned with NaN first. The plan runs read pyramids uploaded from
@@ -665,9 +666,10 @@ flow_view (const cf_flow * f, int width, int height)
   return view;
 }
 
-/* cf_tvl1_flow written out with the public steps, counting iterations
- * (cf_tvl1_flow does not report them); test_plan_matches_cpu_flow checks
- * that it gives cf_tvl1_flow's bits. */
+/* cf_tvl1_flow written out with the public steps, counting iterations,
+ * each level with its own warps and iteration cap (the per-level lists);
+ * test_plan_matches_cpu_flow and test_per_level_schedule_matches_cpu
+ * check that it gives cf_tvl1_flow's bits. */
 static long
 cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
     int use_initial, cf_flow * flow)
@@ -683,6 +685,8 @@ cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
     const cf_image *f0 = sc->c0->level[l], *f1 = sc->c1->level[l];
     cf_flow ul = flow_view (u, f0->width, f0->height);
     cf_flow parked = flow_view (flow, f0->width, f0->height);
+    const int warps = cf_tvl1_level_warps (params, l);
+    const int iterations = cf_tvl1_level_iterations (params, l);
     cf_tvl1_workspace wl;
 
     fail_unless_equals_int (cf_tvl1_workspace_level (ws, f0->width,
@@ -702,11 +706,11 @@ cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
             &wl.i1y), CF_OK);
     cf_flow_fill (&wl.p1, 0.0f, 0.0f);
     cf_flow_fill (&wl.p2, 0.0f, 0.0f);
-    for (k = 0; k < params->warps; k++) {
+    for (k = 0; k < warps; k++) {
       fail_unless_equals_int (cf_tvl1_warp_prepare (f0, f1, &wl.i1x,
               &wl.i1y, &ul, params->warp_border, &wl.i1w, &wl.i1wx,
               &wl.i1wy, &wl.grad, &wl.rho_c), CF_OK);
-      for (n = 0; n < params->max_iterations; n++) {
+      for (n = 0; n < iterations; n++) {
         double e = 0.0;
         fail_unless_equals_int (cf_tvl1_iteration (&wl, params, &ul, &e),
             CF_OK);
@@ -1066,6 +1070,119 @@ GST_START_TEST (test_plan_matches_cpu_flow)
 
 GST_END_TEST;
 
+/* Per-level schedules (warps-per-level, iterations-per-level): each level
+ * is a uniform solve with its own counts, on the GPU as in cf_tvl1_flow.
+ * Every kernel against the CPU reference (FLOW_MEAN_TOL, as the uniform
+ * runs), counting Σ_l warps_l × iterations_l with ε = 0 and the CPU's
+ * count (ITER_REL_TOL) with ε > 0; BLOCKED vs FUSED bit for bit in fp32
+ * and fp16 with counts the default T does not divide, so its launches
+ * split differently per level; lists that repeat the uniform counts give
+ * the uniform bits. */
+GST_START_TEST (test_per_level_schedule_matches_cpu)
+{
+  static const cf_tvl1_kernel kernels[] = { CF_TVL1_KERNEL_AUTO,
+    CF_TVL1_KERNEL_STEPS, CF_TVL1_KERNEL_FUSED, CF_TVL1_KERNEL_BLOCKED
+  };
+  /* 4 levels; the lists (finest first) are shorter on purpose */
+  const long expected = 1 * 5 + 2 * 11 + 3 * 40 + 3 * 40;
+  cf_tvl1_params params, listed;
+  scene sc;
+  cf_flow *ref, *mirror, *gpu, *fused, *blocked;
+  long n_cpu, n_gpu = -1, n_other = -2;
+  int k;
+
+  cf_tvl1_params_init (&params);
+  params.epsilon = 0.0f;
+  fail_unless_equals_int (cf_tvl1_parse_warps_per_level (&params, "1,2,3",
+          NULL), CF_OK);
+  fail_unless_equals_int (cf_tvl1_parse_iterations_per_level (&params,
+          "5,11,40", NULL), CF_OK);
+  scene_synth (&sc, 160, 128, CF_SYNTH_ROTATION_ZOOM, 4, &params);
+  fail_unless_equals_int (sc.c0->n_levels, 4);
+  ref = cf_flow_new (sc.width, sc.height);
+  mirror = cf_flow_new (sc.width, sc.height);
+  fail_unless_equals_int (cf_tvl1_flow (sc.c0, sc.c1, &params, 0, ref),
+      CF_OK);
+  n_cpu = cpu_run_counting (&sc, &params, 0, mirror);
+  cf_test_assert_flow_identical (mirror, ref,
+      "per-level counting mirror vs cf_tvl1_flow");
+  fail_unless_equals_int (n_cpu, expected);
+
+  for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
+    gchar *what = g_strdup_printf ("per-level plan (kernel %d) vs "
+        "cf_tvl1_flow", (int) kernels[k]);
+
+    gpu = gpu_run (&sc, kernels[k], &params, NULL, &n_gpu);
+    assert_flow_mean_close (gpu, ref, what);
+    fail_unless_equals_int (n_gpu, expected);
+    cf_flow_free (gpu);
+    g_free (what);
+  }
+
+  fused = gpu_run (&sc, CF_TVL1_KERNEL_FUSED, &params, NULL, NULL);
+  blocked = gpu_run (&sc, CF_TVL1_KERNEL_BLOCKED, &params, NULL, NULL);
+  cf_test_assert_flow_identical (blocked, fused,
+      "per-level BLOCKED vs FUSED, fp32");
+  cf_flow_free (fused);
+  cf_flow_free (blocked);
+  fused = gpu_run_at (&sc, CF_PRECISION_FP16, CF_TVL1_KERNEL_FUSED, &params,
+      NULL, &n_gpu);
+  blocked = gpu_run_at (&sc, CF_PRECISION_FP16, CF_TVL1_KERNEL_BLOCKED,
+      &params, NULL, &n_other);
+  cf_test_assert_flow_identical (blocked, fused,
+      "per-level BLOCKED vs FUSED, fp16");
+  fail_unless_equals_int (n_gpu, expected);
+  fail_unless_equals_int (n_other, expected);
+  cf_flow_free (fused);
+  cf_flow_free (blocked);
+
+  /* lists that repeat the uniform counts: the uniform bits and count */
+  cf_tvl1_params_init (&listed);
+  listed.epsilon = 0.0f;
+  listed.warps = 2;
+  listed.max_iterations = 11;
+  fused = gpu_run (&sc, CF_TVL1_KERNEL_AUTO, &listed, NULL, &n_gpu);
+  fail_unless_equals_int (cf_tvl1_parse_warps_per_level (&listed, "2",
+          NULL), CF_OK);
+  fail_unless_equals_int (cf_tvl1_parse_iterations_per_level (&listed,
+          "11,11", NULL), CF_OK);
+  listed.warps = 7;             /* ignored while a list is set */
+  listed.max_iterations = 3;
+  blocked = gpu_run (&sc, CF_TVL1_KERNEL_AUTO, &listed, NULL, &n_other);
+  cf_test_assert_flow_identical (blocked, fused,
+      "uniform lists vs uniform counts");
+  fail_unless_equals_int (n_other, n_gpu);
+  fail_unless_equals_int (n_gpu, 4 * 2 * 11);
+  cf_flow_free (fused);
+  cf_flow_free (blocked);
+
+  /* ε > 0: each level's entry is its cap */
+  params.epsilon = 0.02f;
+  fail_unless_equals_int (cf_tvl1_parse_iterations_per_level (&params,
+          "30,100,300", NULL), CF_OK);
+  fail_unless_equals_int (cf_tvl1_flow (sc.c0, sc.c1, &params, 0, ref),
+      CF_OK);
+  n_cpu = cpu_run_counting (&sc, &params, 0, mirror);
+  cf_test_assert_flow_identical (mirror, ref,
+      "per-level counting mirror vs cf_tvl1_flow, eps 0.02");
+  fail_unless (n_cpu < 1 * 30 + 2 * 100 + 3 * 300 + 3 * 300);
+  for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
+    gchar *what = g_strdup_printf ("per-level plan (kernel %d), eps 0.02",
+        (int) kernels[k]);
+
+    gpu = gpu_run (&sc, kernels[k], &params, NULL, &n_gpu);
+    assert_flow_mean_close (gpu, ref, what);
+    assert_iterations_close (n_gpu, n_cpu, what);
+    cf_flow_free (gpu);
+    g_free (what);
+  }
+  cf_flow_free (ref);
+  cf_flow_free (mirror);
+  scene_clear (&sc);
+}
+
+GST_END_TEST;
+
 /* use_initial: the given flow, resampled, seeds the coarsest level. */
 GST_START_TEST (test_warm_start_matches_cpu)
 {
@@ -1207,6 +1324,17 @@ GST_START_TEST (test_plan_rejects_bad_arguments)
           &params, 0, &flow, stream), CF_ERROR_INVALID);
   cf_tvl1_params_init (&params);
   params.max_iterations = 0;
+  fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
+          &params, 0, &flow, stream), CF_ERROR_INVALID);
+  /* per-level lists out of range (set by hand, past the parser) */
+  cf_tvl1_params_init (&params);
+  params.n_warps_per_level = 2;
+  params.warps_per_level[0] = 1;
+  params.warps_per_level[1] = 0;
+  fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
+          &params, 0, &flow, stream), CF_ERROR_INVALID);
+  cf_tvl1_params_init (&params);
+  params.n_iterations_per_level = CF_PYRAMID_MAX_LEVELS + 1;
   fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
           &params, 0, &flow, stream), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
@@ -1447,6 +1575,7 @@ cuda_tvl1_suite (void)
   tcase_add_test (plans, test_blocked_plan_identical_to_fused);
   tcase_add_test (plans, test_epsilon_stop_and_iteration_counts);
   tcase_add_test (plans, test_plan_matches_cpu_flow);
+  tcase_add_test (plans, test_per_level_schedule_matches_cpu);
   tcase_add_test (plans, test_warm_start_matches_cpu);
   tcase_add_test (plans, test_plan_reuse);
   tcase_add_test (plans, test_plan_rejects_bad_arguments);
