@@ -28,6 +28,14 @@
  * set_blocking with ε > 0) on 333x201 and 640x480; every kernel on
  * 1920x1080 and on 1-pixel-wide, tiny and odd sizes.
  *
+ * Per-level schedules (warps-per-level, iterations-per-level, set through
+ * the parameter table by their property names): lists that repeat one
+ * count and lists that differ per level, every kernel, both precisions,
+ * ε 0 and 0.01. A tree whose table has no such rows runs a list that
+ * repeats one count as that uniform count (the same schedule, so the
+ * hashes must match) and prints "NAME unsupported -" for the others,
+ * which tests/gpu/tvl1-ab.sh leaves out of the comparison.
+ *
  * --time: median GPU ms of plan_run (CUDA events around it on one stream,
  * after 3 warm-up runs) at 1920x1080 for fp32 / fp16 x BLOCKED / FUSED x
  * (5 levels x 1 warp x 10 iterations, 5 x 3 x 10, IPOL's 5 x 5 x 300 with
@@ -92,6 +100,8 @@ typedef struct
   int use_initial;
   cf_warp_border border;
   int block_iterations, tile_rows;      /* set_blocking; 0, 0: defaults */
+  const char *warps_list;       /* warps-per-level, NULL: none */
+  const char *iterations_list;  /* iterations-per-level, NULL: none */
 } config;
 
 typedef struct
@@ -289,26 +299,84 @@ level_set (int levels)
 static void
 config_name (const scene * sc, const config * c, char *out, size_t size)
 {
-  char blocking[16] = "T-";
+  char blocking[16] = "T-", lists[96] = "";
 
   if (c->block_iterations > 0 || c->tile_rows > 0)
     snprintf (blocking, sizeof (blocking), "T%dr%d", c->block_iterations,
         c->tile_rows);
-  snprintf (out, size, "%dx%d/%s/%s/e%gx%d/w%d/l%d/init%d/%s/%s", sc->width,
-      sc->height, c->precision == CF_PRECISION_FP16 ? "fp16" : "fp32",
-      kernel_name (c->kernel), c->epsilon, c->iterations, c->warps,
+  /* only named when set, so the uniform configurations keep their names */
+  if (c->warps_list != NULL || c->iterations_list != NULL)
+    snprintf (lists, sizeof (lists), "/wl%s/il%s",
+        c->warps_list ? c->warps_list : "-",
+        c->iterations_list ? c->iterations_list : "-");
+  snprintf (out, size, "%dx%d/%s/%s/e%gx%d/w%d/l%d/init%d/%s/%s%s",
+      sc->width, sc->height, c->precision == CF_PRECISION_FP16 ? "fp16" :
+      "fp32", kernel_name (c->kernel), c->epsilon, c->iterations, c->warps,
       c->levels, c->use_initial,
-      c->border == CF_WARP_ZERO_OUTSIDE ? "zero" : "clamp", blocking);
+      c->border == CF_WARP_ZERO_OUTSIDE ? "zero" : "clamp", blocking, lists);
 }
 
-static void
+/* The one count a comma-separated list repeats, or 0 when its entries
+ * differ (or it does not parse). */
+static int
+repeated_count (const char *list)
+{
+  const char *p = list;
+  long first = -1;
+
+  while (*p != '\0') {
+    char *end;
+    long v = strtol (p, &end, 10);
+
+    if (end == p || v < 1 || (first >= 0 && v != first))
+      return 0;
+    first = v;
+    p = end;
+    if (*p == ',')
+      p++;
+    else if (*p != '\0')
+      return 0;
+  }
+  return first > 0 ? (int) first : 0;
+}
+
+/* One per-level list into @params: through the table where it has the row;
+ * else, on a tree without per-level schedules, as the uniform @field when
+ * the list repeats one count. CF_ERROR_UNSUPPORTED when neither can. */
+static cf_status
+set_list (cf_tvl1_params * params, const char *name, const char *list,
+    int *field)
+{
+  int n;
+
+  if (list == NULL)
+    return CF_OK;
+  if (cf_params_find (&cf_tvl1_param_table, name) != NULL)
+    return cf_params_set_text (&cf_tvl1_param_table, params, name, list,
+        NULL);
+  n = repeated_count (list);
+  if (n == 0)
+    return CF_ERROR_UNSUPPORTED;
+  *field = n;
+  return CF_OK;
+}
+
+static cf_status
 params_of (const config * c, cf_tvl1_params * params)
 {
+  cf_status status;
+
   cf_tvl1_params_init (params);
   params->epsilon = c->epsilon;
   params->max_iterations = c->iterations;
   params->warps = c->warps;
   params->warp_border = c->border;
+  status = set_list (params, "warps-per-level", c->warps_list,
+      &params->warps);
+  if (status == CF_OK)
+    status = set_list (params, "iterations-per-level", c->iterations_list,
+        &params->max_iterations);
+  return status;
 }
 
 /* Before a run of @c: BLOCKED's shape, and the flow (the initial one, or
@@ -334,8 +402,10 @@ enqueue_run (scene * sc, const config * c, cf_cuda_tvl1_plan * plan)
 {
   cf_tvl1_params params;
   int ls = level_set (c->levels);
+  cf_status status = params_of (c, &params);
 
-  params_of (c, &params);
+  if (status != CF_OK)
+    return status;
   return cf_cuda_tvl1_plan_run (plan, &sc->p0[ls], &sc->p1[ls], &params,
       c->use_initial, &sc->flow, stream);
 }
@@ -361,10 +431,17 @@ run_and_hash (int width, int height, cf_synth_motion motion,
   scene *sc = get_scene (width, height, motion);
   cf_cuda_tvl1_plan *plan = get_plan (width, height, c->precision,
       c->kernel);
-  char name[160];
+  cf_tvl1_params params;
+  char name[256];
   cf_status status;
 
   config_name (sc, c, name, sizeof (name));
+  if (params_of (c, &params) == CF_ERROR_UNSUPPORTED) {
+    /* a per-level schedule this tree cannot run */
+    printf ("%s unsupported -\n", name);
+    fflush (stdout);
+    return;
+  }
   status = prepare_run (sc, c, plan);
   if (status == CF_OK)
     status = enqueue_run (sc, c, plan);
@@ -509,6 +586,49 @@ run_grid (void)
     }
 }
 
+/* Per-level schedules (finest first): (warps list, iterations list) on 5
+ * and 3 levels. The first two repeat one count, so a tree without lists
+ * runs them as uniform counts; the others differ per level, lists shorter
+ * than the pyramid included, and counts that T does not divide. */
+static void
+run_per_level (void)
+{
+  static const char *lists[][2] = {
+    {"3", "10,10,10"},
+    {"1,1,1,1,1", "37"},
+    {"1,2,3", "10,37"},
+    {"1,1,2,3,5", "7,13,29,61,125"},
+    {"2,1", "1,5,10"},
+  };
+  int kp, i, s;
+
+  for (kp = 0; kp < N_KP; kp++)
+    for (i = 0; i < (int) (sizeof (lists) / sizeof (lists[0])); i++)
+      for (s = 0; s < 2; s++) {
+        /* ε 0 (s = 0, the list is the count) and ε 0.01 (the cap) */
+        config c = make_config (kp, s == 0 ? 1 : 3, 1, i % 2 ? 3 : 5,
+            (i + s) % 2, (i + kp) % 2);
+
+        c.warps_list = lists[i][0];
+        c.iterations_list = lists[i][1];
+        run_and_hash (333, 201, CF_SYNTH_SMOOTH, &c);
+      }
+  /* BLOCKED's launch split per level: every T on a 640x480 pair */
+  for (kp = 3; kp <= 6; kp += 3) {
+    int t;
+
+    for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++) {
+      config c = make_config (kp, 1, 1, 5, t % 2, 1);
+
+      c.block_iterations = t;
+      c.tile_rows = t % 2 ? 64 : 32;
+      c.warps_list = "1,2";
+      c.iterations_list = "3,7,11,16,40";
+      run_and_hash (640, 480, CF_SYNTH_ROTATION_ZOOM, &c);
+    }
+  }
+}
+
 /* ------------------------------------------------------------- timing */
 
 static int
@@ -615,8 +735,10 @@ main (int argc, char **argv)
   CHECK_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   if (timing)
     run_timing (runs);
-  else
+  else {
     run_grid ();
+    run_per_level ();
+  }
   free_all ();
   cudaStreamDestroy (stream);
   return 0;
