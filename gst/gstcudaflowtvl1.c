@@ -18,6 +18,15 @@
  * (mean EPE 0.375; docs/flow-accuracy.md). `preset=realtime` is a
  * time-budget configuration (3 levels, 1 warp, 10 iterations).
  *
+ * `warps-per-level` and `iterations-per-level` give each pyramid level its
+ * own schedule, finest level first (e.g. `warps-per-level=1,2,4
+ * iterations-per-level=20,50,100`): coarse levels are cheap, so they can
+ * take many warps and iterations while the costly finest level takes few.
+ * Levels past a list reuse its last entry; an empty list means `warps` or
+ * `iterations` on every level. With ε > 0 a level's entry is its cap. A
+ * list that does not parse is reported as an error at the next frame.
+ * Both presets clear the lists, unless they were set explicitly.
+ *
  * Like IPOL, each pair of frames is normalised so that its joint intensity
  * range maps to 0..255 (`normalize`); the element does it by scaling λ by
  * 255 / (max − min), which is the same thing for this model and keeps each
@@ -32,8 +41,8 @@
  * message. The CPU backend computes in fp32 whatever is set.
  *
  * With `post-messages=true` the message's `iterations` is what ran, summed
- * over levels and warps: below levels × warps × iterations when ε stops
- * warps early (on the GPU the count the device kept, read once the solve
+ * over levels and warps: below the sum over levels of warps × iterations
+ * when ε stops warps early (on the GPU the count the device kept, read once the solve
  * is done).
  *
  * ## Example launch lines
@@ -72,6 +81,7 @@ struct _GstCudaFlowTvl1
 
   /* streaming thread */
   cf_tvl1_params stream_params;
+  gchar *stream_error;          /* why a per-level list did not parse */
   gboolean stream_normalize;
   cf_tvl1_kernel stream_kernel;
 };
@@ -83,6 +93,7 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaflowtvl1, "cudaflowtvl1",
     GST_DEBUG_CATEGORY_INIT (gst_cuda_flow_tvl1_debug, "cudaflowtvl1", 0,
         "TV-L1 optical flow"));
 
+static void gst_cuda_flow_tvl1_finalize (GObject * object);
 static gboolean gst_cuda_flow_tvl1_update_settings (GstCfFlowBase * base,
     cf_pyramid_params * pyramid);
 static gboolean gst_cuda_flow_tvl1_solve (GstCfFlowBase * base,
@@ -116,9 +127,11 @@ static const cf_param element_params[] = {
 static void
 gst_cuda_flow_tvl1_class_init (GstCudaFlowTvl1Class * klass)
 {
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstCfFlowBaseClass *flow_class = GST_CF_FLOW_BASE_CLASS (klass);
 
+  gobject_class->finalize = gst_cuda_flow_tvl1_finalize;
   gst_cf_flow_base_class_install_params (flow_class, &cf_tvl1_param_table,
       G_STRUCT_OFFSET (GstCudaFlowTvl1, params), element_params);
 
@@ -142,7 +155,18 @@ gst_cuda_flow_tvl1_init (GstCudaFlowTvl1 * self)
   self->kernel = DEFAULT_KERNEL;
 }
 
-/* Object lock held: copies only. A new solver kernel needs a new plan. */
+static void
+gst_cuda_flow_tvl1_finalize (GObject * object)
+{
+  GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (object);
+
+  g_free (self->stream_error);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+/* Object lock held: copies only (a per-level list that did not parse is
+ * reported before the solve, without the lock). A new solver kernel needs
+ * a new plan. */
 static gboolean
 gst_cuda_flow_tvl1_update_settings (GstCfFlowBase * base,
     cf_pyramid_params * pyramid)
@@ -152,6 +176,8 @@ gst_cuda_flow_tvl1_update_settings (GstCfFlowBase * base,
 
   cf_tvl1_prepare_pyramid_params (&self->params, pyramid);
   self->stream_params = self->params;
+  g_free (self->stream_error);
+  self->stream_error = gst_cf_flow_base_dup_param_error (base);
   self->stream_normalize = self->params.normalize;
   self->stream_kernel = self->kernel;
   return rebuild;
@@ -176,16 +202,22 @@ pair_params (GstCudaFlowTvl1 * self, const GstCfFlowFrame * frame)
   return p;
 }
 
-/* The same solver description for either engine, after the check both
- * refuse alike, with one message: what the GPU cannot run. The engine
- * counts the iterations ε lets run (on the GPU only when the frame asks,
- * since reading the device's count waits for the solve). */
+/* The same solver description for either engine, after the checks both
+ * refuse alike, each with one message: a per-level list that did not
+ * parse, what the GPU cannot run. The engine counts the iterations ε lets
+ * run (on the GPU only when the frame asks, since reading the device's
+ * count waits for the solve). */
 static gboolean
 gst_cuda_flow_tvl1_solve (GstCfFlowBase * base, GstCfFlowFrame * frame)
 {
   GstCudaFlowTvl1 *self = GST_CUDA_FLOW_TVL1 (base);
   cf_flow_solver solver = {.method = CF_FLOW_METHOD_TVL1 };
 
+  if (self->stream_error) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Invalid %s",
+            self->stream_error), (NULL));
+    return FALSE;
+  }
   if (cf_cuda_tvl1_config_check (frame->precision,
           self->stream_kernel) != CF_OK) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,

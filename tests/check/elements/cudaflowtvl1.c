@@ -4,7 +4,9 @@
  * Accuracy on synthetic pairs with exact ground truth, the IPOL
  * normalisation done by scaling lambda (checked against the CPU reference
  * run on normalised frames), Middlebury RubberWhale at the defaults (IPOL's
- * quality), formats, sizes, presets. The GPU path is compared with the
+ * quality), formats, sizes, presets, the per-level schedules (properties,
+ * presets, errors posted on the bus, the reference's flow). The GPU path
+ * is compared with the
  * same reference in tests/check/cuda/tvl1.c and elements/flow-gpu.c.
  */
 #ifdef HAVE_CONFIG_H
@@ -351,6 +353,232 @@ GST_START_TEST (test_cpu_refuses_fp16_with_steps_like_the_gpu)
 
 GST_END_TEST;
 
+/* warps-per-level and iterations-per-level: text properties, empty by
+ * default, changeable while playing; both presets cover them (so a preset
+ * leaves no list behind) and clear them. */
+GST_START_TEST (test_per_level_properties_and_presets)
+{
+  static const gchar *names[] = { "warps-per-level", "iterations-per-level" };
+  GstElement *e = gst_element_factory_make ("cudaflowtvl1", NULL);
+  const cf_preset *preset;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+        names[i]);
+    gchar *list = (gchar *) "unread";
+
+    fail_unless (pspec != NULL, "no property %s", names[i]);
+    fail_unless (G_PARAM_SPEC_VALUE_TYPE (pspec) == G_TYPE_STRING);
+    fail_unless (pspec->flags & GST_PARAM_MUTABLE_PLAYING);
+    fail_unless (g_param_spec_get_default_value (pspec) != NULL &&
+        g_value_get_string (g_param_spec_get_default_value (pspec)) == NULL);
+    g_object_get (e, names[i], &list, NULL);
+    fail_unless (list == NULL, "%s: \"%s\" by default", names[i], list);
+  }
+
+  /* set, read back as set (blanks around it removed) */
+  g_object_set (e, "warps-per-level", " 1,2,4 ", "iterations-per-level",
+      "20,50,100", NULL);
+  {
+    gchar *w, *it;
+
+    g_object_get (e, "warps-per-level", &w, "iterations-per-level", &it,
+        NULL);
+    fail_unless_equals_string (w, "1,2,4");
+    fail_unless_equals_string (it, "20,50,100");
+    g_free (w);
+    g_free (it);
+  }
+  gst_object_unref (e);
+
+  /* every preset writes both lists as empty */
+  for (preset = cf_tvl1_param_table.presets; preset->name != NULL; preset++)
+    for (i = 0; i < G_N_ELEMENTS (names); i++) {
+      const cf_param_setting *set = preset->settings;
+
+      while (set->name != NULL && strcmp (set->name, names[i]) != 0)
+        set++;
+      fail_unless (set->name != NULL && set->text == NULL,
+          "preset %s does not clear %s", preset->name, names[i]);
+    }
+
+  /* and the element applies that: each preset on its own leaves no list,
+   * and only an explicit setting is listed as overriding it */
+  for (preset = cf_tvl1_param_table.presets; preset->name != NULL; preset++) {
+    gchar *w, *it, *overridden;
+
+    e = gst_element_factory_make ("cudaflowtvl1", NULL);
+    gst_util_set_object_arg (G_OBJECT (e), "preset", preset->name);
+    g_object_get (e, "warps-per-level", &w, "iterations-per-level", &it,
+        "overridden-properties", &overridden, NULL);
+    fail_unless (w == NULL && it == NULL, "preset %s: lists \"%s\", \"%s\"",
+        preset->name, w, it);
+    fail_unless_equals_string (overridden, "");
+    g_free (overridden);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+/* A list set explicitly, before or after a preset, survives it (the
+ * preset's uniform counts still apply where no list is set). */
+GST_START_TEST (test_preset_keeps_explicit_lists_in_either_order)
+{
+  static const gchar *orders[] = {
+    "warps-per-level=1,2 iterations-per-level=5,6 preset=realtime",
+    "preset=realtime warps-per-level=1,2 iterations-per-level=5,6",
+    "preset=ipol iterations-per-level=5,6 warps-per-level=1,2",
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (orders); i++) {
+    GstElement *e = gst_element_factory_make ("cudaflowtvl1", NULL);
+    gchar *w, *it, *overridden;
+    gint levels;
+
+    flow_test_set_properties (e, orders[i]);
+    g_object_get (e, "warps-per-level", &w, "iterations-per-level", &it,
+        "levels", &levels, "overridden-properties", &overridden, NULL);
+    fail_unless_equals_string (w, "1,2");
+    fail_unless_equals_string (it, "5,6");
+    fail_unless_equals_int (levels, i < 2 ? 3 : 5);
+    fail_unless_equals_string (overridden,
+        "warps-per-level,iterations-per-level");
+    g_free (w);
+    g_free (it);
+    g_free (overridden);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+/* A list that does not parse is kept as set and refused at the first
+ * solve, with the list and the reason in the message; a valid list (or an
+ * empty one) clears the error. */
+GST_START_TEST (test_bad_per_level_list_posts_an_error)
+{
+  static const struct
+  {
+    const gchar *name, *text, *why;
+  } bad[] = {
+    {"warps-per-level", "1,0", "is not a whole number >= 1"},
+    {"warps-per-level", "2,1001", "above the limit 1000"},
+    {"iterations-per-level", "10,abc", "entry 2 \"abc\""},
+    {"iterations-per-level", "5,,5", "entry 2 is empty"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    GstHarness *h = flow_harness_new ("cudaflowtvl1", "cpu", "GRAY8", 32, 24);
+    gchar *text, *kept;
+
+    gst_util_set_object_arg (G_OBJECT (h->element), "preset", "realtime");
+    g_object_set (h->element, bad[i].name, bad[i].text, NULL);
+    g_object_get (h->element, bad[i].name, &kept, NULL);
+    fail_unless_equals_string (kept, bad[i].text);
+    g_free (kept);
+    text = flow_test_pair_error (h, 32, 24);
+    fail_unless (strstr (text, bad[i].name) != NULL &&
+        strstr (text, bad[i].text) != NULL &&
+        strstr (text, bad[i].why) != NULL, "%s", text);
+    g_free (text);
+
+    /* a valid list clears the error, and so does an empty one */
+    g_object_set (h->element, bad[i].name, i % 2 ? "" : "2", NULL);
+    gst_buffer_unref (gst_harness_push_and_pull (h,
+            flow_test_random_frame ("GRAY8", 32, 24, 3, 2)));
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* The element runs the per-level schedule the reference runs: with the
+ * lists set, its flow is cf_tvl1_flow's with the same lists on the frames
+ * stretched to 0..255 (the bound of the normalisation test, since λ is
+ * scaled instead); lists that repeat the uniform counts give the uniform
+ * flow bit for bit, and the schedule differs from both uniform ends. */
+GST_START_TEST (test_per_level_lists_give_the_reference_flow)
+{
+  const gchar *listed = "levels=3 epsilon=0 warps-per-level=1,2 "
+      "iterations-per-level=5,10,20";
+  cf_synth_params sp;
+  cf_image *f0, *f1, *r0, *r1;
+  cf_flow *truth, *flow, *ref, *a, *b;
+  cf_pyramid_params pp;
+  cf_pyramid *y0, *y1;
+  cf_tvl1_params tp;
+  double mean, max;
+  int x, y;
+
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_ROTATION_ZOOM;
+  sp.angle = 2.0f;
+  sp.zoom = 1.02f;
+  fail_unless_equals_int (cf_synth_pair (96, 72, &sp, &f0, &f1, &truth),
+      CF_OK);
+  for (y = 0; y < f0->height; y++)
+    for (x = 0; x < f0->width; x++) {
+      cf_image_row (f0, y)[x] = roundf (cf_image_row (f0, y)[x]);
+      cf_image_row (f1, y)[x] = roundf (cf_image_row (f1, y)[x]);
+    }
+  flow = element_flow (f0, f1, listed);
+
+  r0 = cf_image_copy (f0);
+  r1 = cf_image_copy (f1);
+  cf_tvl1_normalize_pair (r0, r1);
+  cf_tvl1_params_init (&tp);
+  tp.epsilon = 0;
+  fail_unless_equals_int (cf_tvl1_parse_warps_per_level (&tp, "1,2", NULL),
+      CF_OK);
+  fail_unless_equals_int (cf_tvl1_parse_iterations_per_level (&tp,
+          "5,10,20", NULL), CF_OK);
+  cf_pyramid_params_init (&pp);
+  pp.max_levels = 3;
+  cf_tvl1_prepare_pyramid_params (&tp, &pp);
+  y0 = cf_pyramid_new (96, 72, &pp);
+  y1 = cf_pyramid_new (96, 72, &pp);
+  fail_unless_equals_int (y0->n_levels, 3);
+  fail_unless_equals_int (cf_pyramid_build (y0, r0, &pp), CF_OK);
+  fail_unless_equals_int (cf_pyramid_build (y1, r1, &pp), CF_OK);
+  ref = cf_flow_new (96, 72);
+  fail_unless_equals_int (cf_tvl1_flow (y0, y1, &tp, 0, ref), CF_OK);
+  fail_unless_equals_int (cf_flow_diff (flow, ref, &mean, &max), CF_OK);
+  GST_INFO ("per-level lists: element vs reference mean |d| %.2e max %.2e",
+      mean, max);
+  fail_unless (mean < 1e-3 && max < 1e-2, "mean %.2e max %.2e", mean, max);
+
+  /* the uniform ends of the schedule give other flows */
+  a = element_flow (f0, f1, "levels=3 epsilon=0 warps=1 iterations=5");
+  b = element_flow (f0, f1, "levels=3 epsilon=0 warps=2 iterations=20");
+  fail_unless_equals_int (cf_flow_diff (flow, a, &mean, &max), CF_OK);
+  fail_unless (max > 0.0);
+  fail_unless_equals_int (cf_flow_diff (flow, b, &mean, &max), CF_OK);
+  fail_unless (max > 0.0);
+  cf_flow_free (a);
+  /* lists repeating 2 x 20 are that uniform schedule */
+  a = element_flow (f0, f1, "levels=3 epsilon=0 warps-per-level=2 "
+      "iterations-per-level=20,20,20 warps=9 iterations=7");
+  cf_test_assert_flow_identical (a, b, "uniform lists vs 2 x 20");
+
+  cf_pyramid_free (y0);
+  cf_pyramid_free (y1);
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_image_free (r0);
+  cf_image_free (r1);
+  cf_flow_free (truth);
+  cf_flow_free (flow);
+  cf_flow_free (ref);
+  cf_flow_free (a);
+  cf_flow_free (b);
+}
+
+GST_END_TEST;
+
 static gboolean
 tvl1_accepts (const gchar * name, double value)
 {
@@ -409,6 +637,10 @@ elements_cudaflowtvl1_suite (void)
   tcase_add_test (tc, test_tiny_odd_wide_and_flat_frames);
   tcase_add_test (tc, test_cpu_refuses_fp16_with_steps_like_the_gpu);
   tcase_add_test (tc, test_property_ranges_are_the_solvers);
+  tcase_add_test (tc, test_per_level_properties_and_presets);
+  tcase_add_test (tc, test_preset_keeps_explicit_lists_in_either_order);
+  tcase_add_test (tc, test_bad_per_level_list_posts_an_error);
+  tcase_add_test (tc, test_per_level_lists_give_the_reference_flow);
 
   /* in elements/cudaflowtvl1-data, which skips (77) without
    * CUDAFLOW_DATA_DIR */
