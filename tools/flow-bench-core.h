@@ -72,8 +72,9 @@ cf_status cf_flow_bench_config_check (const cf_flow_bench_config * c,
     cf_error * err);
 
 /* Pixel-iterations of one width x height frame: over the levels used,
- * pixels × warps × iterations (TV-L1 with epsilon > 0: its cap, an upper
- * bound). @sweeps (nullable): iterations of all levels and warps. */
+ * pixels × warps × iterations of each level (per-level lists included;
+ * TV-L1 with epsilon > 0: its cap, an upper bound). @sweeps (nullable):
+ * iterations of all levels and warps. */
 double cf_flow_bench_pixel_iterations (const cf_flow_bench_config * c,
     int width, int height, long *sweeps);
 

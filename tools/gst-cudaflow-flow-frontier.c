@@ -31,8 +31,9 @@
  * accurate, and better in one of the two. With --no-time (no GPU needed:
  * the accuracy then runs on the element's CPU backend where there is no
  * device) the cost axis is the work model instead: pixel-iterations per
- * frame at the first size (pixels of each pyramid level × warps ×
- * iterations; with TV-L1's epsilon > 0 the iteration cap).
+ * frame at the first size (pixels of each pyramid level × that level's
+ * warps × iterations, per-level lists included; with TV-L1's epsilon > 0
+ * the iteration cap).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -934,6 +935,20 @@ write_json (FILE * out, const frontier * f, GPtrArray * points)
         for (j = 0; j < c->pyramid.max_levels; j++)
           fprintf (out, "%s%d", j ? ", " : "",
               cf_clg_level_iterations (&c->solver.params.clg, j));
+        fprintf (out, "]");
+      }
+      if (c->solver.method == CF_FLOW_METHOD_TVL1) {
+        /* what each level ran (the uniform fields above are ignored where
+         * a per-level list is set) */
+        const cf_tvl1_params *t = &c->solver.params.tvl1;
+
+        fprintf (out, ", \"warps_per_level\": [");
+        for (j = 0; j < c->pyramid.max_levels; j++)
+          fprintf (out, "%s%d", j ? ", " : "", cf_tvl1_level_warps (t, j));
+        fprintf (out, "], \"iterations_per_level\": [");
+        for (j = 0; j < c->pyramid.max_levels; j++)
+          fprintf (out, "%s%d", j ? ", " : "", cf_tvl1_level_iterations (t,
+                  j));
         fprintf (out, "]");
       }
       fprintf (out, "},\n     \"pixel_iterations\": %.0f",

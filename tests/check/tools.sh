@@ -239,6 +239,21 @@ if [ $rc -eq 2 ] && grep -q 'levels=40 is not a valid value (1 \.\. 16)' "$fr/us
 else
   bad "gst-cudaflow-flow-frontier --set levels=40 exit $rc (expected 2)"; cat "$fr/usage.txt"
 fi
+# TV-L1's per-level lists reach the work model (320x240 + 160x120 x 2 x 10
+# + 80x60 x 2 x 20 = 960000) and the JSON; a list that does not parse
+# refuses its point with the reason
+"$tools/gst-cudaflow-flow-frontier" --element cudaflowtvl1 --no-time \
+  --sizes 320x240 --point 'levels=3 epsilon=0 warps-per-level=1,2 iterations-per-level=5,10,20' \
+  --point 'iterations-per-level=5,0' --data "$fr/synth" --json "$fr/pl.json" \
+  > /dev/null 2> "$fr/pl.txt"
+rc=$?
+if [ $rc -eq 0 ] && grep -q '"pixel_iterations": 960000,' "$fr/pl.json" \
+    && grep -q '"warps_per_level": \[1, 2, 2\], "iterations_per_level": \[5, 10, 20\]' "$fr/pl.json" \
+    && grep -q 'refused: iterations-per-level: .*entry 2 "0"' "$fr/pl.txt"; then
+  ok "gst-cudaflow-flow-frontier honours and checks TV-L1's per-level lists"
+else
+  bad "gst-cudaflow-flow-frontier per-level lists exit $rc"; cat "$fr/pl.txt" "$fr/pl.json"
+fi
 "$tools/gst-cudaflow-flow-frontier" --element cudaflowhs --sizes 64x48 \
   --frames 2 --set iterations=5 --data "$fr/synth" --json "$fr/t.json" \
   > /dev/null 2> "$fr/time.txt"
