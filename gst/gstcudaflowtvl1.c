@@ -42,8 +42,8 @@
  *
  * With `post-messages=true` the message's `iterations` is what ran, summed
  * over levels and warps: below the sum over levels of warps × iterations
- * when ε stops warps early (on the GPU the count the device kept, read once the solve
- * is done).
+ * when ε stops warps early (on the GPU the count the device kept, read
+ * once the solve is done).
  *
  * ## Example launch lines
  * |[
