@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,20 @@ is_choice (const cf_param * param, double value)
   return 0;
 }
 
+/* "name: VALUE is not one of A, B, C" for an INT row with choices */
+static void
+set_not_a_choice (const cf_param * param, double value, cf_error * err)
+{
+  char list[CF_ERROR_MESSAGE_MAX] = "";
+  const cf_param_choice *c;
+  size_t n = 0;
+
+  for (c = param->choices; c->nick != NULL && n < sizeof (list); c++)
+    n += snprintf (list + n, sizeof (list) - n, "%s%d",
+        c == param->choices ? "" : ", ", c->value);
+  cf_error_set (err, "%s: %g is not one of %s", param->name, value, list);
+}
+
 cf_status
 cf_param_check (const cf_param * param, double value, cf_error * err)
 {
@@ -92,7 +107,8 @@ cf_param_check (const cf_param * param, double value, cf_error * err)
     switch (param->type) {
       case CF_PARAM_INT:
         ok = value >= param->min && value <= param->max &&
-            value == floor (value);
+            value == floor (value) &&
+            (param->choices == NULL || is_choice (param, value));
         break;
       case CF_PARAM_FLOAT:
         /* the float the field will hold against the float bounds (the
@@ -113,7 +129,9 @@ cf_param_check (const cf_param * param, double value, cf_error * err)
   }
   if (ok)
     return CF_OK;
-  if (param->type == CF_PARAM_INT || param->type == CF_PARAM_FLOAT)
+  if (param->type == CF_PARAM_INT && param->choices != NULL)
+    set_not_a_choice (param, value, err);
+  else if (param->type == CF_PARAM_INT || param->type == CF_PARAM_FLOAT)
     cf_error_set (err, "%s: %g is outside %g ... %g%s%s", param->name, value,
         param->min, param->max, param->unit ? " " : "",
         param->unit ? param->unit : "");
@@ -183,7 +201,7 @@ parse_word (const cf_param * param, const char *text, double *value)
       *value = !strcmp (text, "true");
       return 1;
     }
-  } else if (param->type == CF_PARAM_CHOICE) {
+  } else if (param->type == CF_PARAM_CHOICE || param->choices != NULL) {
     for (c = param->choices; c->nick != NULL; c++) {
       if (!strcmp (text, c->nick)) {
         *value = c->value;

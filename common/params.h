@@ -27,7 +27,8 @@ extern "C" {
 
 typedef enum
 {
-  CF_PARAM_INT,                 /* int field, whole numbers in [min, max] */
+  CF_PARAM_INT,                 /* int field, whole numbers in [min, max]
+                                 * (only the `choices`, when listed) */
   CF_PARAM_FLOAT,               /* float field, [min, max] compared in float;
                                  * a double property */
   CF_PARAM_BOOL,                /* int field, 0 or 1 */
@@ -66,7 +67,10 @@ typedef struct
                                  * no text) */
   size_t offset;                /* offsetof the field in the params struct */
   unsigned flags;               /* cf_param_flags */
-  const cf_param_choice *choices;       /* CHOICE: the values */
+  const cf_param_choice *choices;       /* CHOICE: the values; INT: NULL,
+                                         * or the only values allowed in
+                                         * [min, max] (say window sizes 0,
+                                         * 3, 5), by number or nick */
   const char *choice_type;      /* CHOICE: name of the enumeration, appended
                                  * to the element's type name ("Kernel") */
   /* TEXT: set the fields @text stands for (NULL or blank: the default);
@@ -125,8 +129,9 @@ void cf_params_init (const cf_param_table * table, void *params);
 
 /* CF_OK when @value suits @param: INT a whole number in [min, max]; FLOAT
  * in [min, max] once stored as a float (so a property value at a bound
- * passes); BOOL 0 or 1; CHOICE one of the choices. CF_ERROR_INVALID
- * otherwise (NaN, TEXT rows), with a message in @err (nullable). */
+ * passes); BOOL 0 or 1; CHOICE, and INT with choices, one of the
+ * choices. CF_ERROR_INVALID otherwise (NaN, TEXT rows), with a message in
+ * @err (nullable). */
 cf_status cf_param_check (const cf_param * param, double value,
     cf_error * err);
 
@@ -145,8 +150,8 @@ cf_status cf_params_set (const cf_param_table * table, void *params,
 
 /* Set from text, as a command line gives it: TEXT rows parse it; numbers
  * for INT and FLOAT; "true", "false", 1 or 0 for BOOL; a nick or its value
- * for CHOICE. CF_ERROR_INVALID (unknown name, out of range) or
- * CF_ERROR_FORMAT (does not parse), @params unchanged. */
+ * for CHOICE and for INT with choices. CF_ERROR_INVALID (unknown name, out
+ * of range) or CF_ERROR_FORMAT (does not parse), @params unchanged. */
 cf_status cf_params_set_text (const cf_param_table * table, void *params,
     const char *name, const char *text, cf_error * err);
 

@@ -13,6 +13,7 @@
 #endif
 
 #include "common/tvl1.h"
+#include "common/median.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -42,6 +43,14 @@ static const cf_param_choice border_choices[] = {
   {CF_WARP_CLAMP, "clamp", "Samples outside I1 take the nearest pixel"},
   {CF_WARP_ZERO_OUTSIDE, "zero-outside", "No data term where x + u leaves "
         "I1 (IPOL border_out)"},
+  {0, NULL, NULL}
+};
+
+/* The window sizes of median-size (cf_flow_median's, and 0) */
+static const cf_param_choice median_choices[] = {
+  {0, "off", "No median filter (IPOL)"},
+  {3, "3x3", "3 x 3 median of u after each warp"},
+  {5, "5x5", "5 x 5 median of u after each warp (Sun, Roth and Black)"},
   {0, NULL, NULL}
 };
 
@@ -122,6 +131,18 @@ static const cf_param tvl1_params[] = {
         "so lambda means the same for dark and bright video",
   },
   {
+    /* an int with three values, not an enum: "median-size=5" reads as
+     * what it is. Live but not controllable: no value between two sizes
+     * means anything to a control source's interpolation */
+    .name = "median-size", .nick = "Median Size", .type = CF_PARAM_INT,
+    .min = 0, .max = CF_MEDIAN_SIZE_MAX, .choices = median_choices,
+    .def = 0, .unit = "pixels",
+    .offset = offsetof (cf_tvl1_params, median_size), .flags = CF_PARAM_LIVE,
+    .blurb = "Median filter of the flow after each warp, window side in "
+        "pixels: 0 = off (IPOL), 3 or 5 (Wedel et al. 2009; 5 x 5 as Sun, "
+        "Roth and Black 2010); removes outliers and keeps motion edges",
+  },
+  {
     .name = "border", .nick = "Border", .type = CF_PARAM_CHOICE,
     .choices = border_choices, .def = CF_WARP_ZERO_OUTSIDE,
     .offset = offsetof (cf_tvl1_params, warp_border),
@@ -135,18 +156,20 @@ static const cf_param tvl1_params[] = {
  * cleared, so warps and iterations apply to every level. */
 static const cf_preset tvl1_presets[] = {
   {"ipol", "IPOL tvl1flow defaults: 5 levels, 5 warps, up to 300 "
-        "iterations, epsilon 0.01 (the element's defaults)",
+        "iterations, epsilon 0.01, no median filter (the element's "
+        "defaults)",
       {CF_SET ("levels", IPOL_LEVELS), CF_SET ("scale-factor", IPOL_ETA),
             CF_SET ("warps", IPOL_WARPS), CF_SET ("iterations",
               IPOL_ITERATIONS), CF_SET ("epsilon", IPOL_EPSILON),
             CF_SET ("tau", IPOL_TAU), CF_SET ("lambda", IPOL_LAMBDA),
-            CF_SET ("theta", IPOL_THETA),
+            CF_SET ("theta", IPOL_THETA), CF_SET ("median-size", 0),
             CF_SET_TEXT ("warps-per-level", NULL),
           CF_SET_TEXT ("iterations-per-level", NULL)}},
   {"realtime", "Time-budget configuration: 3 levels, 1 warp, 10 "
-        "iterations, epsilon 0",
+        "iterations, epsilon 0, no median filter",
       {CF_SET ("levels", 3), CF_SET ("warps", 1), CF_SET ("iterations", 10),
-            CF_SET ("epsilon", 0.0), CF_SET_TEXT ("warps-per-level", NULL),
+            CF_SET ("epsilon", 0.0), CF_SET ("median-size", 0),
+            CF_SET_TEXT ("warps-per-level", NULL),
           CF_SET_TEXT ("iterations-per-level", NULL)}},
   {NULL}
 };
@@ -860,11 +883,29 @@ flow_view (const cf_flow * f, int width, int height)
   return view;
 }
 
+/* The outlier filter between warps (Wedel, Pock, Zach, Bischof and
+ * Cremers 2009, "An improved algorithm for TV-L1 optical flow"; Sun, Roth
+ * and Black, "Secrets of optical flow estimation and their principles",
+ * CVPR 2010): u ← the size x size median of u, each component on its own
+ * over the window clipped to the image (common/median.h). The dual field
+ * p is left as it is. Through the workspace's v, which TH rewrites before
+ * it is read again. */
+static cf_status
+median_after_warp (cf_tvl1_workspace * ws, int size, cf_flow * u)
+{
+  cf_status status = cf_flow_median (u, size, &ws->v);
+
+  if (status == CF_OK)
+    copy_flow (&ws->v, u);
+  return status;
+}
+
 /* Solve one level (IPOL Dual_TVL1_optic_flow): ∇I1 and p = 0 once, then
  * per warp the constants around the current u and iterations until the
  * mean squared update is <= ε² (IPOL `while (error > ε² && n < MAX)`; the
  * test runs after every iteration, at least one iteration per warp) or
- * max_iterations; ε = 0 gives exactly max_iterations. */
+ * max_iterations; ε = 0 gives exactly max_iterations; then, with
+ * median_size > 0, the median filter of u (not in IPOL). */
 static cf_status
 solve_level (const cf_image * i0, const cf_image * i1,
     const cf_tvl1_params * params, cf_tvl1_workspace * ws, cf_flow * u,
@@ -897,6 +938,9 @@ solve_level (const cf_image * i0, const cf_image * i1,
     }
     /* n is the count when the loop ran out, one less when ε stopped it */
     *iterations += n < params->max_iterations ? n + 1 : n;
+    if (params->median_size > 0 &&
+        (status = median_after_warp (ws, params->median_size, u)) != CF_OK)
+      return status;
   }
   return CF_OK;
 }

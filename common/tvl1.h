@@ -18,6 +18,8 @@
  *     fG   ∇u_d, forward differences
  *     P    p_d = (p_d + τ/θ ∇u_d) / (1 + τ/θ |∇u_d|)
  *   stop when e <= ε² or after max_iterations (ε = 0: fixed count).
+ *   after each warp, with median_size > 0 (not IPOL: Wedel, Pock, Zach,
+ *   Bischof & Cremers 2009): u = median of u (cf_flow_median); p is kept.
  *
  * The warps and the iteration cap may differ per level (warps-per-level,
  * iterations-per-level; finest level first): cheap coarse levels can take
@@ -98,27 +100,33 @@ typedef struct
                                  * intensity range to 0..255 first (IPOL;
                                  * cf_tvl1_normalize_pair, or λ scaled the
                                  * same); the solvers do not read it */
+  int median_size;              /* 0: none (IPOL); 3 or 5: u ← the size x
+                                 * size median of u (cf_flow_median) after
+                                 * each warp's iterations (Wedel et al.
+                                 * 2009) */
 } cf_tvl1_params;
 
 /* The parameters (tau, lambda, theta, warps, iterations, warps-per-level,
- * iterations-per-level, epsilon, sigma, normalize; rows in the property
- * order of cudaflowtvl1, then "border", which is not a property) and
- * presets (ipol, realtime; both clear the per-level lists) of TV-L1. */
+ * iterations-per-level, epsilon, sigma, normalize, median-size; rows in the
+ * property order of cudaflowtvl1, then "border", which is not a property)
+ * and presets (ipol, realtime; both clear the per-level lists and the
+ * median filter) of TV-L1. */
 extern const cf_param_table cf_tvl1_param_table;
 
 /* The table's defaults, IPOL's: τ 0.25, λ 0.15, θ 0.3, 5 warps, 300
  * iterations, no per-level lists, ε 0.01, σ 0.8, zero outside, normalised
- * pairs. */
+ * pairs, no median filter. */
 void cf_tvl1_params_init (cf_tvl1_params * params);
 
 /* Set one parameter by its table name: "tau", "lambda", "theta", "warps"
  * (integer), "iterations" (integer, max_iterations), "epsilon", "sigma"
  * (presmooth_sigma), each in its CF_TVL1_*_MIN .. _MAX range (warps and
  * iterations from 1, epsilon and sigma from 0); "normalize" 0 or 1;
- * "border" 0 = clamp, 1 = zero outside (cf_warp_border). CF_ERROR_INVALID
- * for an unknown name or an out-of-range value (params unchanged). The
- * per-level lists are text: cf_params_set_text (&cf_tvl1_param_table, …,
- * "warps-per-level", …) or the parse functions below. */
+ * "median-size" 0, 3 or 5; "border" 0 = clamp, 1 = zero outside
+ * (cf_warp_border). CF_ERROR_INVALID for an unknown name or an
+ * out-of-range value (params unchanged). The per-level lists are text:
+ * cf_params_set_text (&cf_tvl1_param_table, …, "warps-per-level", …) or
+ * the parse functions below. */
 cf_status cf_tvl1_params_set (cf_tvl1_params * params, const char *name,
     double value);
 

@@ -59,6 +59,13 @@
  * warp starts from du = 0 (and p = 0 on the level's first warp) without
  * reading them, and its last writes u0 + du (tvl1_ends).
  *
+ * Median filter (median_size > 0; Wedel et al. 2009, not IPOL): after
+ * each warp, u goes through cf_cuda_flow_median (cuda/median.cu, the bits
+ * of common/median.c) into the plan's u_med, which then takes u's place
+ * by pointer: fp32 after the warp's iterations, fp16 after u ← u0 + du
+ * (its own fp32 flow), on a level's last warp straight into the caller's
+ * flow. common/tvl1.c's solve_level does the same.
+ *
  * ε stopping (tvl1-eps.cuh) needs no host round trip per iteration: the
  * device tests ε after every iteration and later kernels of the warp
  * return at once; the host looks at the stop flag every TVL1_CHECK_EVERY
@@ -70,6 +77,7 @@
 #endif
 
 #include "cuda/tvl1.h"
+#include "cuda/median.h"
 #include "cuda/tvl1-half.cuh"
 #include "cuda/tvl1-iterate.cuh"
 #include "cuda/tvl1-steps.cuh"
@@ -107,6 +115,9 @@ struct cf_cuda_tvl1_plan
   int tile_rows;                /* BLOCKED: 32 or 64 */
 
   cf_cuda_flow u;               /* flow of the current level */
+  cf_cuda_flow u_med;           /* median_size > 0: the filtered u, which
+                                 * then changes places with u (allocated by
+                                 * the first such run) */
   double *partials;             /* one per U-step block at level 0 */
   tvl1_control *control;        /* device */
   tvl1_control *host_control;   /* pinned: stop between chunks, and the
@@ -652,6 +663,39 @@ out:
   return status;
 }
 
+/* The median filter's output buffer, on the first run that asks for it:
+ * plans of the IPOL defaults never pay for it. */
+static cf_status
+ensure_median_buffer (cf_cuda_tvl1_plan * plan)
+{
+  if (plan->u_med.u != NULL)
+    return CF_OK;
+  return cf_cuda_flow_alloc (&plan->u_med, plan->width, plan->height);
+}
+
+/* After a warp, with median_size > 0 (Wedel, Pock, Zach, Bischof and
+ * Cremers 2009; not in IPOL): u ← the @size x @size median of the level's
+ * u (cuda/median.h, the bits of common/median.c), into @out when set (the
+ * level's last fp16 warp), else into the plan's u_med, which then takes
+ * u's place: one read and one write of the flow, no copy. */
+static cf_status
+median_after_warp (cf_cuda_tvl1_plan * plan, tvl1_level * lv, int size,
+    cf_cuda_flow * out, cudaStream_t stream)
+{
+  cf_cuda_flow filtered;
+  cf_status status;
+
+  if (out != NULL)
+    return cf_cuda_flow_median (&lv->u, size, out, stream);
+  filtered = cf_cuda_flow_view (&plan->u_med, lv->width, lv->height);
+  status = cf_cuda_flow_median (&lv->u, size, &filtered, stream);
+  if (status == CF_OK) {
+    swap_values (&plan->u, &plan->u_med);
+    lv->u = cf_cuda_flow_view (&plan->u, lv->width, lv->height);
+  }
+  return status;
+}
+
 /* ---------------------------------------------------------------------
  * Levels, per precision
  * --------------------------------------------------------------------- */
@@ -699,6 +743,9 @@ solve_level (tvl1_plan_f32 * plan, const cf_cuda_image * f0,
         stream);
     if (status == CF_OK)
       status = run_iterations (plan, lv, params, 0, &none, stream);
+    if (status == CF_OK && params->median_size > 0)
+      status = median_after_warp (plan, lv, params->median_size, NULL,
+          stream);
   }
   if (status == CF_OK)
     status = cf_cuda_flow_copy (&lv->u, out, stream);
@@ -729,7 +776,9 @@ solve_level (tvl1_plan_f16 * plan, const cf_cuda_image * f0,
             sizeof (tvl1h_pair), 0, (size_t) lv->width *
             sizeof (tvl1h_pair), (size_t) lv->height, stream));
   for (k = 0; k < params->warps; k++) {
-    cf_cuda_flow *dst = k == params->warps - 1 ? out : &lv->u;
+    /* with the median filter, u0 + du stays in u: the filter writes @out */
+    cf_cuda_flow *dst = k == params->warps - 1 &&
+        params->median_size == 0 ? out : &lv->u;
     tvl1_ends last;
 
     status = tvl1h_enqueue_constants (f0, f1, &lv->u, params->warp_border,
@@ -748,6 +797,10 @@ solve_level (tvl1_plan_f16 * plan, const cf_cuda_image * f0,
     if (!blocked && (status = tvl1h_enqueue_apply (&lv->u, plan->state.du,
                 dst, stream)) != CF_OK)
       goto out;
+    if (params->median_size > 0 && (status = median_after_warp (plan, lv,
+                params->median_size, k == params->warps - 1 ? out : NULL,
+                stream)) != CF_OK)
+      goto out;
   }
 out:
   return status;
@@ -761,6 +814,7 @@ template < typename S > static void
 plan_free (tvl1_plan < S > *plan)
 {
   cf_cuda_flow_release (&plan->u);
+  cf_cuda_flow_release (&plan->u_med);
   free_buffers (plan);
   if (plan->partials != NULL)
     cf_cuda_check (cudaFree (plan->partials));
@@ -836,6 +890,9 @@ plan_run (tvl1_plan < S > *plan, const cf_cuda_pyramid * p0,
   int l;
 
   plan->host_iterations = 0;
+  if (params->median_size > 0 && (status = ensure_median_buffer (plan)) !=
+      CF_OK)
+    goto out;
   CF_CUDA_TRY (cudaMemsetAsync (plan->control, 0, sizeof (tvl1_control),
           stream));
 

@@ -74,7 +74,10 @@ cf_status cf_cuda_tvl1_plan_new (int width, int height,
  * normalised like cf_tvl1_normalize_pair (or with λ scaled to match, see
  * gst/gstcudaflowtvl1.c); @flow level-0 size, the initial estimate when
  * @use_initial, and the result. Each level runs its own warps and
- * iterations (per-level lists of @params, cf_tvl1_level_params). */
+ * iterations (per-level lists of @params, cf_tvl1_level_params). With
+ * params->median_size > 0, u is median-filtered after every warp
+ * (cuda/median.h); the first such run allocates the filter's output, a
+ * flow of the plan's size. */
 cf_status cf_cuda_tvl1_plan_run (cf_cuda_tvl1_plan * plan,
     const cf_cuda_pyramid * p0, const cf_cuda_pyramid * p1,
     const cf_tvl1_params * params, int use_initial, cf_cuda_flow * flow,

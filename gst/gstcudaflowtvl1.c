@@ -40,6 +40,19 @@
  * `solver-kernel=steps`: both backends refuse that pair with the same
  * message. The CPU backend computes in fp32 whatever is set.
  *
+ * `median-size=5` (or 3) median-filters the flow after every warp, the
+ * step Wedel, Pock, Zach, Bischof and Cremers add to the scheme ("An
+ * improved algorithm for TV-L1 optical flow", Statistical and Geometrical
+ * Approaches to Visual Motion Analysis, LNCS 5604, Springer 2009) and
+ * that Sun, Roth and Black found the most effective of the classic
+ * practices ("Secrets of optical flow estimation and their principles",
+ * CVPR 2010, with a 5 × 5 window): outliers between warps go, motion
+ * edges stay. Each component is filtered on its own over the window
+ * clipped to the image (no padding; an even count takes the mean of its
+ * two middle values); the GPU and the CPU backends give the same bits for
+ * the same flow. Off by default and in both presets, so that the defaults
+ * stay IPOL's; it may change while playing.
+ *
  * With `post-messages=true` the message's `iterations` is what ran, summed
  * over levels and warps: below the sum over levels of warps × iterations
  * when ε stops warps early (on the GPU the count the device kept, read

@@ -26,7 +26,8 @@
  * 333x201, with use_initial and the warp border alternating; BLOCKED's
  * iterations per launch 1 ... 8 x tile rows 32 / 64 (and AUTO's, and
  * set_blocking with ε > 0) on 333x201 and 640x480; every kernel on
- * 1920x1080 and on 1-pixel-wide, tiny and odd sizes.
+ * 1920x1080 and on 1-pixel-wide, tiny and odd sizes; a few runs with the
+ * median filter between warps (names ending /m3, /m5).
  *
  * Per-level schedules (warps-per-level, iterations-per-level, set through
  * the parameter table by their property names): lists that repeat one
@@ -39,7 +40,12 @@
  * --time: median GPU ms of plan_run (CUDA events around it on one stream,
  * after 3 warm-up runs) at 1920x1080 for fp32 / fp16 x BLOCKED / FUSED x
  * (5 levels x 1 warp x 10 iterations, 5 x 3 x 10, IPOL's 5 x 5 x 300 with
- * ε 0.01).
+ * ε 0.01), and 5 x 3 x 10 with the 5 x 5 median filter.
+ *
+ * The median filter is set by name (cf_tvl1_params_set "median-size"), so
+ * the harness builds against trees without it too: there its runs print
+ * the refusal (CF_ERROR_INVALID) instead of a hash, and --time leaves
+ * them out (timing.md shows 0 for the old side).
  *
  * Exit status: 0, 1 on a CUDA or allocation failure outside plan_run, 2 on
  * a usage error, 77 without a CUDA device.
@@ -102,6 +108,7 @@ typedef struct
   int block_iterations, tile_rows;      /* set_blocking; 0, 0: defaults */
   const char *warps_list;       /* warps-per-level, NULL: none */
   const char *iterations_list;  /* iterations-per-level, NULL: none */
+  int median;                   /* median-size; 0: off */
 } config;
 
 typedef struct
@@ -304,16 +311,21 @@ config_name (const scene * sc, const config * c, char *out, size_t size)
   if (c->block_iterations > 0 || c->tile_rows > 0)
     snprintf (blocking, sizeof (blocking), "T%dr%d", c->block_iterations,
         c->tile_rows);
+  char median[16] = "";
+
+  if (c->median > 0)
+    snprintf (median, sizeof (median), "/m%d", c->median);
   /* only named when set, so the uniform configurations keep their names */
   if (c->warps_list != NULL || c->iterations_list != NULL)
     snprintf (lists, sizeof (lists), "/wl%s/il%s",
         c->warps_list ? c->warps_list : "-",
         c->iterations_list ? c->iterations_list : "-");
-  snprintf (out, size, "%dx%d/%s/%s/e%gx%d/w%d/l%d/init%d/%s/%s%s",
+  snprintf (out, size, "%dx%d/%s/%s/e%gx%d/w%d/l%d/init%d/%s/%s%s%s",
       sc->width, sc->height, c->precision == CF_PRECISION_FP16 ? "fp16" :
       "fp32", kernel_name (c->kernel), c->epsilon, c->iterations, c->warps,
       c->levels, c->use_initial,
-      c->border == CF_WARP_ZERO_OUTSIDE ? "zero" : "clamp", blocking, lists);
+      c->border == CF_WARP_ZERO_OUTSIDE ? "zero" : "clamp", blocking, lists,
+      median);
 }
 
 /* The one count a comma-separated list repeats, or 0 when its entries
@@ -361,6 +373,9 @@ set_list (cf_tvl1_params * params, const char *name, const char *list,
   return CF_OK;
 }
 
+/* The solver's parameters of @c; CF_ERROR_UNSUPPORTED for a per-level
+ * list, CF_ERROR_INVALID for a median filter, that a tree without them
+ * refuses */
 static cf_status
 params_of (const config * c, cf_tvl1_params * params)
 {
@@ -376,6 +391,8 @@ params_of (const config * c, cf_tvl1_params * params)
   if (status == CF_OK)
     status = set_list (params, "iterations-per-level", c->iterations_list,
         &params->max_iterations);
+  if (status == CF_OK && c->median > 0)
+    status = cf_tvl1_params_set (params, "median-size", c->median);
   return status;
 }
 
@@ -573,6 +590,29 @@ run_grid (void)
     run_and_hash (1920, 1080, CF_SYNTH_SMOOTH, &c);
   }
 
+  /* the median filter after each warp: both sizes on every kernel with a
+   * fixed count, 5 x 5 with ε > 0, at 1080p, and on tiny sizes */
+  for (kp = 0; kp < N_KP; kp++)
+    for (s = 0; s < 2; s++) {
+      config c = make_config (kp, 2, 3, 3, s, 1);
+      config d = make_config (kp, 3, 3, 5, 0, 1);
+
+      c.median = s == 0 ? 5 : 3;
+      d.median = 5;
+      run_and_hash (333, 201, CF_SYNTH_SMOOTH, &c);
+      if (s == 0)
+        run_and_hash (333, 201, CF_SYNTH_SMOOTH, &d);
+    }
+  for (p = 0; p < 2; p++) {
+    config c = make_config (p == 0 ? 3 : 6, 1, 3, 5, 0, 1);
+
+    c.median = 5;
+    run_and_hash (1920, 1080, CF_SYNTH_SMOOTH, &c);
+    for (e = 0; e < 3; e++)
+      run_and_hash (edge_sizes[e][0], edge_sizes[e][1], CF_SYNTH_TRANSLATION,
+          &c);
+  }
+
   /* 1-pixel axes, tiny and odd sizes */
   for (e = 0; e < (int) (sizeof (edge_sizes) / sizeof (edge_sizes[0])); e++)
     for (kp = 0; kp < N_KP; kp++) {
@@ -642,16 +682,18 @@ compare_doubles (const void *a, const void *b)
 static void
 run_timing (int runs)
 {
-  /* (levels, warps, iterations, ε) */
+  /* (levels, warps, iterations, ε, median-size) */
   static const struct
   {
     const char *name;
     int levels, warps, iterations;
     float epsilon;
+    int median;
   } shapes[] = {
-    {"5x1x10", 5, 1, 10, 0.0f},
-    {"5x3x10", 5, 3, 10, 0.0f},
-    {"ipol-5x5x300-e0.01", 5, 5, 300, 0.01f},
+    {"5x1x10", 5, 1, 10, 0.0f, 0},
+    {"5x3x10", 5, 3, 10, 0.0f, 0},
+    {"ipol-5x5x300-e0.01", 5, 5, 300, 0.01f, 0},
+    {"5x3x10-m5", 5, 3, 10, 0.0f, 5},
   };
   static const cf_tvl1_kernel kernels[] = { CF_TVL1_KERNEL_BLOCKED,
     CF_TVL1_KERNEL_FUSED
@@ -677,6 +719,14 @@ run_timing (int runs)
         c.warps = shapes[sh].warps;
         c.levels = shapes[sh].levels;
         c.border = CF_WARP_ZERO_OUTSIDE;
+        c.median = shapes[sh].median;
+        {
+          cf_tvl1_params probe;
+
+          /* a tree without median-size: nothing to time */
+          if (params_of (&c, &probe) != CF_OK)
+            continue;
+        }
         plan = get_plan (sc->width, sc->height, c.precision, c.kernel);
         for (i = -WARMUP_RUNS; i < runs; i++) {
           float t;

@@ -8,11 +8,12 @@
  * method's table or of the pyramid's, each with a value the table accepts.
  * Setting by name takes both bounds and refuses one step past either (the
  * step: 1 for whole numbers, 1e-3 of the bound for the others), NaN,
- * fractions for whole numbers and unknown names, leaving the struct as it
- * was. The solvers' own check (cf_<method>_params_valid) is the table's:
- * each bound of each parameter, alone, runs the CPU solver on a small pair
- * and gives a finite field (so the largest CLG alpha and TV-L1 lambda the
- * properties accept are accepted by the solvers).
+ * fractions for whole numbers, whole numbers an INT row does not list
+ * among its choices, and unknown names, leaving the struct as it was. The
+ * solvers' own check (cf_<method>_params_valid) is the table's: each bound
+ * of each parameter, alone, runs the CPU solver on a small pair and gives
+ * a finite field (so the largest CLG alpha and TV-L1 lambda the properties
+ * accept are accepted by the solvers).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -184,6 +185,20 @@ GST_START_TEST (test_rows_are_well_formed)
       if (p->type == CF_PARAM_CHOICE)
         fail_unless (p->choices != NULL && p->choices[0].nick != NULL,
             "%s: no choices", p->name);
+      /* an INT row's allowed values lie in its range, its bounds among
+       * them (the property's range is [min, max]) */
+      if (p->type == CF_PARAM_INT && p->choices != NULL) {
+        const cf_param_choice *c;
+        gboolean has_min = FALSE, has_max = FALSE;
+
+        for (c = p->choices; c->nick != NULL; c++) {
+          fail_unless (c->value >= p->min && c->value <= p->max, "%s: %d",
+              p->name, c->value);
+          has_min |= c->value == p->min;
+          has_max |= c->value == p->max;
+        }
+        fail_unless (has_min && has_max, "%s: bounds not allowed", p->name);
+      }
       if (p->type == CF_PARAM_TEXT)
         fail_unless (p->parse != NULL, "%s: no parser", p->name);
       /* one name per row, and none shadows the pyramid's */
@@ -333,6 +348,20 @@ GST_START_TEST (test_set_by_name_takes_the_bounds_and_refuses_past_them)
         if (p->type == CF_PARAM_INT && p->max > p->min) {
           fail_unless_equals_int (cf_params_set (table, &params, p->name,
                   p->min + 0.5, NULL), CF_ERROR_INVALID);
+        }
+        /* INT with choices: whole numbers in range but not listed */
+        if (p->type == CF_PARAM_INT && p->choices != NULL) {
+          const cf_param_choice *c;
+          int v, listed;
+
+          for (v = (int) p->min; v <= (int) p->max; v++) {
+            for (listed = 0, c = p->choices; c->nick != NULL; c++)
+              listed |= c->value == v;
+            fail_unless_equals_int (cf_params_set (table, &params, p->name,
+                    v, NULL), listed ? CF_OK : CF_ERROR_INVALID);
+          }
+          fail_unless_equals_int (cf_params_set (table, &params, p->name,
+                  p->max, NULL), CF_OK);
         }
         fail_unless_equals_int (cf_params_set (table, &params, p->name, NAN,
                 NULL), CF_ERROR_INVALID);

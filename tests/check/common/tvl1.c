@@ -14,6 +14,7 @@
 
 #include "cf-test-util.h"
 #include "common/flo.h"
+#include "common/median.h"
 #include "common/metrics.h"
 #include "common/pyramid.h"
 #include "common/synth.h"
@@ -98,6 +99,7 @@ GST_START_TEST (test_params_init_gives_ipol_defaults)
   fail_unless_equals_int (cf_tvl1_level_warps (&p, 4), 5);
   fail_unless_equals_int (cf_tvl1_level_iterations (&p, 0), 300);
   fail_unless_equals_int (cf_tvl1_level_iterations (&p, 4), 300);
+  fail_unless_equals_int (p.median_size, 0);    /* not in IPOL */
 
   cf_pyramid_params_init (&pp);
   cf_tvl1_prepare_pyramid_params (&p, &pp);
@@ -129,6 +131,11 @@ GST_START_TEST (test_params_set_accepts_names_and_rejects_bad_values)
   fail_unless_equals_float (p.presmooth_sigma, 0.0f);
   fail_unless_equals_int (cf_tvl1_params_set (&p, "border", 0), CF_OK);
   fail_unless_equals_int (p.warp_border, CF_WARP_CLAMP);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "median-size", 5), CF_OK);
+  fail_unless_equals_int (p.median_size, 5);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "median-size", 3), CF_OK);
+  fail_unless_equals_int (p.median_size, 3);
+  fail_unless (cf_tvl1_params_valid (&p));
 
   before = p;
   fail_unless_equals_int (cf_tvl1_params_set (&p, "tau", 0.0),
@@ -311,6 +318,63 @@ GST_START_TEST (test_params_valid_checks_the_lists)
   fail_if (cf_tvl1_params_valid (&p));
   p.iterations_per_level[1] = CF_TVL1_ITERATIONS_MAX;
   fail_unless (cf_tvl1_params_valid (&p));
+}
+
+GST_END_TEST;
+
+/* median-size takes 0, 3 and 5 only (cf_flow_median's sizes, and off),
+ * by number or nick; the solvers' check refuses the rest too; every
+ * preset turns the filter off. */
+GST_START_TEST (test_median_size_takes_0_3_5_only)
+{
+  static const double refused[] = { 1, 2, 4, 6, 7, -1, 5.5, NAN };
+  cf_tvl1_params p, before;
+  const cf_preset *preset;
+  cf_error err = { {0} };
+  guint i;
+
+  cf_tvl1_params_init (&p);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "median-size", 5), CF_OK);
+  before = p;
+  for (i = 0; i < G_N_ELEMENTS (refused); i++)
+    fail_unless (cf_tvl1_params_set (&p, "median-size", refused[i]) ==
+        CF_ERROR_INVALID, "median-size=%g accepted", refused[i]);
+  fail_unless (memcmp (&p, &before, sizeof (p)) == 0);
+  fail_unless_equals_int (cf_params_set (&cf_tvl1_param_table, &p,
+          "median-size", 4, &err), CF_ERROR_INVALID);
+  fail_unless_equals_string (err.message,
+      "median-size: 4 is not one of 0, 3, 5");
+
+  fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table, &p,
+          "median-size", "3x3", NULL), CF_OK);
+  fail_unless_equals_int (p.median_size, 3);
+  fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table, &p,
+          "median-size", "off", NULL), CF_OK);
+  fail_unless_equals_int (p.median_size, 0);
+  fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table, &p,
+          "median-size", "5", NULL), CF_OK);
+  fail_unless_equals_int (p.median_size, 5);
+  fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table, &p,
+          "median-size", "4", NULL), CF_ERROR_INVALID);
+
+  /* the solvers' own check */
+  p.median_size = 4;
+  fail_if (cf_tvl1_params_valid (&p));
+  p.median_size = 1;
+  fail_if (cf_tvl1_params_valid (&p));
+
+  for (preset = cf_tvl1_param_table.presets; preset->name; preset++) {
+    const cf_param_setting *set;
+    gboolean found = FALSE;
+
+    for (set = preset->settings; set->name != NULL; set++)
+      if (!strcmp (set->name, "median-size")) {
+        fail_unless_equals_float (set->value, 0.0);
+        found = TRUE;
+      }
+    fail_unless (found, "preset %s leaves median-size as it is",
+        preset->name);
+  }
 }
 
 GST_END_TEST;
@@ -898,6 +962,205 @@ GST_START_TEST (test_flow_rejects_bad_arguments)
 
 GST_END_TEST;
 
+static cf_flow
+flow_view (const cf_flow * f, int width, int height)
+{
+  cf_flow view = *f;
+
+  view.width = width;
+  view.height = height;
+  view.owns_data = 0;
+  return view;
+}
+
+/* cf_tvl1_flow_counted written out with the public steps from
+ * normalised pyramids: per level ∇I1 and p = 0, per warp the constants
+ * and the iterations, then (median_size > 0) u ← cf_flow_median (u),
+ * between levels cf_flow_resample. Returns the iterations run. */
+static long
+driver_flow (const cf_pyramid * p0, const cf_pyramid * p1,
+    const cf_tvl1_params * params, cf_flow * flow)
+{
+  const double eps2 = (double) params->epsilon * (double) params->epsilon;
+  cf_tvl1_workspace *ws = cf_tvl1_workspace_new (flow->width, flow->height);
+  cf_flow *u = cf_flow_new (flow->width, flow->height);
+  cf_flow *m = cf_flow_new (flow->width, flow->height);
+  long count = 0;
+  int l, k, n, y;
+
+  fail_unless (ws != NULL && u != NULL && m != NULL);
+  for (l = p0->n_levels - 1; l >= 0; l--) {
+    const cf_image *f0 = p0->level[l], *f1 = p1->level[l];
+    cf_flow ul = flow_view (u, f0->width, f0->height);
+    cf_flow ml = flow_view (m, f0->width, f0->height);
+    cf_flow parked = flow_view (flow, f0->width, f0->height);
+    cf_tvl1_workspace wl;
+
+    fail_unless_equals_int (cf_tvl1_workspace_level (ws, f0->width,
+            f0->height, &wl), CF_OK);
+    if (l == p0->n_levels - 1) {
+      cf_flow_fill (&ul, 0.0f, 0.0f);
+    } else {
+      cf_flow prev = flow_view (flow, p0->level[l + 1]->width,
+          p0->level[l + 1]->height);
+      fail_unless_equals_int (cf_flow_resample (&prev, &ul), CF_OK);
+    }
+    fail_unless_equals_int (cf_tvl1_centered_gradient (f1, &wl.i1x,
+            &wl.i1y), CF_OK);
+    cf_flow_fill (&wl.p1, 0.0f, 0.0f);
+    cf_flow_fill (&wl.p2, 0.0f, 0.0f);
+    for (k = 0; k < params->warps; k++) {
+      fail_unless_equals_int (cf_tvl1_warp_prepare (f0, f1, &wl.i1x,
+              &wl.i1y, &ul, params->warp_border, &wl.i1w, &wl.i1wx,
+              &wl.i1wy, &wl.grad, &wl.rho_c), CF_OK);
+      for (n = 0; n < params->max_iterations; n++) {
+        double e = 0.0;
+
+        fail_unless_equals_int (cf_tvl1_iteration (&wl, params, &ul, &e),
+            CF_OK);
+        count++;
+        if (params->epsilon > 0.0f && !(e > eps2))
+          break;
+      }
+      if (params->median_size > 0) {
+        fail_unless_equals_int (cf_flow_median (&ul, params->median_size,
+                &ml), CF_OK);
+        for (y = 0; y < ul.height; y++) {
+          memcpy (ul.u + (size_t) y * ul.pitch, ml.u + (size_t) y * ml.pitch,
+              ul.width * sizeof (float));
+          memcpy (ul.v + (size_t) y * ul.pitch, ml.v + (size_t) y * ml.pitch,
+              ul.width * sizeof (float));
+        }
+      }
+    }
+    for (y = 0; y < ul.height; y++) {
+      memcpy (parked.u + (size_t) y * parked.pitch,
+          ul.u + (size_t) y * ul.pitch, ul.width * sizeof (float));
+      memcpy (parked.v + (size_t) y * parked.pitch,
+          ul.v + (size_t) y * ul.pitch, ul.width * sizeof (float));
+    }
+  }
+  cf_tvl1_workspace_free (ws);
+  cf_flow_free (u);
+  cf_flow_free (m);
+  return count;
+}
+
+/* Normalised pyramids of a synthetic pair */
+static void
+synth_pyramids (int w, int h, cf_synth_motion motion, int levels,
+    const cf_tvl1_params * params, cf_pyramid ** p0, cf_pyramid ** p1)
+{
+  cf_synth_params sp;
+  cf_image *f0 = NULL, *f1 = NULL;
+  cf_flow *truth = NULL;
+  cf_pyramid_params pp;
+
+  cf_synth_params_init (&sp);
+  sp.motion = motion;
+  sp.tx = 2.5f;
+  sp.ty = -1.25f;
+  fail_unless_equals_int (cf_synth_pair (w, h, &sp, &f0, &f1, &truth), CF_OK);
+  cf_pyramid_params_init (&pp);
+  pp.max_levels = levels;
+  cf_tvl1_prepare_pyramid_params (params, &pp);
+  cf_tvl1_normalize_pair (f0, f1);
+  *p0 = cf_pyramid_new (w, h, &pp);
+  *p1 = cf_pyramid_new (w, h, &pp);
+  fail_unless (*p0 != NULL && *p1 != NULL);
+  fail_unless_equals_int (cf_pyramid_build (*p0, f0, &pp), CF_OK);
+  fail_unless_equals_int (cf_pyramid_build (*p1, f1, &pp), CF_OK);
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (truth);
+}
+
+/* The solver is the IPOL driver, and with median_size > 0 the IPOL driver
+ * with cf_flow_median after every warp (the last warp of a level too,
+ * before the flow is upsampled): the same bits and iteration counts as
+ * the steps written out, for sizes 0, 3, 5, fixed counts and ε > 0. */
+GST_START_TEST (test_median_runs_after_every_warp)
+{
+  static const int sizes[] = { 0, 3, 5 };
+  cf_pyramid *p0, *p1;
+  cf_tvl1_params params;
+  guint i;
+  int eps;
+
+  cf_tvl1_params_init (&params);
+  synth_pyramids (97, 61, CF_SYNTH_SMOOTH, 3, &params, &p0, &p1);
+  fail_unless_equals_int (p0->n_levels, 3);
+  for (eps = 0; eps < 2; eps++) {
+    for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+      cf_flow *got = cf_flow_new (97, 61), *want = cf_flow_new (97, 61);
+      long n_got = -1, n_want;
+
+      params.warps = 3;
+      params.max_iterations = eps ? 300 : 12;
+      params.epsilon = eps ? 0.01f : 0.0f;
+      params.median_size = sizes[i];
+      fail_unless_equals_int (cf_tvl1_flow_counted (p0, p1, &params, 0, got,
+              &n_got), CF_OK);
+      n_want = driver_flow (p0, p1, &params, want);
+      GST_INFO ("median %d, eps %g: %ld iterations", sizes[i],
+          params.epsilon, n_got);
+      fail_unless (memcmp (got->u, want->u, 97 * 61 * sizeof (float)) == 0
+          && memcmp (got->v, want->v, 97 * 61 * sizeof (float)) == 0,
+          "median %d, eps %g: solver and written-out steps differ",
+          sizes[i], params.epsilon);
+      fail_unless_equals_int (n_got, n_want);
+      if (!eps)
+        fail_unless_equals_int (n_got, 3 * 3 * 12);
+      cf_flow_free (got);
+      cf_flow_free (want);
+    }
+  }
+  cf_pyramid_free (p0);
+  cf_pyramid_free (p1);
+}
+
+GST_END_TEST;
+
+/* median-size=5 changes the flow (it is not a no-op) but not a fixed
+ * iteration count, and keeps the translation's accuracy; 0 is the
+ * default's flow bit for bit. */
+GST_START_TEST (test_median_changes_flow_not_fixed_iteration_count)
+{
+  cf_pyramid *p0, *p1;
+  cf_tvl1_params params;
+  cf_flow *off = cf_flow_new (97, 61), *on = cf_flow_new (97, 61);
+  cf_flow *dflt = cf_flow_new (97, 61);
+  long n_off = -1, n_on = -2;
+  double mean, max;
+
+  cf_tvl1_params_init (&params);
+  params.warps = 2;
+  params.max_iterations = 20;
+  params.epsilon = 0.0f;
+  synth_pyramids (97, 61, CF_SYNTH_ROTATION_ZOOM, 3, &params, &p0, &p1);
+  fail_unless_equals_int (cf_tvl1_flow_counted (p0, p1, &params, 0, dflt,
+          NULL), CF_OK);
+  params.median_size = 0;
+  fail_unless_equals_int (cf_tvl1_flow_counted (p0, p1, &params, 0, off,
+          &n_off), CF_OK);
+  cf_test_assert_flow_identical (off, dflt, "median-size=0 vs default");
+  params.median_size = 5;
+  fail_unless_equals_int (cf_tvl1_flow_counted (p0, p1, &params, 0, on,
+          &n_on), CF_OK);
+  fail_unless_equals_int (n_on, n_off);
+  fail_unless_equals_int (n_on, p0->n_levels * 2 * 20);
+  fail_unless_equals_int (cf_flow_diff (on, off, &mean, &max), CF_OK);
+  GST_INFO ("median 5 vs none: mean |diff| %g px, max %g", mean, max);
+  fail_unless (max > 0.0, "median 5 left the flow unchanged");
+  cf_flow_free (off);
+  cf_flow_free (on);
+  cf_flow_free (dflt);
+  cf_pyramid_free (p0);
+  cf_pyramid_free (p1);
+}
+
+GST_END_TEST;
+
 /* EPE of TV-L1 (IPOL defaults unless changed) on a 128x96 synthetic pair,
  * ignoring a border of 4 pixels. */
 static double
@@ -932,6 +1195,30 @@ GST_START_TEST (test_translation_epe_below_0_03)
   epe = synth_epe (&sp, &params, 5);
   GST_INFO ("translation (2.5, -1.25): EPE %.4f", epe);
   fail_unless (epe < 0.03, "EPE %.4f", epe);   /* measured 0.0107 */
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_translation_with_median_epe_below_0_03)
+{
+  cf_synth_params sp;
+  cf_tvl1_params params;
+  double epe[2];
+  int i;
+
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_TRANSLATION;
+  sp.tx = 2.5f;
+  sp.ty = -1.25f;
+  cf_tvl1_params_init (&params);
+  for (i = 0; i < 2; i++) {
+    params.median_size = i ? 5 : 3;
+    epe[i] = synth_epe (&sp, &params, 5);
+    GST_INFO ("translation (2.5, -1.25), median %d: EPE %.4f",
+        params.median_size, epe[i]);
+    fail_unless (epe[i] < 0.03, "median %d: EPE %.4f", params.median_size,
+        epe[i]);
+  }
 }
 
 GST_END_TEST;
@@ -1062,7 +1349,7 @@ GST_END_TEST;
 
 /* A synthetic @w x @h pair, normalised, and its pyramids of @levels. */
 static void
-synth_pyramids (int w, int h, int levels, cf_pyramid ** y0,
+level_synth_pyramids (int w, int h, int levels, cf_pyramid ** y0,
     cf_pyramid ** y1)
 {
   cf_synth_params sp;
@@ -1143,7 +1430,7 @@ GST_START_TEST (test_uniform_lists_give_the_uniform_flow)
   long n_uniform = -1, n_listed = -2;
   guint i;
 
-  synth_pyramids (96, 64, 3, &y0, &y1);
+  level_synth_pyramids (96, 64, 3, &y0, &y1);
   cf_tvl1_params_init (&params);
   params.warps = 2;
   params.max_iterations = 7;
@@ -1189,7 +1476,7 @@ GST_START_TEST (test_per_level_schedule_equals_levels_solved_by_hand)
   double mean, max;
   long n = -1, n_hand;
 
-  synth_pyramids (256, 160, 4, &y0, &y1);
+  level_synth_pyramids (256, 160, 4, &y0, &y1);
   cf_tvl1_params_init (&params);
   params.epsilon = 0.0f;
   fail_unless_equals_int (cf_tvl1_parse_warps_per_level (&params, "1,2,3",
@@ -1300,6 +1587,7 @@ common_tvl1_suite (void)
   tcase_add_test (ops, test_parse_per_level_lists_finest_first);
   tcase_add_test (ops, test_parse_per_level_lists_refuses_bad_text);
   tcase_add_test (ops, test_params_valid_checks_the_lists);
+  tcase_add_test (ops, test_median_size_takes_0_3_5_only);
   tcase_add_test (ops, test_normalize_pair_maps_joint_range_to_0_255);
   tcase_add_test (ops, test_normalize_pair_leaves_constant_pair_unchanged);
   tcase_add_test (ops, test_centered_gradient_halves_one_sided_borders);
@@ -1318,6 +1606,9 @@ common_tvl1_suite (void)
   tcase_add_test (solver, test_constant_pair_gives_zero_flow);
   tcase_add_test (solver, test_flow_rejects_bad_arguments);
   tcase_add_test (solver, test_translation_epe_below_0_03);
+  tcase_add_test (solver, test_translation_with_median_epe_below_0_03);
+  tcase_add_test (solver, test_median_runs_after_every_warp);
+  tcase_add_test (solver, test_median_changes_flow_not_fixed_iteration_count);
   tcase_add_test (solver, test_rotation_zoom_epe_below_0_05);
   tcase_add_test (solver, test_smooth_motion_epe_below_0_16);
   tcase_add_test (solver, test_fixed_count_realtime_preset_epe_below_0_08);

@@ -13,7 +13,10 @@
  * iteration counts; uniform and per-level schedules), plan reuse and
  * argument checks; fp16 plans: BLOCKED
  * vs FUSED bit for bit, EPE against ground truth close to fp32's, ε
- * stopping, warm start and reuse. Outputs
+ * stopping, warm start and reuse; the median filter between warps
+ * (median-size 3, 5): plans against cf_tvl1_flow within the same bound,
+ * the kernels of a precision bit for bit, plan reuse across sizes, fp16
+ * close to fp32. Outputs
  * are poisoned with NaN first. The plan runs read pyramids uploaded from
  * the CPU's, so both solvers see the same input bits.
  */
@@ -28,6 +31,7 @@
 
 #include "cf-test-util.h"
 #include "common/flo.h"
+#include "common/median.h"
 #include "common/metrics.h"
 #include "common/pyramid.h"
 #include "common/synth.h"
@@ -667,8 +671,9 @@ flow_view (const cf_flow * f, int width, int height)
 }
 
 /* cf_tvl1_flow written out with the public steps, counting iterations,
- * each level with its own warps and iteration cap (the per-level lists);
- * test_plan_matches_cpu_flow and test_per_level_schedule_matches_cpu
+ * each level with its own warps and iteration cap (the per-level lists)
+ * and the median filter after each warp; test_plan_matches_cpu_flow,
+ * test_per_level_schedule_matches_cpu and test_plan_with_median_matches_cpu
  * check that it gives cf_tvl1_flow's bits. */
 static long
 cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
@@ -677,10 +682,11 @@ cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
   const double eps2 = (double) params->epsilon * (double) params->epsilon;
   cf_tvl1_workspace *ws = cf_tvl1_workspace_new (sc->width, sc->height);
   cf_flow *u = cf_flow_new (sc->width, sc->height);
+  cf_flow *m = cf_flow_new (sc->width, sc->height);
   long count = 0;
   int l, k, n, y;
 
-  fail_unless (ws != NULL && u != NULL);
+  fail_unless (ws != NULL && u != NULL && m != NULL);
   for (l = sc->c0->n_levels - 1; l >= 0; l--) {
     const cf_image *f0 = sc->c0->level[l], *f1 = sc->c1->level[l];
     cf_flow ul = flow_view (u, f0->width, f0->height);
@@ -718,6 +724,18 @@ cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
         if (params->epsilon > 0.0f && !(e > eps2))
           break;
       }
+      if (params->median_size > 0) {
+        cf_flow ml = flow_view (m, f0->width, f0->height);
+
+        fail_unless_equals_int (cf_flow_median (&ul, params->median_size,
+                &ml), CF_OK);
+        for (y = 0; y < ul.height; y++) {
+          memcpy (ul.u + (size_t) y * ul.pitch, ml.u + (size_t) y * ml.pitch,
+              ul.width * sizeof (float));
+          memcpy (ul.v + (size_t) y * ul.pitch, ml.v + (size_t) y * ml.pitch,
+              ul.width * sizeof (float));
+        }
+      }
     }
     for (y = 0; y < ul.height; y++) {
       memcpy (parked.u + (size_t) y * parked.pitch,
@@ -728,6 +746,7 @@ cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
   }
   cf_tvl1_workspace_free (ws);
   cf_flow_free (u);
+  cf_flow_free (m);
   return count;
 }
 
@@ -1351,6 +1370,198 @@ GST_START_TEST (test_plan_rejects_bad_arguments)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------- median filter */
+
+/* median-size 3 and 5 (the filter of u after every warp): the plan
+ * against cf_tvl1_flow within the tolerance of the runs without it, fp32,
+ * IPOL's ε stopping (FUSED) and a fixed count (BLOCKED, STEPS); the
+ * written-out mirror gives cf_tvl1_flow's bits, median included. */
+GST_START_TEST (test_plan_with_median_matches_cpu)
+{
+  static const cf_synth_motion motions[] = { CF_SYNTH_TRANSLATION,
+    CF_SYNTH_ROTATION_ZOOM, CF_SYNTH_SMOOTH
+  };
+  static const cf_tvl1_kernel kernels[] = { CF_TVL1_KERNEL_AUTO,
+    CF_TVL1_KERNEL_STEPS, CF_TVL1_KERNEL_FUSED, CF_TVL1_KERNEL_BLOCKED
+  };
+  int m, size, fixed, k;
+
+  for (m = 0; m < (int) G_N_ELEMENTS (motions); m++) {
+    for (size = 3; size <= 5; size += 2) {
+      for (fixed = 0; fixed < 2; fixed++) {
+        cf_tvl1_params params;
+        scene sc;
+        cf_flow *ref, *mirror;
+        long n_cpu;
+
+        cf_tvl1_params_init (&params);
+        params.median_size = size;
+        if (fixed) {
+          params.warps = 3;
+          params.max_iterations = 15;
+          params.epsilon = 0.0f;
+        }
+        scene_synth (&sc, 160, 128, motions[m], 4, &params);
+        ref = cf_flow_new (sc.width, sc.height);
+        mirror = cf_flow_new (sc.width, sc.height);
+        fail_unless_equals_int (cf_tvl1_flow (sc.c0, sc.c1, &params, 0,
+                ref), CF_OK);
+        n_cpu = cpu_run_counting (&sc, &params, 0, mirror);
+        cf_test_assert_flow_identical (mirror, ref,
+            "counting mirror vs cf_tvl1_flow, median");
+        for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
+          long n_gpu = -1;
+          cf_flow *gpu = gpu_run (&sc, kernels[k], &params, NULL, &n_gpu);
+          gchar *what = g_strdup_printf ("motion %d, median %d, %s, kernel "
+              "%d: plan vs cf_tvl1_flow", motions[m], size,
+              fixed ? "fixed count" : "eps 0.01", kernels[k]);
+
+          assert_flow_mean_close (gpu, ref, what);
+          if (fixed) {
+            fail_unless_equals_int (n_gpu, n_cpu);
+          } else {
+            assert_iterations_close (n_gpu, n_cpu, what);
+          }
+          g_free (what);
+          cf_flow_free (gpu);
+        }
+        cf_flow_free (ref);
+        cf_flow_free (mirror);
+        scene_clear (&sc);
+      }
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* The kernels of one precision still agree bit for bit with the filter
+ * between their warps (STEPS, FUSED, BLOCKED in fp32; FUSED, BLOCKED in
+ * fp16), warm started too; a plan reused, and switched between median 5,
+ * 0 and 5, gives each setting's bits again; median 0 through a plan that
+ * has filtered is the unfiltered flow. */
+GST_START_TEST (test_median_kernels_identical_and_plan_reuse)
+{
+  cf_tvl1_params params;
+  scene sc;
+  cf_cuda_tvl1_plan *plan = NULL;
+  cf_flow *fused, *other, *plain;
+  int p;
+
+  cf_tvl1_params_init (&params);
+  params.warps = 3;
+  params.max_iterations = 10;
+  params.epsilon = 0.0f;
+  params.median_size = 5;
+  scene_synth (&sc, 131, 77, CF_SYNTH_ROTATION_ZOOM, 3, &params);
+
+  for (p = 0; p < 2; p++) {
+    const cf_precision precision = p ? CF_PRECISION_FP16 : CF_PRECISION_FP32;
+    const char *name = p ? "fp16" : "fp32";
+    gchar *what;
+
+    fused = gpu_run_at (&sc, precision, CF_TVL1_KERNEL_FUSED, &params, NULL,
+        NULL);
+    fail_unless (isfinite (fused->u[0]) && isfinite (fused->v[0]));
+    other = gpu_run_at (&sc, precision, CF_TVL1_KERNEL_BLOCKED, &params,
+        NULL, NULL);
+    what = g_strdup_printf ("%s median 5: BLOCKED vs FUSED", name);
+    cf_test_assert_flow_identical (other, fused, what);
+    g_free (what);
+    cf_flow_free (other);
+    if (!p) {
+      other = gpu_run (&sc, CF_TVL1_KERNEL_STEPS, &params, NULL, NULL);
+      cf_test_assert_flow_identical (other, fused,
+          "fp32 median 5: STEPS vs FUSED");
+      cf_flow_free (other);
+    }
+
+    /* one plan: median 5, 0, 5 */
+    fail_unless_equals_int (cf_cuda_tvl1_plan_new (sc.width, sc.height,
+            precision, CF_TVL1_KERNEL_BLOCKED, &plan), CF_OK);
+    other = plan_run (plan, &sc, &params, NULL, NULL);
+    cf_test_assert_flow_identical (other, fused, "median 5, plan run once");
+    cf_flow_free (other);
+    params.median_size = 0;
+    other = plan_run (plan, &sc, &params, NULL, NULL);
+    plain = gpu_run_at (&sc, precision, CF_TVL1_KERNEL_BLOCKED, &params,
+        NULL, NULL);
+    cf_test_assert_flow_identical (other, plain,
+        "median 0 through a plan that filtered");
+    cf_flow_free (other);
+    params.median_size = 5;
+    other = plan_run (plan, &sc, &params, NULL, NULL);
+    cf_test_assert_flow_identical (other, fused, "median 5 after 0");
+    cf_flow_free (other);
+    /* warm start, FUSED's ε stopping, through the same plan */
+    params.epsilon = 0.02f;
+    params.max_iterations = 300;
+    cf_flow_free (fused);
+    fused = gpu_run_at (&sc, precision, CF_TVL1_KERNEL_FUSED, &params,
+        sc.truth, NULL);
+    other = plan_run (plan, &sc, &params, sc.truth, NULL);
+    cf_test_assert_flow_identical (other, fused,
+        "median 5, eps 0.02, warm start: BLOCKED plan vs FUSED");
+    cf_flow_free (other);
+    params.epsilon = 0.0f;
+    params.max_iterations = 10;
+
+    cf_cuda_tvl1_plan_free (plan);
+    cf_flow_free (fused);
+    cf_flow_free (plain);
+  }
+  scene_clear (&sc);
+}
+
+GST_END_TEST;
+
+/* fp16 with the filter against fp32 with it, as test_fp16_close_to_fp32
+ * compares them without: the filter runs on fp16's fp32 flow. */
+GST_START_TEST (test_fp16_median_close_to_fp32)
+{
+  static const cf_synth_motion motions[] = { CF_SYNTH_TRANSLATION,
+    CF_SYNTH_ROTATION_ZOOM, CF_SYNTH_SMOOTH
+  };
+  int m, preset;
+
+  for (preset = 0; preset < 2; preset++) {
+    for (m = 0; m < (int) G_N_ELEMENTS (motions); m++) {
+      cf_tvl1_params params;
+      scene sc;
+      cf_flow *f32, *f16;
+      double e32, e16, mean = 0.0, max = 0.0;
+
+      cf_tvl1_params_init (&params);
+      params.median_size = 5;
+      if (preset == 0) {
+        params.warps = 1;
+        params.max_iterations = 10;
+        params.epsilon = 0.0f;
+      }
+      scene_synth (&sc, 320, 241, motions[m], preset == 0 ? 3 : 4, &params);
+      f32 = gpu_run_at (&sc, CF_PRECISION_FP32, CF_TVL1_KERNEL_AUTO, &params,
+          NULL, NULL);
+      f16 = gpu_run_at (&sc, CF_PRECISION_FP16, CF_TVL1_KERNEL_AUTO, &params,
+          NULL, NULL);
+      e32 = epe_of (f32, sc.truth);
+      e16 = epe_of (f16, sc.truth);
+      fail_unless_equals_int (cf_flow_diff (f16, f32, &mean, &max), CF_OK);
+      GST_INFO ("median 5, %s motion %d: EPE fp32 %.5f, fp16 %.5f; mean "
+          "|diff| %.5f px, max %.4f", preset == 0 ? "realtime" : "ipol",
+          motions[m], e32, e16, mean, max);
+      fail_unless (fabs (e16 - e32) <= FP16_EPE_ABS + FP16_EPE_REL * e32,
+          "motion %d: fp16 EPE %g vs fp32 %g", motions[m], e16, e32);
+      fail_unless (mean <= FP16_MEAN_TOL, "motion %d: mean |fp16 − fp32| "
+          "%g px", motions[m], mean);
+      cf_flow_free (f32);
+      cf_flow_free (f16);
+      scene_clear (&sc);
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* ----------------------------------------------------------------- fp16 */
 
 /* fp16 against fp32 on the synthetic pairs, realtime-style (3 levels x 1
@@ -1581,6 +1792,9 @@ cuda_tvl1_suite (void)
   tcase_add_test (plans, test_plan_rejects_bad_arguments);
   tcase_add_test (plans, test_fp16_close_to_fp32);
   tcase_add_test (plans, test_fp16_epsilon_warm_start_and_reuse);
+  tcase_add_test (plans, test_plan_with_median_matches_cpu);
+  tcase_add_test (plans, test_median_kernels_identical_and_plan_reuse);
+  tcase_add_test (plans, test_fp16_median_close_to_fp32);
 
   /* in cuda/tvl1-data, which skips (77) without CUDAFLOW_DATA_DIR */
   cf_test_suite_add_tcase (s, data, TRUE);

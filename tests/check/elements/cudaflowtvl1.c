@@ -5,7 +5,8 @@
  * normalisation done by scaling lambda (checked against the CPU reference
  * run on normalised frames), Middlebury RubberWhale at the defaults (IPOL's
  * quality), formats, sizes, presets, the per-level schedules (properties,
- * presets, errors posted on the bus, the reference's flow). The GPU path
+ * presets, errors posted on the bus, the reference's flow), the median
+ * filter between warps (median-size). The GPU path
  * is compared with the
  * same reference in tests/check/cuda/tvl1.c and elements/flow-gpu.c.
  */
@@ -620,6 +621,138 @@ GST_START_TEST (test_property_ranges_are_the_solvers)
 
 GST_END_TEST;
 
+/* median-size: 0 by default and from both presets, 3 or 5 when set and
+ * kept across a preset set before or after, 4 refused (the value stays),
+ * changeable while playing. */
+GST_START_TEST (test_median_size_property)
+{
+  GstElement *e = gst_element_factory_make ("cudaflowtvl1", NULL);
+  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "median-size");
+  const gchar *presets[] = { "ipol", "realtime" };
+  gchar *overridden;
+  gint size = -1;
+  guint i;
+
+  fail_unless (spec != NULL);
+  fail_unless (G_PARAM_SPEC_VALUE_TYPE (spec) == G_TYPE_INT);
+  fail_unless (spec->flags & GST_PARAM_MUTABLE_PLAYING);
+  g_object_get (e, "median-size", &size, NULL);
+  fail_unless_equals_int (size, 0);
+  g_object_set (e, "median-size", 5, NULL);
+  g_object_get (e, "median-size", &size, NULL);
+  fail_unless_equals_int (size, 5);
+  /* in the property's range 0 ... 5 but not a window size */
+  g_object_set (e, "median-size", 4, NULL);
+  g_object_get (e, "median-size", &size, NULL);
+  fail_unless_equals_int (size, 5);
+  g_object_set (e, "median-size", 3, NULL);
+  g_object_get (e, "median-size", &size, NULL);
+  fail_unless_equals_int (size, 3);
+  gst_object_unref (e);
+
+  for (i = 0; i < G_N_ELEMENTS (presets); i++) {
+    /* the preset sets 0 ... */
+    e = gst_element_factory_make ("cudaflowtvl1", NULL);
+    gst_util_set_object_arg (G_OBJECT (e), "preset", presets[i]);
+    g_object_get (e, "median-size", &size, "overridden-properties",
+        &overridden, NULL);
+    fail_unless_equals_int (size, 0);
+    fail_unless_equals_string (overridden, "");
+    g_free (overridden);
+    /* ... but an explicit value, set after ... */
+    g_object_set (e, "median-size", 5, NULL);
+    g_object_get (e, "median-size", &size, "overridden-properties",
+        &overridden, NULL);
+    fail_unless_equals_int (size, 5);
+    fail_unless_equals_string (overridden, "median-size");
+    g_free (overridden);
+    gst_object_unref (e);
+
+    /* ... or before, wins */
+    e = gst_element_factory_make ("cudaflowtvl1", NULL);
+    g_object_set (e, "median-size", 3, NULL);
+    gst_util_set_object_arg (G_OBJECT (e), "preset", presets[i]);
+    g_object_get (e, "median-size", &size, NULL);
+    fail_unless_equals_int (size, 3);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+/* median-size=5 on the CPU backend is the reference's median-filtered
+ * solve, and not the unfiltered one (normalize=false: the element's
+ * lambda scaling equals the reference's stretched frames only up to
+ * rounding, which test_normalize_matches_stretched_reference bounds). */
+GST_START_TEST (test_median_size_gives_the_filtered_reference)
+{
+  const gchar *base = "levels=3 warps=2 iterations=30 epsilon=0 "
+      "normalize=false";
+  cf_synth_params sp;
+  cf_image *f0, *f1;
+  cf_flow *truth, *flow, *plain, *ref;
+  cf_pyramid_params pp;
+  cf_pyramid *y0, *y1;
+  cf_tvl1_params tp;
+  gchar *settings;
+  double mean, max, mean_plain, max_plain;
+  int x, y;
+
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_ROTATION_ZOOM;
+  sp.angle = 2.0f;
+  sp.zoom = 1.02f;
+  fail_unless_equals_int (cf_synth_pair (80, 60, &sp, &f0, &f1, &truth),
+      CF_OK);
+  /* as GRAY8 carries them */
+  for (y = 0; y < f0->height; y++)
+    for (x = 0; x < f0->width; x++) {
+      cf_image_row (f0, y)[x] = CLAMP (roundf (cf_image_row (f0, y)[x]), 0,
+          255);
+      cf_image_row (f1, y)[x] = CLAMP (roundf (cf_image_row (f1, y)[x]), 0,
+          255);
+    }
+  settings = g_strdup_printf ("%s median-size=5", base);
+  flow = element_flow (f0, f1, settings);
+  g_free (settings);
+  plain = element_flow (f0, f1, base);
+
+  cf_tvl1_params_init (&tp);
+  tp.warps = 2;
+  tp.max_iterations = 30;
+  tp.epsilon = 0;
+  tp.median_size = 5;
+  cf_pyramid_params_init (&pp);
+  pp.max_levels = 3;
+  cf_tvl1_prepare_pyramid_params (&tp, &pp);
+  y0 = cf_pyramid_new (80, 60, &pp);
+  y1 = cf_pyramid_new (80, 60, &pp);
+  fail_unless_equals_int (cf_pyramid_build (y0, f0, &pp), CF_OK);
+  fail_unless_equals_int (cf_pyramid_build (y1, f1, &pp), CF_OK);
+  ref = cf_flow_new (80, 60);
+  fail_unless_equals_int (cf_tvl1_flow (y0, y1, &tp, 0, ref), CF_OK);
+
+  fail_unless_equals_int (cf_flow_diff (flow, ref, &mean, &max), CF_OK);
+  fail_unless_equals_int (cf_flow_diff (plain, ref, &mean_plain,
+          &max_plain), CF_OK);
+  GST_INFO ("median-size=5 vs reference: mean %.2e max %.2e; unfiltered: "
+      "mean %.2e max %.2e", mean, max, mean_plain, max_plain);
+  fail_unless (mean < 1e-4 && max < 1e-3, "mean %.2e max %.2e", mean, max);
+  fail_unless (mean_plain > 1e-3, "the element did not filter");
+
+  cf_pyramid_free (y0);
+  cf_pyramid_free (y1);
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (truth);
+  cf_flow_free (flow);
+  cf_flow_free (plain);
+  cf_flow_free (ref);
+}
+
+GST_END_TEST;
+
 static Suite *
 elements_cudaflowtvl1_suite (void)
 {
@@ -641,6 +774,8 @@ elements_cudaflowtvl1_suite (void)
   tcase_add_test (tc, test_preset_keeps_explicit_lists_in_either_order);
   tcase_add_test (tc, test_bad_per_level_list_posts_an_error);
   tcase_add_test (tc, test_per_level_lists_give_the_reference_flow);
+  tcase_add_test (tc, test_median_size_property);
+  tcase_add_test (tc, test_median_size_gives_the_filtered_reference);
 
   /* in elements/cudaflowtvl1-data, which skips (77) without
    * CUDAFLOW_DATA_DIR */

@@ -123,12 +123,12 @@ GST_START_TEST (test_backend_notice_in_each_element_category)
 GST_END_TEST;
 
 /* Numbers that may change in PLAYING can follow a GstController, but for
- * two whose in-between values mean nothing: an odd kernel side and a
- * packed 0xRRGGBB colour. */
+ * three whose in-between values mean nothing: an odd kernel side, a
+ * median window of 0, 3 or 5 and a packed 0xRRGGBB colour. */
 GST_START_TEST (test_numbers_changeable_in_playing_are_controllable)
 {
   static const gchar *exceptions[] = { "cudaconvolve:kernel-size",
-    "flowviz:arrow-color", NULL
+    "cudaflowtvl1:median-size", "flowviz:arrow-color", NULL
   };
   guint i, p, n;
 

@@ -1,0 +1,121 @@
+/* gst-cudaflow — median filter of a flow field, CPU reference
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The plain definition: gather the clipped window, sort it, take the
+ * middle. Slow and obviously right; it is the oracle of the GPU twin.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "common/median.h"
+
+#include <math.h>
+#include <stdint.h>
+
+#define MAX_WINDOW (CF_MEDIAN_SIZE_MAX * CF_MEDIAN_SIZE_MAX)
+
+int
+cf_median_size_valid (int size)
+{
+  return size == 3 || size == 5;
+}
+
+/* a before b in IEEE 754 totalOrder, for values that are not NaN: by value,
+ * and −0 before +0 (which `<` calls equal). */
+static int
+before (float a, float b)
+{
+  return a < b || (a == b && signbit (a) && !signbit (b));
+}
+
+/* Insertion sort of @n values in total order. */
+static void
+sort_values (float *values, int n)
+{
+  int i, j;
+
+  for (i = 1; i < n; i++) {
+    const float t = values[i];
+
+    for (j = i; j > 0 && before (t, values[j - 1]); j--)
+      values[j] = values[j - 1];
+    values[j] = t;
+  }
+}
+
+/* The median of @n sorted values: the middle one (n odd), else the mean of
+ * the two middle ones in fp32. */
+static float
+middle (const float *sorted, int n)
+{
+  if (n % 2 == 1)
+    return sorted[n / 2];
+  return (sorted[n / 2 - 1] + sorted[n / 2]) * 0.5f;
+}
+
+/* One plane: dst(x, y) = median of src over [x − r, x + r] × [y − r, y + r]
+ * ∩ the image (the window is clipped at the borders, never padded). */
+static void
+median_plane (const float *src, float *dst, size_t src_pitch,
+    size_t dst_pitch, int width, int height, int radius)
+{
+  float window[MAX_WINDOW];
+  int x, y, wx, wy;
+
+  for (y = 0; y < height; y++) {
+    const int y0 = y - radius < 0 ? 0 : y - radius;
+    const int y1 = y + radius > height - 1 ? height - 1 : y + radius;
+
+    for (x = 0; x < width; x++) {
+      const int x0 = x - radius < 0 ? 0 : x - radius;
+      const int x1 = x + radius > width - 1 ? width - 1 : x + radius;
+      int n = 0;
+
+      for (wy = y0; wy <= y1; wy++)
+        for (wx = x0; wx <= x1; wx++)
+          window[n++] = src[wx + (size_t) wy * src_pitch];
+      sort_values (window, n);
+      dst[x + (size_t) y * dst_pitch] = middle (window, n);
+    }
+  }
+}
+
+/* 1 when the @width x @height planes at @a and @b (pitches in elements)
+ * share any byte of their spans. */
+static int
+planes_overlap (const float *a, size_t pitch_a, const float *b,
+    size_t pitch_b, int width, int height)
+{
+  const uintptr_t a0 = (uintptr_t) a, b0 = (uintptr_t) b;
+  const uintptr_t a1 = a0 + ((height - 1) * pitch_a + width) * sizeof (float);
+  const uintptr_t b1 = b0 + ((height - 1) * pitch_b + width) * sizeof (float);
+
+  return a0 < b1 && b0 < a1;
+}
+
+cf_status
+cf_flow_median (const cf_flow * src, int size, cf_flow * dst)
+{
+  if (src == NULL || dst == NULL || !cf_median_size_valid (size) ||
+      src->width != dst->width || src->height != dst->height ||
+      src->width < 1 || src->height < 1 || src->pitch < (size_t) src->width
+      || dst->pitch < (size_t) dst->width || src->u == NULL ||
+      src->v == NULL || dst->u == NULL || dst->v == NULL)
+    return CF_ERROR_INVALID;
+  if (planes_overlap (dst->u, dst->pitch, src->u, src->pitch, src->width,
+          src->height) || planes_overlap (dst->u, dst->pitch, src->v,
+          src->pitch, src->width, src->height) ||
+      planes_overlap (dst->v, dst->pitch, src->u, src->pitch, src->width,
+          src->height) || planes_overlap (dst->v, dst->pitch, src->v,
+          src->pitch, src->width, src->height) ||
+      planes_overlap (dst->u, dst->pitch, dst->v, dst->pitch, dst->width,
+          dst->height))
+    return CF_ERROR_INVALID;
+
+  median_plane (src->u, dst->u, src->pitch, dst->pitch, src->width,
+      src->height, size / 2);
+  median_plane (src->v, dst->v, src->pitch, dst->pitch, src->width,
+      src->height, size / 2);
+  return CF_OK;
+}

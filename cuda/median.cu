@@ -1,0 +1,580 @@
+/* gst-cudaflow — median filter of a flow field on the GPU
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Twin of common/median.c (the definition is in common/median.h): the
+ * median of each component over a 3 x 3 or 5 x 5 window clipped to the
+ * image, as TV-L1 applies it to u after every warp (Wedel et al. 2009;
+ * Sun, Roth and Black, CVPR 2010).
+ *
+ * Exactness. Each float is turned into an int key whose signed order is
+ * IEEE 754 totalOrder (−0 before +0; median_key), and the selection uses
+ * integer min and max only, so it picks exactly the element the CPU's
+ * sort picks: equal keys are equal bits, and no order of work can change
+ * which bits come out. The one arithmetic step, the mean of the two
+ * middle values of an even count (border windows only), is spelled
+ * __fmul_rn (__fadd_rn (a, b), 0.5f), the CPU's (a + b) * 0.5f.
+ *
+ * Selection networks. A window's median is a min/max circuit; by the 0-1
+ * principle such a circuit selects rank k for every input iff it does for
+ * every input of 0s and 1s, which is how window_median was checked
+ * (exhaustively: all 2^9 windows of 3 x 3 and 2^25 of 5 x 5). A run
+ * feeds each of its outputs the same networks, with the window's rows in
+ * another order, which does not change a median. The GPU tests compare
+ * with the CPU on random fields besides.
+ *  - 3 x 3: sort each row of three, then med3 (max of the row minima, med3
+ *    of the row middles, min of the row maxima), the classic median of 9;
+ *  - 5 x 5: sort each row of five (9 compare-exchanges), merge pairs of
+ *    sorted rows into sorted tens (Batcher's odd-even merge, 13), and
+ *    cut: of the 20 values of four rows, only ranks 7 ... 12 can be the
+ *    median of any 25 that contain them (below rank 7 a value has at
+ *    least 13 above it, above rank 12 at least 13 below), and the median
+ *    of the 25 is rank 5 of those six and the fifth row's five
+ *    (middle6, a pruned merge of the two tens: 25 compare-exchanges;
+ *    final11, the rank-5 element of two sorted lists: 10 min/max).
+ *
+ * Work sharing. A thread computes MEDIAN_RUN (8) outputs down one column,
+ * so each sorted row is shared by the K outputs whose windows hold it; in
+ * 5 x 5, two vertically adjacent outputs also share the cut of their four
+ * common rows (middle6). About 70 integer min/max per output and
+ * component, against ~190 for a network per window.
+ *
+ * Borders. The block's tile (shared memory, keys) has a halo of K/2; what
+ * lies outside the image is never used as a value. A window clipped to
+ * n < K² pixels is completed with K² − n sentinels, m_lo keys below every
+ * value (INT_MIN) and m_hi above (INT_MAX): the median of the K² keys is
+ * then rank k of the n values for m_lo = (K² − 1)/2 − k, so an odd n
+ * takes m_lo = m_hi and an even n two passes, for k = n/2 − 1 and n/2.
+ * Columns clipped on one side (w >= K) keep the shared run: with one
+ * column missing, a row's missing key is INT_MIN when the row's image
+ * index mod K is below m_lo, else INT_MAX (K consecutive rows hold each
+ * residue once, so every window of the run gets m_lo of them); with two
+ * missing (5 x 5, n = 15), one of each per row. Windows clipped above or
+ * below the image, and images narrower than K, go one window at a time.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "cuda/median.h"
+#include "cuda/cuda-internal.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+/* Launch shape: 32 x 8 threads, each MEDIAN_RUN outputs down a column,
+ * so a block covers 32 x 64 pixels. MEDIAN_RUN is even (5 x 5 works in
+ * pairs of rows). */
+#define MEDIAN_BLOCK_X 32
+#define MEDIAN_BLOCK_Y 8
+#define MEDIAN_RUN 8
+#define MEDIAN_THREADS (MEDIAN_BLOCK_X * MEDIAN_BLOCK_Y)
+
+static_assert (MEDIAN_RUN % 2 == 0, "5 x 5 runs work in pairs of rows");
+
+/* The sentinels: below and above the key of every float but NaN */
+#define MEDIAN_LO INT_MIN
+#define MEDIAN_HI INT_MAX
+
+/* ---------------------------------------------------------------------
+ * Keys and compare-exchanges
+ * --------------------------------------------------------------------- */
+
+/** \brief The float's bits as an int whose signed order is IEEE 754
+ *  totalOrder: negatives get their magnitude bits flipped, so −0 is −1
+ *  and +0 is 0, −inf 0x807fffff and +inf 0x7f800000. Its own inverse. */
+static __device__ __forceinline__ int
+median_key (float f)
+{
+  const int i = __float_as_int (f);
+
+  return i ^ ((i >> 31) & 0x7fffffff);
+}
+
+static __device__ __forceinline__ float
+median_value (int k)
+{
+  return __int_as_float (k ^ ((k >> 31) & 0x7fffffff));
+}
+
+/** \brief Compare-exchange: a ← min, b ← max. */
+static __device__ __forceinline__ void
+cmpx (int &a, int &b)
+{
+  const int t = min (a, b);
+
+  b = max (a, b);
+  a = t;
+}
+
+static __device__ __forceinline__ int
+med3 (int a, int b, int c)
+{
+  return max (min (a, b), min (max (a, b), c));
+}
+
+/** \brief Sort three keys (3 compare-exchanges). */
+static __device__ __forceinline__ void
+sort3 (int *v)
+{
+  cmpx (v[0], v[1]);
+  cmpx (v[1], v[2]);
+  cmpx (v[0], v[1]);
+}
+
+/** \brief Sort five keys (9 compare-exchanges, the fewest possible). */
+static __device__ __forceinline__ void
+sort5 (int *v)
+{
+  cmpx (v[0], v[1]);
+  cmpx (v[3], v[4]);
+  cmpx (v[2], v[4]);
+  cmpx (v[2], v[3]);
+  cmpx (v[0], v[3]);
+  cmpx (v[0], v[2]);
+  cmpx (v[1], v[4]);
+  cmpx (v[1], v[3]);
+  cmpx (v[1], v[2]);
+}
+
+/** \brief Merge two sorted fives into a sorted ten (Batcher's odd-even
+ *  merge, 13 compare-exchanges).
+ *  \param[in] a, b  sorted ascending
+ *  \param[out] m    the ten, ascending */
+static __device__ __forceinline__ void
+merge5 (const int *a, const int *b, int *m)
+{
+  int v[10] = { a[0], a[1], a[2], a[3], a[4], b[0], b[1], b[2], b[3], b[4] };
+
+  cmpx (v[0], v[5]);
+  cmpx (v[4], v[9]);
+  cmpx (v[4], v[5]);
+  cmpx (v[2], v[7]);
+  cmpx (v[2], v[4]);
+  cmpx (v[7], v[5]);
+  cmpx (v[1], v[6]);
+  cmpx (v[3], v[8]);
+  cmpx (v[3], v[6]);
+  cmpx (v[1], v[2]);
+  cmpx (v[3], v[4]);
+  cmpx (v[6], v[7]);
+  cmpx (v[8], v[5]);
+  m[0] = v[0];
+  m[1] = v[1];
+  m[2] = v[2];
+  m[3] = v[3];
+  m[4] = v[4];
+  m[5] = v[6];
+  m[6] = v[7];
+  m[7] = v[8];
+  m[8] = v[5];
+  m[9] = v[9];
+}
+
+/** \brief Ranks 7 ... 12 of the union of two sorted tens, ascending: the
+ *  odd-even merge of 10 + 10 with every compare-exchange that cannot
+ *  reach those outputs removed (25 of 35 left; nvcc drops the unused
+ *  halves).
+ *  \param[in] p, q  sorted ascending
+ *  \param[out] c    the six */
+static __device__ __forceinline__ void
+middle6 (const int *p, const int *q, int *c)
+{
+  int v[20] = { p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9],
+    q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9]
+  };
+
+  cmpx (v[0], v[10]);
+  cmpx (v[8], v[18]);
+  cmpx (v[8], v[10]);
+  cmpx (v[4], v[14]);
+  cmpx (v[4], v[8]);
+  cmpx (v[14], v[10]);
+  cmpx (v[2], v[12]);
+  cmpx (v[6], v[16]);
+  cmpx (v[6], v[12]);
+  cmpx (v[6], v[8]);
+  cmpx (v[12], v[14]);
+  cmpx (v[1], v[11]);
+  cmpx (v[9], v[19]);
+  cmpx (v[9], v[11]);
+  cmpx (v[5], v[15]);
+  cmpx (v[5], v[9]);
+  cmpx (v[15], v[11]);
+  cmpx (v[3], v[13]);
+  cmpx (v[7], v[17]);
+  cmpx (v[7], v[13]);
+  cmpx (v[7], v[9]);
+  cmpx (v[13], v[15]);
+  cmpx (v[7], v[8]);
+  cmpx (v[9], v[12]);
+  cmpx (v[13], v[14]);
+  c[0] = v[7];
+  c[1] = v[8];
+  c[2] = v[9];
+  c[3] = v[12];
+  c[4] = v[13];
+  c[5] = v[14];
+}
+
+/** \brief Rank 5 (0-based) of the union of a sorted six and a sorted
+ *  five: min over the splits i + j = 6 of max (c[i − 1], e[j − 1]).
+ *  \return the median of the 25 values behind them (see middle6) */
+static __device__ __forceinline__ int
+final11 (const int *c, const int *e)
+{
+  return min (min (min (max (c[0], e[4]), max (c[1], e[3])),
+          min (max (c[2], e[2]), max (c[3], e[1]))),
+      min (max (c[4], e[0]), c[5]));
+}
+
+/* ---------------------------------------------------------------------
+ * Rows of the tile, runs of outputs
+ * --------------------------------------------------------------------- */
+
+/* Where a run's rows come from: the tile at the top-left of the first
+ * window, and for a run whose windows lose columns at the left or right
+ * edge, what replaces them */
+struct median_rows
+{
+  const int *t;                 /* tile cell of (x − K/2, y0 − K/2) */
+  int pitch;                    /* tile row, elements */
+  int left, right;              /* columns of the window left of the image,
+                                 * right of it (one of them 0) */
+  int two_missing;              /* left + right == 2: one LO and one HI */
+  int residue;                  /* the next row's image row mod K */
+  int lo_rows;                  /* one missing: LO on rows of residue <
+                                 * lo_rows, HI on the others */
+};
+
+/** \brief Row @i of a run (rows are read in order), its missing columns
+ *  replaced by sentinels when @PAD. */
+template < int K, bool PAD > static __device__ __forceinline__ void
+load_row (median_rows & s, int i, int *v)
+{
+  const int *row = s.t + i * s.pitch;
+
+#pragma unroll
+  for (int c = 0; c < K; c++)
+    v[c] = row[c];
+  if (PAD) {
+    const int first = s.two_missing ? MEDIAN_LO :
+        (s.residue < s.lo_rows ? MEDIAN_LO : MEDIAN_HI);
+
+#pragma unroll
+    for (int c = 0; c < K; c++) {
+      /* the outermost missing column gets `first`, the next one HI */
+      if (c < s.left)
+        v[c] = c == 0 ? first : MEDIAN_HI;
+      if (c >= K - s.right)
+        v[c] = c == K - 1 ? first : MEDIAN_HI;
+    }
+    s.residue = s.residue + 1 == K ? 0 : s.residue + 1;
+  }
+}
+
+/** \brief 3 x 3 medians of MEDIAN_RUN vertically adjacent pixels: rows
+ *  0 ... RUN + 1 of @s, each sorted once. */
+template < bool PAD > static __device__ __forceinline__ void
+run3 (median_rows s, int *out)
+{
+  int r[MEDIAN_RUN + 2][3];
+
+#pragma unroll
+  for (int i = 0; i < MEDIAN_RUN + 2; i++) {
+    load_row < 3, PAD > (s, i, r[i]);
+    sort3 (r[i]);
+  }
+#pragma unroll
+  for (int i = 0; i < MEDIAN_RUN; i++)
+    out[i] = med3 (max (max (r[i][0], r[i + 1][0]), r[i + 2][0]),
+        med3 (r[i][1], r[i + 1][1], r[i + 2][1]),
+        min (min (r[i][2], r[i + 1][2]), r[i + 2][2]));
+}
+
+/** \brief 5 x 5 medians of MEDIAN_RUN vertically adjacent pixels, two at
+ *  a time: outputs y and y + 1 share rows y − 1 ... y + 2, whose cut
+ *  (middle6 of the merged pairs (y − 1, y) and (y + 1, y + 2)) each
+ *  completes with its own fifth row, y − 2 or y + 3. Row i of @s is image
+ *  row y0 − 2 + i; merged pairs start at the odd rows. */
+template < bool PAD > static __device__ __forceinline__ void
+run5 (median_rows s, int *out)
+{
+  int r[MEDIAN_RUN + 4][5];
+  int m[MEDIAN_RUN / 2 + 1][10];
+
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    load_row < 5, PAD > (s, i, r[i]);
+    sort5 (r[i]);
+  }
+  merge5 (r[1], r[2], m[0]);
+#pragma unroll
+  for (int j = 0; j < MEDIAN_RUN / 2; j++) {
+    int c[6];
+
+    load_row < 5, PAD > (s, 2 * j + 4, r[2 * j + 4]);
+    sort5 (r[2 * j + 4]);
+    load_row < 5, PAD > (s, 2 * j + 5, r[2 * j + 5]);
+    sort5 (r[2 * j + 5]);
+    merge5 (r[2 * j + 3], r[2 * j + 4], m[j + 1]);
+    middle6 (m[j], m[j + 1], c);
+    out[2 * j] = final11 (c, r[2 * j]);
+    out[2 * j + 1] = final11 (c, r[2 * j + 5]);
+  }
+}
+
+template < int K, bool PAD > static __device__ __forceinline__ void
+run (const median_rows & s, int *out)
+{
+  if constexpr (K == 3)
+    run3 < PAD > (s, out);
+  else
+    run5 < PAD > (s, out);
+}
+
+/* ---------------------------------------------------------------------
+ * One clipped window at a time
+ * --------------------------------------------------------------------- */
+
+/** \brief The median of a full K x K window of keys (sentinels included):
+ *  the same networks as the runs. */
+template < int K > static __device__ __forceinline__ int
+window_median (int (&v)[K][K])
+{
+#pragma unroll
+  for (int i = 0; i < K; i++) {
+    if constexpr (K == 3)
+      sort3 (v[i]);
+    else
+      sort5 (v[i]);
+  }
+  if constexpr (K == 3)
+    return med3 (max (max (v[0][0], v[1][0]), v[2][0]),
+        med3 (v[0][1], v[1][1], v[2][1]),
+        min (min (v[0][2], v[1][2]), v[2][2]));
+  else {
+    int a[10], b[10], c[6];
+
+    merge5 (v[0], v[1], a);
+    merge5 (v[2], v[3], b);
+    middle6 (a, b, c);
+    return final11 (c, v[4]);
+  }
+}
+
+/** \brief Rank @k of the values of the window at tile cell @t (its
+ *  top-left) that lie inside the image, [x0, x1] x [y0, y1] in window
+ *  coordinates: the others become m_lo LO and then HI sentinels. */
+template < int K > static __device__ __forceinline__ int
+clipped_rank (const int *t, int pitch, int x0, int x1, int y0, int y1, int k)
+{
+  const int m_lo = (K * K - 1) / 2 - k;
+  int v[K][K];
+  int missing = 0;
+
+#pragma unroll
+  for (int i = 0; i < K; i++) {
+#pragma unroll
+    for (int j = 0; j < K; j++) {
+      if (i >= y0 && i <= y1 && j >= x0 && j <= x1)
+        v[i][j] = t[j + i * pitch];
+      else
+        v[i][j] = missing++ < m_lo ? MEDIAN_LO : MEDIAN_HI;
+    }
+  }
+  return window_median < K > (v);
+}
+
+/** \brief The median at image pixel (x, y) of a window that may leave
+ *  the image; @t is the tile cell of (x − K/2, y − K/2). */
+template < int K > static __device__ float
+clipped_median (const int *t, int pitch, int x, int y, int w, int h)
+{
+  const int rad = K / 2;
+  const int x0 = max (0, rad - x), x1 = min (K - 1, rad + w - 1 - x);
+  const int y0 = max (0, rad - y), y1 = min (K - 1, rad + h - 1 - y);
+  const int n = (x1 - x0 + 1) * (y1 - y0 + 1);
+
+  if (n % 2 == 1)
+    return median_value (clipped_rank < K > (t, pitch, x0, x1, y0, y1,
+            n / 2));
+  return __fmul_rn (__fadd_rn (median_value (clipped_rank < K > (t, pitch,
+                  x0, x1, y0, y1, n / 2 - 1)),
+          median_value (clipped_rank < K > (t, pitch, x0, x1, y0, y1,
+                  n / 2))), 0.5f);
+}
+
+/* ---------------------------------------------------------------------
+ * The kernel
+ * --------------------------------------------------------------------- */
+
+struct median_src
+{
+  const float *u, *v;
+  size_t pitch;
+};
+
+struct median_dst
+{
+  float *u, *v;
+  size_t pitch;
+};
+
+/** \brief The MEDIAN_RUN outputs of one thread, down image column @x from
+ *  row @y0: a shared run when no window of it leaves the image at the top
+ *  or bottom (with sentinels for columns lost at the left or right), else
+ *  window by window.
+ *  \param[in] tu, tv  the tiles of u and v at the cell of (x − K/2,
+ *                     y0 − K/2), rows of @tile_w keys
+ *  \param[out] dst    the filtered flow */
+template < int K > static __device__ __forceinline__ void
+median_column (const int *tu, const int *tv, int tile_w, int x, int y0,
+    int w, int h, median_dst dst)
+{
+  const int rad = K / 2;
+  const int left = max (0, rad - x), right = max (0, x + rad - (w - 1));
+  const bool rows_inside = y0 >= rad && y0 + MEDIAN_RUN - 1 + rad < h;
+
+#pragma unroll
+  for (int p = 0; p < 2; p++) {
+    const int *t = p == 0 ? tu : tv;
+    float *d = (p == 0 ? dst.u : dst.v) + x + (size_t) y0 * dst.pitch;
+    median_rows s;
+    int out[MEDIAN_RUN];
+
+    s.t = t;
+    s.pitch = tile_w;
+    s.left = left;
+    s.right = right;
+    s.two_missing = left + right == 2;
+    s.residue = (y0 - rad) % K;
+    s.lo_rows = 0;
+    if (rows_inside && left + right == 0) {
+      run < K, false > (s, out);
+#pragma unroll
+      for (int i = 0; i < MEDIAN_RUN; i++)
+        d[i * dst.pitch] = median_value (out[i]);
+    } else if (rows_inside && w >= K && left + right == 2) {
+      /* 5 x 5 two columns short: n = 15, one LO and one HI per row */
+      run < K, true > (s, out);
+#pragma unroll
+      for (int i = 0; i < MEDIAN_RUN; i++)
+        d[i * dst.pitch] = median_value (out[i]);
+    } else if (rows_inside && w >= K) {
+      /* one column short: n = K (K − 1), even; the lower middle takes
+       * (K + 1)/2 LO rows of K, the upper (K − 1)/2 */
+      int upper[MEDIAN_RUN];
+
+      s.lo_rows = (K + 1) / 2;
+      run < K, true > (s, out);
+      s.lo_rows = (K - 1) / 2;
+      run < K, true > (s, upper);
+#pragma unroll
+      for (int i = 0; i < MEDIAN_RUN; i++)
+        d[i * dst.pitch] = __fmul_rn (__fadd_rn (median_value (out[i]),
+                median_value (upper[i])), 0.5f);
+    } else {
+      for (int i = 0; i < MEDIAN_RUN && y0 + i < h; i++)
+        d[i * dst.pitch] = clipped_median < K > (t + i * tile_w, tile_w, x,
+            y0 + i, w, h);
+    }
+  }
+}
+
+/** \brief K x K median of both components.
+ *
+ *  The block loads its 32 x 64 pixels and a K/2 halo as keys into shared
+ *  memory (0 outside the image, never read as a value), then each thread
+ *  filters MEDIAN_RUN pixels down one column (median_column).
+ *  \param[in]  src   the flow
+ *  \param[out] dst   its median, same size, not overlapping @src
+ *  \param w, h       size of both */
+template < int K > __global__ void __launch_bounds__ (MEDIAN_THREADS)
+median_kernel (median_src src, median_dst dst, int w, int h)
+{
+  constexpr int rad = K / 2;
+  constexpr int tile_w = MEDIAN_BLOCK_X + 2 * rad;
+  constexpr int tile_h = MEDIAN_BLOCK_Y * MEDIAN_RUN + 2 * rad;
+  __shared__ int tile[2][tile_h][tile_w];
+  const int bx = blockIdx.x * MEDIAN_BLOCK_X;
+  const int by = blockIdx.y * MEDIAN_BLOCK_Y * MEDIAN_RUN;
+  const int x = bx + threadIdx.x;
+  const int y0 = by + threadIdx.y * MEDIAN_RUN;
+
+  for (int i = threadIdx.x + threadIdx.y * MEDIAN_BLOCK_X;
+      i < tile_w * tile_h; i += MEDIAN_THREADS) {
+    const int r = i / tile_w, c = i % tile_w;
+    const int gx = bx - rad + c, gy = by - rad + r;
+    int ku = 0, kv = 0;
+
+    if (gx >= 0 && gx < w && gy >= 0 && gy < h) {
+      const size_t at = gx + (size_t) gy * src.pitch;
+      ku = median_key (src.u[at]);
+      kv = median_key (src.v[at]);
+    }
+    tile[0][r][c] = ku;
+    tile[1][r][c] = kv;
+  }
+  __syncthreads ();
+  if (x < w && y0 < h)
+    median_column < K > (&tile[0][threadIdx.y * MEDIAN_RUN][threadIdx.x],
+        &tile[1][threadIdx.y * MEDIAN_RUN][threadIdx.x], tile_w, x, y0, w,
+        h, dst);
+}
+
+/* ---------------------------------------------------------------------
+ * Host
+ * --------------------------------------------------------------------- */
+
+/* 1 when the @width x @height device planes at @a and @b (pitches in
+ * elements) share any byte of their spans */
+static int
+planes_overlap (const float *a, size_t pitch_a, const float *b,
+    size_t pitch_b, int width, int height)
+{
+  const uintptr_t a0 = (uintptr_t) a, b0 = (uintptr_t) b;
+  const uintptr_t a1 = a0 + ((height - 1) * pitch_a + width) * sizeof (float);
+  const uintptr_t b1 = b0 + ((height - 1) * pitch_b + width) * sizeof (float);
+
+  return a0 < b1 && b0 < a1;
+}
+
+extern "C" cf_status
+cf_cuda_flow_median (const cf_cuda_flow * src, int size, cf_cuda_flow * dst,
+    cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  const int w = src != NULL ? src->width : 0, h = src != NULL ?
+      src->height : 0;
+  median_src s;
+  median_dst d;
+  dim3 grid;
+
+  if (!cf_cuda_flow_is_valid (src) || !cf_cuda_flow_is_valid (dst) ||
+      !cf_median_size_valid (size) || dst->width != w || dst->height != h)
+    return CF_ERROR_INVALID;
+  if (planes_overlap (dst->u, dst->pitch, src->u, src->pitch, w, h) ||
+      planes_overlap (dst->u, dst->pitch, src->v, src->pitch, w, h) ||
+      planes_overlap (dst->v, dst->pitch, src->u, src->pitch, w, h) ||
+      planes_overlap (dst->v, dst->pitch, src->v, src->pitch, w, h) ||
+      planes_overlap (dst->u, dst->pitch, dst->v, dst->pitch, w, h))
+    return CF_ERROR_INVALID;
+
+  s.u = src->u;
+  s.v = src->v;
+  s.pitch = src->pitch;
+  d.u = dst->u;
+  d.v = dst->v;
+  d.pitch = dst->pitch;
+  grid = dim3 (cf_div_up (w, MEDIAN_BLOCK_X),
+      cf_div_up (h, MEDIAN_BLOCK_Y * MEDIAN_RUN));
+  if (size == 3)
+    median_kernel < 3 > <<< grid, dim3 (MEDIAN_BLOCK_X, MEDIAN_BLOCK_Y), 0,
+        stream >>> (s, d, w, h);
+  else
+    median_kernel < 5 > <<< grid, dim3 (MEDIAN_BLOCK_X, MEDIAN_BLOCK_Y), 0,
+        stream >>> (s, d, w, h);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
