@@ -80,6 +80,17 @@ static const cf_preset clg_presets[] = {
         "sweeps (finest first)",
       {CF_SET ("levels", 4),
           CF_SET_TEXT ("iterations-per-level", "60,120,180,240")}},
+  /* points of the measured speed/accuracy front that also keep large
+   * motions (docs/flow-frontier.md) */
+  {"fast", "6 levels, 25 sweeps on every level",
+      {CF_SET ("levels", 6), CF_SET ("iterations", 25),
+          CF_SET_TEXT ("iterations-per-level", NULL)}},
+  {"balanced", "6 levels, 50 sweeps on every level",
+      {CF_SET ("levels", 6), CF_SET ("iterations", 50),
+          CF_SET_TEXT ("iterations-per-level", NULL)}},
+  {"accurate", "6 levels, 100 sweeps on every level",
+      {CF_SET ("levels", 6), CF_SET ("iterations", 100),
+          CF_SET_TEXT ("iterations-per-level", NULL)}},
   {NULL}
 };
 

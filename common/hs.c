@@ -30,7 +30,7 @@ static const cf_param hs_params[] = {
   },
   {
     .name = "iterations", .nick = "Iterations", .type = CF_PARAM_INT,
-    .min = 0, .max = CF_HS_ITERATIONS_MAX, .def = 500,
+    .min = 0, .max = CF_HS_ITERATIONS_MAX, .def = 50,     /* balanced */
     .offset = offsetof (cf_hs_params, iterations), .flags = CF_PARAM_TUNABLE,
     .blurb = "Jacobi iterations per warp and level",
   },
@@ -45,8 +45,20 @@ static const cf_preset hs_presets[] = {
         "500 iterations, alpha 51 (0.2 on [0,1])",
       {CF_SET ("levels", 5), CF_SET ("warps", 3), CF_SET ("iterations", 500),
           CF_SET ("alpha", CUDA_SAMPLES_ALPHA)}},
-  {"realtime", "Time-budget configuration: 3 levels, 1 warp, 10 iterations",
+  {"realtime", "The time budget of Horn-Schunck on embedded GPUs (Romera "
+        "et al.): 3 levels, 1 warp, 10 iterations",
       {CF_SET ("levels", 3), CF_SET ("warps", 1), CF_SET ("iterations", 10)}},
+  /* points of the measured speed/accuracy front that also keep large
+   * motions (docs/flow-frontier.md) */
+  {"fast", "6 levels, 1 warp, 20 iterations, alpha 15",
+      {CF_SET ("levels", 6), CF_SET ("warps", 1), CF_SET ("iterations", 20),
+          CF_SET ("alpha", 15.0)}},
+  {"balanced", "The defaults: 6 levels, 1 warp, 50 iterations, alpha 15",
+      {CF_SET ("levels", 6), CF_SET ("warps", 1), CF_SET ("iterations", 50),
+          CF_SET ("alpha", 15.0)}},
+  {"accurate", "5 levels, 1 warp, 200 iterations, alpha 15",
+      {CF_SET ("levels", 5), CF_SET ("warps", 1), CF_SET ("iterations", 200),
+          CF_SET ("alpha", 15.0)}},
   {NULL}
 };
 
@@ -56,7 +68,7 @@ const cf_param_table cf_hs_param_table = {
   .params = hs_params,
   .presets = hs_presets,
   .presets_blurb = "Set levels, warps, iterations and alpha at once",
-  .default_levels = 5
+  .default_levels = 6           /* balanced */
 };
 
 void

@@ -34,6 +34,14 @@
 #define IPOL_LEVELS 5
 #define IPOL_ETA 0.5
 
+/* The defaults are the balanced preset: 6 levels (5 lose displacements
+ * beyond ~30 px), 2 warps x 20 iterations, epsilon 0 (a fixed cost per
+ * frame). Measured in docs/flow-frontier.md. */
+#define BALANCED_LEVELS 6
+#define BALANCED_WARPS 2
+#define BALANCED_ITERATIONS 20
+#define BALANCED_EPSILON 0.0
+
 static cf_status parse_warps_row (void *params, const char *text,
     cf_error * err);
 static cf_status parse_iterations_row (void *params, const char *text,
@@ -78,14 +86,14 @@ static const cf_param tvl1_params[] = {
   },
   {
     .name = "warps", .nick = "Warps", .type = CF_PARAM_INT,
-    .min = 1, .max = CF_TVL1_WARPS_MAX, .def = IPOL_WARPS,
+    .min = 1, .max = CF_TVL1_WARPS_MAX, .def = BALANCED_WARPS,
     .offset = offsetof (cf_tvl1_params, warps), .flags = CF_PARAM_TUNABLE,
     .blurb = "Warps per pyramid level: each re-warps frame t by the current "
         "flow (on every level when warps-per-level is empty)",
   },
   {
     .name = "iterations", .nick = "Iterations", .type = CF_PARAM_INT,
-    .min = 1, .max = CF_TVL1_ITERATIONS_MAX, .def = IPOL_ITERATIONS,
+    .min = 1, .max = CF_TVL1_ITERATIONS_MAX, .def = BALANCED_ITERATIONS,
     .offset = offsetof (cf_tvl1_params, max_iterations),
     .flags = CF_PARAM_TUNABLE,
     .blurb = "Iterations per warp: the count when epsilon is 0, else the "
@@ -109,7 +117,7 @@ static const cf_param tvl1_params[] = {
   },
   {
     .name = "epsilon", .nick = "Epsilon", .type = CF_PARAM_FLOAT,
-    .min = 0.0, .max = CF_TVL1_EPSILON_MAX, .def = IPOL_EPSILON,
+    .min = 0.0, .max = CF_TVL1_EPSILON_MAX, .def = BALANCED_EPSILON,
     .unit = "pixels", .offset = offsetof (cf_tvl1_params, epsilon),
     .flags = CF_PARAM_TUNABLE,
     .blurb = "Stop a warp's iterations when the mean squared update of the "
@@ -152,12 +160,18 @@ static const cf_param tvl1_params[] = {
   {NULL}
 };
 
-/* Each preset defines the whole schedule: the per-level lists are
- * cleared, so warps and iterations apply to every level. */
+/* Each preset defines the whole schedule (levels, warps and iterations on
+ * every level, epsilon, median filter) over the same model parameters
+ * (tau, lambda, theta as IPOL). fast, balanced and accurate are points of
+ * the measured speed/accuracy front that also keep large displacements
+ * (docs/flow-frontier.md); ipol and realtime reproduce the references. */
+#define CF_SET_MODEL \
+  CF_SET ("scale-factor", IPOL_ETA), CF_SET ("tau", IPOL_TAU), \
+  CF_SET ("lambda", IPOL_LAMBDA), CF_SET ("theta", IPOL_THETA)
 static const cf_preset tvl1_presets[] = {
-  {"ipol", "IPOL tvl1flow defaults: 5 levels, 5 warps, up to 300 "
-        "iterations, epsilon 0.01, no median filter (the element's "
-        "defaults)",
+  {"ipol", "IPOL tvl1flow defaults (Sanchez, Meinhardt-Llopis and "
+        "Facciolo 2013): 5 levels, 5 warps, up to 300 iterations, epsilon "
+        "0.01, no median filter",
       {CF_SET ("levels", IPOL_LEVELS), CF_SET ("scale-factor", IPOL_ETA),
             CF_SET ("warps", IPOL_WARPS), CF_SET ("iterations",
               IPOL_ITERATIONS), CF_SET ("epsilon", IPOL_EPSILON),
@@ -165,12 +179,35 @@ static const cf_preset tvl1_presets[] = {
             CF_SET ("theta", IPOL_THETA), CF_SET ("median-size", 0),
             CF_SET_TEXT ("warps-per-level", NULL),
           CF_SET_TEXT ("iterations-per-level", NULL)}},
-  {"realtime", "Time-budget configuration: 3 levels, 1 warp, 10 "
-        "iterations, epsilon 0, no median filter",
+  {"realtime", "The time budget of TV-L1 on embedded GPUs (Romera et al.): "
+        "3 levels, 1 warp, 10 iterations, epsilon 0 (kept to reproduce "
+        "it; fast is more accurate and keeps large motions)",
       {CF_SET ("levels", 3), CF_SET ("warps", 1), CF_SET ("iterations", 10),
             CF_SET ("epsilon", 0.0), CF_SET ("median-size", 0),
             CF_SET_TEXT ("warps-per-level", NULL),
           CF_SET_TEXT ("iterations-per-level", NULL)}},
+  {"fast", "Fastest that keeps large motions: 6 levels, warps 1,1,1,2 and "
+        "iterations 3,10,20 per level (finest first, the last entry for "
+        "coarser levels), epsilon 0",
+      {CF_SET ("levels", 6), CF_SET ("warps", 2), CF_SET ("iterations", 20),
+            CF_SET_TEXT ("warps-per-level", "1,1,1,2"),
+            CF_SET_TEXT ("iterations-per-level", "3,10,20"),
+            CF_SET ("epsilon", 0.0), CF_SET ("median-size", 0),
+          CF_SET_MODEL}},
+  {"balanced", "The defaults: 6 levels, 2 warps, 20 iterations, epsilon 0",
+      {CF_SET ("levels", BALANCED_LEVELS), CF_SET ("warps", BALANCED_WARPS),
+            CF_SET ("iterations", BALANCED_ITERATIONS),
+            CF_SET ("epsilon", BALANCED_EPSILON), CF_SET ("median-size", 0),
+            CF_SET_TEXT ("warps-per-level", NULL),
+            CF_SET_TEXT ("iterations-per-level", NULL),
+          CF_SET_MODEL}},
+  {"accurate", "6 levels, 3 warps, 20 iterations, epsilon 0, 5 x 5 median "
+        "filter after each warp",
+      {CF_SET ("levels", 6), CF_SET ("warps", 3), CF_SET ("iterations", 20),
+            CF_SET ("epsilon", 0.0), CF_SET ("median-size", 5),
+            CF_SET_TEXT ("warps-per-level", NULL),
+            CF_SET_TEXT ("iterations-per-level", NULL),
+          CF_SET_MODEL}},
   {NULL}
 };
 
@@ -185,13 +222,22 @@ const cf_param_table cf_tvl1_param_table = {
   .presets = tvl1_presets,
   .presets_blurb = "Set levels, warps, iterations (the same on every "
       "level: the per-level lists are cleared) and epsilon at once",
-  .default_levels = IPOL_LEVELS
+  .default_levels = BALANCED_LEVELS
 };
 
 void
 cf_tvl1_params_init (cf_tvl1_params * params)
 {
   cf_params_init (&cf_tvl1_param_table, params);
+}
+
+void
+cf_tvl1_params_init_ipol (cf_tvl1_params * params)
+{
+  cf_tvl1_params_init (params);
+  params->warps = IPOL_WARPS;
+  params->max_iterations = IPOL_ITERATIONS;
+  params->epsilon = IPOL_EPSILON;
 }
 
 cf_status

@@ -3,7 +3,7 @@
 # gst-cudaflow-*): --help, -h and an unknown option for each;
 # gst-cudaflow-flow-eval through GStreamer on one Middlebury pair with the
 # CPU backend (its EPE is known from the reference: RubberWhale 0.276 at
-# cudaflowhs defaults), its PNGs, its errors; gst-cudaflow-flow-bench and
+# cudaflowhs 5 levels x 500 iterations), its PNGs, its errors; gst-cudaflow-flow-bench and
 # gst-cudaflow-conv-bench on a tiny size (skip without a GPU);
 # gst-cudaflow-flow-frontier on a tiny grid and two synthetic pairs without
 # timing (its JSON, markdown and SVG, and its Pareto set recomputed here),
@@ -96,7 +96,8 @@ else
 fi
 
 if [ -f "$data/RubberWhale/flow10.flo" ]; then
-  if "$tools/gst-cudaflow-flow-eval" --set backend=cpu --png "$tmp/png" \
+  if "$tools/gst-cudaflow-flow-eval" --set backend=cpu --set levels=5 \
+      --set iterations=500 --png "$tmp/png" \
       "$data" RubberWhale > "$tmp/eval.md" 2>&1; then
     epe=$(sed -n 's/^| RubberWhale | \([0-9.]*\) |.*/\1/p' "$tmp/eval.md")
     if [ -n "$epe" ] && awk "BEGIN{exit !($epe > 0.25 && $epe < 0.30)}"; then
@@ -187,9 +188,9 @@ assert [p["label"] for p in pts] == [
 ok = [p for p in pts if p["status"] == "ok"]
 assert len(ok) == 5, [p["status"] for p in pts]
 assert pts[5]["status"] == "refused" and "use-previous-flow" in pts[5]["reason"]
-# pixels of the levels used x warps (5, the default) x iterations
-assert pts[0]["cost"] == 320 * 240 * 5 * 5, pts[0]["cost"]
-assert pts[2]["cost"] == (320 * 240 + 160 * 120 + 80 * 60) * 5 * 5, pts[2]
+# pixels of the levels used x warps (2, the default) x iterations
+assert pts[0]["cost"] == 320 * 240 * 2 * 5, pts[0]["cost"]
+assert pts[2]["cost"] == (320 * 240 + 160 * 120 + 80 * 60) * 2 * 5, pts[2]
 c = pts[4]["config"]
 assert (c["levels"], c["warps"], c["iterations"], c["epsilon"]) == (3, 2, 10, 0), c
 for p in ok:

@@ -78,7 +78,7 @@ dot (const cf_image * a, const cf_image * b)
 
 /* ---------------------------------------------------------------- params */
 
-GST_START_TEST (test_params_init_gives_ipol_defaults)
+GST_START_TEST (test_params_init_gives_balanced_defaults_and_ipol)
 {
   cf_tvl1_params p;
   cf_pyramid_params pp;
@@ -87,18 +87,27 @@ GST_START_TEST (test_params_init_gives_ipol_defaults)
   fail_unless_equals_float (p.tau, 0.25f);
   fail_unless_equals_float (p.lambda, 0.15f);
   fail_unless_equals_float (p.theta, 0.3f);
-  fail_unless_equals_int (p.warps, 5);
-  fail_unless_equals_int (p.max_iterations, 300);
-  fail_unless_equals_float (p.epsilon, 0.01f);
+  /* the balanced preset's schedule */
+  fail_unless_equals_int (p.warps, 2);
+  fail_unless_equals_int (p.max_iterations, 20);
+  fail_unless_equals_float (p.epsilon, 0.0f);
   fail_unless_equals_float (p.presmooth_sigma, 0.8f);
   fail_unless_equals_int (p.warp_border, CF_WARP_ZERO_OUTSIDE);
   /* no per-level lists: the uniform counts on every level */
   fail_unless_equals_int (p.n_warps_per_level, 0);
   fail_unless_equals_int (p.n_iterations_per_level, 0);
-  fail_unless_equals_int (cf_tvl1_level_warps (&p, 0), 5);
-  fail_unless_equals_int (cf_tvl1_level_warps (&p, 4), 5);
-  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 0), 300);
-  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 4), 300);
+  fail_unless_equals_int (cf_tvl1_level_warps (&p, 0), 2);
+  fail_unless_equals_int (cf_tvl1_level_warps (&p, 4), 2);
+  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 0), 20);
+  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 4), 20);
+
+  /* IPOL's schedule over the same model */
+  cf_tvl1_params_init_ipol (&p);
+  fail_unless_equals_int (p.warps, 5);
+  fail_unless_equals_int (p.max_iterations, 300);
+  fail_unless_equals_float (p.epsilon, 0.01f);
+  fail_unless_equals_float (p.lambda, 0.15f);
+  fail_unless_equals_int (p.median_size, 0);
   fail_unless_equals_int (p.median_size, 0);    /* not in IPOL */
 
   cf_pyramid_params_init (&pp);
@@ -114,7 +123,7 @@ GST_START_TEST (test_params_set_accepts_names_and_rejects_bad_values)
 {
   cf_tvl1_params p, before;
 
-  cf_tvl1_params_init (&p);
+  cf_tvl1_params_init_ipol (&p);
   fail_unless_equals_int (cf_tvl1_params_set (&p, "tau", 0.125), CF_OK);
   fail_unless_equals_float (p.tau, 0.125f);
   fail_unless_equals_int (cf_tvl1_params_set (&p, "lambda", 0.05), CF_OK);
@@ -189,8 +198,8 @@ GST_START_TEST (test_parse_per_level_lists_finest_first)
   fail_unless_equals_int (cf_tvl1_level_iterations (&p, 1), 50);
   fail_unless_equals_int (cf_tvl1_level_iterations (&p, 2), 100);
   fail_unless_equals_int (cf_tvl1_level_iterations (&p, 15), 100);
-  fail_unless_equals_int (p.warps, 5);
-  fail_unless_equals_int (p.max_iterations, 300);
+  fail_unless_equals_int (p.warps, 2);
+  fail_unless_equals_int (p.max_iterations, 20);
   fail_unless (cf_tvl1_params_valid (&p));
 
   /* one level's parameters: its counts, no lists */
@@ -221,11 +230,11 @@ GST_START_TEST (test_parse_per_level_lists_finest_first)
   fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table, &p,
           "warps-per-level", "  ", &err), CF_OK);
   fail_unless_equals_int (p.n_warps_per_level, 0);
-  fail_unless_equals_int (cf_tvl1_level_warps (&p, 4), 5);
+  fail_unless_equals_int (cf_tvl1_level_warps (&p, 4), 2);
   fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table, &p,
           "iterations-per-level", NULL, &err), CF_OK);
   fail_unless_equals_int (p.n_iterations_per_level, 0);
-  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 0), 300);
+  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 0), 20);
 }
 
 GST_END_TEST;
@@ -279,7 +288,7 @@ GST_START_TEST (test_parse_per_level_lists_refuses_bad_text)
   assert_list_refused (cf_tvl1_parse_warps_per_level,
       "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", "more than 16 entries");
 
-  cf_tvl1_params_init (&p);
+  cf_tvl1_params_init_ipol (&p);
   fail_unless_equals_int (cf_tvl1_parse_warps_per_level (&p, NULL, NULL),
       CF_ERROR_INVALID);
   fail_unless_equals_int (cf_tvl1_parse_iterations_per_level (NULL, "1",
@@ -298,7 +307,7 @@ GST_START_TEST (test_params_valid_checks_the_lists)
 {
   cf_tvl1_params p;
 
-  cf_tvl1_params_init (&p);
+  cf_tvl1_params_init_ipol (&p);
   p.n_warps_per_level = 1;
   p.warps_per_level[0] = 0;
   fail_if (cf_tvl1_params_valid (&p));
@@ -311,7 +320,7 @@ GST_START_TEST (test_params_valid_checks_the_lists)
   p.n_warps_per_level = -1;
   fail_if (cf_tvl1_params_valid (&p));
 
-  cf_tvl1_params_init (&p);
+  cf_tvl1_params_init_ipol (&p);
   p.n_iterations_per_level = 2;
   p.iterations_per_level[0] = 10;
   p.iterations_per_level[1] = 0;
@@ -333,7 +342,7 @@ GST_START_TEST (test_median_size_takes_0_3_5_only)
   cf_error err = { {0} };
   guint i;
 
-  cf_tvl1_params_init (&p);
+  cf_tvl1_params_init_ipol (&p);
   fail_unless_equals_int (cf_tvl1_params_set (&p, "median-size", 5), CF_OK);
   before = p;
   for (i = 0; i < G_N_ELEMENTS (refused); i++)
@@ -369,7 +378,9 @@ GST_START_TEST (test_median_size_takes_0_3_5_only)
 
     for (set = preset->settings; set->name != NULL; set++)
       if (!strcmp (set->name, "median-size")) {
-        fail_unless_equals_float (set->value, 0.0);
+        /* accurate filters (5 x 5), the others do not */
+        fail_unless_equals_float (set->value,
+            strcmp (preset->name, "accurate") ? 0.0 : 5.0);
         found = TRUE;
       }
     fail_unless (found, "preset %s leaves median-size as it is",
@@ -785,7 +796,7 @@ GST_START_TEST (test_iteration_equals_its_steps_in_ipol_order)
   double e = -1.0, sum = 0.0;
   int n, x, y;
 
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   fail_unless (ws != NULL);
   fail_unless_equals_int (cf_tvl1_workspace_level (ws, w, h, &l), CF_OK);
   fail_unless_equals_int (cf_tvl1_workspace_level (ws, 41, h, &l),
@@ -910,7 +921,7 @@ GST_START_TEST (test_constant_pair_gives_zero_flow)
   cf_tvl1_params params;
   int x, y;
 
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   cf_image_fill (f, 100.0f);
   fail_unless_equals_int (run_tvl1 (f, f, &params, 5, 0, flow), CF_OK);
   for (y = 0; y < 21; y++)
@@ -932,7 +943,7 @@ GST_START_TEST (test_flow_rejects_bad_arguments)
   cf_flow *flow = cf_flow_new (64, 48), *small = cf_flow_new (32, 24);
 
   cf_pyramid_params_init (&pp);
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   a = cf_pyramid_new (64, 48, &pp);
   b = cf_pyramid_new (64, 48, &pp);
   pp.max_levels = 1;
@@ -948,7 +959,7 @@ GST_START_TEST (test_flow_rejects_bad_arguments)
   params.warps = 0;
   fail_unless_equals_int (cf_tvl1_flow (a, b, &params, 0, flow),
       CF_ERROR_INVALID);
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.tau = 0.3f;
   fail_unless_equals_int (cf_tvl1_flow (a, b, &params, 0, flow),
       CF_ERROR_INVALID);
@@ -1087,7 +1098,7 @@ GST_START_TEST (test_median_runs_after_every_warp)
   guint i;
   int eps;
 
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   synth_pyramids (97, 61, CF_SYNTH_SMOOTH, 3, &params, &p0, &p1);
   fail_unless_equals_int (p0->n_levels, 3);
   for (eps = 0; eps < 2; eps++) {
@@ -1133,7 +1144,7 @@ GST_START_TEST (test_median_changes_flow_not_fixed_iteration_count)
   long n_off = -1, n_on = -2;
   double mean, max;
 
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.warps = 2;
   params.max_iterations = 20;
   params.epsilon = 0.0f;
@@ -1191,7 +1202,7 @@ GST_START_TEST (test_translation_epe_below_0_03)
   sp.motion = CF_SYNTH_TRANSLATION;
   sp.tx = 2.5f;
   sp.ty = -1.25f;
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   epe = synth_epe (&sp, &params, 5);
   GST_INFO ("translation (2.5, -1.25): EPE %.4f", epe);
   fail_unless (epe < 0.03, "EPE %.4f", epe);   /* measured 0.0107 */
@@ -1210,7 +1221,7 @@ GST_START_TEST (test_translation_with_median_epe_below_0_03)
   sp.motion = CF_SYNTH_TRANSLATION;
   sp.tx = 2.5f;
   sp.ty = -1.25f;
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   for (i = 0; i < 2; i++) {
     params.median_size = i ? 5 : 3;
     epe[i] = synth_epe (&sp, &params, 5);
@@ -1235,7 +1246,7 @@ GST_START_TEST (test_rotation_zoom_epe_below_0_05)
   sp.ty = 0.5f;
   sp.angle = 3.0f;
   sp.zoom = 1.03f;
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   epe = synth_epe (&sp, &params, 5);
   GST_INFO ("rotation 3 deg, zoom 1.03: EPE %.4f", epe);
   fail_unless (epe < 0.05, "EPE %.4f", epe);   /* measured 0.0292 */
@@ -1252,7 +1263,7 @@ GST_START_TEST (test_smooth_motion_epe_below_0_16)
   cf_synth_params_init (&sp);
   sp.motion = CF_SYNTH_SMOOTH;
   sp.amplitude = 2.0f;
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   epe = synth_epe (&sp, &params, 5);
   GST_INFO ("smooth, amplitude 2: EPE %.4f", epe);
   /* measured 0.133; IPOL tvl1flow gives the same on this pair (TV favours
@@ -1273,7 +1284,7 @@ GST_START_TEST (test_fixed_count_realtime_preset_epe_below_0_08)
   sp.motion = CF_SYNTH_TRANSLATION;
   sp.tx = 2.5f;
   sp.ty = -1.25f;
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.warps = 1;
   params.max_iterations = 10;
   params.epsilon = 0.0f;
@@ -1294,7 +1305,7 @@ GST_START_TEST (test_large_epsilon_stops_after_one_iteration)
 
   cf_synth_params_init (&sp);
   fail_unless_equals_int (cf_synth_pair (64, 48, &sp, &f0, &f1, &truth), CF_OK);
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.epsilon = 1e3f;        /* the first check stops every warp */
   fail_unless_equals_int (run_tvl1 (f0, f1, &params, 3, 0, a), CF_OK);
   params.epsilon = 0.0f;
@@ -1325,7 +1336,7 @@ GST_START_TEST (test_initial_flow_is_used_at_coarsest_level)
   sp.tx = 3.0f;
   sp.ty = 2.0f;
   fail_unless_equals_int (cf_synth_pair (96, 64, &sp, &f0, &f1, &truth), CF_OK);
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.warps = 1;
   params.max_iterations = 1;
   params.epsilon = 0.0f;
@@ -1366,7 +1377,7 @@ level_synth_pyramids (int w, int h, int levels, cf_pyramid ** y0,
   sp.zoom = 1.02f;
   fail_unless_equals_int (cf_synth_pair (w, h, &sp, &f0, &f1, &truth), CF_OK);
   cf_tvl1_normalize_pair (f0, f1);
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   cf_pyramid_params_init (&pp);
   pp.max_levels = levels;
   cf_tvl1_prepare_pyramid_params (&params, &pp);
@@ -1431,7 +1442,7 @@ GST_START_TEST (test_uniform_lists_give_the_uniform_flow)
   guint i;
 
   level_synth_pyramids (96, 64, 3, &y0, &y1);
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.warps = 2;
   params.max_iterations = 7;
   params.epsilon = 0.0f;
@@ -1477,7 +1488,7 @@ GST_START_TEST (test_per_level_schedule_equals_levels_solved_by_hand)
   long n = -1, n_hand;
 
   level_synth_pyramids (256, 160, 4, &y0, &y1);
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.epsilon = 0.0f;
   fail_unless_equals_int (cf_tvl1_parse_warps_per_level (&params, "1,2,3",
           NULL), CF_OK);
@@ -1556,7 +1567,7 @@ GST_START_TEST (test_middlebury_rubberwhale_epe_near_ipol)
     fail_unless_equals_int (cf_flo_read (pf, &truth, NULL), CF_OK);
     flow = cf_flow_new (f0->width, f0->height);
     /* IPOL README settings: 5 scales, eta 0.5, 5 warps, eps 0.01 */
-    cf_tvl1_params_init (&params);
+    cf_tvl1_params_init_ipol (&params);
     fail_unless_equals_int (run_tvl1 (f0, f1, &params, 5, 0, flow), CF_OK);
     fail_unless_equals_int (cf_flow_compare (flow, truth, 0, &err), CF_OK);
     GST_INFO ("RubberWhale: EPE %.4f, AAE %.3f (IPOL 0.215)", err.epe, err.aae);
@@ -1582,7 +1593,7 @@ common_tvl1_suite (void)
   TCase *data = tcase_create ("middlebury");
 
   cf_test_suite_add_tcase (s, ops, FALSE);
-  tcase_add_test (ops, test_params_init_gives_ipol_defaults);
+  tcase_add_test (ops, test_params_init_gives_balanced_defaults_and_ipol);
   tcase_add_test (ops, test_params_set_accepts_names_and_rejects_bad_values);
   tcase_add_test (ops, test_parse_per_level_lists_finest_first);
   tcase_add_test (ops, test_parse_per_level_lists_refuses_bad_text);

@@ -767,7 +767,7 @@ GST_START_TEST (test_fused_identical_to_steps)
   cf_flow *steps, *fused, *automatic;
   long n_steps = -1, n_fused = -2;
 
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.warps = 2;
   params.max_iterations = 20;
   params.epsilon = 0.0f;
@@ -821,7 +821,7 @@ check_blocked_sizes (const test_size * sizes, int n_sizes,
     scene sc;
     int a, r, c;
 
-    cf_tvl1_params_init (&params);
+    cf_tvl1_params_init_ipol (&params);
     params.warps = 2;
     params.epsilon = 0.0f;
     scene_from_frames (&sc, cf_test_random_image (w, h, 11u + z, 0.0f, 255.0f),
@@ -919,7 +919,7 @@ GST_START_TEST (test_blocked_plan_identical_to_fused)
   long n_fused = -1, n_blocked = -2;
   int t;
 
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.warps = 1;
   params.max_iterations = 10;
   params.epsilon = 0.0f;
@@ -1011,7 +1011,7 @@ GST_START_TEST (test_epsilon_stop_and_iteration_counts)
   scene sc;
   int k;
 
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.warps = 3;
   scene_synth (&sc, 64, 48, CF_SYNTH_TRANSLATION, 3, &params);
   for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
@@ -1061,7 +1061,7 @@ GST_START_TEST (test_plan_matches_cpu_flow)
     long n_cpu, n_gpu = -1;
 
     /* IPOL defaults: ε = 0.01, 5 warps, 300 iterations */
-    cf_tvl1_params_init (&params);
+    cf_tvl1_params_init_ipol (&params);
     scene_synth (&sc, 160, 128, motions[m], 4, &params);
     fail_unless_equals_int (sc.c0->n_levels, 4);
     ref = cf_flow_new (sc.width, sc.height);
@@ -1110,7 +1110,7 @@ GST_START_TEST (test_per_level_schedule_matches_cpu)
   long n_cpu, n_gpu = -1, n_other = -2;
   int k;
 
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.epsilon = 0.0f;
   fail_unless_equals_int (cf_tvl1_parse_warps_per_level (&params, "1,2,3",
           NULL), CF_OK);
@@ -1156,7 +1156,7 @@ GST_START_TEST (test_per_level_schedule_matches_cpu)
   cf_flow_free (blocked);
 
   /* lists that repeat the uniform counts: the uniform bits and count */
-  cf_tvl1_params_init (&listed);
+  cf_tvl1_params_init_ipol (&listed);
   listed.epsilon = 0.0f;
   listed.warps = 2;
   listed.max_iterations = 11;
@@ -1209,7 +1209,7 @@ GST_START_TEST (test_warm_start_matches_cpu)
   scene sc;
   cf_flow *ref, *gpu;
 
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.warps = 2;
   params.max_iterations = 30;
   scene_synth (&sc, 96, 64, CF_SYNTH_ROTATION_ZOOM, 3, &params);
@@ -1246,7 +1246,7 @@ GST_START_TEST (test_plan_reuse)
   cf_flow *first, *again, *other, *fresh;
   long n_first = -1, n_again = -2, n_other = -3, n_fresh = -4;
 
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.warps = 2;
   params.epsilon = 0.02f;
   scene_synth (&a, 120, 90, CF_SYNTH_SMOOTH, 3, &params);
@@ -1310,7 +1310,7 @@ GST_START_TEST (test_plan_rejects_bad_arguments)
           (cf_tvl1_kernel) 9, &plan), CF_ERROR_INVALID);
   fail_unless (plan == NULL);
 
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.max_iterations = 3;
   scene_synth (&sc, 64, 48, CF_SYNTH_TRANSLATION, 2, &params);
   scene_synth (&wide, 80, 48, CF_SYNTH_TRANSLATION, 2, &params);
@@ -1337,22 +1337,22 @@ GST_START_TEST (test_plan_rejects_bad_arguments)
   params.warps = 0;
   fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
           &params, 0, &flow, stream), CF_ERROR_INVALID);
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.tau = 0.3f;
   fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
           &params, 0, &flow, stream), CF_ERROR_INVALID);
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.max_iterations = 0;
   fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
           &params, 0, &flow, stream), CF_ERROR_INVALID);
   /* per-level lists out of range (set by hand, past the parser) */
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.n_warps_per_level = 2;
   params.warps_per_level[0] = 1;
   params.warps_per_level[1] = 0;
   fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
           &params, 0, &flow, stream), CF_ERROR_INVALID);
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.n_iterations_per_level = CF_PYRAMID_MAX_LEVELS + 1;
   fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
           &params, 0, &flow, stream), CF_ERROR_INVALID);
@@ -1394,7 +1394,7 @@ GST_START_TEST (test_plan_with_median_matches_cpu)
         cf_flow *ref, *mirror;
         long n_cpu;
 
-        cf_tvl1_params_init (&params);
+        cf_tvl1_params_init_ipol (&params);
         params.median_size = size;
         if (fixed) {
           params.warps = 3;
@@ -1448,7 +1448,7 @@ GST_START_TEST (test_median_kernels_identical_and_plan_reuse)
   cf_flow *fused, *other, *plain;
   int p;
 
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.warps = 3;
   params.max_iterations = 10;
   params.epsilon = 0.0f;
@@ -1531,7 +1531,7 @@ GST_START_TEST (test_fp16_median_close_to_fp32)
       cf_flow *f32, *f16;
       double e32, e16, mean = 0.0, max = 0.0;
 
-      cf_tvl1_params_init (&params);
+      cf_tvl1_params_init_ipol (&params);
       params.median_size = 5;
       if (preset == 0) {
         params.warps = 1;
@@ -1582,7 +1582,7 @@ GST_START_TEST (test_fp16_close_to_fp32)
       double e32, e16, mean = 0.0, max = 0.0;
       long n32 = -1, n16 = -1;
 
-      cf_tvl1_params_init (&params);
+      cf_tvl1_params_init_ipol (&params);
       if (preset == 0) {
         params.warps = 1;
         params.max_iterations = 10;
@@ -1637,7 +1637,7 @@ GST_START_TEST (test_fp16_epsilon_warm_start_and_reuse)
   long n = -1;
   int k;
 
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.warps = 3;
   scene_synth (&sc, 64, 48, CF_SYNTH_TRANSLATION, 3, &params);
   for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
@@ -1660,7 +1660,7 @@ GST_START_TEST (test_fp16_epsilon_warm_start_and_reuse)
   scene_clear (&sc);
 
   /* warm start from the truth: already right, stays close to it */
-  cf_tvl1_params_init (&params);
+  cf_tvl1_params_init_ipol (&params);
   params.warps = 1;
   params.max_iterations = 10;
   params.epsilon = 0.0f;
@@ -1720,7 +1720,7 @@ GST_START_TEST (test_middlebury_rubberwhale_matches_cpu)
     fail_unless (f0 != NULL && f1 != NULL);
     fail_unless_equals_int (cf_flo_read (pf, &truth, NULL), CF_OK);
     /* IPOL README settings: 5 scales, η 0.5, 5 warps, ε 0.01 */
-    cf_tvl1_params_init (&params);
+    cf_tvl1_params_init_ipol (&params);
     scene_from_frames (&sc, f0, f1, truth, 5, &params);
     cpu = cf_flow_new (sc.width, sc.height);
     fail_unless_equals_int (cf_tvl1_flow (sc.c0, sc.c1, &params, 0, cpu),

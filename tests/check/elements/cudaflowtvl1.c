@@ -29,7 +29,9 @@
 #include "common/synth.h"
 #include "common/tvl1.h"
 
-GST_START_TEST (test_defaults_are_ipol)
+/* The defaults are the balanced preset (IPOL's model, a fixed 6 x 2 x 20
+ * schedule); ipol and realtime reproduce their references. */
+GST_START_TEST (test_defaults_are_balanced)
 {
   GstElement *e = gst_element_factory_make ("cudaflowtvl1", NULL);
   gint levels, warps, iterations;
@@ -40,11 +42,11 @@ GST_START_TEST (test_defaults_are_ipol)
       &iterations, "tau", &tau, "lambda", &lambda, "theta", &theta,
       "epsilon", &epsilon, "scale-factor", &scale, "normalize", &normalize,
       NULL);
-  fail_unless_equals_int (levels, 5);
-  fail_unless_equals_int (warps, 5);
-  fail_unless_equals_int (iterations, 300);
+  fail_unless_equals_int (levels, 6);
+  fail_unless_equals_int (warps, 2);
+  fail_unless_equals_int (iterations, 20);
   fail_unless (fabs (tau - 0.25) < 1e-6 && fabs (lambda - 0.15) < 1e-6 &&
-      fabs (theta - 0.3) < 1e-6 && fabs (epsilon - 0.01) < 1e-6 &&
+      fabs (theta - 0.3) < 1e-6 && epsilon == 0.0 &&
       fabs (scale - 0.5) < 1e-9);
   fail_unless (normalize);
 
@@ -253,7 +255,7 @@ GST_START_TEST (test_defaults_give_ipol_epe_on_rubberwhale)
     g_free (p1);
     g_free (pf);
   }
-  flow = element_flow (f0, f1, "");
+  flow = element_flow (f0, f1, "preset=ipol");
   fail_unless_equals_int (cf_flow_compare (flow, truth, 0, &err), CF_OK);
   GST_INFO ("RubberWhale through the element: EPE %.4f AAE %.3f", err.epe,
       err.aae);
@@ -393,19 +395,22 @@ GST_START_TEST (test_per_level_properties_and_presets)
   }
   gst_object_unref (e);
 
-  /* every preset writes both lists as empty */
+  /* every preset writes both lists: fast its schedule, the others empty */
   for (preset = cf_tvl1_param_table.presets; preset->name != NULL; preset++)
     for (i = 0; i < G_N_ELEMENTS (names); i++) {
       const cf_param_setting *set = preset->settings;
 
       while (set->name != NULL && strcmp (set->name, names[i]) != 0)
         set++;
-      fail_unless (set->name != NULL && set->text == NULL,
-          "preset %s does not clear %s", preset->name, names[i]);
+      fail_unless (set->name != NULL, "preset %s leaves %s as it is",
+          preset->name, names[i]);
+      fail_unless ((set->text != NULL) == !strcmp (preset->name, "fast"),
+          "preset %s: %s \"%s\"", preset->name, names[i], set->text);
     }
 
-  /* and the element applies that: each preset on its own leaves no list,
-   * and only an explicit setting is listed as overriding it */
+  /* and the element applies that: each preset on its own leaves its lists
+   * (none but fast's), and only an explicit setting is listed as
+   * overriding it */
   for (preset = cf_tvl1_param_table.presets; preset->name != NULL; preset++) {
     gchar *w, *it, *overridden;
 
@@ -413,9 +418,16 @@ GST_START_TEST (test_per_level_properties_and_presets)
     gst_util_set_object_arg (G_OBJECT (e), "preset", preset->name);
     g_object_get (e, "warps-per-level", &w, "iterations-per-level", &it,
         "overridden-properties", &overridden, NULL);
-    fail_unless (w == NULL && it == NULL, "preset %s: lists \"%s\", \"%s\"",
-        preset->name, w, it);
+    if (!strcmp (preset->name, "fast")) {
+      fail_unless_equals_string (w, "1,1,1,2");
+      fail_unless_equals_string (it, "3,10,20");
+    } else {
+      fail_unless (w == NULL && it == NULL, "preset %s: lists \"%s\", \"%s\"",
+          preset->name, w, it);
+    }
     fail_unless_equals_string (overridden, "");
+    g_free (w);
+    g_free (it);
     g_free (overridden);
     gst_object_unref (e);
   }
@@ -762,7 +774,7 @@ elements_cudaflowtvl1_suite (void)
 
   cf_test_suite_add_tcase (s, tc, FALSE);
   tcase_set_timeout (tc, 600);
-  tcase_add_test (tc, test_defaults_are_ipol);
+  tcase_add_test (tc, test_defaults_are_balanced);
   tcase_add_test (tc, test_first_frame_is_gap);
   tcase_add_test (tc, test_synthetic_epe_bounds);
   tcase_add_test (tc, test_normalize_matches_stretched_reference);

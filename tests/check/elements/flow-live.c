@@ -510,7 +510,8 @@ GST_START_TEST (test_late_sink_pipeline_fields_stay_adjacent)
 
   pipe = gst_parse_launch ("videotestsrc is-live=true horizontal-speed=2 "
       "pattern=checkers-8 num-buffers=30 ! video/x-raw,width=320,height=240,"
-      "framerate=30/1 ! cudaflowhs backend=cpu qos=true post-messages=true "
+      "framerate=30/1 ! cudaflowhs backend=cpu iterations=500 qos=true "
+      "post-messages=true "
       "! fakesink sync=true qos=true", &error);
   fail_unless (pipe != NULL, "%s", error ? error->message : "");
   bus = gst_element_get_bus (pipe);
