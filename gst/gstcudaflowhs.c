@@ -12,9 +12,13 @@
  * bicubic warping. Emits `video/x-optical-flow, format=UV_F32LE` (see
  * flowviz to look at it, floenc to save it).
  *
- * The defaults (5 levels, 1 warp, 500 iterations, alpha 15) are the most
- * accurate we measured on the Middlebury training pairs (mean EPE 0.58 with
- * the CPU reference; docs/flow-accuracy.md).
+ * The defaults are `preset=balanced` (6 levels, 1 warp, 50 iterations,
+ * alpha 15); `fast` (6 × 1 × 20) and `accurate` (5 × 1 × 200, as accurate
+ * on Middlebury as cuda-samples' 5 × 3 × 500 in a seventh of its time) are
+ * the other points of the speed/accuracy front measured in
+ * docs/flow-frontier.md. 5 levels × 500 iterations gives the lowest mean
+ * Middlebury EPE we measured (0.58 with the CPU reference;
+ * docs/flow-accuracy.md).
  *
  * Intensities are 0..255: `alpha` = 51 is NVIDIA's cuda-samples
  * HSOpticalFlow alpha 0.2 on [0, 1]. `preset=cuda-samples` sets that

@@ -12,11 +12,16 @@
  * coarse-to-fine pyramid with bicubic warping. Emits
  * `video/x-optical-flow, format=UV_F32LE`.
  *
- * The defaults are IPOL's (τ 0.25, λ 0.15, θ 0.3, 5 levels at scale 0.5,
- * 5 warps, up to 300 iterations per warp stopped at ε 0.01, Gaussian
- * presmoothing σ 0.8), which give IPOL's accuracy on the Middlebury pairs
- * (mean EPE 0.375; docs/flow-accuracy.md). `preset=realtime` is a
- * time-budget configuration (3 levels, 1 warp, 10 iterations).
+ * Presets name what users choose, each a point of the speed/accuracy
+ * front measured in docs/flow-frontier.md that also finds motions of
+ * 20-100 px: `fast`, `balanced` (the defaults: IPOL's model — τ 0.25,
+ * λ 0.15, θ 0.3, scale 0.5, σ 0.8 — with 6 levels, 2 warps and 20
+ * iterations per warp, ε 0) and `accurate` (6 levels, 3 warps, 20
+ * iterations, the 5 × 5 median filter). `preset=ipol` reproduces IPOL's
+ * schedule (5 levels, 5 warps, up to 300 iterations stopped at ε 0.01)
+ * and accuracy (mean Middlebury EPE 0.375; docs/flow-accuracy.md);
+ * `preset=realtime` the 3 levels, 1 warp, 10 iterations of TV-L1 on
+ * embedded GPUs. Each preset sets the whole schedule.
  *
  * `warps-per-level` and `iterations-per-level` give each pyramid level its
  * own schedule, finest level first (e.g. `warps-per-level=1,2,4
@@ -25,7 +30,8 @@
  * Levels past a list reuse its last entry; an empty list means `warps` or
  * `iterations` on every level. With ε > 0 a level's entry is its cap. A
  * list that does not parse is reported as an error at the next frame.
- * Both presets clear the lists, unless they were set explicitly.
+ * `fast` sets the lists; the other presets clear them, unless they were
+ * set explicitly.
  *
  * Like IPOL, each pair of frames is normalised so that its joint intensity
  * range maps to 0..255 (`normalize`); the element does it by scaling λ by

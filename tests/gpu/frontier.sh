@@ -79,11 +79,18 @@ PY
   yos_args=(--data "$out/yosemite")
 fi
 
-# EXTRA_POINTS: more points, separated by ';' (e.g. other scale factors)
+# EXTRA_POINTS: more points, separated by ';' (e.g. other scale factors);
+# EXTRA_POINTS_FILE: one point per line (tests/gpu/frontier-levers.txt: the
+# per-level schedules and the median filter of docs/flow-frontier.md)
 IFS=';' read -r -a extra <<< "${EXTRA_POINTS:-}"
 for e in "${extra[@]}"; do
   [ -n "$e" ] && points+=(--point "$e")
 done
+if [ -n "${EXTRA_POINTS_FILE:-}" ]; then
+  while IFS= read -r e; do
+    [ -n "$e" ] && points+=(--point "$e")
+  done < "$EXTRA_POINTS_FILE"
+fi
 
 name=tvl1
 [ "$precisions" = fp32,fp16 ] || name=tvl1-$(echo "$precisions" | tr , -)
