@@ -276,6 +276,25 @@ cuda_buffer_from (GstCudaContext * ctx, const GstVideoInfo * info,
   return buf;
 }
 
+/* cudaconvolve on the CUDA backend in @ctx (shared through a GstContext),
+ * with @kernel (NULL: none, a passthrough) set before the caps, 64x48 RGBA
+ * in CUDA memory on both pads. */
+static GstHarness *
+rgba_cuda_harness (GstCudaContext * ctx, const gchar * kernel)
+{
+  GstContext *gst_ctx = gst_context_new_cuda_context (ctx);
+  GstHarness *h = cf_test_harness_new ("cudaconvolve", "cuda", gst_ctx);
+
+  gst_context_unref (gst_ctx);
+  if (kernel != NULL)
+    g_object_set (h->element, "kernel", kernel, NULL);
+  gst_harness_set_src_caps_str (h, "video/x-raw(memory:CUDAMemory), "
+      "format=RGBA, width=64, height=48, framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw(memory:CUDAMemory), "
+      "format=RGBA, width=64, height=48, framerate=30/1");
+  return h;
+}
+
 GST_START_TEST (test_cuda_memory_never_touches_the_host)
 {
   GstCudaContext *ctx;
@@ -283,7 +302,6 @@ GST_START_TEST (test_cuda_memory_never_touches_the_host)
   GstHarness *h, *cpu;
   GstBuffer *src, *in, *out, *expect;
   GstMemory *in_mem, *out_mem;
-  GstContext *gst_ctx;
 
   fail_unless (gst_cuda_load_library ());
   ctx = gst_cuda_context_new (0);
@@ -291,14 +309,7 @@ GST_START_TEST (test_cuda_memory_never_touches_the_host)
   gst_cuda_memory_init_once ();
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
 
-  gst_ctx = gst_context_new_cuda_context (ctx);
-  h = cf_test_harness_new ("cudaconvolve", "cuda", gst_ctx);
-  gst_context_unref (gst_ctx);
-  g_object_set (h->element, "kernel", k3_text, NULL);
-  gst_harness_set_src_caps_str (h, "video/x-raw(memory:CUDAMemory), "
-      "format=RGBA, width=64, height=48, framerate=30/1");
-  gst_harness_set_sink_caps_str (h, "video/x-raw(memory:CUDAMemory), "
-      "format=RGBA, width=64, height=48, framerate=30/1");
+  h = rgba_cuda_harness (ctx, k3_text);
 
   src = make_random_frame (&info, 11);
   in = cuda_buffer_from (ctx, &info, src);
@@ -447,7 +458,6 @@ GST_START_TEST (test_kernel_set_after_caps_keeps_cuda_memory)
   GstHarness *h, *cpu;
   GstBuffer *src, *in, *out, *expect;
   GstMemory *out_mem;
-  GstContext *gst_ctx;
 
   fail_unless (gst_cuda_load_library ());
   ctx = gst_cuda_context_new (0);
@@ -455,13 +465,7 @@ GST_START_TEST (test_kernel_set_after_caps_keeps_cuda_memory)
   gst_cuda_memory_init_once ();
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
 
-  gst_ctx = gst_context_new_cuda_context (ctx);
-  h = cf_test_harness_new ("cudaconvolve", "cuda", gst_ctx);
-  gst_context_unref (gst_ctx);
-  gst_harness_set_src_caps_str (h, "video/x-raw(memory:CUDAMemory), "
-      "format=RGBA, width=64, height=48, framerate=30/1");
-  gst_harness_set_sink_caps_str (h, "video/x-raw(memory:CUDAMemory), "
-      "format=RGBA, width=64, height=48, framerate=30/1");
+  h = rgba_cuda_harness (ctx, NULL);
 
   src = make_random_frame (&info, 12);
   in = cuda_buffer_from (ctx, &info, src);
@@ -504,7 +508,6 @@ GST_START_TEST (test_other_context_is_adopted_not_copied)
   GstVideoInfo info;
   GstHarness *h, *cpu;
   GstBuffer *src, *expect;
-  GstContext *gst_ctx;
   guint i;
 
   fail_unless (gst_cuda_load_library ());
@@ -514,14 +517,7 @@ GST_START_TEST (test_other_context_is_adopted_not_copied)
   gst_cuda_memory_init_once ();
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
 
-  gst_ctx = gst_context_new_cuda_context (mine);
-  h = cf_test_harness_new ("cudaconvolve", "cuda", gst_ctx);
-  gst_context_unref (gst_ctx);
-  g_object_set (h->element, "kernel", k3_text, NULL);
-  gst_harness_set_src_caps_str (h, "video/x-raw(memory:CUDAMemory), "
-      "format=RGBA, width=64, height=48, framerate=30/1");
-  gst_harness_set_sink_caps_str (h, "video/x-raw(memory:CUDAMemory), "
-      "format=RGBA, width=64, height=48, framerate=30/1");
+  h = rgba_cuda_harness (mine, k3_text);
 
   src = make_random_frame (&info, 13);
   cpu = harness_with_backend ("cpu", &info);
