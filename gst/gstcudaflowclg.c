@@ -17,6 +17,10 @@
  * budgets; docs/flow-accuracy.md). `iterations-per-level` takes the
  * paper's per-level lists, finest level first ("60,120,180,240" is its
  * configuration B); when empty, `iterations` applies to every level.
+ * The defaults are `preset=balanced` (6 levels, 50 sweeps on every level);
+ * `fast` (25 sweeps) and `accurate` (100) are the other points of the
+ * speed/accuracy front measured in docs/flow-frontier.md, which also find
+ * the large motions that the paper's 4 levels lose.
  *
  * `precision=fp16` keeps the GPU's Jacobi increments in half2 (half
  * neighbour sums) while the coefficients, pyramids, warps and the output

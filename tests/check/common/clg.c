@@ -134,11 +134,11 @@ GST_START_TEST (test_params_init_gives_documented_defaults)
   cf_clg_params_init (&p);
   fail_unless_equals_float (p.alpha, 50.0f);
   fail_unless_equals_float (p.rho, 2.5f);
-  fail_unless_equals_int (p.iterations, 200);
+  fail_unless_equals_int (p.iterations, 50);     /* the balanced preset */
   fail_unless_equals_int (p.n_iterations_per_level, 0);
   fail_unless_equals_float (p.presmooth_sigma, 0.0f);
-  fail_unless_equals_int (cf_clg_level_iterations (&p, 0), 200);
-  fail_unless_equals_int (cf_clg_level_iterations (&p, 3), 200);
+  fail_unless_equals_int (cf_clg_level_iterations (&p, 0), 50);
+  fail_unless_equals_int (cf_clg_level_iterations (&p, 3), 50);
 
   cf_pyramid_params_init (&pp);
   pp.max_levels = 4;
@@ -1053,6 +1053,7 @@ GST_START_TEST (test_rho_zero_translation_epe_below_0_1)
   cf_synth_params_init (&sp);
   cf_clg_params_init (&params);
   params.rho = 0.0f;
+  params.iterations = 200;
   epe = synth_epe (&sp, &params);
   GST_INFO ("rho 0, translation (1.5, -0.75): EPE %.4f", epe);
   fail_unless (epe < 0.1, "EPE %.4f", epe);     /* measured 0.0921 */
@@ -1263,8 +1264,9 @@ GST_START_TEST (test_middlebury_rubberwhale_epe_below_0_31)
     fail_unless (f0 != NULL && f1 != NULL);
     fail_unless_equals_int (cf_flo_read (pf, &truth, NULL), CF_OK);
     flow = cf_flow_new (f0->width, f0->height);
-    /* defaults (alpha 50, rho 2.5, 200 sweeps) on the paper's 4 levels */
+    /* alpha 50, rho 2.5, 200 sweeps on the paper's 4 levels */
     cf_clg_params_init (&params);
+    params.iterations = 200;
     fail_unless_equals_int (run_clg (f0, f1, &params, 4, 0, flow), CF_OK);
     fail_unless_equals_int (cf_flow_compare (flow, truth, 0, &err), CF_OK);
     GST_INFO ("RubberWhale: EPE %.4f, AAE %.3f", err.epe, err.aae);

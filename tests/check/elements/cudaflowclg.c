@@ -31,8 +31,9 @@ GST_START_TEST (test_defaults_and_presets)
 
   g_object_get (e, "levels", &levels, "iterations", &iterations, "alpha",
       &alpha, "rho", &rho, "iterations-per-level", &list, NULL);
-  fail_unless_equals_int (levels, 4);
-  fail_unless_equals_int (iterations, 200);
+  /* the balanced preset */
+  fail_unless_equals_int (levels, 6);
+  fail_unless_equals_int (iterations, 50);
   fail_unless (fabs (alpha - 50.0) < 1e-9 && fabs (rho - 2.5) < 1e-9);
   fail_unless (list == NULL);
 
