@@ -158,6 +158,33 @@ element_flow (const cf_image * f0, const cf_image * f1, const gchar * settings)
   return flow;
 }
 
+/* The CPU reference's flow from @f0 to @f1 with @tp on a pyramid of up to
+ * @levels levels, as the element builds it; @levels_used (may be NULL)
+ * receives how many the frame size allowed. */
+static cf_flow *
+reference_flow (const cf_image * f0, const cf_image * f1,
+    const cf_tvl1_params * tp, int levels, int *levels_used)
+{
+  cf_pyramid_params pp;
+  cf_pyramid *y0, *y1;
+  cf_flow *ref = cf_flow_new (f0->width, f0->height);
+
+  cf_pyramid_params_init (&pp);
+  pp.max_levels = levels;
+  cf_tvl1_prepare_pyramid_params (tp, &pp);
+  y0 = cf_pyramid_new (f0->width, f0->height, &pp);
+  y1 = cf_pyramid_new (f0->width, f0->height, &pp);
+  fail_unless (y0 != NULL && y1 != NULL && ref != NULL);
+  if (levels_used != NULL)
+    *levels_used = y0->n_levels;
+  fail_unless_equals_int (cf_pyramid_build (y0, f0, &pp), CF_OK);
+  fail_unless_equals_int (cf_pyramid_build (y1, f1, &pp), CF_OK);
+  fail_unless_equals_int (cf_tvl1_flow (y0, y1, tp, 0, ref), CF_OK);
+  cf_pyramid_free (y0);
+  cf_pyramid_free (y1);
+  return ref;
+}
+
 /* Low-contrast frames (0.4 I + 60, rounded as GRAY8 carries them): the
  * element's lambda scaling must give the reference's flow on the frames
  * stretched to 0..255 (IPOL's normalisation). */
@@ -167,8 +194,6 @@ GST_START_TEST (test_normalize_matches_stretched_reference)
   cf_synth_params sp;
   cf_image *f0, *f1, *r0, *r1;
   cf_flow *truth, *flow, *flow_raw, *ref;
-  cf_pyramid_params pp;
-  cf_pyramid *y0, *y1;
   cf_tvl1_params tp;
   double mean, max, mean_raw, max_raw;
   int x, y;
@@ -196,15 +221,7 @@ GST_START_TEST (test_normalize_matches_stretched_reference)
   tp.warps = 2;
   tp.max_iterations = 30;
   tp.epsilon = 0;
-  cf_pyramid_params_init (&pp);
-  pp.max_levels = 3;
-  cf_tvl1_prepare_pyramid_params (&tp, &pp);
-  y0 = cf_pyramid_new (80, 60, &pp);
-  y1 = cf_pyramid_new (80, 60, &pp);
-  fail_unless_equals_int (cf_pyramid_build (y0, r0, &pp), CF_OK);
-  fail_unless_equals_int (cf_pyramid_build (y1, r1, &pp), CF_OK);
-  ref = cf_flow_new (80, 60);
-  fail_unless_equals_int (cf_tvl1_flow (y0, y1, &tp, 0, ref), CF_OK);
+  ref = reference_flow (r0, r1, &tp, 3, NULL);
 
   fail_unless_equals_int (cf_flow_diff (flow, ref, &mean, &max), CF_OK);
   fail_unless_equals_int (cf_flow_diff (flow_raw, ref, &mean_raw, &max_raw),
@@ -216,8 +233,6 @@ GST_START_TEST (test_normalize_matches_stretched_reference)
   fail_unless (mean_raw > 10 * mean + 1e-3, "without normalize: %.2e",
       mean_raw);
 
-  cf_pyramid_free (y0);
-  cf_pyramid_free (y1);
   cf_image_free (f0);
   cf_image_free (f1);
   cf_image_free (r0);
@@ -521,10 +536,9 @@ GST_START_TEST (test_per_level_lists_give_the_reference_flow)
   cf_synth_params sp;
   cf_image *f0, *f1, *r0, *r1;
   cf_flow *truth, *flow, *ref, *a, *b;
-  cf_pyramid_params pp;
-  cf_pyramid *y0, *y1;
   cf_tvl1_params tp;
   double mean, max;
+  int levels_used = 0;
   int x, y;
 
   cf_synth_params_init (&sp);
@@ -549,16 +563,8 @@ GST_START_TEST (test_per_level_lists_give_the_reference_flow)
       CF_OK);
   fail_unless_equals_int (cf_tvl1_parse_iterations_per_level (&tp,
           "5,10,20", NULL), CF_OK);
-  cf_pyramid_params_init (&pp);
-  pp.max_levels = 3;
-  cf_tvl1_prepare_pyramid_params (&tp, &pp);
-  y0 = cf_pyramid_new (96, 72, &pp);
-  y1 = cf_pyramid_new (96, 72, &pp);
-  fail_unless_equals_int (y0->n_levels, 3);
-  fail_unless_equals_int (cf_pyramid_build (y0, r0, &pp), CF_OK);
-  fail_unless_equals_int (cf_pyramid_build (y1, r1, &pp), CF_OK);
-  ref = cf_flow_new (96, 72);
-  fail_unless_equals_int (cf_tvl1_flow (y0, y1, &tp, 0, ref), CF_OK);
+  ref = reference_flow (r0, r1, &tp, 3, &levels_used);
+  fail_unless_equals_int (levels_used, 3);
   fail_unless_equals_int (cf_flow_diff (flow, ref, &mean, &max), CF_OK);
   GST_INFO ("per-level lists: element vs reference mean |d| %.2e max %.2e",
       mean, max);
@@ -577,8 +583,6 @@ GST_START_TEST (test_per_level_lists_give_the_reference_flow)
       "iterations-per-level=20,20,20 warps=9 iterations=7");
   cf_test_assert_flow_identical (a, b, "uniform lists vs 2 x 20");
 
-  cf_pyramid_free (y0);
-  cf_pyramid_free (y1);
   cf_image_free (f0);
   cf_image_free (f1);
   cf_image_free (r0);
@@ -704,8 +708,6 @@ GST_START_TEST (test_median_size_gives_the_filtered_reference)
   cf_synth_params sp;
   cf_image *f0, *f1;
   cf_flow *truth, *flow, *plain, *ref;
-  cf_pyramid_params pp;
-  cf_pyramid *y0, *y1;
   cf_tvl1_params tp;
   gchar *settings;
   double mean, max, mean_plain, max_plain;
@@ -735,15 +737,7 @@ GST_START_TEST (test_median_size_gives_the_filtered_reference)
   tp.max_iterations = 30;
   tp.epsilon = 0;
   tp.median_size = 5;
-  cf_pyramid_params_init (&pp);
-  pp.max_levels = 3;
-  cf_tvl1_prepare_pyramid_params (&tp, &pp);
-  y0 = cf_pyramid_new (80, 60, &pp);
-  y1 = cf_pyramid_new (80, 60, &pp);
-  fail_unless_equals_int (cf_pyramid_build (y0, f0, &pp), CF_OK);
-  fail_unless_equals_int (cf_pyramid_build (y1, f1, &pp), CF_OK);
-  ref = cf_flow_new (80, 60);
-  fail_unless_equals_int (cf_tvl1_flow (y0, y1, &tp, 0, ref), CF_OK);
+  ref = reference_flow (f0, f1, &tp, 3, NULL);
 
   fail_unless_equals_int (cf_flow_diff (flow, ref, &mean, &max), CF_OK);
   fail_unless_equals_int (cf_flow_diff (plain, ref, &mean_plain,
@@ -753,8 +747,6 @@ GST_START_TEST (test_median_size_gives_the_filtered_reference)
   fail_unless (mean < 1e-4 && max < 1e-3, "mean %.2e max %.2e", mean, max);
   fail_unless (mean_plain > 1e-3, "the element did not filter");
 
-  cf_pyramid_free (y0);
-  cf_pyramid_free (y1);
   cf_image_free (f0);
   cf_image_free (f1);
   cf_flow_free (truth);
