@@ -7,7 +7,8 @@
 # gst-cudaflow-conv-bench on a tiny size (skip without a GPU);
 # gst-cudaflow-flow-frontier on a tiny grid and two synthetic pairs without
 # timing (its JSON, markdown and SVG, and its Pareto set recomputed here),
-# with timing where there is a GPU;
+# with timing where there is a GPU; gst-cudaflow-streams on a JPEG clip
+# with the CPU backend (loops, counts, checks the flow, writes its outputs);
 # scripts/bench/conv-report.py on a made-up pair of result files.
 tools=${CUDAFLOW_TOOLS_DIR:-$(dirname "$0")/../../tools}
 bench_scripts=$(dirname "$0")/../../scripts/bench
@@ -23,7 +24,7 @@ bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
 # exit 0, a usage error as one line and a hint on stderr with exit 2
 for t in gst-cudaflow-flow-eval gst-cudaflow-ref-eval gst-cudaflow-flow-bench \
     gst-cudaflow-conv-bench gst-cudaflow-conv-accuracy gst-cudaflow-synth \
-    gst-cudaflow-flow-frontier; do
+    gst-cudaflow-flow-frontier gst-cudaflow-streams; do
   for h in --help -h; do
     "$tools/$t" $h > "$tmp/help.out" 2> "$tmp/help.err"
     rc=$?
@@ -286,6 +287,47 @@ if [ $rc -eq 2 ]; then
 else
   bad "gst-cudaflow-conv-bench --methods nosuch exit $rc (expected 2)"
 fi
+
+# gst-cudaflow-streams: two looped pipelines on the CPU backend (a still
+# picture: the flow is zero, and a check against a wrong motion must see
+# it), the JSON line and the markdown row
+st=$tmp/streams; mkdir -p "$st"
+if gst-launch-1.0 -q videotestsrc pattern=smpte num-buffers=12 ! \
+    video/x-raw,width=96,height=64,framerate=30/1 ! jpegenc quality=95 ! \
+    qtmux ! filesink location="$st/still.mp4" 2> "$st/make.err"; then
+  for expect in 0,0 5,0; do
+    "$tools/gst-cudaflow-streams" --clip "$st/still.mp4" --decoder jpegdec \
+      --element 'cudaflowtvl1 backend=cpu preset=fast' --streams 2 \
+      --seconds 1 --warmup 0.3 --expect-flow $expect --border 8 \
+      --check-every 2 --json "$st/r.json" --markdown "$st/r.md" \
+      > "$st/out-$expect.txt" 2>&1
+    echo "exit $?" >> "$st/out-$expect.txt"
+  done
+  epe0=$(sed -n 's/.*median EPE \([0-9.]*\) px.*/\1/p' "$st/out-0,0.txt")
+  epe5=$(sed -n 's/.*median EPE \([0-9.]*\) px.*/\1/p' "$st/out-5,0.txt")
+  # 12 frames a pass: a second of 2 streams loops many times
+  frames=$(sed -n '1s/.*"frames": \([0-9]*\),.*/\1/p' "$st/r.json")
+  if grep -q 'exit 0' "$st/out-0,0.txt" && grep -q 'exit 0' "$st/out-5,0.txt" \
+      && awk -v a="$epe0" -v b="$epe5" 'BEGIN { exit !(a != "" && a < 0.1 && b > 4.5) }' \
+      && [ "$(wc -l < "$st/r.json")" -eq 2 ] && [ "${frames:-0}" -gt 48 ] \
+      && grep -q '"streams": 2, "context": "pipeline"' "$st/r.json" \
+      && [ "$(grep -c '^| cudaflowtvl1 backend=cpu preset=fast | 2 |' "$st/r.md")" -eq 2 ]; then
+    ok "gst-cudaflow-streams loops, counts and checks the flow (EPE $epe0 / $epe5, $frames frames)"
+  else
+    bad "gst-cudaflow-streams on the CPU"; cat "$st"/out-*.txt "$st/r.json" "$st/r.md"
+  fi
+  "$tools/gst-cudaflow-streams" --clip "$st/still.mp4" --decoder jpegdec \
+    --element 'nosuchelement' > "$st/bad.txt" 2>&1
+  rc=$?
+  if [ $rc -eq 1 ] && grep -q 'nosuchelement' "$st/bad.txt"; then
+    ok "gst-cudaflow-streams reports a pipeline it cannot build"
+  else
+    bad "gst-cudaflow-streams with a missing element exit $rc"; cat "$st/bad.txt"
+  fi
+else
+  echo "SKIP: gst-cudaflow-streams (no jpegenc/qtmux)"; skip=$((skip + 1))
+fi
+
 
 # conv-report.py: one size, two kernel sides, ours and a vendor, one n/a
 if command -v python3 > /dev/null 2>&1; then

@@ -28,7 +28,9 @@ for p in $(cd "$build/examples/apps" 2>/dev/null && find . -maxdepth 1 -type f -
     ! -name '*.o' 2>/dev/null); do
   copy_program "$build/examples/apps" "${p#./}" "$dest/examples/apps"
 done
-for t in "$build"/tools/gst-cudaflow-* "$build"/tools/cf-*; do [ -x "$t" ] && [ -f "$t" ] && cp "$t" "$dest/tools/"; done
+for t in "$build"/tools/gst-cudaflow-* "$build"/tools/cf-*; do
+  [ -x "$t" ] && [ -f "$t" ] && copy_program "$build/tools" "$(basename "$t")" "$dest/tools"
+done
 find "$dest" -type f -perm -u+x -exec strip -g {} \; 2>/dev/null || true
 strip -g "$dest/gst/.libs/libgstcudaflow.so" 2>/dev/null || true
 du -sh "$dest"

@@ -19,33 +19,8 @@ done
 [ -n "$py" ] || { echo "$0: needs python3 with numpy" >&2; exit 1; }
 if [ "${1:-}" = --make-clips ]; then
   out=${2:?clip dir}; mkdir -p "$out"
-  for spec in "3 1 small" "24 8 large"; do
-    set -- $spec
-    "$py" - "$1" "$2" 40 <<'PY' | gst-launch-1.0 -q fdsrc ! \
-      rawvideoparse width=1920 height=1080 format=gray8 framerate=30/1 ! \
-      videoconvert ! video/x-raw,format=I420 ! \
-      x264enc bitrate=8000 speed-preset=fast key-int-max=30 ! h264parse ! \
-      mp4mux ! filesink location="$out/pan-$3.mp4" || exit 1
-import sys, numpy as np
-# frame t shows the window at (x0 + t dx, y0 + t dy): the content moves by
-# (-dx, -dy), the flow from frame t-1 to t
-W, H = 1920, 1080
-dx, dy, n = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-rng = np.random.default_rng(7)
-tw, th = W + n * dx + 64, H + n * dy + 64
-fy = np.fft.fftfreq(th)[:, None]
-fx = np.fft.rfftfreq(tw)[None, :]
-f = np.sqrt(fx * fx + fy * fy)
-f[0, 0] = 1
-tex = np.fft.irfft2((rng.standard_normal(f.shape) +
-                     1j * rng.standard_normal(f.shape)) / f, s=(th, tw))
-tex = np.clip(128 + 40 * (tex - tex.mean()) / tex.std(), 0, 255)
-tex = tex.astype(np.uint8)
-for t in range(n):
-    sys.stdout.buffer.write(tex[32 + t * dy:32 + t * dy + H,
-                                32 + t * dx:32 + t * dx + W].tobytes())
-PY
-  done
+  "$(dirname "$0")/make-pan-clip.sh" 1920 1080 3 1 40 "$out/pan-small.mp4" 8000 &&
+    "$(dirname "$0")/make-pan-clip.sh" 1920 1080 24 8 40 "$out/pan-large.mp4" 8000 || exit 1
   ls -l "$out"
   exit 0
 fi
