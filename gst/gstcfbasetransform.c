@@ -10,7 +10,13 @@
  * Owns what every element needs around its computation:
  *
  * - the GstCudaContext, shared with nvcodec elements through the GstContext
- *   mechanism (`cuda-device-id`, -1 = whatever the pipeline already uses);
+ *   mechanism (`cuda-device-id`, -1 = whatever the pipeline already uses).
+ *   An element that finds none (neighbours, application) takes the
+ *   process's one context for its device instead of making a new one, also
+ *   when a neighbour such as nvh264dec asks it first: N pipelines on one
+ *   GPU then share one context, whose kernels run concurrently, where N
+ *   contexts would be time-sliced (three times the throughput at 8 streams,
+ *   docs/scaling.md);
  * - `backend=auto|cuda|cpu`: the GPU when one is usable, otherwise the CPU
  *   reference implementation, said once in the debug log;
  * - a CUDA stream per element; every CUDA call runs with the context pushed,
@@ -296,6 +302,9 @@ gst_cf_base_transform_caps_are_equal (GstCfBaseTransform * self)
 
 /* --- context --------------------------------------------------------- */
 
+static gboolean acquire_context (GstCfBaseTransform * self, gint device_id,
+    const gchar ** why);
+
 static void
 gst_cf_base_transform_set_context (GstElement * element, GstContext * context)
 {
@@ -316,6 +325,18 @@ gst_cf_base_transform_set_context (GstElement * element, GstContext * context)
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
+/* backend is not cpu */
+static gboolean
+wants_gpu (GstCfBaseTransform * self)
+{
+  GstCfBackend backend;
+
+  GST_OBJECT_LOCK (self);
+  backend = GET_PRIV (self)->backend;
+  GST_OBJECT_UNLOCK (self);
+  return backend != GST_CF_BACKEND_CPU;
+}
+
 static gboolean
 gst_cf_base_transform_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query)
@@ -327,6 +348,19 @@ gst_cf_base_transform_query (GstBaseTransform * trans,
     gboolean answered = FALSE;
 
     g_rec_mutex_lock (&priv->context_lock);
+    /* a neighbour opening before our start (nvh264dec does, in
+     * NULL->READY) gets the process's context instead of making its own */
+    if (priv->context == NULL && priv->active_backend == GST_CF_BACKEND_AUTO
+        && wants_gpu (self) && gst_cuda_load_library ()) {
+      const gchar *why = NULL;
+      gint device_id;
+
+      GST_OBJECT_LOCK (self);
+      device_id = priv->device_id;
+      GST_OBJECT_UNLOCK (self);
+      if (!acquire_context (self, device_id, &why))
+        GST_DEBUG_OBJECT (self, "no CUDA context to answer with: %s", why);
+    }
     if (priv->context != NULL)
       answered = gst_cuda_handle_context_query (GST_ELEMENT (self), query,
           priv->context);
@@ -341,6 +375,93 @@ gst_cf_base_transform_query (GstBaseTransform * trans,
 
 /* --- start / stop ---------------------------------------------------- */
 
+/* The process's CUDA context for @device_id, made on first use and gone
+ * with its last user: a GstCudaContext of its own per pipeline would cost
+ * a CUDA context each, and kernels of different contexts never overlap. */
+static GMutex shared_contexts_lock;
+static GWeakRef shared_contexts[64];
+
+static GstCudaContext *
+shared_context_get (guint device_id)
+{
+  GstCudaContext *context;
+
+  if (device_id >= G_N_ELEMENTS (shared_contexts))
+    return gst_cuda_context_new (device_id);
+  g_mutex_lock (&shared_contexts_lock);
+  context = g_weak_ref_get (&shared_contexts[device_id]);
+  if (context == NULL) {
+    context = gst_cuda_context_new (device_id);
+    if (context != NULL)
+      g_weak_ref_set (&shared_contexts[device_id], context);
+  }
+  g_mutex_unlock (&shared_contexts_lock);
+  return context;
+}
+
+/* Asks the peer of @pad for its CUDA context; set_context keeps it if its
+ * device suits cuda-device-id. */
+static void
+query_peer_context (GstCfBaseTransform * self, GstPad * pad)
+{
+  GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+
+  if (gst_pad_peer_query (pad, query)) {
+    GstContext *context = NULL;
+
+    gst_query_parse_context (query, &context);
+    if (context != NULL)
+      gst_element_set_context (GST_ELEMENT (self), context);
+  }
+  gst_query_unref (query);
+}
+
+/* A context for the GPU path, in gst_cuda_ensure_element_context ()'s
+ * order (ours, the neighbours', the application's through need-context),
+ * except that the last resort is the process's context for the device,
+ * announced with have-context, rather than a new one. context_lock held;
+ * FALSE with a reason. */
+static gboolean
+acquire_context (GstCfBaseTransform * self, gint device_id,
+    const gchar ** why)
+{
+  GstCfBaseTransformPrivate *priv = GET_PRIV (self);
+  GstElement *element = GST_ELEMENT (self);
+  GstCudaContext *shared;
+  int devices = 0;
+
+  if (priv->context == NULL)
+    query_peer_context (self, GST_BASE_TRANSFORM_SRC_PAD (self));
+  if (priv->context == NULL)
+    query_peer_context (self, GST_BASE_TRANSFORM_SINK_PAD (self));
+  if (priv->context == NULL)
+    gst_element_post_message (element,
+        gst_message_new_need_context (GST_OBJECT (self),
+            GST_CUDA_CONTEXT_TYPE));
+  if (priv->context != NULL)
+    return TRUE;
+
+  if (cudaGetDeviceCount (&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError ();
+    *why = "no CUDA device was found";
+    return FALSE;
+  }
+  if (device_id >= devices) {
+    *why = devices == 1 ? "cuda-device-id names a device beyond the only "
+        "one (device 0)" : "cuda-device-id names a device beyond the last";
+    return FALSE;
+  }
+  shared = shared_context_get (device_id < 0 ? 0 : (guint) device_id);
+  if (shared == NULL) {
+    *why = "no CUDA device could be opened";
+    return FALSE;
+  }
+  priv->context = shared;
+  gst_element_post_message (element, gst_message_new_have_context
+      (GST_OBJECT (self), gst_context_new_cuda_context (shared)));
+  return TRUE;
+}
+
 /* The GPU path, or FALSE with a reason: library, device or stream. */
 static gboolean
 open_device (GstCfBaseTransform * self, gint device_id, const gchar ** why)
@@ -352,11 +473,8 @@ open_device (GstCfBaseTransform * self, gint device_id, const gchar ** why)
     *why = "the CUDA driver library (libcuda.so.1) could not be loaded";
     return FALSE;
   }
-  if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
-          &priv->context)) {
-    *why = "no CUDA device could be opened";
+  if (!acquire_context (self, device_id, why))
     return FALSE;
-  }
   if (!gst_cuda_context_push (priv->context)) {
     *why = "the CUDA context could not be made current";
     gst_clear_object (&priv->context);
@@ -401,6 +519,23 @@ gst_cf_base_transform_start (GstBaseTransform * trans)
     GST_CAT_INFO_OBJECT (ELEMENT_CAT (self), self,
         "running on the CPU backend (backend=cpu)");
     return TRUE;
+  }
+
+  /* a device that does not exist is a mistake to report, not a reason to
+   * fall back to the CPU (a machine without any device still falls back) */
+  {
+    int devices = 0;
+
+    if (device_id >= 0 && cudaGetDeviceCount (&devices) == cudaSuccess
+        && devices > 0 && device_id >= devices) {
+      g_rec_mutex_unlock (&priv->context_lock);
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("cuda-device-id=%d names no CUDA device: this machine has %d "
+              "(0 to %d). Use -1 for the pipeline's device.", device_id,
+              devices, devices - 1), (NULL));
+      return FALSE;
+    }
+    cudaGetLastError ();
   }
 
   if (open_device (self, device_id, &why)) {
