@@ -18,6 +18,9 @@
  *    a known motion) every --check-every'th flow field is read on the host
  *    and its mean endpoint error against (U, V) taken away from the
  *    borders; the median over the checked frames is reported.
+ * --context per-pipeline gives each pipeline a CUDA context of its own when
+ * an element asks for one (as if each ran alone in its process), shared
+ * gives every pipeline the first one made; by default the elements decide.
  * One JSON object per run goes to --json (appended, one per line) and one
  * markdown row to --markdown (header written when the file is empty).
  */
@@ -26,6 +29,9 @@
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
 #include <gst/cudaflow/cudaflow.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudautils.h>
 
 #include <glib/gstdio.h>
 
@@ -37,6 +43,18 @@
 
 #define PROG "gst-cudaflow-streams"
 
+/* --context: what the application does when an element asks for a CUDA
+ * context (need-context) */
+enum
+{
+  CONTEXT_ELEMENTS,             /* nothing: the elements decide */
+  CONTEXT_PER_PIPELINE,         /* a new context for each pipeline */
+  CONTEXT_SHARED                /* the first context made, for all */
+};
+static const gchar *context_names[] = { "elements", "per-pipeline",
+  "shared"
+};
+
 typedef struct
 {
   gint index;
@@ -45,6 +63,7 @@ typedef struct
   /* PTS -> monotonic µs at the decoder's and the element's input */
   GHashTable *decoder_in, *element_in;
   GArray *latency_ms, *element_ms, *epe;
+  GstContext *own_context;      /* --context per-pipeline */
   guint64 frames_total, frames_window, checked;
   gboolean loop_failed;
 } Stream;
@@ -67,7 +86,7 @@ typedef struct
   gboolean check;
   gdouble expect_u, expect_v;
   gint check_every, border;
-  gboolean share_context;
+  gint context_mode;            /* CONTEXT_* */
   GstContext *shared_context;
   GMutex context_lock;
   /* flow checks run in their own thread: reading a field back on the
@@ -379,27 +398,41 @@ appsink_sample (GstAppSink * sink, gpointer data)
 static GstBusSyncReply
 bus_sync (GstBus * bus, GstMessage * msg, gpointer data)
 {
-  Run *run = data;
+  Stream *s = data;
+  Run *run = g_object_get_data (G_OBJECT (s->pipeline), "cf-run");
   const gchar *type = NULL;
 
-  if (!run->share_context)
-    return GST_BUS_PASS;
-  /* --context shared: every pipeline gets the first CUDA context made */
   if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT
       && gst_message_parse_context_type (msg, &type)
-      && g_strcmp0 (type, "gst.cuda.context") == 0) {
-    g_mutex_lock (&run->context_lock);
-    if (run->shared_context != NULL)
-      gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)),
-          run->shared_context);
-    g_mutex_unlock (&run->context_lock);
-  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_HAVE_CONTEXT) {
+      && g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) == 0) {
+    GstElement *asker = GST_ELEMENT (GST_MESSAGE_SRC (msg));
+
+    if (run->context_mode == CONTEXT_PER_PIPELINE) {
+      /* as if each pipeline were alone in its process */
+      if (s->own_context == NULL && gst_cuda_load_library ()) {
+        GstCudaContext *ctx = gst_cuda_context_new (0);
+
+        if (ctx != NULL) {
+          s->own_context = gst_context_new_cuda_context (ctx);
+          gst_object_unref (ctx);
+        }
+      }
+      if (s->own_context != NULL)
+        gst_element_set_context (asker, s->own_context);
+    } else if (run->context_mode == CONTEXT_SHARED) {
+      g_mutex_lock (&run->context_lock);
+      if (run->shared_context != NULL)
+        gst_element_set_context (asker, run->shared_context);
+      g_mutex_unlock (&run->context_lock);
+    }
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_HAVE_CONTEXT
+      && run->context_mode == CONTEXT_SHARED) {
     GstContext *context = NULL;
 
     gst_message_parse_have_context (msg, &context);
     g_mutex_lock (&run->context_lock);
     if (run->shared_context == NULL && context != NULL && g_strcmp0
-        (gst_context_get_context_type (context), "gst.cuda.context") == 0)
+        (gst_context_get_context_type (context), GST_CUDA_CONTEXT_TYPE) == 0)
       run->shared_context = gst_context_ref (context);
     g_mutex_unlock (&run->context_lock);
     if (context)
@@ -501,7 +534,7 @@ stream_build (Run * run, Stream * s, const gchar * clip,
   gst_object_unref (sink);
 
   bus = gst_element_get_bus (s->pipeline);
-  gst_bus_set_sync_handler (bus, bus_sync, run, NULL);
+  gst_bus_set_sync_handler (bus, bus_sync, s, NULL);
   gst_bus_add_watch (bus, bus_async, s);
   gst_object_unref (bus);
   return TRUE;
@@ -660,8 +693,9 @@ main (int argc, char *argv[])
         "A queue between decoder and element (decoding and the element in "
           "two threads per stream)", NULL},
     {"context", 0, 0, G_OPTION_ARG_STRING, &context_mode,
-        "pipeline: each pipeline makes its own CUDA context (what "
-          "gst-launch does); shared: one for all (default pipeline)",
+        "What the application answers an element that asks for a CUDA "
+          "context: elements (nothing; the default), per-pipeline (a new "
+          "context for each pipeline) or shared (the first one made)",
         "MODE"},
     {"seconds", 0, 0, G_OPTION_ARG_DOUBLE, &seconds,
         "Measured window (default 10)", "S"},
@@ -730,10 +764,16 @@ main (int argc, char *argv[])
     cf_args_usage_error (PROG, "--frames must be >= 0");
   if (check_every < 1 || border < 0)
     cf_args_usage_error (PROG, "--check-every must be >= 1, --border >= 0");
-  if (context_mode != NULL && strcmp (context_mode, "shared") != 0
-      && strcmp (context_mode, "pipeline") != 0)
-    cf_args_usage_error (PROG, "--context is 'shared' or 'pipeline'");
   memset (&run, 0, sizeof (run));
+  if (context_mode != NULL) {
+    for (i = 0; i < (gint) G_N_ELEMENTS (context_names); i++)
+      if (strcmp (context_mode, context_names[i]) == 0)
+        break;
+    if (i == G_N_ELEMENTS (context_names))
+      cf_args_usage_error (PROG, "--context is elements, per-pipeline or "
+          "shared");
+    run.context_mode = i;
+  }
   if (expect != NULL) {
     if (sscanf (expect, "%lf,%lf", &run.expect_u, &run.expect_v) != 2)
       cf_args_usage_error (PROG, "--expect-flow wants U,V");
@@ -747,7 +787,6 @@ main (int argc, char *argv[])
     decoder = g_strdup ("h264parse ! nvh264dec");
   if (label == NULL)
     label = g_strdup (element);
-  run.share_context = g_strcmp0 (context_mode, "shared") == 0;
   if (run.check) {
     run.checks = g_async_queue_new ();
     run.checker = g_thread_new ("check", checker_thread, &run);
@@ -804,7 +843,7 @@ main (int argc, char *argv[])
       return 1;
     }
   }
-  if (g_strcmp0 (context_mode, "shared") == 0 && n > 1
+  if (run.context_mode == CONTEXT_SHARED && n > 1
       && run.shared_context == NULL)
     g_printerr ("%s: warning: no CUDA context was shared (the decoder and "
         "the element made none)\n", PROG);
@@ -897,9 +936,9 @@ main (int argc, char *argv[])
       mem_stream = mem >= 0 ? (mem - MAX (mem_idle, 0)) / n : -1;
     }
 
-    g_print ("%s: %d stream(s), %s context%s%s\n", label, n,
-        g_strcmp0 (context_mode, "shared") == 0 ? "shared" :
-        "per-pipeline", queue ? ", queue" : "", appsink ? ", appsink" : "");
+    g_print ("%s: %d stream(s), CUDA context: %s%s%s\n", label, n,
+        context_names[run.context_mode], queue ? ", queue" : "",
+        appsink ? ", appsink" : "");
     g_print ("  %.1f frames/s aggregate over %.1f s (slowest stream %.1f)",
         fps, window_s, fps_min);
     if (bound_fps > 0)
@@ -955,8 +994,8 @@ main (int argc, char *argv[])
           "\"rss_first_mib\": %.1f, \"rss_max_mib\": %.1f, "
           "\"device_first_mib\": %.1f, \"device_max_mib\": %.1f}\n",
           label, element, clip, n,
-          g_strcmp0 (context_mode, "shared") == 0 ? "shared" : "pipeline",
-          queue ? "true" : "false", appsink ? "true" : "false", window_s,
+          context_names[run.context_mode], queue ? "true" : "false",
+          appsink ? "true" : "false", window_s,
           frames, fields[0], fps_min, fields[1], fields[2], fields[3],
           fields[4], fields[5], fields[6], fields[7], fields[8], fields[9],
           fields[10], epe_all->len, fields[11], run.rss_first, run.rss_max,
@@ -985,8 +1024,7 @@ main (int argc, char *argv[])
               "NVDEC busy %% | MiB per stream | flow EPE |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         fprintf (f, "| %s | %d | %s | %.0f | ", label, n,
-            g_strcmp0 (context_mode, "shared") == 0 ? "shared" : "pipeline",
-            fps);
+            context_names[run.context_mode], fps);
         if (bound_fps > 0)
           fprintf (f, "%.0f | ", 100 * fps / bound_fps);
         else

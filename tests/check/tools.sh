@@ -310,7 +310,7 @@ if gst-launch-1.0 -q videotestsrc pattern=smpte num-buffers=12 ! \
   if grep -q 'exit 0' "$st/out-0,0.txt" && grep -q 'exit 0' "$st/out-5,0.txt" \
       && awk -v a="$epe0" -v b="$epe5" 'BEGIN { exit !(a != "" && a < 0.1 && b > 4.5) }' \
       && [ "$(wc -l < "$st/r.json")" -eq 2 ] && [ "${frames:-0}" -gt 48 ] \
-      && grep -q '"streams": 2, "context": "pipeline"' "$st/r.json" \
+      && grep -q '"streams": 2, "context": "elements"' "$st/r.json" \
       && [ "$(grep -c '^| cudaflowtvl1 backend=cpu preset=fast | 2 |' "$st/r.md")" -eq 2 ]; then
     ok "gst-cudaflow-streams loops, counts and checks the flow (EPE $epe0 / $epe5, $frames frames)"
   else

@@ -94,12 +94,14 @@ b_k31=$(fps_of "$(conv_ms 31 1920 1080)")
   echo "  cudaconvolve NV12 1080p K=7 $b_k7, K=31 $b_k31"; } | tee "$out/bounds.txt"
 
 one decode-1080p pan-1080p.mp4 identity "" 0
+# each pipeline in a CUDA context of its own (what an application gets
+# from elements that make one each), against the process's one context
+one tvl1-fast-1080p-own-contexts pan-1080p.mp4 "$fast" -3,-1 "$b_fast" --context per-pipeline
 one tvl1-fast-1080p pan-1080p.mp4 "$fast" -3,-1 "$b_fast"
-one tvl1-fast-1080p-shared pan-1080p.mp4 "$fast" -3,-1 "$b_fast" --context shared
-one tvl1-fast-1080p-meta pan-1080p.mp4 "$fast output=meta" -3,-1 "$b_fast" --context shared --appsink
-one tvl1-balanced-1080p-shared pan-1080p.mp4 "$bal" -3,-1 "$b_bal" --context shared
+one tvl1-fast-1080p-meta-appsink pan-1080p.mp4 "$fast output=meta" -3,-1 "$b_fast" --appsink
+one tvl1-balanced-1080p pan-1080p.mp4 "$bal" -3,-1 "$b_bal"
 one decode-4k pan-2160p.mp4 identity "" 0
-one tvl1-fast-4k-shared pan-2160p.mp4 "$fast" -6,-2 "$b_fast4k" --context shared
-one conv-k7-1080p-shared pan-1080p.mp4 "cudaconvolve kernel-preset=disk kernel-size=7" "" "$b_k7" --context shared
-one conv-k31-1080p-shared pan-1080p.mp4 "cudaconvolve kernel-preset=disk kernel-size=31" "" "$b_k31" --context shared
+one tvl1-fast-4k pan-2160p.mp4 "$fast" -6,-2 "$b_fast4k"
+one conv-k7-1080p pan-1080p.mp4 "cudaconvolve kernel-preset=disk kernel-size=7" "" "$b_k7"
+one conv-k31-1080p pan-1080p.mp4 "cudaconvolve kernel-preset=disk kernel-size=31" "" "$b_k31"
 cat "$md"
