@@ -233,49 +233,6 @@ GST_START_TEST (test_every_method_and_precision_matches_cpu)
 
 GST_END_TEST;
 
-/* A buffer of genuine GstCudaMemory (RGBA, our context) holding @src, with
- * the device copy newer than any host copy (NEED_DOWNLOAD set). */
-static GstBuffer *
-cuda_buffer_from (GstCudaContext * ctx, const GstVideoInfo * info,
-    GstBuffer * src)
-{
-  GstAllocator *alloc = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
-  GstMemory *mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc), ctx,
-      info);
-  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (mem);
-  GstBuffer *buf = gst_buffer_new ();
-  GstVideoFrame fsrc, fdst;
-  GstMapInfo map;
-  gsize offset[GST_VIDEO_MAX_PLANES];
-  gint stride[GST_VIDEO_MAX_PLANES];
-  guint p;
-
-  fail_unless (mem != NULL);
-  gst_buffer_append_memory (buf, mem);
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    offset[p] = GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info, p);
-    stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, p);
-  }
-  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
-      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info), offset,
-      stride);
-  fail_unless (gst_video_frame_map (&fsrc, (GstVideoInfo *) info, src,
-          GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fdst, (GstVideoInfo *) info, buf,
-          GST_MAP_WRITE));
-  fail_unless (gst_video_frame_copy (&fdst, &fsrc));
-  gst_video_frame_unmap (&fdst);
-  gst_video_frame_unmap (&fsrc);
-  /* upload, then claim the device copy as the newest */
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE | GST_MAP_CUDA));
-  gst_memory_unmap (mem, &map);
-  fail_unless (GST_MEMORY_FLAG_IS_SET (mem,
-          GST_CUDA_MEMORY_TRANSFER_NEED_DOWNLOAD));
-  gst_object_unref (alloc);
-  return buf;
-}
-
 /* cudaconvolve on the CUDA backend in @ctx (shared through a GstContext),
  * with @kernel (NULL: none, a passthrough) set before the caps, 64x48 RGBA
  * in CUDA memory on both pads. */
@@ -312,7 +269,7 @@ GST_START_TEST (test_cuda_memory_never_touches_the_host)
   h = rgba_cuda_harness (ctx, k3_text);
 
   src = make_random_frame (&info, 11);
-  in = cuda_buffer_from (ctx, &info, src);
+  in = cf_test_cuda_buffer_from (ctx, &info, src);
   in_mem = gst_buffer_peek_memory (in, 0);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL);
@@ -468,7 +425,7 @@ GST_START_TEST (test_kernel_set_after_caps_keeps_cuda_memory)
   h = rgba_cuda_harness (ctx, NULL);
 
   src = make_random_frame (&info, 12);
-  in = cuda_buffer_from (ctx, &info, src);
+  in = cf_test_cuda_buffer_from (ctx, &info, src);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out == in, "no kernel: not a passthrough");
   gst_buffer_unref (out);
@@ -528,7 +485,7 @@ GST_START_TEST (test_other_context_is_adopted_not_copied)
   ctx[1] = other;
   ctx[2] = mine;
   for (i = 0; i < G_N_ELEMENTS (ctx); i++) {
-    GstBuffer *in = cuda_buffer_from (ctx[i], &info, src);
+    GstBuffer *in = cf_test_cuda_buffer_from (ctx[i], &info, src);
     GstMemory *in_mem = gst_buffer_peek_memory (in, 0);
     GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
     GstMemory *out_mem;
