@@ -493,3 +493,73 @@ cf_test_gpu_hog_release (cf_test_gpu_hog * hog)
   g_ptr_array_unref (hog->blocks);
   g_free (hog);
 }
+
+GstBuffer *
+cf_test_random_frame (const GstVideoInfo * info, guint32 seed)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstMapInfo map;
+  guint32 s = seed;
+  gsize i;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (i = 0; i < map.size; i++) {
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    map.data[i] = (guint8) (s >> 11);
+  }
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+gchar *
+cf_test_random_kernel_text (int size, guint32 seed)
+{
+  GString *s = g_string_new (NULL);
+  int i;
+
+  for (i = 0; i < size * size; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    g_string_append_printf (s, "%.4f%s", ((seed >> 9) % 2001) / 1000.0 - 0.5,
+        (i % size == size - 1) ? ";" : " ");
+  }
+  return g_string_free (s, FALSE);
+}
+
+void
+cf_test_assert_frames_close (const GstVideoInfo * info, GstBuffer * a,
+    GstBuffer * b, guint tol, const gchar * what)
+{
+  GstVideoFrame fa, fb;
+  guint comp;
+
+  fail_unless (gst_video_frame_map (&fa, (GstVideoInfo *) info, a,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, (GstVideoInfo *) info, b,
+          GST_MAP_READ));
+  for (comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (info); comp++) {
+    int w = GST_VIDEO_FRAME_COMP_WIDTH (&fa, comp);
+    int h = GST_VIDEO_FRAME_COMP_HEIGHT (&fa, comp);
+    int ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&fa, comp);
+    gboolean wide = GST_VIDEO_FRAME_COMP_DEPTH (&fa, comp) > 8;
+    int x, y;
+    for (y = 0; y < h; y++) {
+      const guint8 *ra = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&fa,
+          comp) + y * GST_VIDEO_FRAME_COMP_STRIDE (&fa, comp);
+      const guint8 *rb = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&fb,
+          comp) + y * GST_VIDEO_FRAME_COMP_STRIDE (&fb, comp);
+      for (x = 0; x < w; x++) {
+        guint va = wide ? (ra[x * ps] | ra[x * ps + 1] << 8) : ra[x * ps];
+        guint vb = wide ? (rb[x * ps] | rb[x * ps + 1] << 8) : rb[x * ps];
+        if ((guint) ABS ((gint) va - (gint) vb) > tol)
+          fail ("%s: %s comp %u (%d,%d): %u vs %u", what,
+              gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)), comp,
+              x, y, va, vb);
+      }
+    }
+  }
+  gst_video_frame_unmap (&fb);
+  gst_video_frame_unmap (&fa);
+}
+

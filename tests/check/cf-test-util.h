@@ -119,6 +119,19 @@ void cf_test_assert_flow_mean_close (const cf_flow * got, const cf_flow * ref,
 double cf_test_flow_epe (const cf_flow * est, const cf_flow * truth,
     int border);
 
+/* A frame of @info (system memory) of pseudo-random bytes (xorshift,
+ * seeded). */
+GstBuffer *cf_test_random_frame (const GstVideoInfo * info, guint32 seed);
+
+/* The text of a @size x @size kernel with taps in [-0.5, 0.5] (g_free
+ * it). */
+gchar *cf_test_random_kernel_text (int size, guint32 seed);
+
+/* Fail unless every sample of the frames @a and @b of @info differs by at
+ * most @tol (8- and 16-bit components). */
+void cf_test_assert_frames_close (const GstVideoInfo * info, GstBuffer * a,
+    GstBuffer * b, guint tol, const gchar * what);
+
 /* A buffer of genuine GstCudaMemory of @ctx holding the frame @src (both
  * of @info, a format gst_cuda_allocator_alloc () takes: RGBA, NV12, ...),
  * the device copy newer than any host copy (NEED_DOWNLOAD set). */
