@@ -288,11 +288,14 @@ push_caps (GstHarness * h, const gchar * format, int w, int hh,
       G_TYPE_STRING, format, "width", G_TYPE_INT, w, "height", G_TYPE_INT,
       hh, "framerate", GST_TYPE_FRACTION, 30, 1, "pixel-aspect-ratio",
       GST_TYPE_FRACTION, tag, 1, NULL);
+  GstEvent *event;
 
   if (cuda)
     gst_caps_set_features (caps, 0,
         gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
-  return gst_harness_push_event (h, gst_event_new_caps (caps));
+  event = gst_event_new_caps (caps);
+  gst_caps_unref (caps);
+  return gst_harness_push_event (h, event);
 }
 
 /* The frame @index of @format carrying @grey, in CUDA memory of @ctx
