@@ -131,6 +131,8 @@ static void gst_cf_base_transform_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
 static GstFlowReturn gst_cf_base_transform_generate_output (GstBaseTransform
     * trans, GstBuffer ** outbuf);
+static GstFlowReturn gst_cf_base_transform_prepare_output_buffer
+    (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer ** outbuf);
 static GstFlowReturn gst_cf_base_transform_transform (GstBaseTransform *
     trans, GstBuffer * inbuf, GstBuffer * outbuf);
 
@@ -185,6 +187,8 @@ gst_cf_base_transform_class_init (GstCfBaseTransformClass * klass)
       GST_DEBUG_FUNCPTR (gst_cf_base_transform_before_transform);
   trans_class->generate_output =
       GST_DEBUG_FUNCPTR (gst_cf_base_transform_generate_output);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_cf_base_transform_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cf_base_transform_transform);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CF_BASE_TRANSFORM, 0);
@@ -483,8 +487,9 @@ open_device (GstCfBaseTransform * self, gint device_id, const gchar ** why)
   err = cudaStreamCreateWithFlags (&priv->stream, cudaStreamNonBlocking);
   gst_cuda_context_pop (NULL);
   if (err != cudaSuccess) {
-    cf_cuda_check (err);
-    *why = "a CUDA stream could not be created";
+    *why = cf_cuda_check (err) == CF_ERROR_NO_MEMORY ?
+        "its memory is exhausted (a CUDA stream could not be created)" :
+        "a CUDA stream could not be created";
     priv->stream = NULL;
     gst_clear_object (&priv->context);
     return FALSE;
@@ -859,9 +864,18 @@ gst_cf_base_transform_decide_allocation (GstBaseTransform * trans,
     gst_buffer_pool_config_add_option (config,
         GST_BUFFER_POOL_OPTION_VIDEO_META);
   if (!gst_buffer_pool_set_config (pool, config)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Could not configure an output buffer pool for %" GST_PTR_FORMAT
-            ".", outcaps), (NULL));
+    /* our CUDA pool's configuration allocates one buffer to learn its
+     * pitch: what fails there is GPU memory */
+    if (GST_IS_CF_BUFFER_POOL (pool))
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Could not allocate GPU memory for %dx%d output buffers. If the "
+              "GPU is out of memory, use smaller frames, fewer streams on "
+              "this GPU, or backend=cpu.", layout->width, layout->height),
+          ("output caps %" GST_PTR_FORMAT, outcaps));
+    else
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+          ("Could not configure an output buffer pool for %" GST_PTR_FORMAT
+              ".", outcaps), (NULL));
     gst_object_unref (pool);
     return FALSE;
   }
@@ -993,6 +1007,47 @@ gst_cf_base_transform_generate_output (GstBaseTransform * trans,
   }
   gst_buffer_unref (inbuf);
   return GST_FLOW_OK;
+}
+
+/* GstBaseTransform 1.22 returns the error of a pool that cannot allocate
+ * without posting anything, and posts only "failed to activate bufferpool"
+ * when activation (its first allocations) fails: the pool is activated
+ * here, and either failure posts an error that says which memory ran out
+ * and what to change. */
+static GstFlowReturn
+gst_cf_base_transform_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstCfBaseTransform *self = GST_CF_BASE_TRANSFORM (trans);
+  GstCfLayout *layout = &GET_PRIV (self)->out_layout;
+  GstBufferPool *pool = NULL;
+  GstFlowReturn ret;
+  gboolean gpu;
+
+  if (!gst_base_transform_is_passthrough (trans))
+    pool = gst_base_transform_get_buffer_pool (trans);
+  if (pool != NULL && !gst_buffer_pool_is_active (pool) &&
+      !gst_buffer_pool_set_active (pool, TRUE)) {
+    ret = GST_FLOW_ERROR;
+    goto alloc_failed;
+  }
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
+      (trans, inbuf, outbuf);
+  if (ret == GST_FLOW_ERROR && pool != NULL)
+    goto alloc_failed;
+  gst_clear_object (&pool);
+  return ret;
+
+alloc_failed:
+  gpu = GST_IS_CF_BUFFER_POOL (pool);
+  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+      ("Could not allocate a %dx%d output buffer in %s memory.%s",
+          layout->width, layout->height, gpu ? "GPU" : "system",
+          gpu ? " If the GPU is out of memory, use smaller frames, fewer "
+          "streams on this GPU, or backend=cpu." : ""),
+      ("from %" GST_PTR_FORMAT, pool));
+  gst_object_unref (pool);
+  return ret;
 }
 
 /* Map @buffer as @layout says: video frames through their GstVideoMeta,
@@ -1287,7 +1342,14 @@ map_failed:
   goto done;
 
 cuda_failed:
-  gst_cf_post_status_error (GST_ELEMENT (self), status, NULL, what);
+  {
+    /* the size says what to make smaller when memory ran out */
+    gchar *text = g_strdup_printf ("%s (%dx%d)", what, out_layout->width,
+        out_layout->height);
+
+    gst_cf_post_status_error (GST_ELEMENT (self), status, NULL, text);
+    g_free (text);
+  }
   /* leave the stream idle so later frames or stop () start clean */
   cudaStreamSynchronize (priv->stream);
   ret = GST_FLOW_ERROR;

@@ -1015,9 +1015,9 @@ make_engine (GstCfFlowBase * self, const GstCfPlanes * in)
     status = cf_flow_engine_new_cpu (width, height, &priv->pyramid_params,
         with_range, &priv->engine);
   if (status != CF_OK) {
-    gchar *what = g_strdup_printf ("Not enough %s memory for %dx%d frames "
-        "at %d pyramid levels", in->on_device ? "GPU" : "host", width, height,
-        priv->pyramid_params.max_levels);
+    gchar *what = g_strdup_printf ("Could not allocate %s buffers for "
+        "%dx%d frames at %d pyramid levels", in->on_device ? "GPU" : "host",
+        width, height, priv->pyramid_params.max_levels);
     gst_cf_post_status_error (GST_ELEMENT (self), status, NULL, what);
     g_free (what);
     return FALSE;
@@ -1069,8 +1069,9 @@ gst_cf_flow_frame_solve (GstCfFlowFrame * frame, GstElement * element,
 
   if (status == CF_OK)
     return TRUE;
-  what = g_strdup_printf ("%s on the %s failed", method_name,
-      cf_flow_engine_device (frame->engine));
+  what = g_strdup_printf ("%s on the %s failed for %dx%d frames",
+      method_name, cf_flow_engine_device (frame->engine),
+      frame->engine->width, frame->engine->height);
   gst_cf_post_status_error (element, status, NULL, what);
   g_free (what);
   return FALSE;

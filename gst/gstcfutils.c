@@ -8,7 +8,9 @@
 #include "gstcfutils.h"
 
 #include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
 
+#include "gstcfbasetransform.h"
 #include "cuda/cuda-util.h"
 
 GType
@@ -100,6 +102,40 @@ gst_cf_caps_is_cuda (const GstCaps * caps)
       gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
 }
 
+/* TRUE when @element computes on the GPU: its memory failures are the
+ * device's (the host allocations of the GPU path are a few bytes). */
+static gboolean
+element_on_gpu (GstElement * element)
+{
+  return GST_IS_CF_BASE_TRANSFORM (element) &&
+      gst_cf_base_transform_get_active_backend (GST_CF_BASE_TRANSFORM
+      (element)) == GST_CF_BACKEND_CUDA;
+}
+
+/* "free N of M MiB" of @element's device, for the debug string; "" when the
+ * context cannot be made current. Pushes the context itself: the caller
+ * may or may not hold it. */
+static gchar *
+device_memory_note (GstElement * element)
+{
+  GstCudaContext *context =
+      gst_cf_base_transform_get_context (GST_CF_BASE_TRANSFORM (element));
+  size_t free_bytes = 0, total_bytes = 0;
+  cudaError_t err;
+
+  if (context == NULL || !gst_cuda_context_push (context))
+    return g_strdup ("");
+  err = cudaMemGetInfo (&free_bytes, &total_bytes);
+  gst_cuda_context_pop (NULL);
+  if (err != cudaSuccess) {
+    cudaGetLastError ();
+    return g_strdup ("");
+  }
+  return g_strdup_printf ("; device memory free %" G_GSIZE_FORMAT " of %"
+      G_GSIZE_FORMAT " MiB", (gsize) (free_bytes >> 20),
+      (gsize) (total_bytes >> 20));
+}
+
 void
 gst_cf_post_status_error (GstElement * element, cf_status status,
     const cf_error * err, const gchar * what)
@@ -111,6 +147,22 @@ gst_cf_post_status_error (GstElement * element, cf_status status,
 
   switch (status) {
     case CF_ERROR_NO_MEMORY:
+      if (element_on_gpu (element)) {
+        gchar *note = device_memory_note (element);
+        gchar *full = g_strconcat (debug, note, NULL);
+
+        /* what a user can change: the frame size, how many streams share
+         * the GPU, or the backend */
+        gst_element_message_full (element, GST_MESSAGE_ERROR,
+            GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+            g_strdup_printf ("%s: GPU memory exhausted (a device allocation "
+                "failed). Use smaller frames, fewer streams on this GPU, or "
+                "backend=cpu.", what), full, __FILE__, GST_FUNCTION,
+            __LINE__);
+        g_free (note);
+        g_free (debug);
+        break;
+      }
       gst_element_message_full (element, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR,
           GST_RESOURCE_ERROR_NO_SPACE_LEFT,
           g_strdup_printf ("%s: %s", what, detail), debug, __FILE__,

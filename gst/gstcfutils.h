@@ -37,7 +37,10 @@ gboolean gst_cf_caps_is_cuda (const GstCaps * caps);
 
 /* Post a GST_ELEMENT_ERROR for a cf_status from common/ or cuda/: the
  * message is @what plus the user-facing detail (err or status name); the
- * debug string carries the status and last CUDA error name. */
+ * debug string carries the status and last CUDA error name. Out of memory
+ * on an element that runs on the GPU says the GPU's memory is exhausted and
+ * what to change (smaller frames, fewer streams, backend=cpu); the debug
+ * string adds the device's free and total memory. */
 void gst_cf_post_status_error (GstElement * element, cf_status status,
     const cf_error * err, const gchar * what);
 

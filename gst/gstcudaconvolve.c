@@ -1172,6 +1172,7 @@ process_cuda (GstCudaConvolve * self, const GstCfPlanes * in,
       gst_cf_base_transform_get_stream (GST_CF_BASE_TRANSFORM (self));
   cf_status status = CF_OK;
   const gchar *what = "Convolution on the GPU failed";
+  gchar *text;
   guint comp;
 
   if (self->gpu_src.data == NULL) {
@@ -1189,7 +1190,7 @@ process_cuda (GstCudaConvolve * self, const GstCfPlanes * in,
                 CF_MAX_DIMENSION, CF_MAX_DIMENSION), (NULL));
         return GST_FLOW_ERROR;
       }
-      what = "Not enough GPU memory for the working planes";
+      what = "Could not allocate the GPU working planes";
       goto failed;
     }
   }
@@ -1255,7 +1256,13 @@ process_cuda (GstCudaConvolve * self, const GstCfPlanes * in,
   return GST_FLOW_OK;
 
 failed:
-  gst_cf_post_status_error (GST_ELEMENT (self), status, NULL, what);
+  /* the frame and kernel sizes say what to make smaller when memory ran
+   * out */
+  text = g_strdup_printf ("%s (%dx%d frames, %dx%d kernel)", what,
+      in->layout->width, in->layout->height, self->stream_kernel->width,
+      self->stream_kernel->height);
+  gst_cf_post_status_error (GST_ELEMENT (self), status, NULL, text);
+  g_free (text);
   return GST_FLOW_ERROR;
 }
 

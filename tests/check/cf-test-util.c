@@ -8,6 +8,7 @@
 #include "cf-test-util.h"
 
 #include <gst/video/video.h>
+#include <gst/cuda/gstcudamemory.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -357,3 +358,208 @@ cf_test_flow_epe (const cf_flow * est, const cf_flow * truth, int border)
   fail_unless_equals_int (cf_flow_compare (est, truth, border, &err), CF_OK);
   return err.epe;
 }
+
+GstBuffer *
+cf_test_cuda_buffer_from (GstCudaContext * ctx, const GstVideoInfo * info,
+    GstBuffer * src)
+{
+  GstAllocator *alloc;
+  GstMemory *mem;
+  GstCudaMemory *cmem;
+  GstBuffer *buf;
+  GstVideoFrame fsrc, fdst;
+  GstMapInfo map;
+  gsize offset[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+  guint p;
+
+  gst_cuda_memory_init_once ();
+  alloc = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+  fail_unless (alloc != NULL);
+  mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc), ctx,
+      (GstVideoInfo *) info);
+  gst_object_unref (alloc);
+  fail_unless (mem != NULL);
+  cmem = GST_CUDA_MEMORY_CAST (mem);
+  buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, mem);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    offset[p] = GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info, p);
+    stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, p);
+  }
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info), offset,
+      stride);
+  fail_unless (gst_video_frame_map (&fsrc, (GstVideoInfo *) info, src,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fdst, (GstVideoInfo *) info, buf,
+          GST_MAP_WRITE));
+  fail_unless (gst_video_frame_copy (&fdst, &fsrc));
+  gst_video_frame_unmap (&fdst);
+  gst_video_frame_unmap (&fsrc);
+  /* upload, then claim the device copy as the newest */
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE | GST_MAP_CUDA));
+  gst_memory_unmap (mem, &map);
+  fail_unless (GST_MEMORY_FLAG_IS_SET (mem,
+          GST_CUDA_MEMORY_TRANSFER_NEED_DOWNLOAD));
+  return buf;
+}
+
+/* The driver hands out device memory in pages of this size: a smaller
+ * chunk cannot take what is left. */
+#define HOG_MIN_CHUNK ((size_t) 2 << 20)
+#define HOG_MAX_CHUNK ((size_t) 1 << 30)
+
+struct cf_test_gpu_hog
+{
+  GPtrArray *blocks;            /* device pointers */
+  size_t bytes;
+};
+
+/* cudaMemGetInfo, or FALSE (the runtime's error state cleared). */
+static gboolean
+query_free_bytes (size_t * free_bytes)
+{
+  size_t total = 0;
+
+  if (cudaMemGetInfo (free_bytes, &total) != cudaSuccess) {
+    cudaGetLastError ();
+    return FALSE;
+  }
+  return TRUE;
+}
+
+size_t
+cf_test_gpu_free_bytes (void)
+{
+  size_t free_bytes = 0;
+
+  fail_unless (query_free_bytes (&free_bytes), "cudaMemGetInfo failed");
+  return free_bytes;
+}
+
+cf_test_gpu_hog *
+cf_test_gpu_hog_take (size_t leave)
+{
+  cf_test_gpu_hog *hog = g_new0 (cf_test_gpu_hog, 1);
+  size_t chunk = HOG_MAX_CHUNK, free_bytes = 0;
+  gboolean queried;
+
+  hog->blocks = g_ptr_array_new ();
+  /* largest chunks first, halved whenever one does not fit, until what is
+   * left is about @leave */
+  while ((queried = query_free_bytes (&free_bytes)) && free_bytes > leave) {
+    void *p = NULL;
+
+    chunk = MIN (chunk, free_bytes - leave);
+    if (chunk < HOG_MIN_CHUNK)
+      break;
+    if (cudaMalloc (&p, chunk) != cudaSuccess) {
+      /* out of memory is not sticky: clear it and try a smaller chunk */
+      cudaGetLastError ();
+      chunk /= 2;
+      continue;
+    }
+    g_ptr_array_add (hog->blocks, p);
+    hog->bytes += chunk;
+  }
+  if (!queried) {
+    cf_test_gpu_hog_release (hog);
+    fail ("cudaMemGetInfo failed");
+  }
+  GST_INFO ("holding %" G_GSIZE_FORMAT " MiB of device memory in %u blocks, "
+      "%" G_GSIZE_FORMAT " MiB left", (gsize) (hog->bytes >> 20),
+      hog->blocks->len, (gsize) (free_bytes >> 20));
+  return hog;
+}
+
+size_t
+cf_test_gpu_hog_size (const cf_test_gpu_hog * hog)
+{
+  return hog != NULL ? hog->bytes : 0;
+}
+
+void
+cf_test_gpu_hog_release (cf_test_gpu_hog * hog)
+{
+  guint i;
+
+  if (hog == NULL)
+    return;
+  for (i = 0; i < hog->blocks->len; i++)
+    if (cudaFree (g_ptr_array_index (hog->blocks, i)) != cudaSuccess)
+      cudaGetLastError ();
+  g_ptr_array_unref (hog->blocks);
+  g_free (hog);
+}
+
+GstBuffer *
+cf_test_random_frame (const GstVideoInfo * info, guint32 seed)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstMapInfo map;
+  guint32 s = seed;
+  gsize i;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (i = 0; i < map.size; i++) {
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    map.data[i] = (guint8) (s >> 11);
+  }
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+gchar *
+cf_test_random_kernel_text (int size, guint32 seed)
+{
+  GString *s = g_string_new (NULL);
+  int i;
+
+  for (i = 0; i < size * size; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    g_string_append_printf (s, "%.4f%s", ((seed >> 9) % 2001) / 1000.0 - 0.5,
+        (i % size == size - 1) ? ";" : " ");
+  }
+  return g_string_free (s, FALSE);
+}
+
+void
+cf_test_assert_frames_close (const GstVideoInfo * info, GstBuffer * a,
+    GstBuffer * b, guint tol, const gchar * what)
+{
+  GstVideoFrame fa, fb;
+  guint comp;
+
+  fail_unless (gst_video_frame_map (&fa, (GstVideoInfo *) info, a,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, (GstVideoInfo *) info, b,
+          GST_MAP_READ));
+  for (comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (info); comp++) {
+    int w = GST_VIDEO_FRAME_COMP_WIDTH (&fa, comp);
+    int h = GST_VIDEO_FRAME_COMP_HEIGHT (&fa, comp);
+    int ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&fa, comp);
+    gboolean wide = GST_VIDEO_FRAME_COMP_DEPTH (&fa, comp) > 8;
+    int x, y;
+    for (y = 0; y < h; y++) {
+      const guint8 *ra = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&fa,
+          comp) + y * GST_VIDEO_FRAME_COMP_STRIDE (&fa, comp);
+      const guint8 *rb = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&fb,
+          comp) + y * GST_VIDEO_FRAME_COMP_STRIDE (&fb, comp);
+      for (x = 0; x < w; x++) {
+        guint va = wide ? (ra[x * ps] | ra[x * ps + 1] << 8) : ra[x * ps];
+        guint vb = wide ? (rb[x * ps] | rb[x * ps + 1] << 8) : rb[x * ps];
+        if ((guint) ABS ((gint) va - (gint) vb) > tol)
+          fail ("%s: %s comp %u (%d,%d): %u vs %u", what,
+              gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)), comp,
+              x, y, va, vb);
+      }
+    }
+  }
+  gst_video_frame_unmap (&fb);
+  gst_video_frame_unmap (&fa);
+}
+

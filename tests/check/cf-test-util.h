@@ -6,6 +6,8 @@
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudacontext.h>
 
 #include "common/image.h"
 #include "common/kernel.h"
@@ -116,6 +118,43 @@ void cf_test_assert_flow_mean_close (const cf_flow * got, const cf_flow * ref,
 /* Mean end-point error of @est against @truth, @border pixels left out. */
 double cf_test_flow_epe (const cf_flow * est, const cf_flow * truth,
     int border);
+
+/* A frame of @info (system memory) of pseudo-random bytes (xorshift,
+ * seeded). */
+GstBuffer *cf_test_random_frame (const GstVideoInfo * info, guint32 seed);
+
+/* The text of a @size x @size kernel with taps in [-0.5, 0.5] (g_free
+ * it). */
+gchar *cf_test_random_kernel_text (int size, guint32 seed);
+
+/* Fail unless every sample of the frames @a and @b of @info differs by at
+ * most @tol (8- and 16-bit components). */
+void cf_test_assert_frames_close (const GstVideoInfo * info, GstBuffer * a,
+    GstBuffer * b, guint tol, const gchar * what);
+
+/* A buffer of genuine GstCudaMemory of @ctx holding the frame @src (both
+ * of @info, a format gst_cuda_allocator_alloc () takes: RGBA, NV12, ...),
+ * the device copy newer than any host copy (NEED_DOWNLOAD set). */
+GstBuffer *cf_test_cuda_buffer_from (GstCudaContext * ctx,
+    const GstVideoInfo * info, GstBuffer * src);
+
+/* Device memory a test holds so that the code under test runs out of it.
+ * Device memory is one pool for every context on the device, so memory
+ * taken here (with the runtime API, in the calling thread's current
+ * context, the runtime's own for device 0 when none is current) is
+ * missing to a GstCudaContext too. */
+typedef struct cf_test_gpu_hog cf_test_gpu_hog;
+
+/* Free device memory now, in bytes (cudaMemGetInfo); fails the test on an
+ * error. */
+size_t cf_test_gpu_free_bytes (void);
+/* Take all free device memory but about @leave bytes (to within the
+ * driver's 2 MiB granularity), in chunks of at most 1 GiB. */
+cf_test_gpu_hog *cf_test_gpu_hog_take (size_t leave);
+/* Bytes @hog holds. */
+size_t cf_test_gpu_hog_size (const cf_test_gpu_hog * hog);
+/* Give everything back; NULL is a no-op. */
+void cf_test_gpu_hog_release (cf_test_gpu_hog * hog);
 
 /* A PNG file decoded to 0..255 luma through pngdec (the suites do not
  * link libpng); NULL when the file cannot be read. */

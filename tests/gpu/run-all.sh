@@ -70,8 +70,18 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
     # per-context state from the first plan until the context is destroyed,
     # which the leak check reports although every plan was destroyed.
     case $s in cuda/*) leak=full ;; *) leak=no ;; esac
-    (cd "$build/tests/check" && compute-sanitizer --tool memcheck --leak-check $leak \
-      --error-exitcode 86 "./$s") > "$log" 2>&1
+    if [ "$s" = elements/faults-gpu ]; then
+      # its memory tests make allocations fail on purpose: they run without
+      # reports of failed API calls, the other tests with them
+      (cd "$build/tests/check" && GST_CHECKS_IGNORE='test_out_of_memory_*' \
+        compute-sanitizer --tool memcheck --leak-check $leak \
+        --error-exitcode 86 "./$s" && GST_CHECKS='test_out_of_memory_*' \
+        compute-sanitizer --tool memcheck --leak-check $leak \
+        --report-api-errors no --error-exitcode 86 "./$s") > "$log" 2>&1
+    else
+      (cd "$build/tests/check" && compute-sanitizer --tool memcheck --leak-check $leak \
+        --error-exitcode 86 "./$s") > "$log" 2>&1
+    fi
     record "memcheck $s" $?
   done
   want racecheck && for item in $racecheck_tests; do

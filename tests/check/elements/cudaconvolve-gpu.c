@@ -26,39 +26,6 @@ static const gchar *all_borders[] = { "zero", "clamp", "reflect", "wrap" };
 
 static const gchar *k3_text = "1 2 0; 0 4 1; 3 0 5";
 
-static GstBuffer *
-make_random_frame (const GstVideoInfo * info, guint32 seed)
-{
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
-  GstMapInfo map;
-  guint32 s = seed;
-  gsize i;
-
-  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
-  for (i = 0; i < map.size; i++) {
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    map.data[i] = (guint8) (s >> 11);
-  }
-  gst_buffer_unmap (buf, &map);
-  return buf;
-}
-
-static gchar *
-random_kernel_text (int size, guint32 seed)
-{
-  GString *s = g_string_new (NULL);
-  int i;
-
-  for (i = 0; i < size * size; i++) {
-    seed = seed * 1664525u + 1013904223u;
-    g_string_append_printf (s, "%.4f%s", ((seed >> 9) % 2001) / 1000.0 - 0.5,
-        (i % size == size - 1) ? ";" : " ");
-  }
-  return g_string_free (s, FALSE);
-}
-
 static GstHarness *
 harness_with_backend (const gchar * backend, const GstVideoInfo * info)
 {
@@ -68,43 +35,6 @@ harness_with_backend (const gchar * backend, const GstVideoInfo * info)
   gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
   gst_harness_set_caps (h, gst_caps_ref (caps), caps);
   return h;
-}
-
-/* Every sample of two frames of @info differs by at most @tol. */
-static void
-assert_frames_close (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b,
-    guint tol, const gchar * what)
-{
-  GstVideoFrame fa, fb;
-  guint comp;
-
-  fail_unless (gst_video_frame_map (&fa, (GstVideoInfo *) info, a,
-          GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fb, (GstVideoInfo *) info, b,
-          GST_MAP_READ));
-  for (comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (info); comp++) {
-    int w = GST_VIDEO_FRAME_COMP_WIDTH (&fa, comp);
-    int h = GST_VIDEO_FRAME_COMP_HEIGHT (&fa, comp);
-    int ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&fa, comp);
-    gboolean wide = GST_VIDEO_FRAME_COMP_DEPTH (&fa, comp) > 8;
-    int x, y;
-    for (y = 0; y < h; y++) {
-      const guint8 *ra = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&fa,
-          comp) + y * GST_VIDEO_FRAME_COMP_STRIDE (&fa, comp);
-      const guint8 *rb = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&fb,
-          comp) + y * GST_VIDEO_FRAME_COMP_STRIDE (&fb, comp);
-      for (x = 0; x < w; x++) {
-        guint va = wide ? (ra[x * ps] | ra[x * ps + 1] << 8) : ra[x * ps];
-        guint vb = wide ? (rb[x * ps] | rb[x * ps + 1] << 8) : rb[x * ps];
-        if ((guint) ABS ((gint) va - (gint) vb) > tol)
-          fail ("%s: %s comp %u (%d,%d): %u vs %u", what,
-              gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)), comp,
-              x, y, va, vb);
-      }
-    }
-  }
-  gst_video_frame_unmap (&fb);
-  gst_video_frame_unmap (&fa);
 }
 
 /* Run the same frame through backend=cuda and backend=cpu with @method
@@ -132,13 +62,13 @@ compare_backends_with (const gchar * format, int width, int height,
   gst_util_set_object_arg (G_OBJECT (gpu->element), "precision", precision);
   gst_util_set_object_arg (G_OBJECT (cpu->element), "precision", precision);
 
-  in = make_random_frame (&info, seed);
+  in = cf_test_random_frame (&info, seed);
   out_gpu = gst_harness_push_and_pull (gpu, gst_buffer_ref (in));
   out_cpu = gst_harness_push_and_pull (cpu, gst_buffer_ref (in));
   fail_unless (out_gpu != NULL && out_cpu != NULL);
   what = g_strdup_printf ("%dx%d border %s method %s precision %s", width,
       height, border, method, precision);
-  assert_frames_close (&info, out_gpu, out_cpu, tol, what);
+  cf_test_assert_frames_close (&info, out_gpu, out_cpu, tol, what);
   g_free (what);
   gst_buffer_unref (out_gpu);
   gst_buffer_unref (out_cpu);
@@ -188,8 +118,8 @@ GST_END_TEST;
 
 GST_START_TEST (test_gpu_matches_cpu_with_large_kernels)
 {
-  gchar *k31 = random_kernel_text (31, 7);
-  gchar *k127 = random_kernel_text (127, 8);
+  gchar *k31 = cf_test_random_kernel_text (31, 7);
+  gchar *k127 = cf_test_random_kernel_text (127, 8);
   guint b;
 
   for (b = 0; b < G_N_ELEMENTS (all_borders); b++)
@@ -218,7 +148,7 @@ GST_START_TEST (test_every_method_and_precision_matches_cpu)
     {"separable", "fp32", TRUE, 1}, {"im2tensor", "auto", FALSE, 2},
     {"auto", "fp16", FALSE, 2}, {"auto", "fp32", FALSE, 1},
   };
-  gchar *k31 = random_kernel_text (31, 9);
+  gchar *k31 = cf_test_random_kernel_text (31, 9);
   const gchar *k5_rank1 = "1 4 6 4 1; 4 16 24 16 4; 6 24 36 24 6; "
       "4 16 24 16 4; 1 4 6 4 1";
   guint r, b;
@@ -232,49 +162,6 @@ GST_START_TEST (test_every_method_and_precision_matches_cpu)
 }
 
 GST_END_TEST;
-
-/* A buffer of genuine GstCudaMemory (RGBA, our context) holding @src, with
- * the device copy newer than any host copy (NEED_DOWNLOAD set). */
-static GstBuffer *
-cuda_buffer_from (GstCudaContext * ctx, const GstVideoInfo * info,
-    GstBuffer * src)
-{
-  GstAllocator *alloc = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
-  GstMemory *mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc), ctx,
-      info);
-  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (mem);
-  GstBuffer *buf = gst_buffer_new ();
-  GstVideoFrame fsrc, fdst;
-  GstMapInfo map;
-  gsize offset[GST_VIDEO_MAX_PLANES];
-  gint stride[GST_VIDEO_MAX_PLANES];
-  guint p;
-
-  fail_unless (mem != NULL);
-  gst_buffer_append_memory (buf, mem);
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    offset[p] = GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info, p);
-    stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, p);
-  }
-  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
-      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info), offset,
-      stride);
-  fail_unless (gst_video_frame_map (&fsrc, (GstVideoInfo *) info, src,
-          GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fdst, (GstVideoInfo *) info, buf,
-          GST_MAP_WRITE));
-  fail_unless (gst_video_frame_copy (&fdst, &fsrc));
-  gst_video_frame_unmap (&fdst);
-  gst_video_frame_unmap (&fsrc);
-  /* upload, then claim the device copy as the newest */
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE | GST_MAP_CUDA));
-  gst_memory_unmap (mem, &map);
-  fail_unless (GST_MEMORY_FLAG_IS_SET (mem,
-          GST_CUDA_MEMORY_TRANSFER_NEED_DOWNLOAD));
-  gst_object_unref (alloc);
-  return buf;
-}
 
 /* cudaconvolve on the CUDA backend in @ctx (shared through a GstContext),
  * with @kernel (NULL: none, a passthrough) set before the caps, 64x48 RGBA
@@ -311,8 +198,8 @@ GST_START_TEST (test_cuda_memory_never_touches_the_host)
 
   h = rgba_cuda_harness (ctx, k3_text);
 
-  src = make_random_frame (&info, 11);
-  in = cuda_buffer_from (ctx, &info, src);
+  src = cf_test_random_frame (&info, 11);
+  in = cf_test_cuda_buffer_from (ctx, &info, src);
   in_mem = gst_buffer_peek_memory (in, 0);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL);
@@ -331,7 +218,7 @@ GST_START_TEST (test_cuda_memory_never_touches_the_host)
   cpu = harness_with_backend ("cpu", &info);
   g_object_set (cpu->element, "kernel", k3_text, NULL);
   expect = gst_harness_push_and_pull (cpu, gst_buffer_ref (src));
-  assert_frames_close (&info, out, expect, 1, "cuda memory path");
+  cf_test_assert_frames_close (&info, out, expect, 1, "cuda memory path");
 
   gst_buffer_unref (expect);
   gst_buffer_unref (out);
@@ -363,7 +250,7 @@ GST_START_TEST (test_cudaupload_cudadownload_pipeline)
       "height=240, framerate=30/1");
   gst_harness_set_sink_caps_str (h, "video/x-raw, format=NV12, width=320, "
       "height=240, framerate=30/1");
-  in = make_random_frame (&info, 21);
+  in = cf_test_random_frame (&info, 21);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL);
 
@@ -372,7 +259,7 @@ GST_START_TEST (test_cudaupload_cudadownload_pipeline)
       "gaussian");
   g_object_set (cpu->element, "sigma", 2.0, NULL);
   expect = gst_harness_push_and_pull (cpu, gst_buffer_ref (in));
-  assert_frames_close (&info, out, expect, 1, "cudaupload pipeline");
+  cf_test_assert_frames_close (&info, out, expect, 1, "cudaupload pipeline");
   gst_buffer_unref (expect);
   gst_buffer_unref (out);
   gst_buffer_unref (in);
@@ -398,7 +285,7 @@ GST_START_TEST (test_gray_frames_in_cuda_memory_between_two_elements)
       "height=67, framerate=30/1");
   gst_harness_set_sink_caps_str (h, "video/x-raw, format=GRAY8, width=101, "
       "height=67, framerate=30/1");
-  in = make_random_frame (&info, 31);
+  in = cf_test_random_frame (&info, 31);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL);
 
@@ -409,7 +296,7 @@ GST_START_TEST (test_gray_frames_in_cuda_memory_between_two_elements)
   gst_harness_set_sink_caps_str (cpu, "video/x-raw, format=GRAY8, "
       "width=101, height=67, framerate=30/1");
   expect = gst_harness_push_and_pull (cpu, gst_buffer_ref (in));
-  assert_frames_close (&info, out, expect, 1, "gray in cuda memory");
+  cf_test_assert_frames_close (&info, out, expect, 1, "gray in cuda memory");
   gst_buffer_unref (expect);
   gst_buffer_unref (out);
   gst_buffer_unref (in);
@@ -429,14 +316,14 @@ GST_START_TEST (test_many_frames_keep_results_stable)
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 352, 288);
   h = harness_with_backend ("cuda", &info);
   g_object_set (h->element, "kernel", k3_text, NULL);
-  in = make_random_frame (&info, 41);
+  in = cf_test_random_frame (&info, 41);
   for (i = 0; i < 300; i++) {
     GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
     fail_unless (out != NULL);
     if (first == NULL)
       first = out;
     else {
-      assert_frames_close (&info, out, first, 0, "repeat");
+      cf_test_assert_frames_close (&info, out, first, 0, "repeat");
       gst_buffer_unref (out);
     }
   }
@@ -467,8 +354,8 @@ GST_START_TEST (test_kernel_set_after_caps_keeps_cuda_memory)
 
   h = rgba_cuda_harness (ctx, NULL);
 
-  src = make_random_frame (&info, 12);
-  in = cuda_buffer_from (ctx, &info, src);
+  src = cf_test_random_frame (&info, 12);
+  in = cf_test_cuda_buffer_from (ctx, &info, src);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out == in, "no kernel: not a passthrough");
   gst_buffer_unref (out);
@@ -483,7 +370,7 @@ GST_START_TEST (test_kernel_set_after_caps_keeps_cuda_memory)
   cpu = harness_with_backend ("cpu", &info);
   g_object_set (cpu->element, "kernel", k3_text, NULL);
   expect = gst_harness_push_and_pull (cpu, gst_buffer_ref (src));
-  assert_frames_close (&info, out, expect, 1, "kernel set after caps");
+  cf_test_assert_frames_close (&info, out, expect, 1, "kernel set after caps");
 
   gst_buffer_unref (expect);
   gst_buffer_unref (out);
@@ -519,7 +406,7 @@ GST_START_TEST (test_other_context_is_adopted_not_copied)
 
   h = rgba_cuda_harness (mine, k3_text);
 
-  src = make_random_frame (&info, 13);
+  src = cf_test_random_frame (&info, 13);
   cpu = harness_with_backend ("cpu", &info);
   g_object_set (cpu->element, "kernel", k3_text, NULL);
   expect = gst_harness_push_and_pull (cpu, gst_buffer_ref (src));
@@ -528,7 +415,7 @@ GST_START_TEST (test_other_context_is_adopted_not_copied)
   ctx[1] = other;
   ctx[2] = mine;
   for (i = 0; i < G_N_ELEMENTS (ctx); i++) {
-    GstBuffer *in = cuda_buffer_from (ctx[i], &info, src);
+    GstBuffer *in = cf_test_cuda_buffer_from (ctx[i], &info, src);
     GstMemory *in_mem = gst_buffer_peek_memory (in, 0);
     GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
     GstMemory *out_mem;
@@ -541,7 +428,7 @@ GST_START_TEST (test_other_context_is_adopted_not_copied)
     fail_unless (gst_is_cuda_memory (out_mem));
     fail_unless (GST_CUDA_MEMORY_CAST (out_mem)->context == ctx[i],
         "frame %u: output in another context than its input", i);
-    assert_frames_close (&info, out, expect, 1, "adopted context");
+    cf_test_assert_frames_close (&info, out, expect, 1, "adopted context");
     gst_buffer_unref (out);
     gst_buffer_unref (in);
   }
@@ -622,7 +509,7 @@ push_error (const gchar * backend, const gchar * method, const gchar * kernel)
   gst_element_set_bus (h->element, bus);
   gst_util_set_object_arg (G_OBJECT (h->element), "method", method);
   g_object_set (h->element, "kernel", kernel, NULL);
-  ret = gst_harness_push (h, make_random_frame (&info, 5));
+  ret = gst_harness_push (h, cf_test_random_frame (&info, 5));
   msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   if (msg != NULL) {
     gst_message_parse_error (msg, &err, NULL);
