@@ -79,6 +79,10 @@ typedef struct
   GRecMutex context_lock;
   GstCfBackend active_backend;
   GstCudaContext *context;
+  /* acquire_context () is asking around: a neighbour of ours asking back
+   * must not start another round (two of our elements side by side would
+   * ask each other forever) */
+  gboolean acquiring;
 
   /* streaming state */
   cudaStream_t stream;
@@ -434,6 +438,11 @@ acquire_context (GstCfBaseTransform * self, gint device_id,
   GstCudaContext *shared;
   int devices = 0;
 
+  if (priv->acquiring) {
+    *why = "already asking the neighbours";
+    return FALSE;
+  }
+  priv->acquiring = TRUE;
   if (priv->context == NULL)
     query_peer_context (self, GST_BASE_TRANSFORM_SRC_PAD (self));
   if (priv->context == NULL)
@@ -442,6 +451,7 @@ acquire_context (GstCfBaseTransform * self, gint device_id,
     gst_element_post_message (element,
         gst_message_new_need_context (GST_OBJECT (self),
             GST_CUDA_CONTEXT_TYPE));
+  priv->acquiring = FALSE;
   if (priv->context != NULL)
     return TRUE;
 
