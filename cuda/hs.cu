@@ -67,7 +67,7 @@
  *    halves the launches. AUTO picks one per level with a first-order
  *    cost model (hs_db_cost) fed with the blocks per SM the device
  *    reports; a geometry the device cannot hold is never picked.
- *  - AUTO = FUSED (to be revisited with the benchmark).
+ *  - AUTO = FUSED_DB.
  *
  * fp16 (CF_PRECISION_FP16): the increments live in half2 (du, dv of one
  * cell together; plan buffers only), in global and in shared memory. The
@@ -1007,10 +1007,11 @@ out:
   return status;
 }
 
+/* AUTO: FUSED_DB (tests/gpu/hs-speed.sh measures it against FUSED) */
 static cf_hs_kernel
 resolve_kernel (cf_hs_kernel kernel)
 {
-  return kernel == CF_HS_KERNEL_AUTO ? CF_HS_KERNEL_FUSED : kernel;
+  return kernel == CF_HS_KERNEL_AUTO ? CF_HS_KERNEL_FUSED_DB : kernel;
 }
 
 static int
