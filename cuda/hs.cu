@@ -67,6 +67,13 @@
  *    halves the launches. AUTO picks one per level with a first-order
  *    cost model (hs_db_cost) fed with the blocks per SM the device
  *    reports; a geometry the device cannot hold is never picked.
+ *    On compute capability 9.0 and later its launches use programmatic
+ *    dependent launch: a launch starts once every block of the previous
+ *    one has started, zeroes its planes and loads its coefficients while
+ *    the previous one sweeps, then waits for it (griddepcontrol.wait:
+ *    complete, memory visible) before it reads the increments; launch
+ *    gaps and coefficient loads leave the critical path, which matters
+ *    most on coarse levels, where a launch is mostly fixed cost.
  *  - AUTO = FUSED_DB.
  *
  * fp16 (CF_PRECISION_FP16): the increments live in half2 (du, dv of one
@@ -525,6 +532,44 @@ hs_jacobi_fused_kernel (hs_grads g, int width, int height, float alpha2,
  * Jacobi, FUSED_DB: up to K sweeps per launch on double-buffered regions
  * --------------------------------------------------------------------- */
 
+/* Programmatic dependent launch (sm_90 and later; no-ops elsewhere and
+ * when the launch did not ask for it): a block lets the next launch of
+ * the stream start as soon as every block of this one has started, and
+ * that launch's blocks zero their planes and load their coefficients
+ * (which no Jacobi launch writes) before they wait for this launch to
+ * complete, its memory visible, and only then read the increments it
+ * wrote. */
+static __device__ __forceinline__ void
+hs_pdl_launch_dependents (void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion ();
+#endif
+}
+
+static __device__ __forceinline__ void
+hs_pdl_wait (void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize ();
+#endif
+}
+
+/* A cell of the increments the previous launch wrote, read through L2
+ * only (ld.global.cg): no line an SM's L1 kept from an earlier launch can
+ * answer, whatever the launches' overlap. */
+static __device__ __forceinline__ float2
+hs_load_l2 (const hs_state_f32 & s, size_t i)
+{
+  return make_float2 (__ldcg (s.u + i), __ldcg (s.v + i));
+}
+
+static __device__ __forceinline__ __half2
+hs_load_l2 (const hs_state_f16 & s, size_t i)
+{
+  return __ldcg (s.uv + i);
+}
+
 /* A FUSED_DB geometry: RW x RH region, BY thread rows (blocks of RW x BY
  * threads, R = RH / BY rows each), K sweeps per launch (halo width),
  * MIN_BLOCKS resident blocks per SM asked of ptxas (which caps the
@@ -626,14 +671,15 @@ hs_jacobi_db_kernel (hs_grads g, int width, int height, float alpha2,
   bool plain;                   /* all R cells in the image, no ghosts */
   hs_coef k[R];
 
+  hs_pdl_launch_dependents ();
+
   /* both planes zeroed, padding and out-of-image cells included (never
    * written again) */
   for (int i = threadIdx.x + threadIdx.y * RW; i < 2 * G::PLANE;
       i += RW * G::BY)
     planes[i] = T::zero ();
-  __syncthreads ();
 
-  /* load: coefficients into registers, increments into plane 0 */
+  /* coefficients into registers (no launch of the sequence writes them) */
 #pragma unroll
   for (int j = 0; j < R; j++) {
     int y = gy0 + r0 + j;
@@ -641,10 +687,20 @@ hs_jacobi_db_kernel (hs_grads g, int width, int height, float alpha2,
     if (col_in && y >= 0 && y < height) {
       in_image |= 1u << j;
       k[j] = hs_coefs_at (g, x, y, alpha2);
-      hs_put_cell < PW > (planes, r0 + j, c, zero_in ? T::zero () :
-          T::load (in, x + (size_t) y * in.pitch), left, right, j == j_top,
-          j == j_bottom);
     }
+  }
+
+  /* the previous launch's increments: after it completed, and after every
+   * thread's zeros */
+  hs_pdl_wait ();
+  __syncthreads ();
+#pragma unroll
+  for (int j = 0; j < R; j++) {
+    int y = gy0 + r0 + j;
+    if (in_image & (1u << j))
+      hs_put_cell < PW > (planes, r0 + j, c, zero_in ? T::zero () :
+          hs_load_l2 (in, x + (size_t) y * in.pitch), left, right,
+          j == j_top, j == j_bottom);
   }
   plain = in_image == (R == 32 ? ~0u : (1u << R) - 1u) && !left && !right &&
       (unsigned) j_top >= (unsigned) R && (unsigned) j_bottom >= (unsigned) R;
@@ -776,6 +832,8 @@ struct hs_db_caps
 {
   int n_sm;
   int blocks_per_sm[CF_HS_N_GEOMETRIES];
+  int pdl;                      /* launch with programmatic dependent
+                                 * launch (compute capability >= 9.0) */
 };
 
 template < class G, typename S > static size_t
@@ -808,8 +866,15 @@ hs_db_prepare_one (void)
 template < typename S > static cf_status
 hs_db_prepare (hs_db_caps * caps, int n_sm)
 {
+  int dev = 0, major = 0;
+
   memset (caps, 0, sizeof (*caps));
   caps->n_sm = n_sm < 1 ? 1 : n_sm;
+  if (cudaGetDevice (&dev) == cudaSuccess &&
+      cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+          dev) == cudaSuccess)
+    caps->pdl = major >= 9;
+  (void) cudaGetLastError ();
 #define HS_DB_PREPARE(e, name, rw, rh, by, k, mb) \
   caps->blocks_per_sm[e] = \
       hs_db_prepare_one < hs_geom < rw, rh, by, k, mb >, S > ();
@@ -885,17 +950,27 @@ hs_db_pick (const hs_db_caps * caps, cf_hs_geometry forced, int width,
   return best;
 }
 
+/* One launch of G; with @pdl it may start before the previous kernel of
+ * @stream ends (hs_pdl_wait orders what must be ordered). */
 template < class G, typename S > static cf_status
 hs_launch_db (const hs_grads & g, int width, int height, float alpha2,
-    int sweeps, int zero_in, const S & in, const S & out,
+    int sweeps, int zero_in, const S & in, const S & out, int pdl,
     cudaStream_t stream)
 {
   cf_status status = CF_OK;
-  dim3 grid (cf_div_up (width, G::TW), cf_div_up (height, G::TH));
+  cudaLaunchConfig_t config = cudaLaunchConfig_t ();
+  cudaLaunchAttribute attr[1] = { cudaLaunchAttribute () };
 
-  hs_jacobi_db_kernel < G, S > <<< grid, dim3 (G::RW, G::BY),
-      hs_db_smem_bytes < G, S > (), stream >>> (g, width, height, alpha2,
-      sweeps, zero_in, in, out);
+  config.gridDim = dim3 (cf_div_up (width, G::TW), cf_div_up (height, G::TH));
+  config.blockDim = dim3 (G::RW, G::BY);
+  config.dynamicSmemBytes = hs_db_smem_bytes < G, S > ();
+  config.stream = stream;
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attr;
+  config.numAttrs = pdl ? 1 : 0;
+  CF_CUDA_TRY (cudaLaunchKernelEx (&config, hs_jacobi_db_kernel < G, S >, g,
+          width, height, alpha2, sweeps, zero_in, in, out));
   CF_CUDA_TRY_LAUNCH ();
 out:
   return status;
@@ -905,13 +980,13 @@ out:
 template < typename S > static cf_status
 hs_launch_db_geometry (cf_hs_geometry geom, const hs_grads & g, int width,
     int height, float alpha2, int sweeps, int zero_in, const S & in,
-    const S & out, cudaStream_t stream)
+    const S & out, int pdl, cudaStream_t stream)
 {
   switch (geom) {
 #define HS_DB_CASE(e, name, rw, rh, by, k, mb) \
     case e: \
       return hs_launch_db < hs_geom < rw, rh, by, k, mb >, S > (g, width, \
-          height, alpha2, sweeps, zero_in, in, out, stream);
+          height, alpha2, sweeps, zero_in, in, out, pdl, stream);
       HS_DB_GEOMETRIES (HS_DB_CASE)
 #undef HS_DB_CASE
     default:
@@ -968,7 +1043,7 @@ hs_enqueue_iterations (const hs_grads & g, int width, int height,
     for (int left = iterations; left > 0; left -= depth) {
       int sweeps = left < depth ? left : depth;
       status = hs_launch_db_geometry < S > (geom, g, width, height, alpha2,
-          sweeps, first, state[cur], state[1 - cur], stream);
+          sweeps, first, state[cur], state[1 - cur], caps->pdl, stream);
       if (status != CF_OK)
         goto out;
       first = 0;
@@ -1248,7 +1323,9 @@ struct cf_cuda_hs_plan
                                  * resolved) */
   int n_sm;
   cf_hs_geometry geometry;      /* FUSED_DB: forced, or AUTO per level */
-  hs_db_caps caps;              /* FUSED_DB: what the device runs */
+  hs_db_caps caps;              /* FUSED_DB: what the device runs, and
+                                 * whether launches use PDL */
+  int pdl_supported;            /* FUSED_DB: the device has PDL */
 
   cf_cuda_flow u;               /* pixel-grid flow of the current level */
   cf_cuda_image i1w, ix, iy, it;
@@ -1316,6 +1393,7 @@ cf_cuda_hs_plan_new (int width, int height, cf_precision precision,
         hs_db_prepare < hs_state_f16 > (&plan->caps, plan->n_sm);
     if (status != CF_OK)
       goto out;
+    plan->pdl_supported = plan->caps.pdl;
   }
   if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
       (status = cf_cuda_image_alloc (&plan->i1w, width, height)) != CF_OK ||
@@ -1370,6 +1448,26 @@ cf_cuda_hs_plan_set_geometry (cf_cuda_hs_plan * plan, cf_hs_geometry geometry)
   return status;
 }
 
+extern "C" cf_status
+cf_cuda_hs_plan_set_pdl (cf_cuda_hs_plan * plan, int pdl)
+{
+  cf_status status = CF_OK;
+  int on, l;
+
+  if (plan == NULL)
+    return CF_ERROR_INVALID;
+  on = pdl && plan->pdl_supported;
+  if (on == plan->caps.pdl)
+    return CF_OK;
+  plan->caps.pdl = on;
+  for (l = 0; l < CF_PYRAMID_MAX_LEVELS; l++) {
+    cf_status s = cf_level_graph_reset (&plan->graph[l]);
+    if (status == CF_OK)
+      status = s;
+  }
+  return status;
+}
+
 /* The plan's scratch seen at a level's size. */
 static cf_cuda_image
 image_view (const cf_cuda_image * img, int width, int height)
@@ -1413,14 +1511,31 @@ plan_enqueue_iterations (void *data, int width, int height, float alpha,
 }
 
 /* Run the level's iteration sequence on @stream through its cached graph,
- * capturing it first when the key (size, iterations, alpha) changed. */
+ * capturing it first when the key (size, iterations, alpha) changed. A
+ * FUSED_DB sequence whose capture with programmatic dependent launches
+ * fails (a driver without them in graphs) is captured again without
+ * them, and the plan keeps to that. */
 static cf_status
 plan_run_iterations (cf_cuda_hs_plan * plan, int level, int width,
     int height, float alpha, int iterations, int *result, cudaStream_t stream)
 {
-  return cf_level_graph_run (&plan->graph[level], plan->capture_stream,
-      plan_enqueue_iterations, plan, width, height, alpha, iterations, result,
-      stream);
+  cf_status status = cf_level_graph_run (&plan->graph[level],
+      plan->capture_stream, plan_enqueue_iterations, plan, width, height,
+      alpha, iterations, result, stream);
+
+  if (status != CF_OK && plan->kernel == CF_HS_KERNEL_FUSED_DB &&
+      plan->caps.pdl) {
+    int l;
+
+    (void) cudaGetLastError ();
+    plan->caps.pdl = 0;
+    for (l = 0; l < CF_PYRAMID_MAX_LEVELS; l++)
+      (void) cf_level_graph_reset (&plan->graph[l]);
+    status = cf_level_graph_run (&plan->graph[level], plan->capture_stream,
+        plan_enqueue_iterations, plan, width, height, alpha, iterations,
+        result, stream);
+  }
+  return status;
 }
 
 /* Add the plan's increment buffer @index to @u. */

@@ -81,6 +81,13 @@ void cf_cuda_hs_plan_free (cf_cuda_hs_plan * plan);
 cf_status cf_cuda_hs_plan_set_geometry (cf_cuda_hs_plan * plan,
     cf_hs_geometry geometry);
 
+/* FUSED_DB launches with programmatic dependent launch (1, the default
+ * where the device has it: compute capability 9.0 and later), so that a
+ * launch loads its coefficients while the previous one ends, or without
+ * (0); the results do not depend on it. Ignored by SIMPLE and FUSED
+ * plans. */
+cf_status cf_cuda_hs_plan_set_pdl (cf_cuda_hs_plan * plan, int pdl);
+
 /* Single steps, for tests against the CPU reference. cf_cuda_hs_jacobi
  * runs @iterations sweeps ping-ponging between *d and *tmp; on return *d
  * describes the buffer holding the result (the two structs may have been
