@@ -79,6 +79,7 @@ cf_flow_bench_config_init (cf_flow_bench_config * c, cf_flow_method method)
   c->pyramid.min_size = MIN_LEVEL_SIDE;
   c->clg_fused_depth = 0;
   c->hs_geometry = 0;
+  c->hs_pdl = 1;
 }
 
 void
@@ -262,6 +263,7 @@ solver_init (solver * sv, const cf_flow_bench_config * c, int width,
               (cf_hs_kernel) c->solver.kernel, &sv->hs));
       TRY (cf_cuda_hs_plan_set_geometry (sv->hs,
               (cf_hs_geometry) c->hs_geometry));
+      TRY (cf_cuda_hs_plan_set_pdl (sv->hs, c->hs_pdl));
       break;
     case CF_FLOW_METHOD_TVL1:
       TRY (cf_cuda_tvl1_plan_new (width, height, c->solver.precision,

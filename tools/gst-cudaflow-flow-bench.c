@@ -3,7 +3,8 @@
  *
  *   gst-cudaflow-flow-bench [--sizes WxH,...] [--frames N]
  *       [--config NAME,...] [--clg-depth K,...] [--hs-kernel NICK,...]
- *       [--hs-geometry NAME,...] [--json FILE] [--markdown FILE]
+ *       [--hs-geometry NAME,...] [--hs-pdl 1,0] [--json FILE]
+ *       [--markdown FILE]
  *
  * Runs the same sequence of calls as the flow elements' GPU path on one
  * stream, frame after frame (tools/flow-bench-core.h, which
@@ -25,8 +26,10 @@
  * Jacobi kernel (auto, simple, fused, fused-db: cudaflowhs'
  * jacobi-kernel), in place of the table's, and --hs-geometry NAME,...
  * every such run of fused-db (or auto) once per region geometry (auto,
- * 32x32-k8, 64x64-k8, ...; cf_cuda_hs_plan_set_geometry): old and new
- * kernels side by side in one binary (tests/gpu/hs-speed.sh).
+ * 32x32-k8, 64x64-k8, ...; cf_cuda_hs_plan_set_geometry), and --hs-pdl
+ * 1,0 with and without programmatic dependent launch
+ * (cf_cuda_hs_plan_set_pdl): old and new kernels side by side in one
+ * binary (tests/gpu/hs-speed.sh).
  *
  * The configurations are a fixed table (--help lists them) on top of
  * common/'s defaults; gst-cudaflow-flow-frontier instead reads them from
@@ -144,6 +147,7 @@ typedef struct
   int clg_depth;                /* FUSED depth asked for (0 = default) */
   int hs_kernel;                /* HS: the cf_hs_kernel run */
   int hs_geometry;              /* HS: the cf_hs_geometry asked for */
+  int hs_pdl;                   /* HS: programmatic dependent launch */
   cf_flow_bench_result r;
 } bench_result;
 
@@ -156,10 +160,10 @@ static const char *const hs_kernel_nicks[] = { "auto", "simple", "fused",
 
 /* The run configuration of table entry @t: common/'s defaults (as the
  * elements'), with the entry's fields on top; @hs_kernel (-1: the
- * table's) and @hs_geometry for HS. */
+ * table's), @hs_geometry and @hs_pdl for HS. */
 static void
 table_config (const bench_config * t, int clg_depth, int hs_kernel,
-    int hs_geometry, cf_flow_bench_config * c)
+    int hs_geometry, int hs_pdl, cf_flow_bench_config * c)
 {
   cf_flow_bench_config_init (c, t->method);
   c->pyramid.max_levels = t->levels;
@@ -170,6 +174,7 @@ table_config (const bench_config * t, int clg_depth, int hs_kernel,
       if (hs_kernel >= 0)
         c->solver.kernel = hs_kernel;
       c->hs_geometry = hs_geometry;
+      c->hs_pdl = hs_pdl;
       c->solver.params.hs.alpha = t->alpha;
       c->solver.params.hs.warps = t->warps;
       c->solver.params.hs.iterations = t->iterations;
@@ -205,9 +210,10 @@ write_json (FILE * f, const char *device, const bench_result * r, int n,
     if (r[i].config->method == CF_FLOW_METHOD_CLG)
       fprintf (f, ", \"clg_fused_depth\": %d", r[i].clg_depth);
     if (r[i].config->method == CF_FLOW_METHOD_HS)
-      fprintf (f, ", \"hs_kernel\": \"%s\", \"hs_geometry\": \"%s\"",
-          hs_kernel_nicks[r[i].hs_kernel],
-          cf_cuda_hs_geometry_name ((cf_hs_geometry) r[i].hs_geometry));
+      fprintf (f, ", \"hs_kernel\": \"%s\", \"hs_geometry\": \"%s\", "
+          "\"hs_pdl\": %d", hs_kernel_nicks[r[i].hs_kernel],
+          cf_cuda_hs_geometry_name ((cf_hs_geometry) r[i].hs_geometry),
+          r[i].hs_pdl);
     for (s = 0; s < CF_FLOW_BENCH_N_STAGES; s++)
       fprintf (f, ", \"%s_ms\": %.4f", cf_flow_bench_stage_names[s],
           r[i].r.stage_ms[s]);
@@ -229,9 +235,10 @@ size_label (const bench_result * x, char *buf, size_t len)
   if (x->config->method == CF_FLOW_METHOD_CLG && x->clg_depth > 0)
     snprintf (buf, len, "%dx%d K=%d", x->r.width, x->r.height, x->clg_depth);
   else if (x->config->method == CF_FLOW_METHOD_HS)
-    snprintf (buf, len, "%dx%d %s %s", x->r.width, x->r.height,
+    snprintf (buf, len, "%dx%d %s %s%s", x->r.width, x->r.height,
         hs_kernel_nicks[x->hs_kernel],
-        cf_cuda_hs_geometry_name ((cf_hs_geometry) x->hs_geometry));
+        cf_cuda_hs_geometry_name ((cf_hs_geometry) x->hs_geometry),
+        x->hs_pdl ? "" : " no-pdl");
   else
     snprintf (buf, len, "%dx%d", x->r.width, x->r.height);
   return buf;
@@ -345,13 +352,15 @@ main (int argc, char **argv)
   int depths[MAX_DEPTHS] = { 0 }, n_depths = 1;
   int hs_kernels[MAX_HS_VARIANTS], n_hs_kernels = 0;
   int hs_geoms[MAX_HS_VARIANTS] = { CF_HS_GEOMETRY_AUTO }, n_hs_geoms = 1;
+  int hs_pdls[2] = { 1, 0 }, n_hs_pdls = 1;
   const char *hs_kernel_list = NULL, *hs_geom_list = NULL;
+  const char *hs_pdl_list = NULL;
   bench_result *results;
   char device[512];
   char *list, *tok, *save = NULL;
   gchar *sizes_opt = NULL, *frames_opt = NULL, *config_opt = NULL,
       *depth_opt = NULL, *json_opt = NULL, *md_opt = NULL, **rest = NULL,
-      *hs_kernel_opt = NULL, *hs_geom_opt = NULL;
+      *hs_kernel_opt = NULL, *hs_geom_opt = NULL, *hs_pdl_opt = NULL;
 
   {
     gchar *frames_help = g_strdup_printf ("Timed frames per run, after %d "
@@ -378,6 +387,10 @@ main (int argc, char **argv)
             "these region geometries (auto, 32x32-k8, 64x64-k8, 96x64-k8, "
             "128x64-k8, 128x96-k8, 64x64-k16); default auto",
           "NAME,..."},
+      {"hs-pdl", 0, 0, G_OPTION_ARG_STRING, &hs_pdl_opt,
+            "Run every fused-db (and auto) Horn-Schunck run with (1) and/or "
+            "without (0) programmatic dependent launch; default 1",
+          "1,0"},
       {"json", 0, 0, G_OPTION_ARG_FILENAME, &json_opt,
           "Also write the results as JSON", "FILE"},
       {"markdown", 0, 0, G_OPTION_ARG_FILENAME, &md_opt,
@@ -413,6 +426,7 @@ main (int argc, char **argv)
     depth_list = depth_opt;
     hs_kernel_list = hs_kernel_opt;
     hs_geom_list = hs_geom_opt;
+    hs_pdl_list = hs_pdl_opt;
     json_path = json_opt;
     md_path = md_opt;
   }
@@ -466,6 +480,20 @@ main (int argc, char **argv)
       cf_args_usage_error (PROG, "no geometry in --hs-geometry '%s'",
           hs_geom_list);
   }
+  if (hs_pdl_list) {
+    n_hs_pdls = 0;
+    list = strdup (hs_pdl_list);
+    for (tok = strtok_r (list, ",", &save); tok;
+        tok = strtok_r (NULL, ",", &save)) {
+      if ((strcmp (tok, "0") && strcmp (tok, "1")) || n_hs_pdls == 2)
+        cf_args_usage_error (PROG, "bad --hs-pdl '%s' (1, 0 or 1,0)",
+            hs_pdl_list);
+      hs_pdls[n_hs_pdls++] = tok[0] == '1';
+    }
+    free (list);
+    if (n_hs_pdls == 0)
+      cf_args_usage_error (PROG, "no value in --hs-pdl '%s'", hs_pdl_list);
+  }
   if (wanted) {
     list = strdup (wanted);
     for (tok = strtok_r (list, ",", &save); tok;
@@ -492,7 +520,7 @@ main (int argc, char **argv)
     }
   }
   results = calloc ((size_t) N_CONFIGS * n_sizes * (n_depths +
-          (n_hs_kernels > 0 ? n_hs_kernels : 1) * n_hs_geoms),
+          (n_hs_kernels > 0 ? n_hs_kernels : 1) * n_hs_geoms * n_hs_pdls),
       sizeof (bench_result));
   for (c = 0; c < N_CONFIGS; c++) {
     if (wanted) {
@@ -516,29 +544,32 @@ main (int argc, char **argv)
       int per_depth = configs[c].method == CF_FLOW_METHOD_CLG &&
           configs[c].kernel != CF_CLG_KERNEL_SIMPLE;
       int n_variants = per_depth ? n_depths : is_hs ?
-          (n_hs_kernels > 0 ? n_hs_kernels : 1) * n_hs_geoms : 1;
+          (n_hs_kernels > 0 ? n_hs_kernels : 1) * n_hs_geoms * n_hs_pdls : 1;
       int v;
 
       for (v = 0; v < n_variants; v++) {
         int depth = per_depth ? depths[v] : 0;
         int hs_kernel = is_hs ? (n_hs_kernels > 0 ?
-            hs_kernels[v / n_hs_geoms] : configs[c].kernel) : -1;
-        int hs_geom = is_hs ? hs_geoms[v % n_hs_geoms] : 0;
+            hs_kernels[v / (n_hs_geoms * n_hs_pdls)] : configs[c].kernel) :
+            -1;
+        int hs_geom = is_hs ? hs_geoms[v / n_hs_pdls % n_hs_geoms] : 0;
+        int hs_pdl = is_hs ? hs_pdls[v % n_hs_pdls] : 1;
         cf_flow_bench_config run;
         cf_error err = { {0} };
         char label[64];
 
-        /* a geometry only means something to fused-db (auto) */
-        if (is_hs && hs_geom != CF_HS_GEOMETRY_AUTO &&
+        /* a geometry and PDL only mean something to fused-db (auto) */
+        if (is_hs && (hs_geom != CF_HS_GEOMETRY_AUTO || !hs_pdl) &&
             hs_kernel != CF_HS_KERNEL_AUTO &&
             hs_kernel != CF_HS_KERNEL_FUSED_DB)
           continue;
         table_config (&configs[c], depth, is_hs ? hs_kernel : -1, hs_geom,
-            &run);
+            hs_pdl, &run);
         results[n].config = &configs[c];
         results[n].clg_depth = depth;
         results[n].hs_kernel = is_hs ? hs_kernel : 0;
         results[n].hs_geometry = hs_geom;
+        results[n].hs_pdl = hs_pdl;
         if (cf_flow_bench_run (&run, pairs[k], frames, 1, &results[n].r,
                 &err) != CF_OK) {
           fprintf (stderr, PROG ": %s at %dx%d: %s\n", configs[c].name,
