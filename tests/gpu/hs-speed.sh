@@ -14,7 +14,8 @@
 #             both kernels, the order alternating (fused first in odd
 #             rounds); per configuration the median over the rounds of the
 #             bench's per-frame medians, and new / old
-#   geometry  every FUSED_DB geometry forced, on one level of each size of
+#   geometry  every FUSED_DB geometry forced, with and without
+#             programmatic dependent launch, on one level of each size of
 #             a 1080p pyramid (hs-one-level: 1 warp x 504 sweeps) and on
 #             the presets: the data the AUTO cost model is checked against
 #   sanitize  compute-sanitizer racecheck and memcheck on the plan test
@@ -145,12 +146,12 @@ if want geometry; then
   echo "geometry: one level per size" >&2
   "$bench" --sizes 1920x1080,960x540,480x270,240x135,120x68 --frames 10 \
     --config hs-one-level,hs-one-level-fp16 --hs-kernel fused,fused-db \
-    --hs-geometry "$geoms" --json "$out/geometry-levels.json" \
+    --hs-geometry "$geoms" --hs-pdl 1,0 --json "$out/geometry-levels.json" \
     --markdown "$out/geometry-levels.md" > /dev/null 2> "$out/geometry-levels.log" \
     || { echo "FAIL  geometry, levels"; cat "$out/geometry-levels.log"; status=1; }
   echo "geometry: presets" >&2
   "$bench" --sizes "$sizes" --frames 10 --config "$configs" \
-    --hs-kernel fused-db --hs-geometry "$geoms" \
+    --hs-kernel fused-db --hs-geometry "$geoms" --hs-pdl 1,0 \
     --json "$out/geometry-presets.json" --markdown "$out/geometry-presets.md" \
     > /dev/null 2> "$out/geometry-presets.log" \
     || { echo "FAIL  geometry, presets"; cat "$out/geometry-presets.log"; status=1; }

@@ -555,10 +555,11 @@ GST_START_TEST (test_plan_matches_cpu_flow)
 
 GST_END_TEST;
 
-/* One GPU run of a plan whose FUSED_DB geometry is forced to @geometry. */
+/* One GPU run of a plan whose FUSED_DB geometry is forced to @geometry,
+ * with programmatic dependent launch when @pdl (and the device has it). */
 static cf_flow *
 gpu_run_geometry (const scene * sc, cf_precision precision,
-    cf_hs_geometry geometry, const cf_hs_params * hp)
+    cf_hs_geometry geometry, int pdl, const cf_hs_params * hp)
 {
   cf_cuda_hs_plan *plan = NULL;
   cf_cuda_flow flow;
@@ -568,6 +569,7 @@ gpu_run_geometry (const scene * sc, cf_precision precision,
           precision, CF_HS_KERNEL_FUSED_DB, &plan), CF_OK);
   fail_unless_equals_int (cf_cuda_hs_plan_set_geometry (plan, geometry),
       CF_OK);
+  fail_unless_equals_int (cf_cuda_hs_plan_set_pdl (plan, pdl), CF_OK);
   cf_test_poisoned_flow (sc->width, sc->height, &flow, stream);
   fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &sc->g0, &sc->g1, hp,
           0, &flow, stream), CF_OK);
@@ -579,8 +581,8 @@ gpu_run_geometry (const scene * sc, cf_precision precision,
 
 /* The plan's whole pipeline (graphs, zero-started first sweeps) is exact
  * between SIMPLE, FUSED and FUSED_DB too, in both precisions, with the
- * geometry picked per level (AUTO) or forced on every level; 3K + 2
- * sweeps per warp. */
+ * geometry picked per level (AUTO) or forced on every level, with and
+ * without programmatic dependent launch; 3K + 2 sweeps per warp. */
 GST_START_TEST (test_plan_simple_and_fused_identical)
 {
   static const cf_precision precisions[] = { CF_PRECISION_FP32,
@@ -603,11 +605,13 @@ GST_START_TEST (test_plan_simple_and_fused_identical)
     fused = gpu_run (&sc, precisions[p], CF_HS_KERNEL_FUSED, &hp, NULL);
     cf_test_assert_flow_identical (fused, simple, "plan FUSED vs SIMPLE");
     cf_flow_free (fused);
-    for (g = CF_HS_GEOMETRY_AUTO; g < CF_HS_N_GEOMETRIES; g++) {
-      cf_flow *db = gpu_run_geometry (&sc, precisions[p], (cf_hs_geometry) g,
-          &hp);
-      gchar *what = g_strdup_printf ("plan FUSED_DB %s vs SIMPLE (%s)",
-          cf_cuda_hs_geometry_name ((cf_hs_geometry) g),
+    for (g = CF_HS_GEOMETRY_AUTO; g < CF_HS_N_GEOMETRIES + 1; g++) {
+      /* the last round: AUTO without PDL */
+      int pdl = g < CF_HS_N_GEOMETRIES;
+      cf_hs_geometry geom = pdl ? (cf_hs_geometry) g : CF_HS_GEOMETRY_AUTO;
+      cf_flow *db = gpu_run_geometry (&sc, precisions[p], geom, pdl, &hp);
+      gchar *what = g_strdup_printf ("plan FUSED_DB %s%s vs SIMPLE (%s)",
+          cf_cuda_hs_geometry_name (geom), pdl ? "" : " without PDL",
           precisions[p] == CF_PRECISION_FP16 ? "fp16" : "fp32");
       cf_test_assert_flow_identical (db, simple, what);
       g_free (what);
@@ -847,6 +851,8 @@ GST_START_TEST (test_plan_rejects_bad_arguments)
           (cf_hs_kernel) 9, &plan), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_hs_plan_set_geometry (NULL,
           CF_HS_GEOMETRY_AUTO), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_hs_plan_set_pdl (NULL, 1),
+      CF_ERROR_INVALID);
 
   cf_pyramid_params_init (&pp);
   cf_hs_params_init (&hp);
