@@ -582,6 +582,7 @@ template < int RW_, int RH_, int BY_, int K_, int MIN_BLOCKS_ > struct hs_geom
   static const int MIN_BLOCKS = MIN_BLOCKS_;
   static const int TW = RW - 2 * K, TH = RH - 2 * K, R = RH / BY;
   static const int PW = RW + 2, PLANE = (RH + 2) * (RW + 2);
+  static const int RING = 2 * (RW + 2) + 2 * RH;        /* padding cells */
   static_assert (RW % 32 == 0, "whole warps per region row");
   static_assert (RH % BY == 0, "thread rows must divide the region");
   static_assert (R <= 32, "the in-image mask has 32 bits");
@@ -673,11 +674,21 @@ hs_jacobi_db_kernel (hs_grads g, int width, int height, float alpha2,
 
   hs_pdl_launch_dependents ();
 
-  /* both planes zeroed, padding and out-of-image cells included (never
-   * written again) */
-  for (int i = threadIdx.x + threadIdx.y * RW; i < 2 * G::PLANE;
-      i += RW * G::BY)
-    planes[i] = T::zero ();
+  /* zeros where nothing is ever written, in both planes: the padding ring
+   * here, the region cells outside the image below (ghosts among them are
+   * written over after the barrier); image cells are written before they
+   * are read (plane 0 by the load, plane 1 by the first sweep) */
+  for (int i = threadIdx.x + threadIdx.y * RW; i < 2 * G::RING;
+      i += RW * G::BY) {
+    int q = i % G::RING, at;
+    if (q < PW)
+      at = q;                   /* top padding row */
+    else if (q < 2 * PW)
+      at = (G::RH + 1) * PW + q - PW;   /* bottom padding row */
+    else                        /* left, right padding of rows 1 .. RH */
+      at = ((q - 2 * PW) / 2 + 1) * PW + ((q & 1) ? PW - 1 : 0);
+    planes[(i / G::RING) * G::PLANE + at] = T::zero ();
+  }
 
   /* coefficients into registers (no launch of the sequence writes them) */
 #pragma unroll
@@ -687,6 +698,9 @@ hs_jacobi_db_kernel (hs_grads g, int width, int height, float alpha2,
     if (col_in && y >= 0 && y < height) {
       in_image |= 1u << j;
       k[j] = hs_coefs_at (g, x, y, alpha2);
+    } else {
+      planes[(r0 + j + 1) * PW + c + 1] = T::zero ();
+      planes[G::PLANE + (r0 + j + 1) * PW + c + 1] = T::zero ();
     }
   }
 
