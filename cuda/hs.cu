@@ -53,7 +53,28 @@
  *             9.2 KB / 4.6 KB, four blocks per SM;
  *    coarse levels use the small one: spreading a few thousand cells over
  *    more SMs shortens each sweep although the halo then costs 4x.
- *  - AUTO = FUSED (to be revisited with the benchmark).
+ *  - FUSED_DB: FUSED with the region held twice (double-buffered, dynamic
+ *    shared memory): sweep n reads one plane and writes its results
+ *    straight into the other, so a sweep needs one barrier instead of two
+ *    and no thread holds R results in registers across it; the registers
+ *    saved go to longer strips (more cells per SM hold their coefficients
+ *    in registers). Same tiles, halo, ghosts and zeros as FUSED, so the
+ *    same bits. Its geometries (cf_hs_geometry, HS_DB_GEOMETRIES) trade
+ *    the useful fraction (TW TH / RW RH: 25 % at 32 x 32, 56 % at 64 x 64,
+ *    66 % at 128 x 64, 73 % at 128 x 96 with K = 8) against blocks per SM
+ *    (1 for the 1024-thread regions, whose load then cannot hide behind
+ *    another block's sweeps) and the tail of the last wave; a depth of 16
+ *    halves the launches. AUTO picks one per level with a first-order
+ *    cost model (hs_db_cost) fed with the blocks per SM the device
+ *    reports; a geometry the device cannot hold is never picked.
+ *    On compute capability 9.0 and later its launches use programmatic
+ *    dependent launch: a launch starts once every block of the previous
+ *    one has started, zeroes its planes and loads its coefficients while
+ *    the previous one sweeps, then waits for it (griddepcontrol.wait:
+ *    complete, memory visible) before it reads the increments; launch
+ *    gaps and coefficient loads leave the critical path, which matters
+ *    most on coarse levels, where a launch is mostly fixed cost.
+ *  - AUTO = FUSED_DB.
  *
  * fp16 (CF_PRECISION_FP16): the increments live in half2 (du, dv of one
  * cell together; plan buffers only), in global and in shared memory. The
@@ -337,6 +358,38 @@ hs_jacobi_simple_kernel (hs_grads g, int width, int height, float alpha2,
  * Jacobi, FUSED: up to K sweeps per launch on private tiles
  * --------------------------------------------------------------------- */
 
+/** \brief Write region cell (r, c) of a padded plane of rows of PW cells
+ *  (region cell (r, c) at p[(r + 1) PW + c + 1]) and the ghosts that copy
+ *  it.
+ *  \param left, right  the cell is in the image's first/last column
+ *  \param top, bottom  the cell is in the image's first/last row */
+template < int PW, typename C > static __device__ __forceinline__ void
+hs_put_cell (C * p, int r, int c, C v, bool left, bool right, bool top,
+    bool bottom)
+{
+  C *row = p + (r + 1) * PW + c + 1;
+
+  row[0] = v;
+  if (left)
+    row[-1] = v;
+  if (right)
+    row[1] = v;
+  if (top) {
+    row[-PW] = v;
+    if (left)
+      row[-PW - 1] = v;
+    if (right)
+      row[-PW + 1] = v;
+  }
+  if (bottom) {
+    row[PW] = v;
+    if (left)
+      row[PW - 1] = v;
+    if (right)
+      row[PW + 1] = v;
+  }
+}
+
 /* The region in shared memory, one cell of padding around it: region cell
  * (r, c) lives at cells[r + 1][c + 1]. Where the image ends inside the
  * region (or right next to it), the padding/out-of-image cell beyond the
@@ -349,31 +402,11 @@ template < int RW, int RH, typename C > struct hs_region
 {
   C cells[RH + 2][RW + 2];
 
-  /** \brief Write cell (r, c) and the ghosts that copy it.
-   *  \param left, right  the cell is in the image's first/last column
-   *  \param top, bottom  the cell is in the image's first/last row */
+  /** \brief Write cell (r, c) and the ghosts that copy it (hs_put_cell). */
   __device__ __forceinline__ void put (int r, int c, C v, bool left,
       bool right, bool top, bool bottom)
   {
-    cells[r + 1][c + 1] = v;
-    if (left)
-      cells[r + 1][c] = v;
-    if (right)
-      cells[r + 1][c + 2] = v;
-    if (top) {
-      cells[r][c + 1] = v;
-      if (left)
-        cells[r][c] = v;
-      if (right)
-        cells[r][c + 2] = v;
-    }
-    if (bottom) {
-      cells[r + 2][c + 1] = v;
-      if (left)
-        cells[r + 2][c] = v;
-      if (right)
-        cells[r + 2][c + 2] = v;
-    }
+    hs_put_cell < RW + 2 > (&cells[0][0], r, c, v, left, right, top, bottom);
   }
 };
 
@@ -496,6 +529,208 @@ hs_jacobi_fused_kernel (hs_grads g, int width, int height, float alpha2,
 }
 
 /* ---------------------------------------------------------------------
+ * Jacobi, FUSED_DB: up to K sweeps per launch on double-buffered regions
+ * --------------------------------------------------------------------- */
+
+/* Programmatic dependent launch (sm_90 and later; no-ops elsewhere and
+ * when the launch did not ask for it): a block lets the next launch of
+ * the stream start as soon as every block of this one has started, and
+ * that launch's blocks zero their planes and load their coefficients
+ * (which no Jacobi launch writes) before they wait for this launch to
+ * complete, its memory visible, and only then read the increments it
+ * wrote. */
+static __device__ __forceinline__ void
+hs_pdl_launch_dependents (void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion ();
+#endif
+}
+
+static __device__ __forceinline__ void
+hs_pdl_wait (void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize ();
+#endif
+}
+
+/* A cell of the increments the previous launch wrote, read through L2
+ * only (ld.global.cg): no line an SM's L1 kept from an earlier launch can
+ * answer, whatever the launches' overlap. */
+static __device__ __forceinline__ float2
+hs_load_l2 (const hs_state_f32 & s, size_t i)
+{
+  return make_float2 (__ldcg (s.u + i), __ldcg (s.v + i));
+}
+
+static __device__ __forceinline__ __half2
+hs_load_l2 (const hs_state_f16 & s, size_t i)
+{
+  return __ldcg (s.uv + i);
+}
+
+/* A FUSED_DB geometry: RW x RH region, BY thread rows (blocks of RW x BY
+ * threads, R = RH / BY rows each), K sweeps per launch (halo width),
+ * MIN_BLOCKS resident blocks per SM asked of ptxas (which caps the
+ * registers per thread). Outputs the TW x TH centre. The two planes of
+ * the region (padded by one cell, PLANE cells each) are dynamic shared
+ * memory: 2 PLANE cells, above the 48 KB a static array may take. */
+template < int RW_, int RH_, int BY_, int K_, int MIN_BLOCKS_ > struct hs_geom
+{
+  static const int RW = RW_, RH = RH_, BY = BY_, K = K_;
+  static const int MIN_BLOCKS = MIN_BLOCKS_;
+  static const int TW = RW - 2 * K, TH = RH - 2 * K, R = RH / BY;
+  static const int PW = RW + 2, PLANE = (RH + 2) * (RW + 2);
+  static const int RING = 2 * (RW + 2) + 2 * RH;        /* padding cells */
+  static_assert (RW % 32 == 0, "whole warps per region row");
+  static_assert (RH % BY == 0, "thread rows must divide the region");
+  static_assert (R <= 32, "the in-image mask has 32 bits");
+  static_assert (TW > K && TH > K, "the tile must be wider than the halo");
+};
+
+/** \brief One sweep of a FUSED_DB thread over its strip: reads plane @src,
+ *  writes the R results into plane @dst (with their ghosts) or, for the
+ *  last sweep (TO_GLOBAL), the tile's cells into @out. The 3 x 3 window
+ *  walks down the strip as in hs_jacobi_fused_kernel; the per-cell
+ *  arithmetic is the same inline functions (T::mean, hs_update,
+ *  T::pack). */
+template < class G, typename S, bool TO_GLOBAL >
+static __device__ __forceinline__ void
+hs_db_sweep (const typename hs_traits < S >::cell * src,
+    typename hs_traits < S >::cell * dst, const hs_coef * k, int r0, int c,
+    int x, int gy0, unsigned in_image, bool plain, bool left, bool right,
+    int j_top, int j_bottom, const S & out)
+{
+  typedef hs_traits < S > T;
+  typedef typename T::cell cell;
+  const int PW = G::PW, K = G::K;
+  const cell *top = src + r0 * PW + c;
+  cell pw = top[0], pc = top[1], pe = top[2];
+  cell qw = top[PW], qc = top[PW + 1], qe = top[PW + 2];
+  const bool tile_col = c >= K && c < K + G::TW;
+
+#pragma unroll
+  for (int j = 0; j < G::R; j++) {
+    const cell *below = top + (j + 2) * PW;
+    cell nw = below[0], nc = below[1], ne = below[2];
+    /* N = pc, S = nc, W = qw, E = qe, NW = pw, NE = pe, SW = nw, SE = ne */
+    cell v = T::pack (hs_update (T::mean (pc, nc, qw, qe, pw, pe, nw, ne),
+            k[j]));
+    int r = r0 + j;
+
+    if (TO_GLOBAL) {
+      if (tile_col && (in_image & (1u << j)) && r >= K && r < K + G::TH)
+        T::store (out, x + (size_t) (gy0 + r) * out.pitch, v);
+    } else if (plain) {
+      dst[(r + 1) * PW + c + 1] = v;
+    } else if (in_image & (1u << j)) {
+      hs_put_cell < PW > (dst, r, c, v, left, right, j == j_top,
+          j == j_bottom);
+    }
+    pw = qw;
+    pc = qc;
+    pe = qe;
+    qw = nw;
+    qc = nc;
+    qe = ne;
+  }
+}
+
+/** \brief @sweeps (1..K) Jacobi sweeps on a block-private region, as
+ *  hs_jacobi_fused_kernel (same tiles, halo, ghosts, zeros and garbage),
+ *  with the region held twice: sweep n reads one plane and writes its
+ *  results straight into the other, so one barrier per sweep separates
+ *  "all of sweep n written" from "sweep n + 1 reads" (and, the planes
+ *  alternating, "all of sweep n read" from "sweep n + 1 overwrites"), and
+ *  no thread keeps its results in registers across it. The last sweep
+ *  stores the tile from registers. Every thread passes every barrier.
+ *  \param g, alpha2, zero_in, in, out  as hs_jacobi_simple_kernel
+ *  \param sweeps  1 .. G::K */
+template < class G, typename S >
+__global__ static void __launch_bounds__ (G::RW * G::BY, G::MIN_BLOCKS)
+hs_jacobi_db_kernel (hs_grads g, int width, int height, float alpha2,
+    int sweeps, int zero_in, S in, S out)
+{
+  typedef hs_traits < S > T;
+  typedef typename T::cell cell;
+  const int RW = G::RW, K = G::K, R = G::R, PW = G::PW;
+  extern __shared__ __align__ (16) unsigned char hs_db_smem[];
+  cell *const planes = reinterpret_cast < cell * >(hs_db_smem);
+
+  const int c = threadIdx.x;
+  const int r0 = threadIdx.y * R;
+  /* region origin in the image; negative at the top/left */
+  const int gx0 = (int) blockIdx.x * G::TW - K;
+  const int gy0 = (int) blockIdx.y * G::TH - K;
+  const int x = gx0 + c;
+  const bool col_in = x >= 0 && x < width;
+  const bool left = x == 0, right = x == width - 1;
+  /* this strip's rows j with image row 0 and height - 1 */
+  const int j_top = -gy0 - r0, j_bottom = height - 1 - gy0 - r0;
+  unsigned in_image = 0;        /* bit j: cell (r0 + j, c) is an image cell */
+  bool plain;                   /* all R cells in the image, no ghosts */
+  hs_coef k[R];
+
+  hs_pdl_launch_dependents ();
+
+  /* zeros where nothing is ever written, in both planes: the padding ring
+   * here, the region cells outside the image below (ghosts among them are
+   * written over after the barrier); image cells are written before they
+   * are read (plane 0 by the load, plane 1 by the first sweep) */
+  for (int i = threadIdx.x + threadIdx.y * RW; i < 2 * G::RING;
+      i += RW * G::BY) {
+    int q = i % G::RING, at;
+    if (q < PW)
+      at = q;                   /* top padding row */
+    else if (q < 2 * PW)
+      at = (G::RH + 1) * PW + q - PW;   /* bottom padding row */
+    else                        /* left, right padding of rows 1 .. RH */
+      at = ((q - 2 * PW) / 2 + 1) * PW + ((q & 1) ? PW - 1 : 0);
+    planes[(i / G::RING) * G::PLANE + at] = T::zero ();
+  }
+
+  /* coefficients into registers (no launch of the sequence writes them) */
+#pragma unroll
+  for (int j = 0; j < R; j++) {
+    int y = gy0 + r0 + j;
+    k[j].a = k[j].b = k[j].c = 0.0f;
+    if (col_in && y >= 0 && y < height) {
+      in_image |= 1u << j;
+      k[j] = hs_coefs_at (g, x, y, alpha2);
+    } else {
+      planes[(r0 + j + 1) * PW + c + 1] = T::zero ();
+      planes[G::PLANE + (r0 + j + 1) * PW + c + 1] = T::zero ();
+    }
+  }
+
+  /* the previous launch's increments: after it completed, and after every
+   * thread's zeros */
+  hs_pdl_wait ();
+  __syncthreads ();
+#pragma unroll
+  for (int j = 0; j < R; j++) {
+    int y = gy0 + r0 + j;
+    if (in_image & (1u << j))
+      hs_put_cell < PW > (planes, r0 + j, c, zero_in ? T::zero () :
+          hs_load_l2 (in, x + (size_t) y * in.pitch), left, right,
+          j == j_top, j == j_bottom);
+  }
+  plain = in_image == (R == 32 ? ~0u : (1u << R) - 1u) && !left && !right &&
+      (unsigned) j_top >= (unsigned) R && (unsigned) j_bottom >= (unsigned) R;
+  __syncthreads ();
+
+  for (int sweep = 0; sweep + 1 < sweeps; sweep++) {
+    hs_db_sweep < G, S, false > (planes + (sweep & 1) * G::PLANE,
+        planes + ((sweep + 1) & 1) * G::PLANE, k, r0, c, x, gy0, in_image,
+        plain, left, right, j_top, j_bottom, out);
+    __syncthreads ();
+  }
+  hs_db_sweep < G, S, true > (planes + ((sweeps - 1) & 1) * G::PLANE, NULL,
+      k, r0, c, x, gy0, in_image, plain, left, right, j_top, j_bottom, out);
+}
+
+/* ---------------------------------------------------------------------
  * Add increment
  * --------------------------------------------------------------------- */
 
@@ -581,17 +816,254 @@ out:
   return status;
 }
 
+/* FUSED_DB geometries: enum, name, region RW x RH, thread rows BY, depth
+ * K, resident blocks per SM asked of ptxas. The list is the one place
+ * that names them; cf_hs_geometry (cuda/hs.h) has the same order. */
+#define HS_DB_GEOMETRIES(X) \
+  X (CF_HS_GEOMETRY_32X32_K8, "32x32-k8", 32, 32, 8, 8, 4) \
+  X (CF_HS_GEOMETRY_64X64_K8, "64x64-k8", 64, 64, 8, 8, 2) \
+  X (CF_HS_GEOMETRY_96X64_K8, "96x64-k8", 96, 64, 4, 8, 2) \
+  X (CF_HS_GEOMETRY_128X64_K8, "128x64-k8", 128, 64, 8, 8, 1) \
+  X (CF_HS_GEOMETRY_128X96_K8, "128x96-k8", 128, 96, 8, 8, 1) \
+  X (CF_HS_GEOMETRY_64X64_K16, "64x64-k16", 64, 64, 8, 16, 2)
+
+struct hs_db_shape
+{
+  const char *name;
+  int rw, rh, by, k;
+};
+
+static const hs_db_shape hs_db_shapes[CF_HS_N_GEOMETRIES] = {
+  {"auto", 0, 0, 0, 0},
+#define HS_DB_SHAPE(e, name, rw, rh, by, k, mb) {name, rw, rh, by, k},
+  HS_DB_GEOMETRIES (HS_DB_SHAPE)
+#undef HS_DB_SHAPE
+};
+
+/* What the device can run of each geometry, for one state type: resident
+ * blocks per SM (0: cannot launch, e.g. too little shared memory). */
+struct hs_db_caps
+{
+  int n_sm;
+  int blocks_per_sm[CF_HS_N_GEOMETRIES];
+  int pdl;                      /* launch with programmatic dependent
+                                 * launch (compute capability >= 9.0) */
+};
+
+template < class G, typename S > static size_t
+hs_db_smem_bytes (void)
+{
+  return 2 * (size_t) G::PLANE * sizeof (typename hs_traits < S >::cell);
+}
+
+/* Allow the kernel of G its dynamic shared memory (above 48 KB this is an
+ * opt-in per kernel and device) and ask how many blocks an SM holds; 0
+ * when the device cannot give it (the error is consumed). */
+template < class G, typename S > static int
+hs_db_prepare_one (void)
+{
+  size_t smem = hs_db_smem_bytes < G, S > ();
+  int blocks = 0;
+
+  if (cudaFuncSetAttribute (hs_jacobi_db_kernel < G, S >,
+          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem) !=
+      cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor (&blocks,
+          hs_jacobi_db_kernel < G, S >, G::RW * G::BY, smem) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return 0;
+  }
+  return blocks;
+}
+
+/* Fill @caps for the current device (prepares every kernel of S). */
+template < typename S > static cf_status
+hs_db_prepare (hs_db_caps * caps, int n_sm)
+{
+  int dev = 0, major = 0;
+
+  memset (caps, 0, sizeof (*caps));
+  caps->n_sm = n_sm < 1 ? 1 : n_sm;
+  if (cudaGetDevice (&dev) == cudaSuccess &&
+      cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+          dev) == cudaSuccess)
+    caps->pdl = major >= 9;
+  (void) cudaGetLastError ();
+#define HS_DB_PREPARE(e, name, rw, rh, by, k, mb) \
+  caps->blocks_per_sm[e] = \
+      hs_db_prepare_one < hs_geom < rw, rh, by, k, mb >, S > ();
+  HS_DB_GEOMETRIES (HS_DB_PREPARE)
+#undef HS_DB_PREPARE
+  return caps->blocks_per_sm[CF_HS_GEOMETRY_32X32_K8] > 0 ? CF_OK :
+      CF_ERROR_CUDA;
+}
+
+/* First-order cost model of the FUSED_DB geometries, in ns, for AUTO.
+ * Per launch of s sweeps: a fixed part (graph node launch, block start,
+ * first loads' latency, drain), then on the busiest SM, for each round of
+ * blocks it holds at once, the load of their regions and s sweeps, each
+ * sweep at least a latency floor (barrier, window start, R rows of a
+ * thread's strip) and otherwise proportional to the region cells the SM
+ * sweeps. The constants are estimates for an H100-class SM, not
+ * measurements: they rank geometries, tests/gpu/hs-speed.sh measures. */
+#define HS_DB_LAUNCH_NS 2500.0
+#define HS_DB_LOAD_NS_PER_CELL 0.5
+#define HS_DB_SWEEP_NS_PER_CELL 0.17
+#define HS_DB_SWEEP_NS 90.0
+#define HS_DB_SWEEP_NS_PER_ROW 15.0
+
+static double
+hs_db_cost (cf_hs_geometry geom, const hs_db_caps * caps, int width,
+    int height, int iterations)
+{
+  const hs_db_shape *sh = &hs_db_shapes[geom];
+  int m = caps->blocks_per_sm[geom];
+  long blocks, per_sm, busy, rounds, cells;
+  int full, rest;
+  double load, sweep;
+
+  if (m < 1)
+    return -1.0;
+  blocks = (long) cf_div_up (width, sh->rw - 2 * sh->k) *
+      cf_div_up (height, sh->rh - 2 * sh->k);
+  per_sm = (blocks + caps->n_sm - 1) / caps->n_sm;
+  busy = per_sm < m ? per_sm : m;
+  rounds = (per_sm + m - 1) / m;
+  cells = busy * sh->rw * sh->rh;
+  load = HS_DB_LOAD_NS_PER_CELL * cells;
+  sweep = HS_DB_SWEEP_NS_PER_CELL * cells;
+  if (sweep < HS_DB_SWEEP_NS + HS_DB_SWEEP_NS_PER_ROW * (sh->rh / sh->by))
+    sweep = HS_DB_SWEEP_NS + HS_DB_SWEEP_NS_PER_ROW * (sh->rh / sh->by);
+  full = iterations / sh->k;
+  rest = iterations % sh->k;
+  return (full + (rest > 0)) * (HS_DB_LAUNCH_NS + rounds * load) +
+      (double) rounds * iterations * sweep;
+}
+
+/* The geometry a width x height level runs: @forced when the device can
+ * run it, else the cheapest by hs_db_cost (ties to the earlier entry). */
+static cf_hs_geometry
+hs_db_pick (const hs_db_caps * caps, cf_hs_geometry forced, int width,
+    int height, int iterations)
+{
+  cf_hs_geometry best = CF_HS_GEOMETRY_32X32_K8;
+  double best_cost = -1.0;
+  int g;
+
+  if (forced > CF_HS_GEOMETRY_AUTO && forced < CF_HS_N_GEOMETRIES &&
+      caps->blocks_per_sm[forced] > 0)
+    return forced;
+  for (g = CF_HS_GEOMETRY_AUTO + 1; g < CF_HS_N_GEOMETRIES; g++) {
+    double cost = hs_db_cost ((cf_hs_geometry) g, caps, width, height,
+        iterations);
+    if (cost >= 0.0 && (best_cost < 0.0 || cost < best_cost)) {
+      best = (cf_hs_geometry) g;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+/* One launch of G; with @pdl it may start before the previous kernel of
+ * @stream ends (hs_pdl_wait orders what must be ordered). */
+template < class G, typename S > static cf_status
+hs_launch_db (const hs_grads & g, int width, int height, float alpha2,
+    int sweeps, int zero_in, const S & in, const S & out, int pdl,
+    cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  cudaLaunchConfig_t config = cudaLaunchConfig_t ();
+  cudaLaunchAttribute attr[1] = { cudaLaunchAttribute () };
+
+  config.gridDim = dim3 (cf_div_up (width, G::TW), cf_div_up (height, G::TH));
+  config.blockDim = dim3 (G::RW, G::BY);
+  config.dynamicSmemBytes = hs_db_smem_bytes < G, S > ();
+  config.stream = stream;
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attr;
+  config.numAttrs = pdl ? 1 : 0;
+  CF_CUDA_TRY (cudaLaunchKernelEx (&config, hs_jacobi_db_kernel < G, S >, g,
+          width, height, alpha2, sweeps, zero_in, in, out));
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+/* One FUSED_DB launch of @geom (not AUTO), @sweeps <= its depth. */
+template < typename S > static cf_status
+hs_launch_db_geometry (cf_hs_geometry geom, const hs_grads & g, int width,
+    int height, float alpha2, int sweeps, int zero_in, const S & in,
+    const S & out, int pdl, cudaStream_t stream)
+{
+  switch (geom) {
+#define HS_DB_CASE(e, name, rw, rh, by, k, mb) \
+    case e: \
+      return hs_launch_db < hs_geom < rw, rh, by, k, mb >, S > (g, width, \
+          height, alpha2, sweeps, zero_in, in, out, pdl, stream);
+      HS_DB_GEOMETRIES (HS_DB_CASE)
+#undef HS_DB_CASE
+    default:
+      return CF_ERROR_INVALID;
+  }
+}
+
+extern "C" const char *
+cf_cuda_hs_geometry_name (cf_hs_geometry geometry)
+{
+  if (geometry < CF_HS_GEOMETRY_AUTO || geometry >= CF_HS_N_GEOMETRIES)
+    return NULL;
+  return hs_db_shapes[geometry].name;
+}
+
+extern "C" int
+cf_cuda_hs_geometry_from_name (const char *name)
+{
+  int g;
+
+  if (name == NULL)
+    return -1;
+  for (g = 0; g < CF_HS_N_GEOMETRIES; g++)
+    if (strcmp (name, hs_db_shapes[g].name) == 0)
+      return g;
+  return -1;
+}
+
+extern "C" int
+cf_cuda_hs_geometry_depth (cf_hs_geometry geometry)
+{
+  if (geometry < CF_HS_GEOMETRY_AUTO || geometry >= CF_HS_N_GEOMETRIES)
+    return 0;
+  return hs_db_shapes[geometry].k;
+}
+
 /* Enqueue @iterations sweeps ping-ponging between state[0] (input) and
  * state[1]; *result = index of the buffer holding the last sweep. */
 template < typename S > static cf_status
 hs_enqueue_iterations (const hs_grads & g, int width, int height,
-    float alpha2, int iterations, cf_hs_kernel kernel, int n_sm, int zero_in,
+    float alpha2, int iterations, cf_hs_kernel kernel, int n_sm,
+    const hs_db_caps * caps, cf_hs_geometry geometry, int zero_in,
     const S state[2], int *result, cudaStream_t stream)
 {
   cf_status status = CF_OK;
   int cur = 0;
 
-  if (kernel == CF_HS_KERNEL_SIMPLE) {
+  if (kernel == CF_HS_KERNEL_FUSED_DB) {
+    cf_hs_geometry geom = hs_db_pick (caps, geometry, width, height,
+        iterations);
+    int depth = hs_db_shapes[geom].k;
+    int first = zero_in;
+
+    for (int left = iterations; left > 0; left -= depth) {
+      int sweeps = left < depth ? left : depth;
+      status = hs_launch_db_geometry < S > (geom, g, width, height, alpha2,
+          sweeps, first, state[cur], state[1 - cur], caps->pdl, stream);
+      if (status != CF_OK)
+        goto out;
+      first = 0;
+      cur = 1 - cur;
+    }
+  } else if (kernel == CF_HS_KERNEL_SIMPLE) {
     for (int n = 0; n < iterations; n++) {
       hs_jacobi_simple_kernel < S > <<< cell_grid (width, height),
           dim3 (HS_BLOCK_X, HS_BLOCK_Y), 0, stream >>> (g, width, height,
@@ -624,11 +1096,18 @@ out:
   return status;
 }
 
+/* AUTO: FUSED_DB (tests/gpu/hs-speed.sh measures it against FUSED) */
 static cf_hs_kernel
 resolve_kernel (cf_hs_kernel kernel)
 {
-  return kernel == CF_HS_KERNEL_SIMPLE ? CF_HS_KERNEL_SIMPLE :
-      CF_HS_KERNEL_FUSED;
+  return kernel == CF_HS_KERNEL_AUTO ? CF_HS_KERNEL_FUSED_DB : kernel;
+}
+
+static int
+kernel_valid (cf_hs_kernel kernel)
+{
+  return kernel == CF_HS_KERNEL_AUTO || kernel == CF_HS_KERNEL_SIMPLE ||
+      kernel == CF_HS_KERNEL_FUSED || kernel == CF_HS_KERNEL_FUSED_DB;
 }
 
 /* SMs of the current device (the caller's context decides which). */
@@ -699,14 +1178,88 @@ out:
   return status;
 }
 
+/* fp32 planes <-> one half2 plane (the fp16 plans' increments), for
+ * cf_cuda_hs_jacobi_ex: rounded as hs_traits<hs_state_f16>::pack, widened
+ * exactly. */
+__global__ static void
+hs_to_half2_kernel (hs_state_f32 src, hs_state_f16 dst, int width,
+    int height)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (x >= width || y >= height)
+    return;
+  dst.uv[x + (size_t) y * dst.pitch] =
+      __floats2half2_rn (src.u[x + (size_t) y * src.pitch],
+      src.v[x + (size_t) y * src.pitch]);
+}
+
+__global__ static void
+hs_from_half2_kernel (hs_state_f16 src, hs_state_f32 dst, int width,
+    int height)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  float2 f;
+
+  if (x >= width || y >= height)
+    return;
+  f = __half22float2 (src.uv[x + (size_t) y * src.pitch]);
+  dst.u[x + (size_t) y * dst.pitch] = f.x;
+  dst.v[x + (size_t) y * dst.pitch] = f.y;
+}
+
+/* @iterations half2 sweeps from *d (rounded) back into *d. */
+static cf_status
+hs_jacobi_fp16 (const hs_grads & g, int width, int height, float alpha2,
+    int iterations, cf_hs_kernel kernel, int n_sm, cf_hs_geometry geometry,
+    cf_cuda_flow * d, cudaStream_t stream)
+{
+  cf_status status = CF_OK, run;
+  hs_db_caps caps;
+  hs_state_f16 s[2];
+  void *p[2] = { NULL, NULL };
+  size_t bytes = (size_t) width * height * sizeof (__half2);
+  int result = 0, l;
+
+  if (kernel == CF_HS_KERNEL_FUSED_DB &&
+      (status = hs_db_prepare < hs_state_f16 > (&caps, n_sm)) != CF_OK)
+    return status;
+  for (l = 0; l < 2; l++) {
+    CF_CUDA_TRY (cudaMallocAsync (&p[l], bytes, stream));
+    s[l].uv = (__half2 *) p[l];
+    s[l].pitch = width;
+  }
+  hs_to_half2_kernel <<< cell_grid (width, height), dim3 (HS_BLOCK_X,
+          HS_BLOCK_Y), 0, stream >>> (state_f32 (d), s[0], width, height);
+  CF_CUDA_TRY_LAUNCH ();
+  run = hs_enqueue_iterations (g, width, height, alpha2, iterations, kernel,
+      n_sm, &caps, geometry, 0, s, &result, stream);
+  if (run != CF_OK) {
+    status = run;
+    goto out;
+  }
+  hs_from_half2_kernel <<< cell_grid (width, height), dim3 (HS_BLOCK_X,
+          HS_BLOCK_Y), 0, stream >>> (s[result], state_f32 (d), width,
+      height);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  for (l = 0; l < 2; l++)
+    if (p[l] != NULL)
+      cf_cuda_check (cudaFreeAsync (p[l], stream));
+  return status;
+}
+
 extern "C" cf_status
-cf_cuda_hs_jacobi (const cf_cuda_image * ix, const cf_cuda_image * iy,
+cf_cuda_hs_jacobi_ex (const cf_cuda_image * ix, const cf_cuda_image * iy,
     const cf_cuda_image * it, float alpha, int iterations,
-    cf_hs_kernel kernel, cf_cuda_flow * d, cf_cuda_flow * tmp,
-    cudaStream_t stream)
+    cf_hs_kernel kernel, cf_hs_geometry geometry, cf_precision precision,
+    cf_cuda_flow * d, cf_cuda_flow * tmp, cudaStream_t stream)
 {
   cf_status status;
   hs_state_f32 state[2];
+  hs_db_caps caps;
   int n_sm, result = 0;
 
   if (!cf_cuda_image_is_valid (ix) || !cf_cuda_image_is_valid (iy) ||
@@ -716,24 +1269,43 @@ cf_cuda_hs_jacobi (const cf_cuda_image * ix, const cf_cuda_image * iy,
       d->height != ix->height || tmp->width != ix->width ||
       tmp->height != ix->height || d->u == tmp->u || d->v == tmp->v ||
       d->u == tmp->v || d->v == tmp->u || iterations < 0 || !(alpha > 0.0f) ||
-      !isfinite (alpha))
+      !isfinite (alpha) || !kernel_valid (kernel) ||
+      geometry < CF_HS_GEOMETRY_AUTO || geometry >= CF_HS_N_GEOMETRIES ||
+      (precision != CF_PRECISION_FP32 && precision != CF_PRECISION_FP16))
     return CF_ERROR_INVALID;
   if (iterations == 0)
     return CF_OK;
   status = query_sm_count (&n_sm);
   if (status != CF_OK)
     return status;
+  kernel = resolve_kernel (kernel);
+  if (precision == CF_PRECISION_FP16)
+    return hs_jacobi_fp16 (make_grads (ix, iy, it), ix->width, ix->height,
+        alpha * alpha, iterations, kernel, n_sm, geometry, d, stream);
+  if (kernel == CF_HS_KERNEL_FUSED_DB &&
+      (status = hs_db_prepare < hs_state_f32 > (&caps, n_sm)) != CF_OK)
+    return status;
   state[0] = state_f32 (d);
   state[1] = state_f32 (tmp);
   status = hs_enqueue_iterations (make_grads (ix, iy, it), ix->width,
-      ix->height, alpha * alpha, iterations, resolve_kernel (kernel), n_sm, 0,
-      state, &result, stream);
+      ix->height, alpha * alpha, iterations, kernel, n_sm, &caps, geometry,
+      0, state, &result, stream);
   if (result == 1) {
     cf_cuda_flow t = *d;
     *d = *tmp;
     *tmp = t;
   }
   return status;
+}
+
+extern "C" cf_status
+cf_cuda_hs_jacobi (const cf_cuda_image * ix, const cf_cuda_image * iy,
+    const cf_cuda_image * it, float alpha, int iterations,
+    cf_hs_kernel kernel, cf_cuda_flow * d, cf_cuda_flow * tmp,
+    cudaStream_t stream)
+{
+  return cf_cuda_hs_jacobi_ex (ix, iy, it, alpha, iterations, kernel,
+      CF_HS_GEOMETRY_AUTO, CF_PRECISION_FP32, d, tmp, stream);
 }
 
 extern "C" cf_status
@@ -761,8 +1333,13 @@ struct cf_cuda_hs_plan
 {
   int width, height;
   cf_precision precision;
-  cf_hs_kernel kernel;          /* SIMPLE or FUSED (AUTO resolved) */
+  cf_hs_kernel kernel;          /* SIMPLE, FUSED or FUSED_DB (AUTO
+                                 * resolved) */
   int n_sm;
+  cf_hs_geometry geometry;      /* FUSED_DB: forced, or AUTO per level */
+  hs_db_caps caps;              /* FUSED_DB: what the device runs, and
+                                 * whether launches use PDL */
+  int pdl_supported;            /* FUSED_DB: the device has PDL */
 
   cf_cuda_flow u;               /* pixel-grid flow of the current level */
   cf_cuda_image i1w, ix, iy, it;
@@ -811,8 +1388,7 @@ cf_cuda_hs_plan_new (int width, int height, cf_precision precision,
   *plan_out = NULL;
   if (width < 1 || height < 1 || width > CF_MAX_DIMENSION ||
       height > CF_MAX_DIMENSION || (precision != CF_PRECISION_FP32 &&
-          precision != CF_PRECISION_FP16) || (kernel != CF_HS_KERNEL_AUTO &&
-          kernel != CF_HS_KERNEL_SIMPLE && kernel != CF_HS_KERNEL_FUSED))
+          precision != CF_PRECISION_FP16) || !kernel_valid (kernel))
     return CF_ERROR_INVALID;
   plan = (cf_cuda_hs_plan *) calloc (1, sizeof (*plan));
   if (plan == NULL)
@@ -825,6 +1401,14 @@ cf_cuda_hs_plan_new (int width, int height, cf_precision precision,
   status = query_sm_count (&plan->n_sm);
   if (status != CF_OK)
     goto out;
+  if (plan->kernel == CF_HS_KERNEL_FUSED_DB) {
+    status = precision == CF_PRECISION_FP32 ?
+        hs_db_prepare < hs_state_f32 > (&plan->caps, plan->n_sm) :
+        hs_db_prepare < hs_state_f16 > (&plan->caps, plan->n_sm);
+    if (status != CF_OK)
+      goto out;
+    plan->pdl_supported = plan->caps.pdl;
+  }
   if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
       (status = cf_cuda_image_alloc (&plan->i1w, width, height)) != CF_OK ||
       (status = cf_cuda_image_alloc (&plan->ix, width, height)) != CF_OK ||
@@ -857,6 +1441,47 @@ out:
   return status;
 }
 
+extern "C" cf_status
+cf_cuda_hs_plan_set_geometry (cf_cuda_hs_plan * plan, cf_hs_geometry geometry)
+{
+  cf_status status = CF_OK;
+  int l;
+
+  if (plan == NULL || geometry < CF_HS_GEOMETRY_AUTO ||
+      geometry >= CF_HS_N_GEOMETRIES)
+    return CF_ERROR_INVALID;
+  if (geometry == plan->geometry)
+    return CF_OK;
+  plan->geometry = geometry;
+  /* the captured sequences launch the old geometry */
+  for (l = 0; l < CF_PYRAMID_MAX_LEVELS; l++) {
+    cf_status s = cf_level_graph_reset (&plan->graph[l]);
+    if (status == CF_OK)
+      status = s;
+  }
+  return status;
+}
+
+extern "C" cf_status
+cf_cuda_hs_plan_set_pdl (cf_cuda_hs_plan * plan, int pdl)
+{
+  cf_status status = CF_OK;
+  int on, l;
+
+  if (plan == NULL)
+    return CF_ERROR_INVALID;
+  on = pdl && plan->pdl_supported;
+  if (on == plan->caps.pdl)
+    return CF_OK;
+  plan->caps.pdl = on;
+  for (l = 0; l < CF_PYRAMID_MAX_LEVELS; l++) {
+    cf_status s = cf_level_graph_reset (&plan->graph[l]);
+    if (status == CF_OK)
+      status = s;
+  }
+  return status;
+}
+
 /* The plan's scratch seen at a level's size. */
 static cf_cuda_image
 image_view (const cf_cuda_image * img, int width, int height)
@@ -886,26 +1511,45 @@ plan_enqueue_iterations (void *data, int width, int height, float alpha,
   if (plan->precision == CF_PRECISION_FP32) {
     hs_state_f32 s[2] = { state_f32 (&plan->d[0]), state_f32 (&plan->d[1]) };
     return hs_enqueue_iterations (g, width, height, alpha2, iterations,
-        plan->kernel, plan->n_sm, 1, s, result, stream);
+        plan->kernel, plan->n_sm, &plan->caps, plan->geometry, 1, s, result,
+        stream);
   } else {
     hs_state_f16 s[2];
     s[0].uv = plan->h[0];
     s[1].uv = plan->h[1];
     s[0].pitch = s[1].pitch = plan->h_pitch;
     return hs_enqueue_iterations (g, width, height, alpha2, iterations,
-        plan->kernel, plan->n_sm, 1, s, result, stream);
+        plan->kernel, plan->n_sm, &plan->caps, plan->geometry, 1, s, result,
+        stream);
   }
 }
 
 /* Run the level's iteration sequence on @stream through its cached graph,
- * capturing it first when the key (size, iterations, alpha) changed. */
+ * capturing it first when the key (size, iterations, alpha) changed. A
+ * FUSED_DB sequence whose capture with programmatic dependent launches
+ * fails (a driver without them in graphs) is captured again without
+ * them, and the plan keeps to that. */
 static cf_status
 plan_run_iterations (cf_cuda_hs_plan * plan, int level, int width,
     int height, float alpha, int iterations, int *result, cudaStream_t stream)
 {
-  return cf_level_graph_run (&plan->graph[level], plan->capture_stream,
-      plan_enqueue_iterations, plan, width, height, alpha, iterations, result,
-      stream);
+  cf_status status = cf_level_graph_run (&plan->graph[level],
+      plan->capture_stream, plan_enqueue_iterations, plan, width, height,
+      alpha, iterations, result, stream);
+
+  if (status != CF_OK && plan->kernel == CF_HS_KERNEL_FUSED_DB &&
+      plan->caps.pdl) {
+    int l;
+
+    (void) cudaGetLastError ();
+    plan->caps.pdl = 0;
+    for (l = 0; l < CF_PYRAMID_MAX_LEVELS; l++)
+      (void) cf_level_graph_reset (&plan->graph[l]);
+    status = cf_level_graph_run (&plan->graph[level], plan->capture_stream,
+        plan_enqueue_iterations, plan, width, height, alpha, iterations,
+        result, stream);
+  }
+  return status;
 }
 
 /* Add the plan's increment buffer @index to @u. */

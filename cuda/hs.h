@@ -12,18 +12,52 @@
 extern "C" {
 #endif
 
-/* Inner-loop implementation, selectable for benchmarks and tests. */
+/* Inner-loop implementation, selectable for benchmarks and tests; all
+ * give the same bits. */
 typedef enum
 {
-  CF_HS_KERNEL_AUTO = 0,        /* fastest measured */
+  CF_HS_KERNEL_AUTO = 0,        /* FUSED_DB (tests/gpu/hs-speed.sh) */
   CF_HS_KERNEL_SIMPLE,          /* one Jacobi sweep per launch */
-  CF_HS_KERNEL_FUSED            /* several sweeps per launch on private
-                                 * shared-memory tiles (same results) */
+  CF_HS_KERNEL_FUSED,           /* 8 sweeps per launch on private
+                                 * shared-memory regions (64 x 64 or
+                                 * 32 x 32), two barriers per sweep */
+  CF_HS_KERNEL_FUSED_DB         /* several sweeps per launch on
+                                 * double-buffered regions, one barrier per
+                                 * sweep; region size and depth per level
+                                 * (cf_hs_geometry) */
 } cf_hs_kernel;
 
 /* Sweeps per CF_HS_KERNEL_FUSED launch (its halo width, in cells); tests
  * use it to hit the launch boundaries (k - 1, k, 3k + 2 iterations). */
 #define CF_CUDA_HS_FUSED_DEPTH 8
+
+/* The regions of CF_HS_KERNEL_FUSED_DB: width x height cells and depth K
+ * (sweeps per launch, the halo width); a launch outputs the
+ * (width - 2K) x (height - 2K) centre. AUTO picks one per level from the
+ * level size, the iteration count and the blocks per SM the device fits
+ * (cf_cuda_hs_plan_set_geometry forces one, for benchmarks and tests). A
+ * geometry the device cannot run (too little shared memory per block)
+ * falls back to AUTO's choice. */
+typedef enum
+{
+  CF_HS_GEOMETRY_AUTO = 0,
+  CF_HS_GEOMETRY_32X32_K8,      /* 16 x 16 tile, 256 threads */
+  CF_HS_GEOMETRY_64X64_K8,      /* 48 x 48, 512 threads, 2 blocks per SM */
+  CF_HS_GEOMETRY_96X64_K8,      /* 80 x 48, 384 threads, 2 blocks per SM */
+  CF_HS_GEOMETRY_128X64_K8,     /* 112 x 48, 1024 threads */
+  CF_HS_GEOMETRY_128X96_K8,     /* 112 x 80, 1024 threads */
+  CF_HS_GEOMETRY_64X64_K16,     /* 32 x 32, 512 threads: half the launches */
+  CF_HS_N_GEOMETRIES
+} cf_hs_geometry;
+
+/* "64x64-k8" etc. ("auto" for AUTO); NULL out of range. */
+const char *cf_cuda_hs_geometry_name (cf_hs_geometry geometry);
+
+/* The geometry called @name, or -1. */
+int cf_cuda_hs_geometry_from_name (const char *name);
+
+/* Sweeps per launch (K) of @geometry; 0 for AUTO or out of range. */
+int cf_cuda_hs_geometry_depth (cf_hs_geometry geometry);
 
 typedef struct cf_cuda_hs_plan cf_cuda_hs_plan;
 
@@ -41,6 +75,19 @@ cf_status cf_cuda_hs_plan_run (cf_cuda_hs_plan * plan,
 
 void cf_cuda_hs_plan_free (cf_cuda_hs_plan * plan);
 
+/* Force the FUSED_DB region geometry of every level (AUTO: per level, the
+ * default); the results do not depend on it. Ignored by SIMPLE and FUSED
+ * plans. */
+cf_status cf_cuda_hs_plan_set_geometry (cf_cuda_hs_plan * plan,
+    cf_hs_geometry geometry);
+
+/* FUSED_DB launches with programmatic dependent launch (1, the default
+ * where the device has it: compute capability 9.0 and later), so that a
+ * launch loads its coefficients while the previous one ends, or without
+ * (0); the results do not depend on it. Ignored by SIMPLE and FUSED
+ * plans. */
+cf_status cf_cuda_hs_plan_set_pdl (cf_cuda_hs_plan * plan, int pdl);
+
 /* Single steps, for tests against the CPU reference. cf_cuda_hs_jacobi
  * runs @iterations sweeps ping-ponging between *d and *tmp; on return *d
  * describes the buffer holding the result (the two structs may have been
@@ -54,6 +101,17 @@ cf_status cf_cuda_hs_jacobi (const cf_cuda_image * ix,
     cudaStream_t stream);
 cf_status cf_cuda_hs_add_increment (const cf_cuda_flow * d,
     cf_cuda_flow * u, cudaStream_t stream);
+
+/* cf_cuda_hs_jacobi with a FUSED_DB @geometry and a @precision: with
+ * CF_PRECISION_FP16 the increments are rounded to half2 (as an fp16 plan
+ * holds them), swept in half2 and widened back into *d (exact); that path
+ * allocates and frees its half2 buffers on @stream (stream-ordered), so it
+ * is for tests, not for a frame loop. */
+cf_status cf_cuda_hs_jacobi_ex (const cf_cuda_image * ix,
+    const cf_cuda_image * iy, const cf_cuda_image * it, float alpha,
+    int iterations, cf_hs_kernel kernel, cf_hs_geometry geometry,
+    cf_precision precision, cf_cuda_flow * d, cf_cuda_flow * tmp,
+    cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -76,17 +76,29 @@ static gboolean gst_cuda_flow_hs_solve (GstCfFlowBase * base,
     GstCfFlowFrame * frame);
 
 /* enum fields are stored as int (common/params.h), with the values of
- * gst_cf_jacobi_kernel_choices */
+ * gst_cf_jacobi_kernel_choices and HS's own fused-db */
 G_STATIC_ASSERT (sizeof (cf_hs_kernel) == sizeof (int) &&
     CF_HS_KERNEL_AUTO == GST_CF_JACOBI_KERNEL_AUTO &&
     CF_HS_KERNEL_SIMPLE == GST_CF_JACOBI_KERNEL_SIMPLE &&
     CF_HS_KERNEL_FUSED == GST_CF_JACOBI_KERNEL_FUSED);
 
+static const cf_param_choice hs_kernel_choices[] = {
+  {CF_HS_KERNEL_AUTO, "auto", "Fastest measured"},
+  {CF_HS_KERNEL_SIMPLE, "simple", "One Jacobi sweep per kernel launch"},
+  {CF_HS_KERNEL_FUSED, "fused", "8 sweeps per launch on 64 x 64 or "
+        "32 x 32 shared-memory regions, two barriers per sweep (identical "
+        "results)"},
+  {CF_HS_KERNEL_FUSED_DB, "fused-db", "Several sweeps per launch on "
+        "double-buffered shared-memory regions sized per pyramid level, "
+        "one barrier per sweep (identical results)"},
+  {0, NULL, NULL}
+};
+
 /* What only the element has: the GPU implementation (a GstCudaFlowHsKernel) */
 static const cf_param element_params[] = {
   GST_CF_KERNEL_ROW ("jacobi-kernel", "Jacobi Kernel",
       "GPU implementation of the Jacobi iterations (for benchmarks; "
-      "all give the same flow)", gst_cf_jacobi_kernel_choices,
+      "all give the same flow)", hs_kernel_choices,
       DEFAULT_KERNEL, G_STRUCT_OFFSET (GstCudaFlowHs, kernel)),
   {NULL}
 };

@@ -78,6 +78,8 @@ cf_flow_bench_config_init (cf_flow_bench_config * c, cf_flow_method method)
   cf_pyramid_params_init (&c->pyramid);
   c->pyramid.min_size = MIN_LEVEL_SIDE;
   c->clg_fused_depth = 0;
+  c->hs_geometry = 0;
+  c->hs_pdl = 1;
 }
 
 void
@@ -113,8 +115,14 @@ cf_flow_bench_config_check (const cf_flow_bench_config * c, cf_error * err)
         return CF_ERROR_INVALID;
       }
       if (c->solver.kernel < CF_HS_KERNEL_AUTO ||
-          c->solver.kernel > CF_HS_KERNEL_FUSED) {
+          c->solver.kernel > CF_HS_KERNEL_FUSED_DB) {
         cf_error_set (err, "unknown Horn-Schunck kernel %d", c->solver.kernel);
+        return CF_ERROR_INVALID;
+      }
+      if (c->hs_geometry < CF_HS_GEOMETRY_AUTO ||
+          c->hs_geometry >= CF_HS_N_GEOMETRIES) {
+        cf_error_set (err, "unknown Horn-Schunck geometry %d",
+            c->hs_geometry);
         return CF_ERROR_INVALID;
       }
       break;
@@ -253,6 +261,9 @@ solver_init (solver * sv, const cf_flow_bench_config * c, int width,
     case CF_FLOW_METHOD_HS:
       TRY (cf_cuda_hs_plan_new (width, height, c->solver.precision,
               (cf_hs_kernel) c->solver.kernel, &sv->hs));
+      TRY (cf_cuda_hs_plan_set_geometry (sv->hs,
+              (cf_hs_geometry) c->hs_geometry));
+      TRY (cf_cuda_hs_plan_set_pdl (sv->hs, c->hs_pdl));
       break;
     case CF_FLOW_METHOD_TVL1:
       TRY (cf_cuda_tvl1_plan_new (width, height, c->solver.precision,

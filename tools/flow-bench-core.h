@@ -53,6 +53,11 @@ typedef struct
                                  * the method's: cf_flow_bench_pyramid_params */
   int clg_fused_depth;          /* FUSED sweeps per launch, 0 = the
                                  * plan's default */
+  int hs_geometry;              /* cf_hs_geometry of a FUSED_DB HS plan,
+                                 * 0 = AUTO (per level) */
+  int hs_pdl;                   /* FUSED_DB launches with programmatic
+                                 * dependent launch (1, where the device
+                                 * has it) or without (0) */
 } cf_flow_bench_config;
 
 /* @method with common/'s defaults (its parameter table's, as the

@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  *   gst-cudaflow-flow-bench [--sizes WxH,...] [--frames N]
- *       [--config NAME,...] [--clg-depth K,...] [--json FILE]
+ *       [--config NAME,...] [--clg-depth K,...] [--hs-kernel NICK,...]
+ *       [--hs-geometry NAME,...] [--hs-pdl 1,0] [--json FILE]
  *       [--markdown FILE]
  *
  * Runs the same sequence of calls as the flow elements' GPU path on one
@@ -20,6 +21,15 @@
  * depth K (3 .. 8, 0 = the plan's default; cf_cuda_clg_plan_set_fused_depth) and
  * adds a table of depth against ms per frame and per Jacobi sweep (the
  * iterations' time over the sweeps of all levels).
+ *
+ * --hs-kernel NICK,... runs every Horn-Schunck configuration once per
+ * Jacobi kernel (auto, simple, fused, fused-db: cudaflowhs'
+ * jacobi-kernel), in place of the table's, and --hs-geometry NAME,...
+ * every such run of fused-db (or auto) once per region geometry (auto,
+ * 32x32-k8, 64x64-k8, ...; cf_cuda_hs_plan_set_geometry), and --hs-pdl
+ * 1,0 with and without programmatic dependent launch
+ * (cf_cuda_hs_plan_set_pdl): old and new kernels side by side in one
+ * binary (tests/gpu/hs-speed.sh).
  *
  * The configurations are a fixed table (--help lists them) on top of
  * common/'s defaults; gst-cudaflow-flow-frontier instead reads them from
@@ -44,6 +54,7 @@
 #define PROG "gst-cudaflow-flow-bench"
 #define MAX_SIZES 16
 #define MAX_DEPTHS 16
+#define MAX_HS_VARIANTS 64
 
 typedef struct
 {
@@ -73,6 +84,21 @@ static const bench_config configs[] = {
   {"hs-default", "cudaflowhs defaults (5 levels x 1 warp x 500 "
         "iterations)", CF_FLOW_METHOD_HS, 5, 1, 500, 15.0f,
       CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
+  {"hs-fast", "cudaflowhs preset=fast (6 levels x 1 warp x 20 "
+        "iterations)", CF_FLOW_METHOD_HS, 6, 1, 20, 15.0f,
+      CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
+  {"hs-fast-fp16", "the same, precision=fp16", CF_FLOW_METHOD_HS, 6, 1, 20,
+      15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL},
+  {"hs-balanced", "cudaflowhs preset=balanced, the defaults (6 levels x 1 "
+        "warp x 50 iterations)", CF_FLOW_METHOD_HS, 6, 1, 50, 15.0f,
+      CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
+  {"hs-balanced-fp16", "the same, precision=fp16", CF_FLOW_METHOD_HS, 6, 1,
+      50, 15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL},
+  {"hs-one-level", "Horn-Schunck on one level (1 warp x 504 iterations): "
+        "the sweeps at one size, for region geometries", CF_FLOW_METHOD_HS,
+      1, 1, 504, 15.0f, CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
+  {"hs-one-level-fp16", "the same, precision=fp16", CF_FLOW_METHOD_HS, 1, 1,
+      504, 15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL},
   {"hs-realtime", "cudaflowhs preset=realtime (3 levels x 1 warp x 10 "
         "iterations, Romera's thesis)", CF_FLOW_METHOD_HS, 3, 1, 10, 15.0f,
       CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
@@ -119,13 +145,25 @@ typedef struct
 {
   const bench_config *config;
   int clg_depth;                /* FUSED depth asked for (0 = default) */
+  int hs_kernel;                /* HS: the cf_hs_kernel run */
+  int hs_geometry;              /* HS: the cf_hs_geometry asked for */
+  int hs_pdl;                   /* HS: programmatic dependent launch */
   cf_flow_bench_result r;
 } bench_result;
 
+/* cudaflowhs' jacobi-kernel nicks */
+static const char *const hs_kernel_nicks[] = { "auto", "simple", "fused",
+  "fused-db"
+};
+
+#define N_HS_KERNELS ((int) (sizeof (hs_kernel_nicks) / sizeof (char *)))
+
 /* The run configuration of table entry @t: common/'s defaults (as the
- * elements'), with the entry's fields on top. */
+ * elements'), with the entry's fields on top; @hs_kernel (-1: the
+ * table's), @hs_geometry and @hs_pdl for HS. */
 static void
-table_config (const bench_config * t, int clg_depth, cf_flow_bench_config * c)
+table_config (const bench_config * t, int clg_depth, int hs_kernel,
+    int hs_geometry, int hs_pdl, cf_flow_bench_config * c)
 {
   cf_flow_bench_config_init (c, t->method);
   c->pyramid.max_levels = t->levels;
@@ -133,6 +171,10 @@ table_config (const bench_config * t, int clg_depth, cf_flow_bench_config * c)
   c->solver.kernel = t->kernel;
   switch (t->method) {
     case CF_FLOW_METHOD_HS:
+      if (hs_kernel >= 0)
+        c->solver.kernel = hs_kernel;
+      c->hs_geometry = hs_geometry;
+      c->hs_pdl = hs_pdl;
       c->solver.params.hs.alpha = t->alpha;
       c->solver.params.hs.warps = t->warps;
       c->solver.params.hs.iterations = t->iterations;
@@ -167,6 +209,11 @@ write_json (FILE * f, const char *device, const bench_result * r, int n,
         r[i].r.height, r[i].r.n_levels, r[i].r.frame_ms);
     if (r[i].config->method == CF_FLOW_METHOD_CLG)
       fprintf (f, ", \"clg_fused_depth\": %d", r[i].clg_depth);
+    if (r[i].config->method == CF_FLOW_METHOD_HS)
+      fprintf (f, ", \"hs_kernel\": \"%s\", \"hs_geometry\": \"%s\", "
+          "\"hs_pdl\": %d", hs_kernel_nicks[r[i].hs_kernel],
+          cf_cuda_hs_geometry_name ((cf_hs_geometry) r[i].hs_geometry),
+          r[i].hs_pdl);
     for (s = 0; s < CF_FLOW_BENCH_N_STAGES; s++)
       fprintf (f, ", \"%s_ms\": %.4f", cf_flow_bench_stage_names[s],
           r[i].r.stage_ms[s]);
@@ -180,12 +227,18 @@ write_json (FILE * f, const char *device, const bench_result * r, int n,
   fprintf (f, "  ]\n}\n");
 }
 
-/* "1920x1080", or "1920x1080 K=5" for a CLG run at an explicit depth */
+/* "1920x1080", "1920x1080 K=5" for a CLG run at an explicit depth,
+ * "1920x1080 fused-db auto" for HS (kernel, geometry) */
 static const char *
 size_label (const bench_result * x, char *buf, size_t len)
 {
   if (x->config->method == CF_FLOW_METHOD_CLG && x->clg_depth > 0)
     snprintf (buf, len, "%dx%d K=%d", x->r.width, x->r.height, x->clg_depth);
+  else if (x->config->method == CF_FLOW_METHOD_HS)
+    snprintf (buf, len, "%dx%d %s %s%s", x->r.width, x->r.height,
+        hs_kernel_nicks[x->hs_kernel],
+        cf_cuda_hs_geometry_name ((cf_hs_geometry) x->hs_geometry),
+        x->hs_pdl ? "" : " no-pdl");
   else
     snprintf (buf, len, "%dx%d", x->r.width, x->r.height);
   return buf;
@@ -296,12 +349,18 @@ main (int argc, char **argv)
   const char *depth_list = NULL;
   int frames = 20, w[MAX_SIZES], h[MAX_SIZES], n_sizes = 0, c, k, n = 0;
   cf_flow_bench_frames *pairs[MAX_SIZES] = { NULL };
-  int depths[MAX_DEPTHS] = { 0 }, n_depths = 1, dk;
+  int depths[MAX_DEPTHS] = { 0 }, n_depths = 1;
+  int hs_kernels[MAX_HS_VARIANTS], n_hs_kernels = 0;
+  int hs_geoms[MAX_HS_VARIANTS] = { CF_HS_GEOMETRY_AUTO }, n_hs_geoms = 1;
+  int hs_pdls[2] = { 1, 0 }, n_hs_pdls = 1;
+  const char *hs_kernel_list = NULL, *hs_geom_list = NULL;
+  const char *hs_pdl_list = NULL;
   bench_result *results;
   char device[512];
   char *list, *tok, *save = NULL;
   gchar *sizes_opt = NULL, *frames_opt = NULL, *config_opt = NULL,
-      *depth_opt = NULL, *json_opt = NULL, *md_opt = NULL, **rest = NULL;
+      *depth_opt = NULL, *json_opt = NULL, *md_opt = NULL, **rest = NULL,
+      *hs_kernel_opt = NULL, *hs_geom_opt = NULL, *hs_pdl_opt = NULL;
 
   {
     gchar *frames_help = g_strdup_printf ("Timed frames per run, after %d "
@@ -319,6 +378,19 @@ main (int argc, char **argv)
           "Configurations to run (default: all, below)", "NAME,..."},
       {"clg-depth", 0, 0, G_OPTION_ARG_STRING, &depth_opt, depth_help,
           "K,..."},
+      {"hs-kernel", 0, 0, G_OPTION_ARG_STRING, &hs_kernel_opt,
+            "Run every Horn-Schunck configuration with each of these Jacobi "
+            "kernels (auto, simple, fused, fused-db) instead of its own",
+          "NICK,..."},
+      {"hs-geometry", 0, 0, G_OPTION_ARG_STRING, &hs_geom_opt,
+            "Run every fused-db (and auto) Horn-Schunck run with each of "
+            "these region geometries (auto, 32x32-k8, 64x64-k8, 96x64-k8, "
+            "128x64-k8, 128x96-k8, 64x64-k16); default auto",
+          "NAME,..."},
+      {"hs-pdl", 0, 0, G_OPTION_ARG_STRING, &hs_pdl_opt,
+            "Run every fused-db (and auto) Horn-Schunck run with (1) and/or "
+            "without (0) programmatic dependent launch; default 1",
+          "1,0"},
       {"json", 0, 0, G_OPTION_ARG_FILENAME, &json_opt,
           "Also write the results as JSON", "FILE"},
       {"markdown", 0, 0, G_OPTION_ARG_FILENAME, &md_opt,
@@ -352,6 +424,9 @@ main (int argc, char **argv)
     }
     wanted = config_opt;
     depth_list = depth_opt;
+    hs_kernel_list = hs_kernel_opt;
+    hs_geom_list = hs_geom_opt;
+    hs_pdl_list = hs_pdl_opt;
     json_path = json_opt;
     md_path = md_opt;
   }
@@ -373,6 +448,51 @@ main (int argc, char **argv)
     free (list);
     if (n_depths == 0)
       cf_args_usage_error (PROG, "no depth in --clg-depth '%s'", depth_list);
+  }
+  if (hs_kernel_list) {
+    list = strdup (hs_kernel_list);
+    for (tok = strtok_r (list, ",", &save); tok;
+        tok = strtok_r (NULL, ",", &save)) {
+      for (k = 0; k < N_HS_KERNELS && strcmp (tok, hs_kernel_nicks[k]); k++);
+      if (k == N_HS_KERNELS || n_hs_kernels == MAX_HS_VARIANTS)
+        cf_args_usage_error (PROG, "bad Horn-Schunck kernel '%s' (auto, "
+            "simple, fused, fused-db)", tok);
+      hs_kernels[n_hs_kernels++] = k;
+    }
+    free (list);
+    if (n_hs_kernels == 0)
+      cf_args_usage_error (PROG, "no kernel in --hs-kernel '%s'",
+          hs_kernel_list);
+  }
+  if (hs_geom_list) {
+    n_hs_geoms = 0;
+    list = strdup (hs_geom_list);
+    for (tok = strtok_r (list, ",", &save); tok;
+        tok = strtok_r (NULL, ",", &save)) {
+      int g = cf_cuda_hs_geometry_from_name (tok);
+      if (g < 0 || n_hs_geoms == MAX_HS_VARIANTS)
+        cf_args_usage_error (PROG, "bad Horn-Schunck geometry '%s' (auto, "
+            "32x32-k8, 64x64-k8, ...; --help)", tok);
+      hs_geoms[n_hs_geoms++] = g;
+    }
+    free (list);
+    if (n_hs_geoms == 0)
+      cf_args_usage_error (PROG, "no geometry in --hs-geometry '%s'",
+          hs_geom_list);
+  }
+  if (hs_pdl_list) {
+    n_hs_pdls = 0;
+    list = strdup (hs_pdl_list);
+    for (tok = strtok_r (list, ",", &save); tok;
+        tok = strtok_r (NULL, ",", &save)) {
+      if ((strcmp (tok, "0") && strcmp (tok, "1")) || n_hs_pdls == 2)
+        cf_args_usage_error (PROG, "bad --hs-pdl '%s' (1, 0 or 1,0)",
+            hs_pdl_list);
+      hs_pdls[n_hs_pdls++] = tok[0] == '1';
+    }
+    free (list);
+    if (n_hs_pdls == 0)
+      cf_args_usage_error (PROG, "no value in --hs-pdl '%s'", hs_pdl_list);
   }
   if (wanted) {
     list = strdup (wanted);
@@ -399,7 +519,8 @@ main (int argc, char **argv)
       return 1;
     }
   }
-  results = calloc ((size_t) N_CONFIGS * n_sizes * n_depths,
+  results = calloc ((size_t) N_CONFIGS * n_sizes * (n_depths +
+          (n_hs_kernels > 0 ? n_hs_kernels : 1) * n_hs_geoms * n_hs_pdls),
       sizeof (bench_result));
   for (c = 0; c < N_CONFIGS; c++) {
     if (wanted) {
@@ -417,25 +538,48 @@ main (int argc, char **argv)
     }
     for (k = 0; k < n_sizes; k++) {
       /* the depth list applies to fused CLG configurations only */
+      /* the depth list applies to fused CLG configurations only; HS
+       * runs once per (kernel, geometry) */
+      int is_hs = configs[c].method == CF_FLOW_METHOD_HS;
       int per_depth = configs[c].method == CF_FLOW_METHOD_CLG &&
           configs[c].kernel != CF_CLG_KERNEL_SIMPLE;
-      for (dk = 0; dk < (per_depth ? n_depths : 1); dk++) {
-        int depth = per_depth ? depths[dk] : 0;
+      int n_variants = per_depth ? n_depths : is_hs ?
+          (n_hs_kernels > 0 ? n_hs_kernels : 1) * n_hs_geoms * n_hs_pdls : 1;
+      int v;
+
+      for (v = 0; v < n_variants; v++) {
+        int depth = per_depth ? depths[v] : 0;
+        int hs_kernel = is_hs ? (n_hs_kernels > 0 ?
+            hs_kernels[v / (n_hs_geoms * n_hs_pdls)] : configs[c].kernel) :
+            -1;
+        int hs_geom = is_hs ? hs_geoms[v / n_hs_pdls % n_hs_geoms] : 0;
+        int hs_pdl = is_hs ? hs_pdls[v % n_hs_pdls] : 1;
         cf_flow_bench_config run;
         cf_error err = { {0} };
+        char label[64];
 
-        table_config (&configs[c], depth, &run);
+        /* a geometry and PDL only mean something to fused-db (auto) */
+        if (is_hs && (hs_geom != CF_HS_GEOMETRY_AUTO || !hs_pdl) &&
+            hs_kernel != CF_HS_KERNEL_AUTO &&
+            hs_kernel != CF_HS_KERNEL_FUSED_DB)
+          continue;
+        table_config (&configs[c], depth, is_hs ? hs_kernel : -1, hs_geom,
+            hs_pdl, &run);
         results[n].config = &configs[c];
         results[n].clg_depth = depth;
+        results[n].hs_kernel = is_hs ? hs_kernel : 0;
+        results[n].hs_geometry = hs_geom;
+        results[n].hs_pdl = hs_pdl;
         if (cf_flow_bench_run (&run, pairs[k], frames, 1, &results[n].r,
                 &err) != CF_OK) {
           fprintf (stderr, PROG ": %s at %dx%d: %s\n", configs[c].name,
               w[k], h[k], err.message);
           return 1;
         }
-        fprintf (stderr, "%-24s %5dx%-5d K=%d %9.3f ms/frame (solve %.3f, "
+        fprintf (stderr, "%-24s %-28s %9.3f ms/frame (solve %.3f, "
             "iterations %.3f, %.4f ns/px-it, %.0f GB/s)\n", configs[c].name,
-            w[k], h[k], depth, results[n].r.frame_ms,
+            size_label (&results[n], label, sizeof (label)),
+            results[n].r.frame_ms,
             results[n].r.stage_ms[CF_FLOW_BENCH_SOLVE],
             results[n].r.sweeps_ms,
             results[n].r.ns_per_px_it, results[n].r.gbps);

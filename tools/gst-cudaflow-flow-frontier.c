@@ -384,6 +384,7 @@ static const struct
   {M_HS, "auto", CF_HS_KERNEL_AUTO},
   {M_HS, "simple", CF_HS_KERNEL_SIMPLE},
   {M_HS, "fused", CF_HS_KERNEL_FUSED},
+  {M_HS, "fused-db", CF_HS_KERNEL_FUSED_DB},
   {M_TVL1, "auto", CF_TVL1_KERNEL_AUTO},
   {M_TVL1, "steps", CF_TVL1_KERNEL_STEPS},
   {M_TVL1, "fused", CF_TVL1_KERNEL_FUSED},

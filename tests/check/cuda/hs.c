@@ -2,9 +2,10 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Single steps against common/hs.c (max |Δ| <= 1e-4 · max(1, max |ref|)),
- * SIMPLE vs FUSED bit for bit in fp32, full runs against cf_hs_flow
- * (mean |Δflow| <= 1e-3 px), fp16 accuracy against ground truth, plan
- * reuse and warm starts. Outputs are poisoned with NaN first.
+ * SIMPLE vs FUSED and vs FUSED_DB (every region geometry) bit for bit in
+ * fp32 and fp16, full runs against cf_hs_flow (mean |Δflow| <= 1e-3 px),
+ * fp16 accuracy against ground truth, plan reuse and warm starts. Outputs
+ * are poisoned with NaN first.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -138,7 +139,7 @@ GST_START_TEST (test_jacobi_matches_cpu)
   {1920, 1080}
   };
   static const cf_hs_kernel kernels[] = { CF_HS_KERNEL_SIMPLE,
-    CF_HS_KERNEL_FUSED, CF_HS_KERNEL_AUTO
+    CF_HS_KERNEL_FUSED, CF_HS_KERNEL_FUSED_DB, CF_HS_KERNEL_AUTO
   };
   static const int counts[] = { 1, 10 };
   const float alpha = 15.0f;
@@ -233,6 +234,136 @@ GST_START_TEST (test_fused_is_bit_identical_to_simple)
 
 GST_END_TEST;
 
+/* The kernels and geometries compared with SIMPLE below: FUSED, then
+ * FUSED_DB with AUTO (per size) and with every geometry forced. */
+typedef struct
+{
+  cf_hs_kernel kernel;
+  cf_hs_geometry geometry;
+} variant;
+
+static int
+variants_all (variant * v)
+{
+  int n = 0, g;
+
+  v[n].kernel = CF_HS_KERNEL_FUSED;
+  v[n++].geometry = CF_HS_GEOMETRY_AUTO;
+  for (g = CF_HS_GEOMETRY_AUTO; g < CF_HS_N_GEOMETRIES; g++) {
+    v[n].kernel = CF_HS_KERNEL_FUSED_DB;
+    v[n++].geometry = (cf_hs_geometry) g;
+  }
+  return n;
+}
+
+static const char *
+variant_name (const variant * v)
+{
+  return v->kernel == CF_HS_KERNEL_FUSED ? "fused" :
+      cf_cuda_hs_geometry_name (v->geometry);
+}
+
+/* @count sweeps of @kernel / @geometry at @precision from @d0; the result
+ * downloaded (the fp16 runs round d0 to half2 first, every kernel alike) */
+static cf_flow *
+jacobi_run (const grads * g, const cf_flow * d0, int count,
+    cf_hs_kernel kernel, cf_hs_geometry geometry, cf_precision precision)
+{
+  cf_cuda_flow d, tmp;
+  cf_flow *out;
+
+  cf_test_upload_flow (d0, &d, stream);
+  cf_test_poisoned_flow (d0->width, d0->height, &tmp, stream);
+  fail_unless_equals_int (cf_cuda_hs_jacobi_ex (&g->gx, &g->gy, &g->gt,
+          7.5f, count, kernel, geometry, precision, &d, &tmp, stream), CF_OK);
+  out = cf_test_download_flow (&d, stream);
+  cf_cuda_flow_release (&d);
+  cf_cuda_flow_release (&tmp);
+  return out;
+}
+
+/* FUSED_DB computes FUSED's private regions on double-buffered planes:
+ * the same bits as SIMPLE for every geometry, in fp32 and fp16, on sizes
+ * smaller than any region (1 x 1, 2 x 3, 17 x 13), thin ones, odd ones,
+ * exact multiples of a tile and one cell more (48, 80, 112 are tile
+ * sides; 113 x 81 is 128 x 96's tile plus one), for counts that are not
+ * multiples of either depth (7, 15, 26, 50) and the depths themselves
+ * (8, 16). */
+GST_START_TEST (test_fused_db_is_bit_identical_to_simple)
+{
+  static const test_size sizes[] = { {1, 1}, {2, 3}, {17, 13}, {3, 97},
+  {97, 3}, {48, 48}, {49, 47}, {112, 80}, {113, 81}, {224, 96}, {101, 77},
+  {641, 479}, {1919, 1081}
+  };
+  static const int counts[] = { 1, 7, 8, 15, 16, 26, 50 };
+  static const cf_precision precisions[] = { CF_PRECISION_FP32,
+    CF_PRECISION_FP16
+  };
+  variant v[CF_HS_N_GEOMETRIES + 1];
+  int n_v = variants_all (v), i, c, p, k;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (sizes); i++) {
+    int w = sizes[i].width, h = sizes[i].height;
+    grads g;
+    cf_flow *d0 = cf_test_random_flow (w, h, 611 + i, -3.0f, 3.0f);
+
+    grads_make (&g, w, h, 711 + 3 * i);
+    for (p = 0; p < (int) G_N_ELEMENTS (precisions); p++) {
+      for (c = 0; c < (int) G_N_ELEMENTS (counts); c++) {
+        cf_flow *simple;
+
+        /* the big frame at the short and the long counts only */
+        if (w * h > 1000000 && counts[c] != 7 && counts[c] != 50)
+          continue;
+        simple = jacobi_run (&g, d0, counts[c], CF_HS_KERNEL_SIMPLE,
+            CF_HS_GEOMETRY_AUTO, precisions[p]);
+        for (k = 0; k < n_v; k++) {
+          cf_flow *got = jacobi_run (&g, d0, counts[c], v[k].kernel,
+              v[k].geometry, precisions[p]);
+          gchar *what = g_strdup_printf ("%s vs SIMPLE, %dx%d, %s, %d sweeps",
+              variant_name (&v[k]), w, h,
+              precisions[p] == CF_PRECISION_FP16 ? "fp16" : "fp32",
+              counts[c]);
+
+          fail_unless (isfinite (got->u[0]) && isfinite (got->v[0]), "%s",
+              what);
+          cf_test_assert_flow_identical (got, simple, what);
+          g_free (what);
+          cf_flow_free (got);
+        }
+        cf_flow_free (simple);
+      }
+    }
+    grads_clear (&g);
+    cf_flow_free (d0);
+  }
+}
+
+GST_END_TEST;
+
+/* The geometry helpers the benchmark and the plans use. */
+GST_START_TEST (test_geometry_names_and_depths)
+{
+  int g;
+
+  fail_unless_equals_string (cf_cuda_hs_geometry_name (CF_HS_GEOMETRY_AUTO),
+      "auto");
+  fail_unless_equals_int (cf_cuda_hs_geometry_depth (CF_HS_GEOMETRY_AUTO), 0);
+  for (g = CF_HS_GEOMETRY_AUTO + 1; g < CF_HS_N_GEOMETRIES; g++) {
+    const char *name = cf_cuda_hs_geometry_name ((cf_hs_geometry) g);
+    fail_unless (name != NULL);
+    fail_unless_equals_int (cf_cuda_hs_geometry_from_name (name), g);
+    fail_unless (cf_cuda_hs_geometry_depth ((cf_hs_geometry) g) >= 8);
+  }
+  fail_unless_equals_int (cf_cuda_hs_geometry_depth
+      (CF_HS_GEOMETRY_64X64_K16), 16);
+  fail_unless (cf_cuda_hs_geometry_name (CF_HS_N_GEOMETRIES) == NULL);
+  fail_unless_equals_int (cf_cuda_hs_geometry_from_name ("64x64"), -1);
+  fail_unless_equals_int (cf_cuda_hs_geometry_from_name (NULL), -1);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_jacobi_zero_iterations_and_bad_arguments)
 {
   grads g;
@@ -256,6 +387,15 @@ GST_START_TEST (test_jacobi_zero_iterations_and_bad_arguments)
           CF_HS_KERNEL_SIMPLE, &d, &tmp, stream), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_hs_jacobi (&g.gx, &g.gy, &g.gt, 15.0f, -1,
           CF_HS_KERNEL_SIMPLE, &d, &tmp, stream), CF_ERROR_INVALID);
+  /* unknown kernel, geometry or precision: rejected */
+  fail_unless_equals_int (cf_cuda_hs_jacobi (&g.gx, &g.gy, &g.gt, 15.0f, 1,
+          (cf_hs_kernel) 9, &d, &tmp, stream), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_hs_jacobi_ex (&g.gx, &g.gy, &g.gt, 15.0f,
+          1, CF_HS_KERNEL_FUSED_DB, CF_HS_N_GEOMETRIES, CF_PRECISION_FP32,
+          &d, &tmp, stream), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_hs_jacobi_ex (&g.gx, &g.gy, &g.gt, 15.0f,
+          1, CF_HS_KERNEL_FUSED_DB, CF_HS_GEOMETRY_AUTO, (cf_precision) 7,
+          &d, &tmp, stream), CF_ERROR_INVALID);
   cf_cuda_flow_release (&d);
   cf_cuda_flow_release (&tmp);
   grads_clear (&g);
@@ -385,7 +525,7 @@ GST_START_TEST (test_plan_matches_cpu_flow)
     {96, 64, CF_SYNTH_SMOOTH, 3, 3, 3},
   };
   static const cf_hs_kernel kernels[] = { CF_HS_KERNEL_SIMPLE,
-    CF_HS_KERNEL_FUSED
+    CF_HS_KERNEL_FUSED, CF_HS_KERNEL_FUSED_DB
   };
   int i, k;
 
@@ -415,25 +555,70 @@ GST_START_TEST (test_plan_matches_cpu_flow)
 
 GST_END_TEST;
 
+/* One GPU run of a plan whose FUSED_DB geometry is forced to @geometry,
+ * with programmatic dependent launch when @pdl (and the device has it). */
+static cf_flow *
+gpu_run_geometry (const scene * sc, cf_precision precision,
+    cf_hs_geometry geometry, int pdl, const cf_hs_params * hp)
+{
+  cf_cuda_hs_plan *plan = NULL;
+  cf_cuda_flow flow;
+  cf_flow *out;
+
+  fail_unless_equals_int (cf_cuda_hs_plan_new (sc->width, sc->height,
+          precision, CF_HS_KERNEL_FUSED_DB, &plan), CF_OK);
+  fail_unless_equals_int (cf_cuda_hs_plan_set_geometry (plan, geometry),
+      CF_OK);
+  fail_unless_equals_int (cf_cuda_hs_plan_set_pdl (plan, pdl), CF_OK);
+  cf_test_poisoned_flow (sc->width, sc->height, &flow, stream);
+  fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &sc->g0, &sc->g1, hp,
+          0, &flow, stream), CF_OK);
+  out = cf_test_download_flow (&flow, stream);
+  cf_cuda_flow_release (&flow);
+  cf_cuda_hs_plan_free (plan);
+  return out;
+}
+
 /* The plan's whole pipeline (graphs, zero-started first sweeps) is exact
- * between SIMPLE and FUSED too. */
+ * between SIMPLE, FUSED and FUSED_DB too, in both precisions, with the
+ * geometry picked per level (AUTO) or forced on every level, with and
+ * without programmatic dependent launch; 3K + 2 sweeps per warp. */
 GST_START_TEST (test_plan_simple_and_fused_identical)
 {
+  static const cf_precision precisions[] = { CF_PRECISION_FP32,
+    CF_PRECISION_FP16
+  };
   cf_pyramid_params pp;
   cf_hs_params hp;
   scene sc;
-  cf_flow *simple, *fused;
+  int p, g;
 
   cf_pyramid_params_init (&pp);
   cf_hs_params_init (&hp);
   hp.warps = 2;
   hp.iterations = 3 * K + 2;
   scene_make (&sc, 641, 479, CF_SYNTH_SMOOTH, &pp, 0);
-  simple = gpu_run (&sc, CF_PRECISION_FP32, CF_HS_KERNEL_SIMPLE, &hp, NULL);
-  fused = gpu_run (&sc, CF_PRECISION_FP32, CF_HS_KERNEL_FUSED, &hp, NULL);
-  cf_test_assert_flow_identical (fused, simple, "plan FUSED vs SIMPLE");
-  cf_flow_free (simple);
-  cf_flow_free (fused);
+  for (p = 0; p < (int) G_N_ELEMENTS (precisions); p++) {
+    cf_flow *simple, *fused;
+
+    simple = gpu_run (&sc, precisions[p], CF_HS_KERNEL_SIMPLE, &hp, NULL);
+    fused = gpu_run (&sc, precisions[p], CF_HS_KERNEL_FUSED, &hp, NULL);
+    cf_test_assert_flow_identical (fused, simple, "plan FUSED vs SIMPLE");
+    cf_flow_free (fused);
+    for (g = CF_HS_GEOMETRY_AUTO; g < CF_HS_N_GEOMETRIES + 1; g++) {
+      /* the last round: AUTO without PDL */
+      int pdl = g < CF_HS_N_GEOMETRIES;
+      cf_hs_geometry geom = pdl ? (cf_hs_geometry) g : CF_HS_GEOMETRY_AUTO;
+      cf_flow *db = gpu_run_geometry (&sc, precisions[p], geom, pdl, &hp);
+      gchar *what = g_strdup_printf ("plan FUSED_DB %s%s vs SIMPLE (%s)",
+          cf_cuda_hs_geometry_name (geom), pdl ? "" : " without PDL",
+          precisions[p] == CF_PRECISION_FP16 ? "fp16" : "fp32");
+      cf_test_assert_flow_identical (db, simple, what);
+      g_free (what);
+      cf_flow_free (db);
+    }
+    cf_flow_free (simple);
+  }
   scene_clear (&sc);
 }
 
@@ -459,7 +644,7 @@ GST_START_TEST (test_fp16_epe_close_to_fp32)
     hp.iterations = 100;
     scene_make (&sc, 641, 479, motions[m], &pp, 0);
     f32 = gpu_run (&sc, CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, &hp, NULL);
-    f16 = gpu_run (&sc, CF_PRECISION_FP16, CF_HS_KERNEL_FUSED, &hp, NULL);
+    f16 = gpu_run (&sc, CF_PRECISION_FP16, CF_HS_KERNEL_FUSED_DB, &hp, NULL);
     s16 = gpu_run (&sc, CF_PRECISION_FP16, CF_HS_KERNEL_SIMPLE, &hp, NULL);
     e32 = epe_of (f32, sc.truth);
     e16 = epe_of (f16, sc.truth);
@@ -472,8 +657,8 @@ GST_START_TEST (test_fp16_epe_close_to_fp32)
         "motion %d: fp16 EPE %g vs fp32 %g", motions[m], e16, e32);
     fail_unless (fabs (es16 - e32) <= FP16_EPE_ABS + FP16_EPE_REL * e32,
         "motion %d: fp16 SIMPLE EPE %g vs fp32 %g", motions[m], es16, e32);
-    /* fp16 SIMPLE and FUSED share the per-cell code: identical too */
-    cf_test_assert_flow_identical (f16, s16, "fp16 FUSED vs SIMPLE");
+    /* fp16 SIMPLE and FUSED_DB share the per-cell code: identical too */
+    cf_test_assert_flow_identical (f16, s16, "fp16 FUSED_DB vs SIMPLE");
     cf_flow_free (f32);
     cf_flow_free (f16);
     cf_flow_free (s16);
@@ -540,6 +725,25 @@ GST_START_TEST (test_plan_reuse)
     again = cf_test_download_flow (&flow, stream);
     fresh = gpu_run (&big, precisions[p], CF_HS_KERNEL_AUTO, &hp, NULL);
     cf_test_assert_flow_identical (again, fresh, "plan after new alpha");
+    cf_flow_free (again);
+    cf_flow_free (fresh);
+
+    /* another geometry on every level (graphs captured again), then back
+     * to AUTO: the same bits */
+    fail_unless_equals_int (cf_cuda_hs_plan_set_geometry (plan,
+            CF_HS_GEOMETRY_128X96_K8), CF_OK);
+    fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &big.g0, &big.g1, &hp,
+            0, &flow, stream), CF_OK);
+    again = cf_test_download_flow (&flow, stream);
+    fresh = gpu_run (&big, precisions[p], CF_HS_KERNEL_AUTO, &hp, NULL);
+    cf_test_assert_flow_identical (again, fresh, "plan after new geometry");
+    cf_flow_free (again);
+    fail_unless_equals_int (cf_cuda_hs_plan_set_geometry (plan,
+            CF_HS_GEOMETRY_AUTO), CF_OK);
+    fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &big.g0, &big.g1, &hp,
+            0, &flow, stream), CF_OK);
+    again = cf_test_download_flow (&flow, stream);
+    cf_test_assert_flow_identical (again, fresh, "plan back to AUTO");
     cf_flow_free (again);
     cf_flow_free (fresh);
 
@@ -643,6 +847,12 @@ GST_START_TEST (test_plan_rejects_bad_arguments)
   fail_unless (plan == NULL);
   fail_unless_equals_int (cf_cuda_hs_plan_new (10, 10, (cf_precision) 7,
           CF_HS_KERNEL_AUTO, &plan), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_hs_plan_new (10, 10, CF_PRECISION_FP32,
+          (cf_hs_kernel) 9, &plan), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_hs_plan_set_geometry (NULL,
+          CF_HS_GEOMETRY_AUTO), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_hs_plan_set_pdl (NULL, 1),
+      CF_ERROR_INVALID);
 
   cf_pyramid_params_init (&pp);
   cf_hs_params_init (&hp);
@@ -650,6 +860,8 @@ GST_START_TEST (test_plan_rejects_bad_arguments)
   scene_make (&other, 80, 48, CF_SYNTH_TRANSLATION, &pp, 0);
   fail_unless_equals_int (cf_cuda_hs_plan_new (64, 48, CF_PRECISION_FP32,
           CF_HS_KERNEL_AUTO, &plan), CF_OK);
+  fail_unless_equals_int (cf_cuda_hs_plan_set_geometry (plan,
+          CF_HS_N_GEOMETRIES), CF_ERROR_INVALID);
   cf_test_poisoned_flow (64, 48, &flow, stream);
   /* pyramids of different sizes */
   fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &sc.g0, &other.g1, &hp,
@@ -682,6 +894,8 @@ cuda_hs_suite (void)
   tcase_add_test (tc, test_derivatives_match_cpu);
   tcase_add_test (tc, test_jacobi_matches_cpu);
   tcase_add_test (tc, test_fused_is_bit_identical_to_simple);
+  tcase_add_test (tc, test_fused_db_is_bit_identical_to_simple);
+  tcase_add_test (tc, test_geometry_names_and_depths);
   tcase_add_test (tc, test_jacobi_zero_iterations_and_bad_arguments);
   tcase_add_test (tc, test_add_increment_matches_cpu);
   tcase_add_test (tc, test_plan_matches_cpu_flow);
