@@ -14,12 +14,16 @@
  *
  * Methods (resolve_method () and run_method () are the dispatch points):
  *   direct     any kernel (convolve-direct.cu)
+ *   stencil    kernels up to 7 x 7, one pass from registers
+ *              (convolve-stencil.cu); on planes without float4-aligned
+ *              rows a run falls back to direct
  *   separable  rank-1 kernels, F = c r^T factored at plan_new within
  *              CF_SEPARABLE_TOLERANCE (convolve-separable.cu)
  *   fft        any kernel, when cuFFT can be loaded (convolve-fft.cu)
  *   im2tensor  any kernel, on tensor cores: fp16 inputs, fp32 sums
  *              (convolve-im2tensor.cu); never chosen by AUTO
- *   auto       direct, separable or fft by measured crossovers (auto_table)
+ *   auto       stencil for kernels up to AUTO_STENCIL_SIZE on a side, else
+ *              direct, separable or fft by measured crossovers (auto_table)
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -31,6 +35,7 @@
 #include "cuda/convolve-fft.h"
 #include "cuda/convolve-im2tensor.h"
 #include "cuda/convolve-separable.h"
+#include "cuda/convolve-stencil.h"
 #include "cuda/cufft-loader.h"
 
 #include <limits.h>
@@ -46,8 +51,9 @@ struct cf_cuda_convolve_plan
   int kh;
   int ax;                       /* anchor of F */
   int ay;
-  float *taps;                  /* device: F, kh rows of kw floats (direct
-                                 * and fft) */
+  float *taps;                  /* device: F, kh rows of kw floats (direct,
+                                 * fft, and stencil's fallback) */
+  cf_stencil_taps stencil;      /* stencil: F centred, passed by value */
   float *row_taps;              /* separable: device, kw floats (r) */
   float *col_taps;              /* separable: device, kh floats (c) */
   cf_cuda_image tmp;            /* separable: row pass output */
@@ -71,6 +77,18 @@ typedef struct
   int fft_side_sum;             /* rank 1: fft from kw + kh >= this */
 } auto_crossover;
 
+/* AUTO runs the stencil for kernels of at most this side, at every size,
+ * rank 1 or not: it reads the image once and writes it once, which neither
+ * direct (a shared-memory window per tile) nor separable (two passes and an
+ * intermediate plane) can beat at these sizes. 7 x 7 is served by the
+ * stencil too, but is left to the table until measured against direct. */
+#define AUTO_STENCIL_SIZE 5
+
+static_assert (AUTO_STENCIL_SIZE <= CF_CONV_STENCIL_MAX_SIZE,
+    "auto picks the stencil only for kernels it serves");
+static_assert (CF_CONV_STENCIL_MAX_SIZE == CF_STENCIL_MAX_SIZE,
+    "the public bound is the stencil's");
+
 static const auto_crossover auto_table[] = {
   /* NVIDIA H100 80GB HBM3 (132 SMs); scripts/bench/conv-crossovers.py */
   {153600, 441, 9, 766},             /* 320x240 */
@@ -90,6 +108,8 @@ auto_method (int width, int height, int kw, int kh, int rank1)
   const auto_crossover *row = auto_table;
   const int fft = cf_cuda_convolve_fft_available ();
 
+  if (kw <= AUTO_STENCIL_SIZE && kh <= AUTO_STENCIL_SIZE)
+    return CF_CONV_METHOD_STENCIL;
   while (pixels > row->max_pixels)
     row++;                      /* the last row's max_pixels is LONG_MAX */
   if (rank1) {
@@ -115,6 +135,13 @@ resolve_method (cf_conv_method requested, int width, int height, int kw,
       return CF_OK;
     case CF_CONV_METHOD_DIRECT:
       *method = CF_CONV_METHOD_DIRECT;
+      return CF_OK;
+    case CF_CONV_METHOD_STENCIL:
+      /* a kernel side above CF_CONV_STENCIL_MAX_SIZE: the element reports
+       * the limit and suggests method=auto or method=direct */
+      if (!cf_cuda_convolve_stencil_supports (kw, kh))
+        return CF_ERROR_UNSUPPORTED;
+      *method = CF_CONV_METHOD_STENCIL;
       return CF_OK;
     case CF_CONV_METHOD_SEPARABLE:
       /* Not rank 1 (rank > 1): the only reason separable is refused. The
@@ -178,6 +205,9 @@ cf_cuda_convolve_check_settings (const cf_kernel * kernel,
       || kernel->width > CF_KERNEL_MAX_SIZE
       || kernel->height > CF_KERNEL_MAX_SIZE)
     return CF_ERROR_INVALID;
+  if (params->method == CF_CONV_METHOD_STENCIL)
+    return cf_cuda_convolve_stencil_supports (kernel->width, kernel->height)
+        ? CF_OK : CF_ERROR_UNSUPPORTED;
   if (params->method != CF_CONV_METHOD_SEPARABLE)
     return CF_OK;
   f = (float *) malloc ((size_t) kernel->width * kernel->height *
@@ -197,6 +227,14 @@ run_method (const cf_cuda_convolve_plan * plan, const float *src,
 {
   switch (plan->method) {
     case CF_CONV_METHOD_DIRECT:
+      return cf_cuda_convolve_direct (src, src_pitch, dst, dst_pitch,
+          plan->width, plan->height, plan->taps, plan->kw, plan->kh,
+          plan->ax, plan->ay, plan->border, stream);
+    case CF_CONV_METHOD_STENCIL:
+      /* float4 rows, or the direct method on the same F */
+      if (cf_cuda_convolve_stencil_aligned (src, src_pitch, dst, dst_pitch))
+        return cf_cuda_convolve_stencil (src, src_pitch, dst, dst_pitch,
+            plan->width, plan->height, &plan->stencil, plan->border, stream);
       return cf_cuda_convolve_direct (src, src_pitch, dst, dst_pitch,
           plan->width, plan->height, plan->taps, plan->kw, plan->kh,
           plan->ax, plan->ay, plan->border, stream);
@@ -291,6 +329,12 @@ cf_cuda_convolve_plan_new (int width, int height, const cf_kernel * kernel,
     CF_CUDA_TRY (cudaMemcpy (p->taps, f, n * sizeof (float),
             cudaMemcpyHostToDevice));
   }
+  if (p->method == CF_CONV_METHOD_STENCIL) {
+    status = cf_cuda_convolve_stencil_prepare (f, kw, kh, p->ax, p->ay,
+        &p->stencil);
+    if (status != CF_OK)
+      goto out;
+  }
   if (p->method == CF_CONV_METHOD_FFT) {
     status = cf_cuda_convolve_fft_new (width, height, p->taps, kw, kh, p->ax,
         p->ay, p->border, &p->fft);
@@ -366,6 +410,8 @@ cf_conv_method_name (cf_conv_method method)
       return "fft";
     case CF_CONV_METHOD_IM2TENSOR:
       return "im2tensor";
+    case CF_CONV_METHOD_STENCIL:
+      return "stencil";
     default:
       return "unknown";
   }

@@ -22,8 +22,13 @@ typedef enum
   CF_CONV_METHOD_DIRECT,        /* shared-memory tiled, any size */
   CF_CONV_METHOD_SEPARABLE,     /* rank-1 kernels: row pass then column pass */
   CF_CONV_METHOD_FFT,           /* cuFFT R2C/C2R, cached kernel spectrum */
-  CF_CONV_METHOD_IM2TENSOR      /* tensor cores, fp16 in / fp32 accumulate */
+  CF_CONV_METHOD_IM2TENSOR,     /* tensor cores, fp16 in / fp32 accumulate */
+  CF_CONV_METHOD_STENCIL        /* kernels up to 7 x 7: one pass, registers
+                                 * only, at memory speed */
 } cf_conv_method;
+
+/* Largest kernel side CF_CONV_METHOD_STENCIL serves (7 x 7). */
+#define CF_CONV_STENCIL_MAX_SIZE 7
 
 typedef struct
 {
@@ -35,9 +40,10 @@ typedef struct
 typedef struct cf_cuda_convolve_plan cf_cuda_convolve_plan;
 
 /* CF_ERROR_UNSUPPORTED for CF_CONV_METHOD_SEPARABLE with a kernel that
- * is not rank 1, for CF_CONV_METHOD_FFT when cuFFT cannot be loaded, and
- * for CF_CONV_METHOD_IM2TENSOR on a device without tensor cores (compute
- * capability below 7.0). im2tensor rounds the input and the kernel to
+ * is not rank 1, for CF_CONV_METHOD_STENCIL with a kernel side above
+ * CF_CONV_STENCIL_MAX_SIZE, for CF_CONV_METHOD_FFT when cuFFT cannot be
+ * loaded, and for CF_CONV_METHOD_IM2TENSOR on a device without tensor
+ * cores (compute capability below 7.0). im2tensor rounds the input and the kernel to
  * fp16 (fp32 sums): about 2^-11 relative error per product. */
 cf_status cf_cuda_convolve_plan_new (int width, int height,
     const cf_kernel * kernel, const cf_convolve_params * params,
@@ -45,13 +51,19 @@ cf_status cf_cuda_convolve_plan_new (int width, int height,
 
 /* What plan_new () refuses for the settings alone, whatever the device:
  * CF_ERROR_UNSUPPORTED for CF_CONV_METHOD_SEPARABLE with a kernel that is
- * not rank 1 (the same test on the same taps as plan_new), CF_ERROR_INVALID
+ * not rank 1 (the same test on the same taps as plan_new) and for
+ * CF_CONV_METHOD_STENCIL with a kernel side above CF_CONV_STENCIL_MAX_SIZE,
+ * CF_ERROR_INVALID
  * for a missing kernel or parameters, CF_OK otherwise. Host code: it needs
  * no device, so the CPU backend refuses the same settings as the GPU. */
 cf_status cf_cuda_convolve_check_settings (const cf_kernel * kernel,
     const cf_convolve_params * params);
 
-/* src and dst: device planes of the plan's size; they must not overlap. */
+/* src and dst: device planes of the plan's size; they must not overlap.
+ * CF_CONV_METHOD_STENCIL reads and writes rows as float4: on planes that
+ * are not 16-byte aligned with pitches a multiple of 4 floats (as
+ * cf_cuda_image_alloc () makes them), the plan runs the direct method
+ * instead, with the same result up to rounding. */
 cf_status cf_cuda_convolve_plan_run (cf_cuda_convolve_plan * plan,
     const float *src, size_t src_pitch, float *dst, size_t dst_pitch,
     cudaStream_t stream);

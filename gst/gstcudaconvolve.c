@@ -294,8 +294,8 @@ gst_cuda_convolve_precision_get_type (void)
   static const GEnumValue values[] = {
     {GST_CUDA_CONVOLVE_PRECISION_AUTO, "The method's own: fp16 inputs with "
           "fp32 sums for im2tensor, fp32 for the others", "auto"},
-    {GST_CUDA_CONVOLVE_PRECISION_FP32, "fp32 throughout (direct, separable, "
-          "fft; refuses method=im2tensor)", "fp32"},
+    {GST_CUDA_CONVOLVE_PRECISION_FP32, "fp32 throughout (stencil, direct, "
+          "separable, fft; refuses method=im2tensor)", "fp32"},
     {GST_CUDA_CONVOLVE_PRECISION_FP16, "fp16 inputs, fp32 sums: im2tensor "
           "(method=auto picks it; other methods are refused)", "fp16"},
     {0, NULL, NULL}
@@ -321,6 +321,8 @@ gst_cuda_convolve_method_get_type (void)
     {CF_CONV_METHOD_FFT, "FFT with cuFFT (large kernels)", "fft"},
     {CF_CONV_METHOD_IM2TENSOR, "im2tensor on tensor cores (fp16 inputs, "
           "fp32 accumulation)", "im2tensor"},
+    {CF_CONV_METHOD_STENCIL, "Stencil: one pass from registers, at memory "
+          "speed (kernels up to 7x7)", "stencil"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type))
@@ -431,8 +433,8 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "CUDA 2-D convolution", "Filter/Effect/Video/Hardware",
       "Convolves video frames with a kernel of any size on the GPU "
-      "(direct, separable, cuFFT or im2tensor tensor-core method; CPU "
-      "reference without a GPU)",
+      "(stencil, direct, separable, cuFFT or im2tensor tensor-core method; "
+      "CPU reference without a GPU)",
       "gst-cudaflow");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -823,6 +825,16 @@ method_for_precision (cf_conv_method method,
   }
 }
 
+/* The message for method=stencil with a kernel it does not serve. */
+static gchar *
+stencil_refusal (const cf_kernel * kernel)
+{
+  return g_strdup_printf ("method=stencil serves kernels up to %dx%d; the "
+      "kernel is %dx%d: use method=auto or method=direct.",
+      CF_CONV_STENCIL_MAX_SIZE, CF_CONV_STENCIL_MAX_SIZE, kernel->width,
+      kernel->height);
+}
+
 /* Why the settings cannot run together, whatever the backend (NULL when
  * they can): both backends refuse the same combinations with the same
  * message, so the CPU suite catches what the GPU would refuse. */
@@ -845,11 +857,14 @@ settings_conflict (cf_conv_method method, GstCudaConvolvePrecision precision,
   } else if (kernel != NULL
       && cf_cuda_convolve_check_settings (kernel, params) ==
       CF_ERROR_UNSUPPORTED) {
-    /* the one refusal that depends on the settings alone: separable needs
-     * a rank-1 kernel (cuda/convolve.h) */
-    text = g_strdup_printf ("method=separable: the %dx%d kernel is not "
-        "separable (rank > 1); use method=direct or method=fft.",
-        kernel->width, kernel->height);
+    /* the refusals that depend on the settings alone: separable needs a
+     * rank-1 kernel, stencil a small one (cuda/convolve.h) */
+    if (params->method == CF_CONV_METHOD_STENCIL)
+      text = stencil_refusal (kernel);
+    else
+      text = g_strdup_printf ("method=separable: the %dx%d kernel is not "
+          "separable (rank > 1); use method=direct or method=fft.",
+          kernel->width, kernel->height);
   }
   return text;
 }
@@ -1213,10 +1228,17 @@ process_cuda (GstCudaConvolve * self, const GstCfPlanes * in,
 
     status = get_plan (self, src.width, src.height, &plan);
     if (status == CF_ERROR_UNSUPPORTED) {
-      /* the plan refuses separable only for a kernel of rank > 1, fft
-       * only when cuFFT cannot be opened, and im2tensor only on a device
-       * without tensor cores (cuda/convolve.cu) */
-      if (self->params.method == CF_CONV_METHOD_SEPARABLE)
+      /* the plan refuses separable only for a kernel of rank > 1, stencil
+       * only for a kernel side above CF_CONV_STENCIL_MAX_SIZE (both caught
+       * by settings_conflict () first), fft only when cuFFT cannot be
+       * opened, and im2tensor only on a device without tensor cores
+       * (cuda/convolve.cu) */
+      if (self->params.method == CF_CONV_METHOD_STENCIL) {
+        gchar *text = stencil_refusal (self->stream_kernel);
+
+        GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", text), (NULL));
+        g_free (text);
+      } else if (self->params.method == CF_CONV_METHOD_SEPARABLE)
         GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
             ("method=separable: the %dx%d kernel is not separable "
                 "(rank > 1); use method=direct or method=fft.",

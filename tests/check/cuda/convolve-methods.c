@@ -746,9 +746,9 @@ GST_START_TEST (test_separable_rejects_non_rank1_kernels)
 
 GST_END_TEST;
 
-/* AUTO: separable for rank-1 kernels of 5 x 5 and up, direct otherwise. */
 /* AUTO follows the measured crossovers of cuda/convolve.cu (auto_table):
- * one case on each side of a crossover, for the three choices. */
+ * one case on each side of a crossover, for the three choices; kernels up
+ * to 5 x 5 run the stencil, whatever their rank. */
 GST_START_TEST (test_auto_follows_measured_table)
 {
   static const struct
@@ -759,9 +759,11 @@ GST_START_TEST (test_auto_follows_measured_table)
                                  * is missing */
     cf_conv_method without_fft;
   } cases[] = {
-    {1920, 1080, 3, TRUE, CF_CONV_METHOD_DIRECT, CF_CONV_METHOD_DIRECT},
+    {1920, 1080, 3, TRUE, CF_CONV_METHOD_STENCIL, CF_CONV_METHOD_STENCIL},
+    {1920, 1080, 7, TRUE, CF_CONV_METHOD_DIRECT, CF_CONV_METHOD_DIRECT},
     {1920, 1080, 9, TRUE, CF_CONV_METHOD_SEPARABLE, CF_CONV_METHOD_SEPARABLE},
-    {320, 240, 3, TRUE, CF_CONV_METHOD_SEPARABLE, CF_CONV_METHOD_SEPARABLE},
+    {320, 240, 3, TRUE, CF_CONV_METHOD_STENCIL, CF_CONV_METHOD_STENCIL},
+    {320, 240, 7, TRUE, CF_CONV_METHOD_SEPARABLE, CF_CONV_METHOD_SEPARABLE},
     {1920, 1080, 253, TRUE, CF_CONV_METHOD_SEPARABLE,
         CF_CONV_METHOD_SEPARABLE},
     {1920, 1080, 257, TRUE, CF_CONV_METHOD_FFT, CF_CONV_METHOD_SEPARABLE},
@@ -808,7 +810,7 @@ GST_START_TEST (test_auto_picks_separable_for_gaussian)
   /* sigma 2: 13 x 13, an outer product of sampled 1-D Gaussians */
   fail_unless_equals_int (cf_kernel_preset_new (CF_KERNEL_PRESET_GAUSSIAN, 0,
           2.0f, &gauss, NULL), CF_OK);
-  fail_unless_equals_int (cf_kernel_preset_new (CF_KERNEL_PRESET_GAUSSIAN, 3,
+  fail_unless_equals_int (cf_kernel_preset_new (CF_KERNEL_PRESET_GAUSSIAN, 7,
           1.0f, &small, NULL), CF_OK);
   line = random_rank1_kernel (9, 1, 4242);
 
@@ -817,7 +819,8 @@ GST_START_TEST (test_auto_picks_separable_for_gaussian)
   check_kernel (97, 61, gauss, CF_BORDER_ZERO, CF_CORRELATION,
       CF_CONV_METHOD_AUTO, CF_CONV_METHOD_SEPARABLE, stream);
 
-  /* on small images separable wins from 3 x 3 (auto_table) */
+  /* on small images separable wins from 3 x 3 (auto_table); up to 5 x 5
+   * the stencil comes first, so a 7 x 7 Gaussian shows it */
   fail_unless_equals_int (cf_cuda_convolve_plan_new (97, 61, small, &params,
           &plan), CF_OK);
   fail_unless_equals_int (cf_cuda_convolve_plan_method (plan),

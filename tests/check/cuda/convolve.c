@@ -214,10 +214,12 @@ GST_START_TEST (test_direct_8192x8192_matches_cpu)
 
 GST_END_TEST;
 
+/* Above the stencil's sizes (cuda/convolve-stencil.c tests AUTO there), a
+ * small dense kernel runs direct. */
 GST_START_TEST (test_auto_resolves_to_direct_and_matches_cpu)
 {
   cudaStream_t stream = cf_test_make_stream ();
-  cf_kernel *k = cf_test_random_kernel (5, 5, 99);
+  cf_kernel *k = cf_test_random_kernel (9, 9, 99);
   cf_convolve_params params = { CF_BORDER_CLAMP, CF_CONVOLUTION,
     CF_CONV_METHOD_AUTO
   };
@@ -228,7 +230,7 @@ GST_START_TEST (test_auto_resolves_to_direct_and_matches_cpu)
   fail_unless_equals_int (cf_cuda_convolve_plan_method (plan),
       CF_CONV_METHOD_DIRECT);
   cf_cuda_convolve_plan_free (plan);
-  check_case (64, 33, 5, 5, CF_BORDER_CLAMP, CF_CONVOLUTION,
+  check_case (64, 33, 9, 9, CF_BORDER_CLAMP, CF_CONVOLUTION,
       CF_CONV_METHOD_AUTO, stream);
   cf_kernel_free (k);
   CUDA_OK (cudaStreamDestroy (stream));
@@ -407,6 +409,8 @@ GST_START_TEST (test_method_names)
   fail_unless_equals_string (cf_conv_method_name (CF_CONV_METHOD_FFT), "fft");
   fail_unless_equals_string (cf_conv_method_name (CF_CONV_METHOD_IM2TENSOR),
       "im2tensor");
+  fail_unless_equals_string (cf_conv_method_name (CF_CONV_METHOD_STENCIL),
+      "stencil");
 }
 
 GST_END_TEST;

@@ -149,6 +149,8 @@ GST_START_TEST (test_every_method_and_precision_matches_cpu)
     {"auto", "fp16", FALSE, 2}, {"auto", "fp32", FALSE, 1},
   };
   gchar *k31 = cf_test_random_kernel_text (31, 9);
+  gchar *k5 = cf_test_random_kernel_text (5, 10);
+  gchar *k7 = cf_test_random_kernel_text (7, 11);
   const gchar *k5_rank1 = "1 4 6 4 1; 4 16 24 16 4; 6 24 36 24 6; "
       "4 16 24 16 4; 1 4 6 4 1";
   guint r, b;
@@ -158,7 +160,18 @@ GST_START_TEST (test_every_method_and_precision_matches_cpu)
       compare_backends_with ("GRAY8", 203, 151, runs[r].rank1 ? k5_rank1 :
           k31, all_borders[b], 90 + r * 4 + b, runs[r].method,
           runs[r].precision, runs[r].tol);
+  /* the stencil serves kernels up to 7x7; auto picks it up to 5x5 */
+  for (b = 0; b < G_N_ELEMENTS (all_borders); b++) {
+    compare_backends_with ("GRAY8", 203, 151, k5, all_borders[b], 120 + b,
+        "stencil", "fp32", 1);
+    compare_backends_with ("I420", 203, 151, k7, all_borders[b], 124 + b,
+        "stencil", "auto", 1);
+    compare_backends_with ("RGBA", 203, 151, k5, all_borders[b], 128 + b,
+        "auto", "auto", 1);
+  }
   g_free (k31);
+  g_free (k5);
+  g_free (k7);
 }
 
 GST_END_TEST;
@@ -476,7 +489,9 @@ GST_END_TEST;
  * memory small; 32768x32768 needs 4 GiB per working plane. */
 GST_START_TEST (test_largest_advertised_sides_match_cpu)
 {
-  static const gchar *methods[] = { "direct", "fft", "im2tensor" };
+  static const gchar *methods[] = { "direct", "fft", "im2tensor",
+    "stencil"
+  };
   guint m;
 
   for (m = 0; m < G_N_ELEMENTS (methods); m++) {
@@ -525,6 +540,28 @@ push_error (const gchar * backend, const gchar * method, const gchar * kernel)
   return text;
 }
 
+/* Both backends refuse method=stencil for a kernel above 7x7, with the
+ * same message, and both take 7x7. */
+GST_START_TEST (test_stencil_refusal_is_the_same_on_both_backends)
+{
+  gchar *k9 = cf_test_random_kernel_text (9, 12);
+  gchar *k7 = cf_test_random_kernel_text (7, 13);
+  gchar *gpu = push_error ("cuda", "stencil", k9);
+  gchar *cpu = push_error ("cpu", "stencil", k9);
+
+  fail_unless (gpu != NULL && cpu != NULL);
+  fail_unless_equals_string (gpu, cpu);
+  fail_unless (strstr (gpu, "up to 7x7") != NULL, "message: %s", gpu);
+  g_free (gpu);
+  g_free (cpu);
+  fail_unless (push_error ("cuda", "stencil", k7) == NULL);
+  fail_unless (push_error ("cpu", "stencil", k7) == NULL);
+  g_free (k9);
+  g_free (k7);
+}
+
+GST_END_TEST;
+
 /* Both backends refuse method=separable for a rank-2 kernel, with the
  * same message, and both take a rank-1 one. */
 GST_START_TEST (test_separable_refusal_is_the_same_on_both_backends)
@@ -565,6 +602,7 @@ elements_cudaconvolve_gpu_suite (void)
   tcase_add_test (tc, test_other_context_is_adopted_not_copied);
   tcase_add_test (tc, test_context_set_before_start_is_released);
   tcase_add_test (tc, test_separable_refusal_is_the_same_on_both_backends);
+  tcase_add_test (tc, test_stencil_refusal_is_the_same_on_both_backends);
   tcase_add_test (tc, test_largest_advertised_sides_match_cpu);
   return s;
 }

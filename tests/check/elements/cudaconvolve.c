@@ -464,7 +464,7 @@ GST_END_TEST;
 GST_START_TEST (test_every_method_accepted_on_cpu)
 {
   static const gchar *methods[] = { "auto", "direct", "separable", "fft",
-    "im2tensor"
+    "im2tensor", "stencil"
   };
   RefKernel k = { 3, 3, NULL };
   double taps[9];
@@ -498,6 +498,7 @@ GST_START_TEST (test_every_consistent_precision_accepted_on_cpu)
   } pairs[] = {
     {"auto", "auto"}, {"auto", "fp32"}, {"auto", "fp16"},
     {"direct", "fp32"}, {"separable", "fp32"}, {"fft", "fp32"},
+    {"stencil", "fp32"}, {"stencil", "auto"},
     {"im2tensor", "auto"}, {"im2tensor", "fp16"},
   };
   RefKernel k = { 3, 3, NULL };
@@ -527,6 +528,7 @@ GST_START_TEST (test_rejects_method_precision_conflict)
 {
   static const gchar *conflicts[][2] = {
     {"direct", "fp16"}, {"fft", "fp16"}, {"separable", "fp16"},
+    {"stencil", "fp16"},
     {"im2tensor", "fp32"},
   };
   guint c;
@@ -575,6 +577,34 @@ GST_START_TEST (test_separable_refuses_rank2_kernel_like_gpu)
       "backend=cpu method=separable kernel-preset=gaussian sigma=2 ! "
       "fakesink");
   fail_unless (err == NULL, "a gaussian was refused: %s", err);
+}
+
+GST_END_TEST;
+
+/* method=stencil serves kernels up to 7x7: the CPU backend refuses a
+ * larger one with the GPU's message, and takes 7x7 and 7x1. */
+GST_START_TEST (test_stencil_refuses_kernels_above_7x7_like_gpu)
+{
+  gchar *err = run_pipeline_error ("videotestsrc num-buffers=2 ! "
+      "cudaconvolve backend=cpu method=stencil kernel-preset=box "
+      "kernel-size=9 ! fakesink");
+
+  fail_unless (err != NULL, "a 9x9 kernel ran with method=stencil");
+  fail_unless_equals_string (err, "method=stencil serves kernels up to 7x7; "
+      "the kernel is 9x9: use method=auto or method=direct.");
+  g_free (err);
+  err = run_pipeline_error ("videotestsrc num-buffers=2 ! cudaconvolve "
+      "backend=cpu method=stencil kernel=\"1 2 3 4 5 6 7 8\" ! fakesink");
+  fail_unless (err != NULL && strstr (err, "the kernel is 8x1") != NULL,
+      "message: %s", err);
+  g_free (err);
+  err = run_pipeline_error ("videotestsrc num-buffers=2 ! cudaconvolve "
+      "backend=cpu method=stencil kernel-preset=box kernel-size=7 ! "
+      "fakesink");
+  fail_unless (err == NULL, "a 7x7 box was refused: %s", err);
+  err = run_pipeline_error ("videotestsrc num-buffers=2 ! cudaconvolve "
+      "backend=cpu method=stencil kernel=\"1 2 3 4 3 2 1\" ! fakesink");
+  fail_unless (err == NULL, "a 7x1 kernel was refused: %s", err);
 }
 
 GST_END_TEST;
@@ -1378,6 +1408,7 @@ elements_cudaconvolve_suite (void)
   tcase_add_test (tc, test_rejects_kernel_file_with_wrong_count);
   tcase_add_test (tc, test_reports_missing_kernel_file);
   tcase_add_test (tc, test_separable_refuses_rank2_kernel_like_gpu);
+  tcase_add_test (tc, test_stencil_refuses_kernels_above_7x7_like_gpu);
   tcase_add_test (tc, test_invalid_kernel_set_while_playing_keeps_last_kernel);
   tcase_add_test (tc, test_transient_kernel_state_between_frames_is_not_used);
   tcase_add_test (tc, test_kernel_location_is_read_off_the_stream);
