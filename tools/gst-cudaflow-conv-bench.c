@@ -13,7 +13,7 @@
  * and the minimum are reported.
  *
  * Kernels: a dense random kernel (positive taps, sum 1) for
- * direct, fft, im2tensor and auto; a sampled Gaussian of sigma K/6 built as
+ * direct, stencil, fft, im2tensor and auto; a sampled Gaussian of sigma K/6 built as
  * an outer product (exactly rank 1) for separable. The time of a method
  * does not depend on the tap values, only on the rank test of plan_new.
  * Each row records its kernel ("random" or "gaussian").
@@ -77,8 +77,8 @@ typedef struct
 } bench_result;
 
 static const cf_conv_method all_methods[] = {
-  CF_CONV_METHOD_DIRECT, CF_CONV_METHOD_SEPARABLE, CF_CONV_METHOD_FFT,
-  CF_CONV_METHOD_IM2TENSOR, CF_CONV_METHOD_AUTO
+  CF_CONV_METHOD_DIRECT, CF_CONV_METHOD_STENCIL, CF_CONV_METHOD_SEPARABLE,
+  CF_CONV_METHOD_FFT, CF_CONV_METHOD_IM2TENSOR, CF_CONV_METHOD_AUTO
 };
 
 #define N_ALL_METHODS ((int) (sizeof (all_methods) / sizeof (all_methods[0])))
@@ -133,6 +133,10 @@ unsupported_reason (cf_conv_method method, char *note, size_t n)
   switch (method) {
     case CF_CONV_METHOD_SEPARABLE:
       snprintf (note, n, "kernel is not rank 1");
+      break;
+    case CF_CONV_METHOD_STENCIL:
+      snprintf (note, n, "stencil serves kernels up to %dx%d",
+          CF_CONV_STENCIL_MAX_SIZE, CF_CONV_STENCIL_MAX_SIZE);
       break;
     case CF_CONV_METHOD_FFT:
       snprintf (note, n, "cuFFT could not be loaded: %s",
@@ -374,7 +378,7 @@ int
 main (int argc, char **argv)
 {
   const char *sizes = "4096x4096,1920x1080", *ks = "3,7,15,31,63,127";
-  const char *methods = "direct,separable,fft,im2tensor,auto";
+  const char *methods = "direct,stencil,separable,fft,im2tensor,auto";
   const char *json_path = NULL, *md_path = NULL;
   int reps = 20, w[MAX_SIZES], h[MAX_SIZES], kv[MAX_KS];
   int n_sizes = 0, n_ks = 0, n_methods = 0, n = 0, failed = 0, i, j, m;
@@ -406,7 +410,8 @@ main (int argc, char **argv)
           "WxH,..."},
       {"ks", 0, 0, G_OPTION_ARG_STRING, &ks_opt, ks_help, "K,..."},
       {"methods", 0, 0, G_OPTION_ARG_STRING, &methods_opt,
-          "direct, separable, fft, im2tensor, auto (default: all)",
+          "direct, stencil, separable, fft, im2tensor, auto (default: "
+          "all)",
           "NAME,..."},
       {"reps", 0, 0, G_OPTION_ARG_STRING, &reps_opt,
           "Timed runs per row (default 20)", "N"},
@@ -486,8 +491,8 @@ main (int argc, char **argv)
   for (tok = strtok_r (list, ",", &save); tok;
       tok = strtok_r (NULL, ",", &save)) {
     if (n_methods == MAX_METHODS || !parse_method (tok, &method[n_methods]))
-      cf_args_usage_error (PROG, "unknown method '%s' (direct, separable, "
-          "fft, im2tensor or auto, at most %d)", tok, MAX_METHODS);
+      cf_args_usage_error (PROG, "unknown method '%s' (direct, stencil, "
+          "separable, fft, im2tensor or auto, at most %d)", tok, MAX_METHODS);
     n_methods++;
   }
   free (list);
