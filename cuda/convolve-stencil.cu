@@ -89,40 +89,52 @@ folded_sample (const float *row, int c, int width, cf_border border)
 }
 
 /* One input row of a lane: v = in(x .. x + 3); lane 0 also holds
- * in(x - RX .. x - 1) in e, lane 31 in(x + 4 .. x + 3 + RX). */
+ * in(x - RX .. x - 1) in e, lane 31 in(x + 4 .. x + 3 + RX) (the outer
+ * samples, from column hx = x - RX or x + 4: stencil_outer ()). */
 template < int RX > struct stencil_row
 {
   float4 v;
   float e[RX > 0 ? RX : 1];
 };
 
+/* The outer samples a lane loads itself: lane 0 the RX left of the warp,
+ * lane 31 the RX right of it, from column col on; the other lanes take
+ * their neighbours from the adjacent lanes (loads = false). */
+struct stencil_outer
+{
+  int col;
+  bool loads;
+};
+
+template < int RX >
+static __device__ __forceinline__ stencil_outer
+outer_samples (int x, int lane)
+{
+  stencil_outer o;
+
+  o.loads = lane == 0 || lane == STENCIL_LANES - 1;
+  o.col = lane == 0 ? x - RX : x + STENCIL_VEC;
+  return o;
+}
+
 /**
  * \brief Load one input row of a lane whose whole warp is inside the image
  * (no checks).
  *
- * \param[in]  row   the image row
- * \param[in]  x     the lane's first column (a multiple of 4)
- * \param[in]  lane  lane in the warp
- * \param[out] s     the samples (stencil_row)
+ * \param[in]  row    the image row
+ * \param[in]  x      the lane's first column (a multiple of 4)
+ * \param[in]  outer  outer_samples (x, lane)
+ * \param[out] s      the samples (stencil_row)
  */
 template < int RX >
 static __device__ __forceinline__ void
-load_row_interior (const float *__restrict__ row, int x, int lane,
-    stencil_row < RX > &s)
+load_row_interior (const float *__restrict__ row, int x,
+    const stencil_outer & outer, stencil_row < RX > &s)
 {
   s.v = *reinterpret_cast < const float4 *>(row + x);
 #pragma unroll
   for (int t = 0; t < RX; t++)
-    s.e[t] = 0.0f;
-  if (lane == 0) {
-#pragma unroll
-    for (int t = 0; t < RX; t++)
-      s.e[t] = row[x - RX + t];
-  } else if (lane == STENCIL_LANES - 1) {
-#pragma unroll
-    for (int t = 0; t < RX; t++)
-      s.e[t] = row[x + STENCIL_VEC + t];
-  }
+    s.e[t] = outer.loads ? row[outer.col + t] : 0.0f;
 }
 
 /**
@@ -133,7 +145,7 @@ load_row_interior (const float *__restrict__ row, int x, int lane,
  * \param[in]  pitch   elements between rows of src
  * \param[in]  gy      image row (any integer; folded)
  * \param[in]  x       the lane's first column (may be past the right edge)
- * \param[in]  lane    lane in the warp
+ * \param[in]  outer   outer_samples (x, lane)
  * \param[in]  width   image width
  * \param[in]  height  image height
  * \param[in]  border  rule for out-of-image samples
@@ -142,7 +154,8 @@ load_row_interior (const float *__restrict__ row, int x, int lane,
 template < int RX >
 static __device__ __forceinline__ void
 load_row_checked (const float *__restrict__ src, size_t pitch, int gy, int x,
-    int lane, int width, int height, cf_border border, stencil_row < RX > &s)
+    const stencil_outer & outer, int width, int height, cf_border border,
+    stencil_row < RX > &s)
 {
   const int sy = cf_border_fold (gy, height, border);
   const float *row;
@@ -162,14 +175,10 @@ load_row_checked (const float *__restrict__ src, size_t pitch, int gy, int x,
     s.v.z = folded_sample (row, x + 2, width, border);
     s.v.w = folded_sample (row, x + 3, width, border);
   }
-  if (lane == 0) {
+  if (outer.loads) {
 #pragma unroll
     for (int t = 0; t < RX; t++)
-      s.e[t] = folded_sample (row, x - RX + t, width, border);
-  } else if (lane == STENCIL_LANES - 1) {
-#pragma unroll
-    for (int t = 0; t < RX; t++)
-      s.e[t] = folded_sample (row, x + STENCIL_VEC + t, width, border);
+      s.e[t] = folded_sample (row, outer.col + t, width, border);
   }
 }
 
@@ -221,6 +230,7 @@ stencil_strip (const float *__restrict__ src, size_t src_pitch,
   constexpr int KH = 2 * RY + 1;
   constexpr int NQ = ROWS + 2 * RY;     /* input rows of the strip */
   constexpr int W = STENCIL_VEC + 2 * RX;       /* samples per row window */
+  const stencil_outer outer = outer_samples < RX > (x, lane);
   stencil_row < RX > in[NQ];
   float win[NQ][W];
 
@@ -228,11 +238,11 @@ stencil_strip (const float *__restrict__ src, size_t src_pitch,
 #pragma unroll
   for (int q = 0; q < NQ; q++) {
     if (CHECKED)
-      load_row_checked < RX > (src, src_pitch, y0 - RY + q, x, lane, width,
+      load_row_checked < RX > (src, src_pitch, y0 - RY + q, x, outer, width,
           height, border, in[q]);
     else
       load_row_interior < RX > (src + (size_t) (y0 - RY + q) * src_pitch,
-          x, lane, in[q]);
+          x, outer, in[q]);
   }
 #pragma unroll
   for (int q = 0; q < NQ; q++)
