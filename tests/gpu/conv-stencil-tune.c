@@ -17,8 +17,8 @@
  * output is compared with direct's (max |diff| relative to max |direct|;
  * both are fp32 sums in the same order, so it is 0 or a few ulps).
  *
- * Built against a built tree by tests/gpu/conv-stencil-tune.sh, which
- * also runs it. Exit status: 0, 1 on a failure, 2 on a usage error, 77
+ * Built against a built tree by tests/gpu/conv-stencil-tune.sh (no GPU
+ * needed there). Exit status: 0, 1 on a failure, 2 on a usage error, 77
  * without a CUDA device.
  */
 #include <math.h>
