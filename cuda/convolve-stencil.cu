@@ -89,8 +89,8 @@ folded_sample (const float *row, int c, int width, cf_border border)
 }
 
 /* One input row of a lane: v = in(x .. x + 3); lane 0 also holds
- * in(x - RX .. x - 1) in e, lane 31 in(x + 4 .. x + 3 + RX) (the outer
- * samples, from column hx = x - RX or x + 4: stencil_outer ()). */
+ * in(x - RX .. x - 1) in e, lane 31 in(x + 4 .. x + 3 + RX) (its outer
+ * samples: outer_samples ()). */
 template < int RX > struct stencil_row
 {
   float4 v;
