@@ -78,16 +78,6 @@ component (const float4 & v, int k)
   return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
 }
 
-/* in(fold (c), row) of a row that exists; 0 for a column outside under the
- * zero rule. */
-static __device__ __forceinline__ float
-folded_sample (const float *row, int c, int width, cf_border border)
-{
-  const int sc = cf_border_fold (c, width, border);
-
-  return sc < 0 ? 0.0f : row[sc];
-}
-
 /* One input row of a lane: v = in(x .. x + 3); lane 0 also holds
  * in(x - RX .. x - 1) in e, lane 31 in(x + 4 .. x + 3 + RX) (its outer
  * samples: outer_samples ()). */
@@ -137,16 +127,43 @@ load_row_interior (const float *__restrict__ row, int x,
     s.e[t] = outer.loads ? row[outer.col + t] : 0.0f;
 }
 
+/* The columns a lane of a warp that touches the border reads, folded once
+ * for all its rows by cf_border_fold (): its four (full: all inside the
+ * image, one float4 load) and its outer samples (lanes 0 and 31); -1 marks
+ * a column outside under the zero rule, or no outer sample. */
+template < int RX > struct stencil_columns
+{
+  int c[STENCIL_VEC];
+  int o[RX > 0 ? RX : 1];
+  bool full;
+};
+
+template < int RX >
+static __device__ __forceinline__ stencil_columns < RX >
+fold_columns (int x, const stencil_outer & outer, int width, cf_border border)
+{
+  stencil_columns < RX > cols;
+
+  cols.full = x + STENCIL_VEC - 1 < width;
+#pragma unroll
+  for (int k = 0; k < STENCIL_VEC; k++)
+    cols.c[k] = cf_border_fold (x + k, width, border);
+#pragma unroll
+  for (int t = 0; t < RX; t++)
+    cols.o[t] = outer.loads ? cf_border_fold (outer.col + t, width, border)
+        : -1;
+  return cols;
+}
+
 /**
- * \brief Load one input row of a lane, every index folded where it may
- * leave the image.
+ * \brief Load one input row of a lane whose warp touches the border: the
+ * row folded, the columns folded beforehand (fold_columns ()).
  *
  * \param[in]  src     input plane
  * \param[in]  pitch   elements between rows of src
  * \param[in]  gy      image row (any integer; folded)
  * \param[in]  x       the lane's first column (may be past the right edge)
- * \param[in]  outer   outer_samples (x, lane)
- * \param[in]  width   image width
+ * \param[in]  cols    the lane's folded columns
  * \param[in]  height  image height
  * \param[in]  border  rule for out-of-image samples
  * \param[out] s       the samples (stencil_row)
@@ -154,7 +171,7 @@ load_row_interior (const float *__restrict__ row, int x,
 template < int RX >
 static __device__ __forceinline__ void
 load_row_checked (const float *__restrict__ src, size_t pitch, int gy, int x,
-    const stencil_outer & outer, int width, int height, cf_border border,
+    const stencil_columns < RX > &cols, int height, cf_border border,
     stencil_row < RX > &s)
 {
   const int sy = cf_border_fold (gy, height, border);
@@ -167,19 +184,17 @@ load_row_checked (const float *__restrict__ src, size_t pitch, int gy, int x,
   if (sy < 0)
     return;                     /* zero rule, row outside: all 0 */
   row = src + (size_t) sy * pitch;
-  if (x + STENCIL_VEC - 1 < width) {
+  if (cols.full) {
     s.v = *reinterpret_cast < const float4 *>(row + x);
   } else {
-    s.v.x = folded_sample (row, x + 0, width, border);
-    s.v.y = folded_sample (row, x + 1, width, border);
-    s.v.z = folded_sample (row, x + 2, width, border);
-    s.v.w = folded_sample (row, x + 3, width, border);
+    s.v.x = cols.c[0] < 0 ? 0.0f : row[cols.c[0]];
+    s.v.y = cols.c[1] < 0 ? 0.0f : row[cols.c[1]];
+    s.v.z = cols.c[2] < 0 ? 0.0f : row[cols.c[2]];
+    s.v.w = cols.c[3] < 0 ? 0.0f : row[cols.c[3]];
   }
-  if (outer.loads) {
 #pragma unroll
-    for (int t = 0; t < RX; t++)
-      s.e[t] = folded_sample (row, outer.col + t, width, border);
-  }
+  for (int t = 0; t < RX; t++)
+    s.e[t] = cols.o[t] < 0 ? 0.0f : row[cols.o[t]];
 }
 
 /**
@@ -212,19 +227,22 @@ row_window (const stencil_row < RX > &s, int lane,
 
 /**
  * \brief One lane's strip: ROWS rows of 4 adjacent outputs from
- * ROWS + 2 RY input rows (file comment).
+ * ROWS + 2 RY input rows (file comment). Only the loads depend on the
+ * path; the sums and the stores are one code for both.
  *
- * \tparam CHECKED  fold indices (a warp touching the border) or not
- * \param[in]  x     the lane's first column
- * \param[in]  y0    the strip's first row
- * \param[in]  lane  lane in the warp
+ * \param[in]  x         the lane's first column
+ * \param[in]  y0        the strip's first row
+ * \param[in]  lane      lane in the warp
+ * \param[in]  interior  the warp's footprint, halo included, lies inside
+ *                       the image: loads without index checks
  * (other parameters: see stencil_kernel)
  */
-template < int RX, int RY, int ROWS, bool CHECKED >
+template < int RX, int RY, int ROWS >
 static __device__ __forceinline__ void
 stencil_strip (const float *__restrict__ src, size_t src_pitch,
     float *__restrict__ dst, size_t dst_pitch, int width, int height,
-    const stencil_params & taps, cf_border border, int x, int y0, int lane)
+    const stencil_params & taps, cf_border border, int x, int y0, int lane,
+    bool interior)
 {
   constexpr int KW = 2 * RX + 1;
   constexpr int KH = 2 * RY + 1;
@@ -235,14 +253,19 @@ stencil_strip (const float *__restrict__ src, size_t src_pitch,
   float win[NQ][W];
 
   /* every input row first, so that all its loads are in flight at once */
+  if (interior) {
 #pragma unroll
-  for (int q = 0; q < NQ; q++) {
-    if (CHECKED)
-      load_row_checked < RX > (src, src_pitch, y0 - RY + q, x, outer, width,
-          height, border, in[q]);
-    else
+    for (int q = 0; q < NQ; q++)
       load_row_interior < RX > (src + (size_t) (y0 - RY + q) * src_pitch,
           x, outer, in[q]);
+  } else {
+    const stencil_columns < RX > cols = fold_columns < RX > (x, outer,
+        width, border);
+
+#pragma unroll
+    for (int q = 0; q < NQ; q++)
+      load_row_checked < RX > (src, src_pitch, y0 - RY + q, x, cols, height,
+          border, in[q]);
   }
 #pragma unroll
   for (int q = 0; q < NQ; q++)
@@ -253,6 +276,7 @@ stencil_strip (const float *__restrict__ src, size_t src_pitch,
 #pragma unroll
   for (int r = 0; r < ROWS; r++) {
     const int y = y0 + r;
+    float *out = dst + (size_t) y * dst_pitch;
     float acc[STENCIL_VEC];
 
 #pragma unroll
@@ -269,21 +293,16 @@ stencil_strip (const float *__restrict__ src, size_t src_pitch,
           acc[k] = fmaf (t, win[r + j][k + i], acc[k]);
       }
 
-    if (!CHECKED) {
-      *reinterpret_cast < float4 *>(dst + (size_t) y * dst_pitch + x) =
+    /* always true in the interior; at the border, rows below the image
+     * and columns past its right edge are not written */
+    if (y < height && x + STENCIL_VEC - 1 < width) {
+      *reinterpret_cast < float4 *>(out + x) =
           make_float4 (acc[0], acc[1], acc[2], acc[3]);
     } else if (y < height) {
-      float *out = dst + (size_t) y * dst_pitch;
-
-      if (x + STENCIL_VEC - 1 < width) {
-        *reinterpret_cast < float4 *>(out + x) =
-            make_float4 (acc[0], acc[1], acc[2], acc[3]);
-      } else {
 #pragma unroll
-        for (int k = 0; k < STENCIL_VEC; k++)
-          if (x + k < width)
-            out[x + k] = acc[k];
-      }
+      for (int k = 0; k < STENCIL_VEC; k++)
+        if (x + k < width)
+          out[x + k] = acc[k];
     }
   }
 }
@@ -323,13 +342,10 @@ stencil_kernel (const float *__restrict__ src, size_t src_pitch,
   if (y0 >= height)
     return;
   /* warp-uniform: the footprint of all 32 lanes, halo included */
-  if (xw - RX >= 0 && xw + STENCIL_SPAN + RX <= width && y0 - RY >= 0
-      && y0 + ROWS + RY <= height)
-    stencil_strip < RX, RY, ROWS, false > (src, src_pitch, dst, dst_pitch,
-        width, height, taps, border, x, y0, lane);
-  else
-    stencil_strip < RX, RY, ROWS, true > (src, src_pitch, dst, dst_pitch,
-        width, height, taps, border, x, y0, lane);
+  stencil_strip < RX, RY, ROWS > (src, src_pitch, dst, dst_pitch, width,
+      height, taps, border, x, y0, lane, xw - RX >= 0
+      && xw + STENCIL_SPAN + RX <= width && y0 - RY >= 0
+      && y0 + ROWS + RY <= height);
 }
 
 /**
