@@ -26,12 +26,14 @@
  *    the constant bank and every FMA takes its tap from there.
  *  - Borders: a warp whose whole footprint, halo included, lies inside the
  *    image takes the interior path: plain loads and stores, no index
- *    checks. The other warps take the checked path: every row index and,
- *    where a float4 would leave the image, every column index goes through
- *    cf_border_fold (), the helper the CPU reference applies to every tap
- *    (zero rule: the sample is 0, so the tap contributes 0). Lanes past the
- *    right edge compute folded samples too: they are the right neighbours
- *    of the last lane inside, and they write nothing.
+ *    checks. The other warps take the checked path: every row index, and
+ *    once per strip the lane's column indices, go through cf_border_fold (),
+ *    the helper the CPU reference applies to every tap (zero rule: the
+ *    sample is 0, so the tap contributes 0); a lane whose four columns are
+ *    inside still loads them as one float4. Lanes past the right edge
+ *    compute folded samples too: they are the right neighbours of the last
+ *    lane inside, and they write nothing. The sums and the stores are one
+ *    code for both paths (a store checks its row and columns).
  *
  * Rows need float4 alignment (cf_cuda_convolve_stencil_aligned ()); the
  * plan runs the direct method on planes without it.
