@@ -74,7 +74,8 @@
  *    complete, memory visible) before it reads the increments; launch
  *    gaps and coefficient loads leave the critical path, which matters
  *    most on coarse levels, where a launch is mostly fixed cost.
- *  - AUTO = FUSED_DB.
+ *  - AUTO = FUSED until tests/gpu/hs-speed.sh has timed FUSED_DB against
+ *    it on a GPU (not done yet).
  *
  * fp16 (CF_PRECISION_FP16): the increments live in half2 (du, dv of one
  * cell together; plan buffers only), in global and in shared memory. The
@@ -1096,11 +1097,10 @@ out:
   return status;
 }
 
-/* AUTO: FUSED_DB (tests/gpu/hs-speed.sh measures it against FUSED) */
 static cf_hs_kernel
 resolve_kernel (cf_hs_kernel kernel)
 {
-  return kernel == CF_HS_KERNEL_AUTO ? CF_HS_KERNEL_FUSED_DB : kernel;
+  return kernel == CF_HS_KERNEL_AUTO ? CF_HS_KERNEL_FUSED : kernel;
 }
 
 static int

@@ -16,7 +16,7 @@ extern "C" {
  * give the same bits. */
 typedef enum
 {
-  CF_HS_KERNEL_AUTO = 0,        /* FUSED_DB (tests/gpu/hs-speed.sh) */
+  CF_HS_KERNEL_AUTO = 0,        /* fastest measured */
   CF_HS_KERNEL_SIMPLE,          /* one Jacobi sweep per launch */
   CF_HS_KERNEL_FUSED,           /* 8 sweeps per launch on private
                                  * shared-memory regions (64 x 64 or
