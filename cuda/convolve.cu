@@ -22,8 +22,9 @@
  *   fft        any kernel, when cuFFT can be loaded (convolve-fft.cu)
  *   im2tensor  any kernel, on tensor cores: fp16 inputs, fp32 sums
  *              (convolve-im2tensor.cu); never chosen by AUTO
- *   auto       stencil for kernels up to AUTO_STENCIL_SIZE on a side, else
- *              direct, separable or fft by measured crossovers (auto_table)
+ *   auto       stencil for kernels up to CF_CONV_AUTO_STENCIL_SIZE on a
+ *              side (none until measured), else direct, separable or fft by
+ *              measured crossovers (auto_table)
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -78,11 +79,11 @@ typedef struct
 } auto_crossover;
 
 /* AUTO runs the stencil for kernels of at most this side, at every size,
- * rank 1 or not: it reads the image once and writes it once, which neither
- * direct (a shared-memory window per tile) nor separable (two passes and an
- * intermediate plane) can beat at these sizes. 7 x 7 is served by the
- * stencil too, but is left to the table until measured against direct. */
-#define AUTO_STENCIL_SIZE 5
+ * rank 1 or not, once measured (CF_CONV_AUTO_STENCIL_SIZE): it reads the
+ * image once and writes it once, which neither direct (a shared-memory
+ * window per tile) nor separable (two passes and an intermediate plane)
+ * can do. */
+#define AUTO_STENCIL_SIZE CF_CONV_AUTO_STENCIL_SIZE
 
 static_assert (AUTO_STENCIL_SIZE <= CF_CONV_STENCIL_MAX_SIZE,
     "auto picks the stencil only for kernels it serves");

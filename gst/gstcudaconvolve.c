@@ -321,8 +321,8 @@ gst_cuda_convolve_method_get_type (void)
     {CF_CONV_METHOD_FFT, "FFT with cuFFT (large kernels)", "fft"},
     {CF_CONV_METHOD_IM2TENSOR, "im2tensor on tensor cores (fp16 inputs, "
           "fp32 accumulation)", "im2tensor"},
-    {CF_CONV_METHOD_STENCIL, "Stencil: one pass from registers, at memory "
-          "speed (kernels up to 7x7)", "stencil"},
+    {CF_CONV_METHOD_STENCIL, "Stencil: one pass from registers, the image "
+          "read and written once (kernels up to 7x7)", "stencil"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type))

@@ -418,9 +418,10 @@ GST_START_TEST (test_prepare_centres_even_kernels)
 
 GST_END_TEST;
 
-/* AUTO runs the stencil for every kernel up to 5 x 5, rank 1 or not, at
- * every size; 7 x 7 and larger go by the measured table. */
-GST_START_TEST (test_auto_picks_stencil_up_to_5x5)
+/* AUTO runs the stencil for every kernel up to CF_CONV_AUTO_STENCIL_SIZE
+ * on a side, rank 1 or not, at every size (none while it is 0); larger ones
+ * go by the measured table. */
+GST_START_TEST (test_auto_picks_stencil_up_to_its_size)
 {
   static const size2d sizes[] = { {64, 33}, {1920, 1080}, {4096, 4096} };
   static const size2d small[] = { {1, 1}, {3, 3}, {5, 5}, {3, 5}, {5, 1},
@@ -442,8 +443,10 @@ GST_START_TEST (test_auto_picks_stencil_up_to_5x5)
     cf_cuda_convolve_plan *plan = NULL;
 
     for (k = 0; k < G_N_ELEMENTS (small) + G_N_ELEMENTS (large); k++) {
-      const gboolean is_small = k < G_N_ELEMENTS (small);
-      const size2d ks = is_small ? small[k] : large[k - G_N_ELEMENTS (small)];
+      const size2d ks = k < G_N_ELEMENTS (small) ? small[k] :
+          large[k - G_N_ELEMENTS (small)];
+      const gboolean is_small = ks.w <= CF_CONV_AUTO_STENCIL_SIZE
+          && ks.h <= CF_CONV_AUTO_STENCIL_SIZE;
       cf_kernel *kern = cf_test_random_kernel (ks.w, ks.h, 100 + k);
 
       fail_unless_equals_int (cf_cuda_convolve_plan_new (sizes[s].w,
@@ -462,8 +465,8 @@ GST_START_TEST (test_auto_picks_stencil_up_to_5x5)
     /* rank 1: separable would take it from the table, stencil first */
     fail_unless_equals_int (cf_cuda_convolve_plan_new (sizes[s].w,
             sizes[s].h, &box5, &params, &plan), CF_OK);
-    fail_unless_equals_int (cf_cuda_convolve_plan_method (plan),
-        CF_CONV_METHOD_STENCIL);
+    fail_unless_equals_int (cf_cuda_convolve_plan_method (plan) ==
+        CF_CONV_METHOD_STENCIL, 5 <= CF_CONV_AUTO_STENCIL_SIZE);
     cf_cuda_convolve_plan_free (plan);
   }
   check_case (97, 61, 5, 5, CF_BORDER_CLAMP, CF_CONVOLUTION, 0, stream);
@@ -578,7 +581,7 @@ cuda_convolve_stencil_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_prepare_centres_even_kernels);
   tcase_add_test (tc, test_refuses_kernels_above_7x7);
-  tcase_add_test (tc, test_auto_picks_stencil_up_to_5x5);
+  tcase_add_test (tc, test_auto_picks_stencil_up_to_its_size);
   tcase_add_test (tc, test_every_kernel_shape_matches_cpu);
   tcase_add_test (tc, test_both_strip_heights_match_cpu);
   tcase_add_test (tc, test_large_images_match_cpu);
