@@ -16,8 +16,10 @@
 #
 # Results go to $OUT (default _out/streams): streams.json (one line per
 # run), streams.md, bounds.txt, streams.log. STREAMS (default
-# "1 2 4 8 16"), WINDOW (measured seconds, default 6), WARMUP (2) and RUNS
-# (a regular expression over the run names below; default all) trim it.
+# "1 2 4 8 16"; STREAMS_OTHERS, default the same, for every run but the
+# two TV-L1 fast 1080p ones), WINDOW (measured seconds, default 6), WARMUP
+# (2) and RUNS (a regular expression over the run names below; default
+# all) trim it.
 # The bound of the flow runs needs one Middlebury-format directory:
 # BOUND_DATA, default $CUDAFLOW_DATA_DIR/middlebury.
 set -u
@@ -43,6 +45,7 @@ if ! gst-inspect-1.0 nvh264dec >/dev/null 2>&1; then
   exit 77
 fi
 streams=${STREAMS:-1 2 4 8 16}
+streams_others=${STREAMS_OTHERS:-$streams}
 window=${WINDOW:-6} warmup=${WARMUP:-2}
 runs=${RUNS:-.}
 data=${BOUND_DATA:-${CUDAFLOW_DATA_DIR:-}/middlebury}
@@ -72,7 +75,9 @@ fps_of () { awk -v ms="$1" 'BEGIN { if (ms > 0) printf "%.1f", 1000 / ms; else p
 one () {  # NAME CLIP ELEMENT EXPECT BOUND_FPS EXTRA...
   local name=$1 clip=$2 element=$3 expect=$4 bound=$5; shift 5
   [[ $name =~ $runs ]] || return 0
-  for n in $streams; do
+  local ns=$streams_others
+  case $name in tvl1-fast-1080p|tvl1-fast-1080p-own-contexts) ns=$streams ;; esac
+  for n in $ns; do
     echo "== $name N=$n" >> "$log"
     "$tool" --clip "$clips/$clip" --streams "$n" --element "$element" \
       ${expect:+--expect-flow "$expect"} --bound-fps "$bound" \
