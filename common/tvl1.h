@@ -23,8 +23,10 @@
  *
  * The warps and the iteration cap may differ per level (warps-per-level,
  * iterations-per-level; finest level first): cheap coarse levels can take
- * many, the costly finest level few. A level runs exactly as a uniform
- * solve with that level's two counts (cf_tvl1_level_params).
+ * many warps, the costly finest level few. Not many iterations per warp on
+ * a coarsest level with little texture left: they overshoot there and can
+ * lose a large motion (docs/flow-frontier.md). A level runs exactly as a
+ * uniform solve with that level's two counts (cf_tvl1_level_params).
  *
  * Grid: every plane is on the pixel grid (full-pixel centres at integer
  * coordinates); the forward gradient and backward divergence form an adjoint
