@@ -527,50 +527,6 @@ GST_START_TEST (test_refuses_kernels_above_7x7)
 
 GST_END_TEST;
 
-/* One plan, several runs on new inputs into the same output. */
-GST_START_TEST (test_plan_reuse_over_several_runs)
-{
-  const int w = 333, h = 97;
-  cudaStream_t stream = cf_test_make_stream ();
-  cf_kernel *k = cf_test_random_kernel (5, 4, 1234);
-  cf_convolve_params params = { CF_BORDER_WRAP, CF_CONVOLUTION,
-    CF_CONV_METHOD_STENCIL
-  };
-  cf_cuda_convolve_plan *plan = NULL;
-  cf_cuda_image dsrc, ddst;
-  cf_image *cpu = cf_image_new (w, h);
-  cf_image *gpu = cf_image_new (w, h);
-  int run;
-
-  fail_unless_equals_int (cf_cuda_convolve_plan_new (w, h, k, &params,
-          &plan), CF_OK);
-  fail_unless_equals_int (cf_cuda_image_alloc (&dsrc, w, h), CF_OK);
-  fail_unless_equals_int (cf_cuda_image_alloc (&ddst, w, h), CF_OK);
-  for (run = 0; run < 4; run++) {
-    cf_image *src = cf_test_random_image (w, h, 5000 + run, 0.0f, 1.0f);
-
-    fail_unless_equals_int (cf_convolve (src, k, params.border, params.mode,
-            cpu), CF_OK);
-    fail_unless_equals_int (cf_cuda_image_upload (src, &dsrc, stream), CF_OK);
-    fail_unless_equals_int (cf_cuda_image_fill (&ddst, NAN, stream), CF_OK);
-    fail_unless_equals_int (cf_cuda_convolve_plan_run (plan, dsrc.data,
-            dsrc.pitch, ddst.data, ddst.pitch, stream), CF_OK);
-    fail_unless_equals_int (cf_cuda_image_download (&ddst, gpu, stream), CF_OK);
-    CUDA_OK (cudaStreamSynchronize (stream));
-    cf_test_assert_image_close (gpu, cpu, REL_TOLERANCE, "plan reuse");
-    cf_image_free (src);
-  }
-  cf_cuda_image_release (&dsrc);
-  cf_cuda_image_release (&ddst);
-  cf_cuda_convolve_plan_free (plan);
-  cf_image_free (cpu);
-  cf_image_free (gpu);
-  cf_kernel_free (k);
-  CUDA_OK (cudaStreamDestroy (stream));
-}
-
-GST_END_TEST;
-
 static Suite *
 cuda_convolve_stencil_suite (void)
 {
@@ -588,7 +544,6 @@ cuda_convolve_stencil_suite (void)
   tcase_add_test (tc, test_largest_sides_match_cpu);
   tcase_add_test (tc, test_writes_only_inside_the_image);
   tcase_add_test (tc, test_unaligned_planes_run_direct);
-  tcase_add_test (tc, test_plan_reuse_over_several_runs);
   return s;
 }
 

@@ -238,15 +238,14 @@ GST_START_TEST (test_auto_resolves_to_direct_and_matches_cpu)
 
 GST_END_TEST;
 
-/* One plan, several runs on new inputs into the same output. */
-GST_START_TEST (test_plan_reuse_over_several_runs)
+/* One plan of @method, several runs on new inputs into the same output. */
+static void
+check_plan_reuse (int kw, int kh, cf_conv_method method)
 {
   const int w = 333, h = 97;
   cudaStream_t stream = cf_test_make_stream ();
-  cf_kernel *k = cf_test_random_kernel (11, 6, 1234);
-  cf_convolve_params params = { CF_BORDER_WRAP, CF_CONVOLUTION,
-    CF_CONV_METHOD_DIRECT
-  };
+  cf_kernel *k = cf_test_random_kernel (kw, kh, 1234);
+  cf_convolve_params params = { CF_BORDER_WRAP, CF_CONVOLUTION, method };
   cf_cuda_convolve_plan *plan = NULL;
   cf_cuda_image dsrc, ddst;
   cf_image *cpu = cf_image_new (w, h);
@@ -278,6 +277,12 @@ GST_START_TEST (test_plan_reuse_over_several_runs)
   cf_image_free (gpu);
   cf_kernel_free (k);
   CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_START_TEST (test_plan_reuse_over_several_runs)
+{
+  check_plan_reuse (11, 6, CF_CONV_METHOD_DIRECT);
+  check_plan_reuse (5, 4, CF_CONV_METHOD_STENCIL);
 }
 
 GST_END_TEST;
