@@ -85,25 +85,6 @@ ref_sample (const double *plane, int w, int h, int x, int y,
 
 /* --- frames ---------------------------------------------------------- */
 
-static GstBuffer *
-make_random_frame (const GstVideoInfo * info, guint32 seed)
-{
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
-  GstMapInfo map;
-  guint32 s = seed;
-  gsize i;
-
-  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
-  for (i = 0; i < map.size; i++) {
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    map.data[i] = (guint8) (s >> 11);
-  }
-  gst_buffer_unmap (buf, &map);
-  return buf;
-}
-
 static guint
 read_sample (const GstVideoFrame * f, guint comp, int x, int y)
 {
@@ -190,7 +171,7 @@ run_and_check (GstHarness * h, const GstVideoInfo * info, guint32 seed,
     const RefKernel * k, const gchar * border, gboolean correlation,
     double offset)
 {
-  GstBuffer *in = make_random_frame (info, seed);
+  GstBuffer *in = cf_test_random_frame (info, seed);
   GstBuffer *out;
 
   gst_buffer_ref (in);
@@ -311,7 +292,7 @@ GST_START_TEST (test_no_kernel_is_passthrough)
 {
   GstVideoInfo info;
   GstHarness *h = harness_for ("RGBA", 16, 8, &info);
-  GstBuffer *in = make_random_frame (&info, 3), *out;
+  GstBuffer *in = cf_test_random_frame (&info, 3), *out;
 
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   /* passthrough hands the very same buffer on */
@@ -327,7 +308,7 @@ GST_START_TEST (test_identity_kernel_is_passthrough)
 {
   GstVideoInfo info;
   GstHarness *h = harness_for ("NV12", 16, 8, &info);
-  GstBuffer *in = make_random_frame (&info, 4), *out;
+  GstBuffer *in = cf_test_random_frame (&info, 4), *out;
 
   g_object_set (h->element, "kernel", "0 0 0; 0 1 0; 0 0 0", NULL);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
@@ -366,7 +347,7 @@ GST_START_TEST (test_alpha_and_unselected_channels_untouched)
   h = harness_for ("NV12", 20, 10, &info);
   g_object_set (h->element, "kernel", "1 1 1; 1 1 1; 1 1 1", NULL);
   gst_util_set_object_arg (G_OBJECT (h->element), "channels", "y");
-  in = make_random_frame (&info, 9);
+  in = cf_test_random_frame (&info, 9);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (gst_video_frame_map (&fin, &info, in, GST_MAP_READ));
   fail_unless (gst_video_frame_map (&fout, &info, out, GST_MAP_READ));
@@ -829,7 +810,7 @@ GST_START_TEST (test_transient_kernel_state_between_frames_is_not_used)
   gst_element_set_bus (h->element, bus);
   gst_util_set_object_arg (G_OBJECT (h->element), "kernel-preset", "box");
   g_object_set (h->element, "kernel-size", 1, NULL);
-  gst_buffer_unref (gst_harness_push_and_pull (h, make_random_frame (&info,
+  gst_buffer_unref (gst_harness_push_and_pull (h, cf_test_random_frame (&info,
               1)));
   gst_util_set_object_arg (G_OBJECT (h->element), "kernel-preset",
       "laplacian");
@@ -982,7 +963,7 @@ GST_START_TEST (test_kernel_location_is_read_off_the_stream)
   writer = g_thread_new ("writer", fifo_writer_run, fifo);
   deadline = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
   while (!changed && g_get_monotonic_time () < deadline) {
-    GstBuffer *in = make_random_frame (&info, seed++);
+    GstBuffer *in = cf_test_random_frame (&info, seed++);
     GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
 
     /* until the file is read, the frames keep the box kernel */
@@ -1070,7 +1051,7 @@ GST_START_TEST (test_property_set_between_prepare_and_transform)
   guint removed;
 
   g_object_set (h->element, "kernel", "1", NULL);
-  gst_buffer_unref (gst_harness_push_and_pull (h, make_random_frame (&info,
+  gst_buffer_unref (gst_harness_push_and_pull (h, cf_test_random_frame (&info,
               1)));
   window_element = h->element;
   g_atomic_int_set (&window_hits, 0);
@@ -1081,14 +1062,14 @@ GST_START_TEST (test_property_set_between_prepare_and_transform)
 
   /* identity when it starts: passes through, although "1 2 1" is set
    * while it is on its way */
-  in = make_random_frame (&info, 2);
+  in = cf_test_random_frame (&info, 2);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless_equals_int (g_atomic_int_get (&window_hits), 1);
   fail_unless (out == in);
   gst_buffer_unref (out);
   gst_buffer_unref (in);
   /* "1 2 1" when it starts: filtered, although "1" is set on its way */
-  in = make_random_frame (&info, 3);
+  in = cf_test_random_frame (&info, 3);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless_equals_int (g_atomic_int_get (&window_hits), 2);
   fail_unless (out != in);
@@ -1255,7 +1236,7 @@ static GstVideoInfo empty_test_info;
 static GstBuffer *
 video_frame (guint32 seed)
 {
-  return make_random_frame (&empty_test_info, seed);
+  return cf_test_random_frame (&empty_test_info, seed);
 }
 
 static GstBuffer *
