@@ -735,7 +735,7 @@ main (int argc, char *argv[])
   Sampler sampler;
   GThread *sampler_th = NULL;
   GArray *lat_all, *elem_all, *epe_all;
-  gdouble window_s, fps, *p50, *p99, *e50, *e99, mem_idle = -1.0;
+  gdouble window_s, fps, worst_p99 = 0, fps_min = 1e30, mem_idle = -1.0;
   guint64 frames = 0;
   gint i, status = 0;
   GString *js;
@@ -892,14 +892,14 @@ main (int argc, char *argv[])
   lat_all = g_array_new (FALSE, FALSE, sizeof (gdouble));
   elem_all = g_array_new (FALSE, FALSE, sizeof (gdouble));
   epe_all = g_array_new (FALSE, FALSE, sizeof (gdouble));
-  p50 = g_new (gdouble, n);
-  p99 = g_new (gdouble, n);
-  e50 = g_new (gdouble, n);
-  e99 = g_new (gdouble, n);
   for (i = 0; i < n; i++) {
     Stream *s = &run.streams[i];
+    gdouble p99 = quantile (s->latency_ms, 0.99);
 
     frames += s->frames_window;
+    if (isfinite (p99))
+      worst_p99 = MAX (worst_p99, p99);
+    fps_min = MIN (fps_min, s->frames_window / window_s);
     if (s->loop_failed) {
       g_printerr ("%s: stream %d stopped looping\n", PROG, i);
       status = 1;
@@ -912,23 +912,15 @@ main (int argc, char *argv[])
     g_array_append_vals (lat_all, s->latency_ms->data, s->latency_ms->len);
     g_array_append_vals (elem_all, s->element_ms->data, s->element_ms->len);
     g_array_append_vals (epe_all, s->epe->data, s->epe->len);
-    p50[i] = quantile (s->latency_ms, 0.50);
-    p99[i] = quantile (s->latency_ms, 0.99);
-    e50[i] = quantile (s->element_ms, 0.50);
-    e99[i] = quantile (s->element_ms, 0.99);
   }
   fps = frames / window_s;
 
   {
     gdouble lat50 = quantile (lat_all, 0.50), lat99 = quantile (lat_all,
         0.99), el50 = quantile (elem_all, 0.50), el99 = quantile (elem_all,
-        0.99), epe = quantile (epe_all, 0.50), worst_p99 = 0, fps_min = 1e30;
+        0.99), epe = quantile (epe_all, 0.50);
     gdouble gpu = -1, dec = -1, mem = -1, mem_stream = -1;
 
-    for (i = 0; i < n; i++) {
-      worst_p99 = MAX (worst_p99, isfinite (p99[i]) ? p99[i] : 0);
-      fps_min = MIN (fps_min, run.streams[i].frames_window / window_s);
-    }
     if (have_nvml && sampler.samples > 0) {
       gpu = sampler.gpu_sum / sampler.samples;
       dec = sampler.dec_sum / sampler.samples;
