@@ -23,7 +23,7 @@
  *   im2tensor  any kernel, on tensor cores: fp16 inputs, fp32 sums
  *              (convolve-im2tensor.cu); never chosen by AUTO
  *   auto       stencil for kernels up to CF_CONV_AUTO_STENCIL_SIZE on a
- *              side (none until measured), else direct, separable or fft by
+ *              side, else direct, separable or fft by
  *              measured crossovers (auto_table)
  */
 #ifdef HAVE_CONFIG_H
@@ -79,7 +79,7 @@ typedef struct
 } auto_crossover;
 
 /* AUTO runs the stencil for kernels of at most this side, at every size,
- * rank 1 or not, once measured (CF_CONV_AUTO_STENCIL_SIZE): it reads the
+ * rank 1 or not (CF_CONV_AUTO_STENCIL_SIZE): it reads the
  * image once and writes it once, which neither direct (a shared-memory
  * window per tile) nor separable (two passes and an intermediate plane)
  * can do. */

@@ -30,11 +30,11 @@ typedef enum
 /* Largest kernel side CF_CONV_METHOD_STENCIL serves (7 x 7). */
 #define CF_CONV_STENCIL_MAX_SIZE 7
 
-/* CF_CONV_METHOD_AUTO runs the stencil for kernels of at most this side.
- * 0 until the stencil has been timed against direct and NPP on a GPU
- * (tests/gpu/conv-stencil-tune.sh, tests/gpu/conv-measure.sh): AUTO picks
- * measured winners only. */
-#define CF_CONV_AUTO_STENCIL_SIZE 0
+/* CF_CONV_METHOD_AUTO runs the stencil for kernels of at most this side:
+ * the fastest method, ours or a vendor's, for every side up to 7 measured
+ * (tests/gpu/conv-stencil-tune.sh, tests/gpu/conv-measure.sh;
+ * docs/convolution.md). */
+#define CF_CONV_AUTO_STENCIL_SIZE 7
 
 typedef struct
 {
