@@ -3,7 +3,8 @@
  *
  *   gst-cudaflow-flow-bench [--sizes WxH,...] [--frames N]
  *       [--config NAME,...] [--clg-depth K,...] [--hs-kernel NICK,...]
- *       [--hs-geometry NAME,...] [--hs-pdl 1,0] [--json FILE]
+ *       [--hs-geometry NAME,...] [--hs-pdl 1,0] [--tvl1-graphs 1,0]
+ *       [--json FILE]
  *       [--markdown FILE]
  *
  * Runs the same sequence of calls as the flow elements' GPU path on one
@@ -29,7 +30,9 @@
  * 32x32-k8, 64x64-k8, ...; cf_cuda_hs_plan_set_geometry), and --hs-pdl
  * 1,0 with and without programmatic dependent launch
  * (cf_cuda_hs_plan_set_pdl): old and new kernels side by side in one
- * binary (tests/gpu/hs-speed.sh).
+ * binary (tests/gpu/hs-speed.sh). --tvl1-graphs 1,0 runs every TV-L1
+ * configuration with its runs replayed from a CUDA graph and launched
+ * kernel by kernel (cf_cuda_tvl1_plan_set_graphs).
  *
  * The configurations are a fixed table (--help lists them) on top of
  * common/'s defaults; gst-cudaflow-flow-frontier instead reads them from
@@ -69,74 +72,92 @@ typedef struct
   int kernel;                   /* cf_hs_kernel, cf_tvl1_kernel, cf_clg_kernel */
   float epsilon;                /* TV-L1 */
   const char *per_level;        /* CLG iterations-per-level, or NULL */
+  const char *preset;           /* TV-L1: a preset of cudaflowtvl1 applied
+                                 * over the fields above, or NULL */
 } bench_config;
 
 /* alpha on 0..255 intensities: 51 = cuda-samples' 0.2 on [0, 1]. */
 static const bench_config configs[] = {
   {"hs-cuda-samples", "cudaflowhs preset=cuda-samples (5 levels x 3 warps "
         "x 500 iterations, fused Jacobi)", CF_FLOW_METHOD_HS, 5, 3, 500,
-      51.0f, CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
+      51.0f, CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
   {"hs-cuda-samples-fp16", "the same, precision=fp16", CF_FLOW_METHOD_HS,
-      5, 3, 500, 51.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL},
+      5, 3, 500, 51.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
   {"hs-cuda-samples-simple", "the same, jacobi-kernel=simple (one sweep "
         "per launch)", CF_FLOW_METHOD_HS, 5, 3, 500, 51.0f,
-      CF_PRECISION_FP32, CF_HS_KERNEL_SIMPLE, 0, NULL},
+      CF_PRECISION_FP32, CF_HS_KERNEL_SIMPLE, 0, NULL, NULL},
   {"hs-default", "cudaflowhs defaults (5 levels x 1 warp x 500 "
         "iterations)", CF_FLOW_METHOD_HS, 5, 1, 500, 15.0f,
-      CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
+      CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
   {"hs-fast", "cudaflowhs preset=fast (6 levels x 1 warp x 20 "
         "iterations)", CF_FLOW_METHOD_HS, 6, 1, 20, 15.0f,
-      CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
+      CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
   {"hs-fast-fp16", "the same, precision=fp16", CF_FLOW_METHOD_HS, 6, 1, 20,
-      15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL},
+      15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
   {"hs-balanced", "cudaflowhs preset=balanced, the defaults (6 levels x 1 "
         "warp x 50 iterations)", CF_FLOW_METHOD_HS, 6, 1, 50, 15.0f,
-      CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
+      CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
   {"hs-balanced-fp16", "the same, precision=fp16", CF_FLOW_METHOD_HS, 6, 1,
-      50, 15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL},
+      50, 15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
   {"hs-one-level", "Horn-Schunck on one level (1 warp x 504 iterations): "
         "the sweeps at one size, for region geometries", CF_FLOW_METHOD_HS,
-      1, 1, 504, 15.0f, CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
+      1, 1, 504, 15.0f, CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
   {"hs-one-level-fp16", "the same, precision=fp16", CF_FLOW_METHOD_HS, 1, 1,
-      504, 15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL},
+      504, 15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
   {"hs-realtime", "cudaflowhs preset=realtime (3 levels x 1 warp x 10 "
         "iterations, Romera's thesis)", CF_FLOW_METHOD_HS, 3, 1, 10, 15.0f,
-      CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL},
+      CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
   {"hs-realtime-fp16", "the same, precision=fp16", CF_FLOW_METHOD_HS, 3, 1,
-      10, 15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL},
+      10, 15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
   {"tvl1-ipol", "cudaflowtvl1 defaults = preset=ipol (5 levels x 5 warps x "
         "up to 300 iterations, epsilon 0.01)", CF_FLOW_METHOD_TVL1, 5, 5,
-      300, 0, CF_PRECISION_FP32, CF_TVL1_KERNEL_AUTO, 0.01f, NULL},
+      300, 0, CF_PRECISION_FP32, CF_TVL1_KERNEL_AUTO, 0.01f, NULL, NULL},
   {"tvl1-realtime", "cudaflowtvl1 preset=realtime (3 levels x 1 warp x 10 "
         "iterations)", CF_FLOW_METHOD_TVL1, 3, 1, 10, 0, CF_PRECISION_FP32,
-      CF_TVL1_KERNEL_AUTO, 0.0f, NULL},
+      CF_TVL1_KERNEL_AUTO, 0.0f, NULL, NULL},
   {"tvl1-ipol-fp16", "the same as tvl1-ipol, precision=fp16",
       CF_FLOW_METHOD_TVL1, 5, 5, 300, 0, CF_PRECISION_FP16,
-      CF_TVL1_KERNEL_AUTO, 0.01f, NULL},
+      CF_TVL1_KERNEL_AUTO, 0.01f, NULL, NULL},
   {"tvl1-realtime-fp16", "the same as tvl1-realtime, precision=fp16",
       CF_FLOW_METHOD_TVL1, 3, 1, 10, 0, CF_PRECISION_FP16,
-      CF_TVL1_KERNEL_AUTO, 0.0f, NULL},
+      CF_TVL1_KERNEL_AUTO, 0.0f, NULL, NULL},
   {"tvl1-realtime-steps", "the same, solver-kernel=steps (one kernel per "
         "step)", CF_FLOW_METHOD_TVL1, 3, 1, 10, 0, CF_PRECISION_FP32,
-      CF_TVL1_KERNEL_STEPS, 0.0f, NULL},
+      CF_TVL1_KERNEL_STEPS, 0.0f, NULL, NULL},
+  {"tvl1-fast", "cudaflowtvl1 preset=fast", CF_FLOW_METHOD_TVL1, 0, 0, 0,
+      0, CF_PRECISION_FP32, CF_TVL1_KERNEL_AUTO, 0.0f, NULL, "fast"},
+  {"tvl1-fast-fp16", "the same, precision=fp16", CF_FLOW_METHOD_TVL1, 0, 0,
+      0, 0, CF_PRECISION_FP16, CF_TVL1_KERNEL_AUTO, 0.0f, NULL, "fast"},
+  {"tvl1-balanced", "cudaflowtvl1 preset=balanced, the defaults",
+        CF_FLOW_METHOD_TVL1, 0, 0, 0, 0, CF_PRECISION_FP32,
+      CF_TVL1_KERNEL_AUTO, 0.0f, NULL, "balanced"},
+  {"tvl1-balanced-fp16", "the same, precision=fp16", CF_FLOW_METHOD_TVL1, 0,
+        0, 0, 0, CF_PRECISION_FP16, CF_TVL1_KERNEL_AUTO, 0.0f, NULL,
+      "balanced"},
+  {"tvl1-accurate", "cudaflowtvl1 preset=accurate", CF_FLOW_METHOD_TVL1, 0,
+        0, 0, 0, CF_PRECISION_FP32, CF_TVL1_KERNEL_AUTO, 0.0f, NULL,
+      "accurate"},
+  {"tvl1-accurate-fp16", "the same, precision=fp16", CF_FLOW_METHOD_TVL1, 0,
+        0, 0, 0, CF_PRECISION_FP16, CF_TVL1_KERNEL_AUTO, 0.0f, NULL,
+      "accurate"},
   {"tvl1-fixed-100", "cudaflowtvl1 3 levels x 1 warp x 100 iterations "
         "(per-iteration cost)", CF_FLOW_METHOD_TVL1, 3, 1, 100, 0,
-      CF_PRECISION_FP32, CF_TVL1_KERNEL_AUTO, 0.0f, NULL},
+      CF_PRECISION_FP32, CF_TVL1_KERNEL_AUTO, 0.0f, NULL, NULL},
   {"tvl1-fixed-100-fp16", "the same as tvl1-fixed-100, precision=fp16",
       CF_FLOW_METHOD_TVL1, 3, 1, 100, 0, CF_PRECISION_FP16,
-      CF_TVL1_KERNEL_AUTO, 0.0f, NULL},
+      CF_TVL1_KERNEL_AUTO, 0.0f, NULL, NULL},
   {"clg-config-b", "cudaflowclg preset=config-b (4 levels, 60,120,180,240 "
         "sweeps)", CF_FLOW_METHOD_CLG, 4, 1, 0, 50.0f, CF_PRECISION_FP32,
-      CF_CLG_KERNEL_AUTO, 0, "60,120,180,240"},
+      CF_CLG_KERNEL_AUTO, 0, "60,120,180,240", NULL},
   {"clg-config-b-fp16", "the same as clg-config-b, precision=fp16",
       CF_FLOW_METHOD_CLG, 4, 1, 0, 50.0f, CF_PRECISION_FP16,
-      CF_CLG_KERNEL_AUTO, 0, "60,120,180,240"},
+      CF_CLG_KERNEL_AUTO, 0, "60,120,180,240", NULL},
   {"clg-config-b-simple", "the same, jacobi-kernel=simple",
       CF_FLOW_METHOD_CLG, 4, 1, 0, 50.0f, CF_PRECISION_FP32,
-      CF_CLG_KERNEL_SIMPLE, 0, "60,120,180,240"},
+      CF_CLG_KERNEL_SIMPLE, 0, "60,120,180,240", NULL},
   {"clg-config-a", "cudaflowclg preset=config-a (4 levels x 75 sweeps)",
       CF_FLOW_METHOD_CLG, 4, 1, 75, 50.0f, CF_PRECISION_FP32,
-      CF_CLG_KERNEL_AUTO, 0, NULL},
+      CF_CLG_KERNEL_AUTO, 0, NULL, NULL},
 };
 
 #define N_CONFIGS ((int) (sizeof (configs) / sizeof (configs[0])))
@@ -148,6 +169,7 @@ typedef struct
   int hs_kernel;                /* HS: the cf_hs_kernel run */
   int hs_geometry;              /* HS: the cf_hs_geometry asked for */
   int hs_pdl;                   /* HS: programmatic dependent launch */
+  int tvl1_graphs;              /* TV-L1: runs replayed from a graph */
   cf_flow_bench_result r;
 } bench_result;
 
@@ -158,12 +180,46 @@ static const char *const hs_kernel_nicks[] = { "auto", "simple", "fused",
 
 #define N_HS_KERNELS ((int) (sizeof (hs_kernel_nicks) / sizeof (char *)))
 
+/* cudaflowtvl1's preset @name over @c, as the element applies it: the
+ * pyramid's rows (levels, scale-factor) and TV-L1's. */
+static void
+apply_tvl1_preset (const char *name, cf_flow_bench_config * c)
+{
+  const cf_preset *preset = cf_params_find_preset (&cf_tvl1_param_table,
+      name);
+  const cf_param_setting *set;
+
+  if (preset == NULL) {
+    fprintf (stderr, PROG ": no TV-L1 preset '%s'\n", name);
+    exit (1);
+  }
+  for (set = preset->settings; set->name != NULL; set++) {
+    cf_status status;
+
+    if (cf_params_find (&cf_pyramid_param_table, set->name) != NULL)
+      status = cf_params_set (&cf_pyramid_param_table, &c->pyramid,
+          set->name, set->value, NULL);
+    else if (cf_params_find (&cf_tvl1_param_table, set->name)->type ==
+        CF_PARAM_TEXT)
+      status = cf_params_set_text (&cf_tvl1_param_table,
+          &c->solver.params.tvl1, set->name, set->text, NULL);
+    else
+      status = cf_params_set (&cf_tvl1_param_table, &c->solver.params.tvl1,
+          set->name, set->value, NULL);
+    if (status != CF_OK) {
+      fprintf (stderr, PROG ": preset '%s': %s refused\n", name, set->name);
+      exit (1);
+    }
+  }
+}
+
 /* The run configuration of table entry @t: common/'s defaults (as the
- * elements'), with the entry's fields on top; @hs_kernel (-1: the
- * table's), @hs_geometry and @hs_pdl for HS. */
+ * elements'), with the entry's fields on top (a TV-L1 preset instead of
+ * them when it names one); @hs_kernel (-1: the table's), @hs_geometry
+ * and @hs_pdl for HS, @tvl1_graphs for TV-L1. */
 static void
 table_config (const bench_config * t, int clg_depth, int hs_kernel,
-    int hs_geometry, int hs_pdl, cf_flow_bench_config * c)
+    int hs_geometry, int hs_pdl, int tvl1_graphs, cf_flow_bench_config * c)
 {
   cf_flow_bench_config_init (c, t->method);
   c->pyramid.max_levels = t->levels;
@@ -180,6 +236,11 @@ table_config (const bench_config * t, int clg_depth, int hs_kernel,
       c->solver.params.hs.iterations = t->iterations;
       break;
     case CF_FLOW_METHOD_TVL1:
+      c->tvl1_graphs = tvl1_graphs;
+      if (t->preset != NULL) {
+        apply_tvl1_preset (t->preset, c);
+        break;
+      }
       c->solver.params.tvl1.warps = t->warps;
       c->solver.params.tvl1.max_iterations = t->iterations;
       c->solver.params.tvl1.epsilon = t->epsilon;
@@ -214,6 +275,8 @@ write_json (FILE * f, const char *device, const bench_result * r, int n,
           "\"hs_pdl\": %d", hs_kernel_nicks[r[i].hs_kernel],
           cf_cuda_hs_geometry_name ((cf_hs_geometry) r[i].hs_geometry),
           r[i].hs_pdl);
+    if (r[i].config->method == CF_FLOW_METHOD_TVL1)
+      fprintf (f, ", \"tvl1_graphs\": %d", r[i].tvl1_graphs);
     for (s = 0; s < CF_FLOW_BENCH_N_STAGES; s++)
       fprintf (f, ", \"%s_ms\": %.4f", cf_flow_bench_stage_names[s],
           r[i].r.stage_ms[s]);
@@ -239,6 +302,8 @@ size_label (const bench_result * x, char *buf, size_t len)
         hs_kernel_nicks[x->hs_kernel],
         cf_cuda_hs_geometry_name ((cf_hs_geometry) x->hs_geometry),
         x->hs_pdl ? "" : " no-pdl");
+  else if (x->config->method == CF_FLOW_METHOD_TVL1 && !x->tvl1_graphs)
+    snprintf (buf, len, "%dx%d no-graphs", x->r.width, x->r.height);
   else
     snprintf (buf, len, "%dx%d", x->r.width, x->r.height);
   return buf;
@@ -353,14 +418,16 @@ main (int argc, char **argv)
   int hs_kernels[MAX_HS_VARIANTS], n_hs_kernels = 0;
   int hs_geoms[MAX_HS_VARIANTS] = { CF_HS_GEOMETRY_AUTO }, n_hs_geoms = 1;
   int hs_pdls[2] = { 1, 0 }, n_hs_pdls = 1;
+  int tvl1_graphs[2] = { 1, 0 }, n_tvl1_graphs = 1;
   const char *hs_kernel_list = NULL, *hs_geom_list = NULL;
-  const char *hs_pdl_list = NULL;
+  const char *hs_pdl_list = NULL, *tvl1_graphs_list = NULL;
   bench_result *results;
   char device[512];
   char *list, *tok, *save = NULL;
   gchar *sizes_opt = NULL, *frames_opt = NULL, *config_opt = NULL,
       *depth_opt = NULL, *json_opt = NULL, *md_opt = NULL, **rest = NULL,
-      *hs_kernel_opt = NULL, *hs_geom_opt = NULL, *hs_pdl_opt = NULL;
+      *hs_kernel_opt = NULL, *hs_geom_opt = NULL, *hs_pdl_opt = NULL,
+      *tvl1_graphs_opt = NULL;
 
   {
     gchar *frames_help = g_strdup_printf ("Timed frames per run, after %d "
@@ -390,6 +457,11 @@ main (int argc, char **argv)
       {"hs-pdl", 0, 0, G_OPTION_ARG_STRING, &hs_pdl_opt,
             "Run every fused-db (and auto) Horn-Schunck run with (1) and/or "
             "without (0) programmatic dependent launch; default 1",
+          "1,0"},
+      {"tvl1-graphs", 0, 0, G_OPTION_ARG_STRING, &tvl1_graphs_opt,
+            "Run every TV-L1 configuration with its epsilon = 0 runs "
+            "replayed from a CUDA graph (1, as the element) and/or launched "
+            "kernel by kernel (0); default 1",
           "1,0"},
       {"json", 0, 0, G_OPTION_ARG_FILENAME, &json_opt,
           "Also write the results as JSON", "FILE"},
@@ -427,6 +499,7 @@ main (int argc, char **argv)
     hs_kernel_list = hs_kernel_opt;
     hs_geom_list = hs_geom_opt;
     hs_pdl_list = hs_pdl_opt;
+    tvl1_graphs_list = tvl1_graphs_opt;
     json_path = json_opt;
     md_path = md_opt;
   }
@@ -494,6 +567,21 @@ main (int argc, char **argv)
     if (n_hs_pdls == 0)
       cf_args_usage_error (PROG, "no value in --hs-pdl '%s'", hs_pdl_list);
   }
+  if (tvl1_graphs_list) {
+    n_tvl1_graphs = 0;
+    list = strdup (tvl1_graphs_list);
+    for (tok = strtok_r (list, ",", &save); tok;
+        tok = strtok_r (NULL, ",", &save)) {
+      if ((strcmp (tok, "0") && strcmp (tok, "1")) || n_tvl1_graphs == 2)
+        cf_args_usage_error (PROG, "bad --tvl1-graphs '%s' (1, 0 or 1,0)",
+            tvl1_graphs_list);
+      tvl1_graphs[n_tvl1_graphs++] = tok[0] == '1';
+    }
+    free (list);
+    if (n_tvl1_graphs == 0)
+      cf_args_usage_error (PROG, "no value in --tvl1-graphs '%s'",
+          tvl1_graphs_list);
+  }
   if (wanted) {
     list = strdup (wanted);
     for (tok = strtok_r (list, ",", &save); tok;
@@ -520,8 +608,8 @@ main (int argc, char **argv)
     }
   }
   results = calloc ((size_t) N_CONFIGS * n_sizes * (n_depths +
-          (n_hs_kernels > 0 ? n_hs_kernels : 1) * n_hs_geoms * n_hs_pdls),
-      sizeof (bench_result));
+          (n_hs_kernels > 0 ? n_hs_kernels : 1) * n_hs_geoms * n_hs_pdls +
+          n_tvl1_graphs), sizeof (bench_result));
   for (c = 0; c < N_CONFIGS; c++) {
     if (wanted) {
       /* whole-word match in the comma list */
@@ -541,10 +629,12 @@ main (int argc, char **argv)
       /* the depth list applies to fused CLG configurations only; HS
        * runs once per (kernel, geometry) */
       int is_hs = configs[c].method == CF_FLOW_METHOD_HS;
+      int is_tvl1 = configs[c].method == CF_FLOW_METHOD_TVL1;
       int per_depth = configs[c].method == CF_FLOW_METHOD_CLG &&
           configs[c].kernel != CF_CLG_KERNEL_SIMPLE;
       int n_variants = per_depth ? n_depths : is_hs ?
-          (n_hs_kernels > 0 ? n_hs_kernels : 1) * n_hs_geoms * n_hs_pdls : 1;
+          (n_hs_kernels > 0 ? n_hs_kernels : 1) * n_hs_geoms * n_hs_pdls :
+          is_tvl1 ? n_tvl1_graphs : 1;
       int v;
 
       for (v = 0; v < n_variants; v++) {
@@ -554,6 +644,7 @@ main (int argc, char **argv)
             -1;
         int hs_geom = is_hs ? hs_geoms[v / n_hs_pdls % n_hs_geoms] : 0;
         int hs_pdl = is_hs ? hs_pdls[v % n_hs_pdls] : 1;
+        int graphs = is_tvl1 ? tvl1_graphs[v] : 1;
         cf_flow_bench_config run;
         cf_error err = { {0} };
         char label[64];
@@ -564,12 +655,13 @@ main (int argc, char **argv)
             hs_kernel != CF_HS_KERNEL_FUSED_DB)
           continue;
         table_config (&configs[c], depth, is_hs ? hs_kernel : -1, hs_geom,
-            hs_pdl, &run);
+            hs_pdl, graphs, &run);
         results[n].config = &configs[c];
         results[n].clg_depth = depth;
         results[n].hs_kernel = is_hs ? hs_kernel : 0;
         results[n].hs_geometry = hs_geom;
         results[n].hs_pdl = hs_pdl;
+        results[n].tvl1_graphs = graphs;
         if (cf_flow_bench_run (&run, pairs[k], frames, 1, &results[n].r,
                 &err) != CF_OK) {
           fprintf (stderr, PROG ": %s at %dx%d: %s\n", configs[c].name,
