@@ -27,6 +27,20 @@
  *                  x_{n+1} = y - w (x_n) is a contraction and converges to
  *                  1e-9 px in a few tens of steps.
  *
+ * Degradation (cf_synth_pair only; with the defaults none of it runs):
+ *   motion blur:   frame0 (x) = mean_s T (x - s w (x)), s in [-e/2, e/2],
+ *                  e the exposure; frame1 (y) = the same mean at the
+ *                  source point x of y with w (x), so a translated pair
+ *                  still satisfies frame1 (x + t) = frame0 (x) exactly;
+ *                  other motions blur along the straight line of the
+ *                  local w, an approximation. A midpoint sum of
+ *                  n = ceil (2 e |w|) samples, 0.5 px apart or closer.
+ *   illumination:  frame1 <- g frame1 + b.
+ *   noise:         + sigma z per pixel of both frames, z standard normal
+ *                  by Box-Muller from a splitmix32 stream of the seed.
+ *   clamping:      to [0, 255], only when one of the above is asked for,
+ *                  so the default pair is the exact one.
+ *
  * Everything is evaluated in double on purpose and rounded to float once:
  * this is the ground truth the fp32 code is measured against, and T is
  * evaluated at coordinates of several hundred pixels where a float argument
@@ -60,6 +74,15 @@
 #define SMOOTH_MIN_PERIOD 64.0
 #define SMOOTH_MAX_GRADIENT 0.25
 #define SMOOTH_GRADIENT_FACTOR 1.43     /* ||J|| <= 1.43 A k, see above */
+
+/* Noise stream: each frame's pixels draw, row by row, from one generator
+ * started here (frame 0 first), apart from the texture's and the
+ * motion's. */
+#define NOISE_SEED_MULTIPLIER 0xc2b2ae35u
+#define NOISE_SEED_OFFSET 0x3c6ef372u
+
+/* Range of the stored frames (8-bit grey levels). */
+#define GREY_MAX 255.0f
 
 /* Fixed-point inversion: stop when a step moves less than this (pixels),
  * or after this many steps. */
@@ -96,6 +119,10 @@ cf_synth_params_init (cf_synth_params * params)
   params->amplitude = 2.0f;
   params->wavelength = 12.0f;
   params->seed = 1;
+  params->motion_blur = 0.0f;
+  params->gain = 1.0f;
+  params->bias = 0.0f;
+  params->noise = 0.0f;
 }
 
 /* Uniform double in [0, 1) with 24 random bits; splitmix32-style mixing of
@@ -147,9 +174,129 @@ texture_at (const wave waves[N_WAVES], double x, double y)
   return t;
 }
 
+/* Mean over s in [-e/2, e/2] of T (x - s (u, v)) by the midpoint rule,
+ * s_i = e ((i + 0.5) / n - 0.5) for i < n = ceil (2 e |w|) clamped to
+ * 1..CF_SYNTH_MAX_BLUR_SAMPLES, so samples lie at most 0.5 px apart on the
+ * path of length e |w| (below the cap). n = 1 (no exposure, no motion, or
+ * a path under 0.5 px) is T (x, y) itself. */
+static double
+blurred_texture_at (const wave waves[N_WAVES], double exposure, double x,
+    double y, double u, double v)
+{
+  double n_real = ceil (2.0 * exposure * hypot (u, v)), sum = 0.0;
+  int n, i;
+
+  if (!(n_real > 1.0))
+    return texture_at (waves, x, y);
+  n = n_real < CF_SYNTH_MAX_BLUR_SAMPLES ? (int) n_real :
+      CF_SYNTH_MAX_BLUR_SAMPLES;
+  for (i = 0; i < n; i++) {
+    double s = exposure * ((i + 0.5) / n - 0.5);
+
+    sum += texture_at (waves, x - s * u, y - s * v);
+  }
+  return sum / n;
+}
+
+/* Standard normal deviate, Box-Muller: z = sqrt (-2 ln u1) cos (2 pi u2)
+ * with u1 in (0, 1] and u2 in [0, 1) uniform (Box and Muller, Ann. Math.
+ * Statist. 29, 1958); |z| <= 5.8 with next_unit's 24 bits. */
+static double
+next_gaussian (uint32_t * state)
+{
+  double u1 = 1.0 - next_unit (state);
+  double u2 = next_unit (state);
+
+  return sqrt (-2.0 * log (u1)) * cos (CF_SYNTH_TWO_PI * u2);
+}
+
+/* img <- gain img + bias at every pixel (grey levels). */
+static void
+apply_illumination (cf_image * img, double gain, double bias)
+{
+  int x, y;
+
+  for (y = 0; y < img->height; y++) {
+    float *row = cf_image_row (img, y);
+
+    for (x = 0; x < img->width; x++)
+      row[x] = (float) (gain * row[x] + bias);
+  }
+}
+
+/* img <- img + sigma z, z independent standard normal per pixel, drawn
+ * row by row from @state. */
+static void
+add_noise (cf_image * img, double sigma, uint32_t * state)
+{
+  int x, y;
+
+  for (y = 0; y < img->height; y++) {
+    float *row = cf_image_row (img, y);
+
+    for (x = 0; x < img->width; x++)
+      row[x] = (float) (row[x] + sigma * next_gaussian (state));
+  }
+}
+
+/* img <- min (max (img, 0), GREY_MAX). */
+static void
+clamp_grey (cf_image * img)
+{
+  int x, y;
+
+  for (y = 0; y < img->height; y++) {
+    float *row = cf_image_row (img, y);
+
+    for (x = 0; x < img->width; x++)
+      row[x] = row[x] < 0.0f ? 0.0f : row[x] > GREY_MAX ? GREY_MAX : row[x];
+  }
+}
+
+/* 1 when params ask for any degradation: blur, an illumination change or
+ * noise. */
+static int
+is_degraded (const cf_synth_params * params)
+{
+  return params->motion_blur != 0.0f || params->gain != 1.0f
+      || params->bias != 0.0f || params->noise != 0.0f;
+}
+
+/* Illumination change of frame 1, noise on both frames, then clamping to
+ * the 8-bit range (blur is rendered with the texture). */
+static void
+degrade_frames (const cf_synth_params * params, cf_image * f0, cf_image * f1)
+{
+  uint32_t state = params->seed * NOISE_SEED_MULTIPLIER + NOISE_SEED_OFFSET;
+
+  apply_illumination (f1, params->gain, params->bias);
+  if (params->noise > 0.0f) {
+    add_noise (f0, params->noise, &state);
+    add_noise (f1, params->noise, &state);
+  }
+  clamp_grey (f0);
+  clamp_grey (f1);
+}
+
+/* CF_OK when the degradation fields are within their ranges (synth.h);
+ * NaN is out of every range. */
+static cf_status
+check_degradation (const cf_synth_params * params)
+{
+  if (!(params->motion_blur >= 0.0f
+          && params->motion_blur <= CF_SYNTH_MAX_MOTION_BLUR)
+      || !(params->gain >= CF_SYNTH_MIN_GAIN
+          && params->gain <= CF_SYNTH_MAX_GAIN)
+      || !(fabsf (params->bias) <= CF_SYNTH_MAX_BIAS)
+      || !(params->noise >= 0.0f && params->noise <= CF_SYNTH_MAX_NOISE))
+    return CF_ERROR_INVALID;
+  return CF_OK;
+}
+
 /* CF_OK when params describe something we can render: a finite wavelength
  * of at least MIN_WAVELENGTH and, when @with_motion, a known motion type
- * with finite values, zoom > 0 and amplitude >= 0. */
+ * with finite values, zoom > 0 and amplitude >= 0, and the degradation
+ * within its ranges. */
 static cf_status
 check_params (const cf_synth_params * params, int with_motion)
 {
@@ -158,7 +305,8 @@ check_params (const cf_synth_params * params, int with_motion)
     return CF_ERROR_INVALID;
   if (!with_motion)
     return CF_OK;
-  if (!isfinite (params->tx) || !isfinite (params->ty))
+  if (!isfinite (params->tx) || !isfinite (params->ty)
+      || check_degradation (params) != CF_OK)
     return CF_ERROR_INVALID;
   switch (params->motion) {
     case CF_SYNTH_TRANSLATION:
@@ -369,7 +517,9 @@ cf_synth_motion_inverse_at (const cf_synth_params * params, int width,
 }
 
 /* frame0 (x) = T (x); frame1 (y) = T (x) with x + w (x) = y;
- * truth (x) = w (x), at every pixel centre. */
+ * truth (x) = w (x), at every pixel centre; with motion blur T is
+ * averaged along w (x) at both points, then the frames are degraded
+ * (see the file comment). */
 cf_status
 cf_synth_pair (int width, int height, const cf_synth_params * params,
     cf_image ** frame0, cf_image ** frame1, cf_flow ** truth)
@@ -378,6 +528,7 @@ cf_synth_pair (int width, int height, const cf_synth_params * params,
   motion_model m;
   cf_image *f0, *f1;
   cf_flow *gt;
+  double exposure;
   int x, y;
 
   if (frame0 == NULL || frame1 == NULL || truth == NULL)
@@ -398,22 +549,27 @@ cf_synth_pair (int width, int height, const cf_synth_params * params,
   }
   make_waves (params, waves);
   make_motion (params, width, height, &m);
+  exposure = params->motion_blur;
   for (y = 0; y < height; y++) {
     float *row0 = cf_image_row (f0, y), *row1 = cf_image_row (f1, y);
     float *gu = gt->u + (size_t) y * gt->pitch;
     float *gv = gt->v + (size_t) y * gt->pitch;
 
     for (x = 0; x < width; x++) {
-      double u, v, sx, sy;
+      double u, v, sx, sy, su = 0.0, sv = 0.0;
 
-      row0[x] = (float) texture_at (waves, x, y);
       motion_at (&m, x, y, &u, &v);
+      row0[x] = (float) blurred_texture_at (waves, exposure, x, y, u, v);
       gu[x] = (float) u;
       gv[x] = (float) v;
       inverse_motion (&m, x, y, &sx, &sy);
-      row1[x] = (float) texture_at (waves, sx, sy);
+      if (exposure > 0.0)
+        motion_at (&m, sx, sy, &su, &sv);
+      row1[x] = (float) blurred_texture_at (waves, exposure, sx, sy, su, sv);
     }
   }
+  if (is_degraded (params))
+    degrade_frames (params, f0, f1);
   *frame0 = f0;
   *frame1 = f1;
   *truth = gt;

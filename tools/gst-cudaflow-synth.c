@@ -2,7 +2,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  *   gst-cudaflow-synth [--motion translation|rotation-zoom|smooth]
- *       [--size WxH] [--amount PX] [--wavelength PX] [--seed N] OUT_DIR
+ *       [--size WxH] [--amount PX] [--wavelength PX] [--seed N]
+ *       [--motion-blur FRACTION] [--gain G] [--bias B] [--noise SIGMA]
+ *       OUT_DIR
  *
  * Writes OUT_DIR/frame10.png and frame11.png (an analytic texture, the
  * second frame moved by the motion) and OUT_DIR/flow10.flo (the exact
@@ -18,6 +20,12 @@
  * finds it only through the longer waves: for large motions give a
  * wavelength near the displacement (e.g. --amount 100 --wavelength 100).
  * --seed picks another texture.
+ *
+ * --motion-blur, --gain, --bias and --noise degrade the frames the way
+ * camera video is degraded (motion blur over the exposure, an
+ * illumination change of the second frame, Gaussian sensor noise drawn
+ * from --seed, then clamping to 0..255; see common/synth.h); the flow
+ * written is the same exact motion.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -63,6 +71,21 @@ scene_params (cf_synth_params * p, const char *motion, int width,
   }
 }
 
+/* The number in @text given to --@option, which must lie in [lo, hi];
+ * anything else is a usage error "--OPTION 'TEXT' is not LO..HI@what". */
+static float
+parse_number (const char *option, const char *text, float lo, float hi,
+    const char *what)
+{
+  char *end;
+  float value = strtof (text, &end);
+
+  if (end == text || *end != '\0' || !(value >= lo && value <= hi))
+    cf_args_usage_error (PROG, "--%s '%s' is not %g..%g%s", option, text,
+        lo, hi, what);
+  return value;
+}
+
 /* mkdir -p */
 static int
 make_dirs (const char *dir)
@@ -89,7 +112,7 @@ main (int argc, char **argv)
 {
   const char *motion = "translation", *out_dir = NULL;
   int width = 320, height = 240;
-  float amount = 3.0f, wavelength;
+  float amount = 3.0f;
   cf_synth_params params;
   cf_image *f0 = NULL, *f1 = NULL;
   cf_flow *truth = NULL;
@@ -97,7 +120,8 @@ main (int argc, char **argv)
   char path[4096];
   cf_status status;
   gchar *motion_opt = NULL, *size_opt = NULL, *amount_opt = NULL,
-      *wavelength_opt = NULL, *seed_opt = NULL, **args = NULL;
+      *wavelength_opt = NULL, *seed_opt = NULL, *blur_opt = NULL,
+      *gain_opt = NULL, *bias_opt = NULL, *noise_opt = NULL, **args = NULL;
   GOptionEntry entries[] = {
     {"motion", 0, 0, G_OPTION_ARG_STRING, &motion_opt,
         "translation (default), rotation-zoom or smooth", "M"},
@@ -110,6 +134,18 @@ main (int argc, char **argv)
           "longest is four times it (default 12)", "PX"},
     {"seed", 0, 0, G_OPTION_ARG_STRING, &seed_opt,
         "Texture seed, 1..4294967295 (default 1)", "N"},
+    {"motion-blur", 0, 0, G_OPTION_ARG_STRING, &blur_opt,
+          "Exposure as a fraction of the frame interval, 0..1: each frame "
+          "is averaged along the motion over it (default 0, sharp)",
+        "FRACTION"},
+    {"gain", 0, 0, G_OPTION_ARG_STRING, &gain_opt,
+          "Illumination change of the second frame, "
+          "frame11 = G frame11 + B: G in 0.1..10 (default 1)", "G"},
+    {"bias", 0, 0, G_OPTION_ARG_STRING, &bias_opt,
+        "B of that change, -255..255 grey levels (default 0)", "B"},
+    {"noise", 0, 0, G_OPTION_ARG_STRING, &noise_opt,
+          "Standard deviation of Gaussian noise on both frames, 0..255 "
+          "grey levels, drawn from --seed (default 0)", "SIGMA"},
     {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args, NULL,
         NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL}
@@ -123,6 +159,8 @@ main (int argc, char **argv)
           "\n\nExample:\n"
           "  " PROG " --motion smooth --amount 20 scenes/smooth\n"
           "  " PROG " --amount 100 --wavelength 100 scenes/shift-100\n"
+          "  " PROG " --amount 20 --wavelength 20 --motion-blur 0.5 "
+          "--noise 2 scenes/blurred-20\n"
           "  gst-cudaflow-flow-eval --element cudaflowtvl1 scenes\n"),
       PROG, &argc, &argv);
   if (motion_opt != NULL) {
@@ -136,22 +174,24 @@ main (int argc, char **argv)
           || width < 8 || height < 8 || width > 8192 || height > 8192))
     cf_args_usage_error (PROG, "--size '%s' is not WxH from 8x8 to "
         "8192x8192", size_opt);
-  if (amount_opt != NULL) {
-    char *end;
-    amount = strtof (amount_opt, &end);
-    if (*end != '\0' || !(amount >= 0.0f && amount <= 500.0f))
-      cf_args_usage_error (PROG, "--amount '%s' is not 0..500 pixels",
-          amount_opt);
-  }
+  if (amount_opt != NULL)
+    amount = parse_number ("amount", amount_opt, 0.0f, 500.0f, " pixels");
   cf_synth_params_init (&params);
-  if (wavelength_opt != NULL) {
-    char *end;
-    wavelength = strtof (wavelength_opt, &end);
-    if (*end != '\0' || !(wavelength >= 4.0f && wavelength <= 1000.0f))
-      cf_args_usage_error (PROG, "--wavelength '%s' is not 4..1000 pixels",
-          wavelength_opt);
-    params.wavelength = wavelength;
-  }
+  if (wavelength_opt != NULL)
+    params.wavelength = parse_number ("wavelength", wavelength_opt, 4.0f,
+        1000.0f, " pixels");
+  if (blur_opt != NULL)
+    params.motion_blur = parse_number ("motion-blur", blur_opt, 0.0f,
+        CF_SYNTH_MAX_MOTION_BLUR, " of the frame interval");
+  if (gain_opt != NULL)
+    params.gain = parse_number ("gain", gain_opt, CF_SYNTH_MIN_GAIN,
+        CF_SYNTH_MAX_GAIN, "");
+  if (bias_opt != NULL)
+    params.bias = parse_number ("bias", bias_opt, -CF_SYNTH_MAX_BIAS,
+        CF_SYNTH_MAX_BIAS, " grey levels");
+  if (noise_opt != NULL)
+    params.noise = parse_number ("noise", noise_opt, 0.0f,
+        CF_SYNTH_MAX_NOISE, " grey levels");
   if (seed_opt != NULL) {
     char *end;
     unsigned long long seed = g_ascii_strtoull (seed_opt, &end, 10);

@@ -95,6 +95,22 @@ if [ $? -eq 2 ] && grep -q "wavelength '2' is not 4..1000" "$tmp/synth.err"; the
 else
   bad "gst-cudaflow-synth --wavelength 2"; cat "$tmp/synth.err"
 fi
+# --motion-blur, --gain, --bias and --noise change both frames, not the flow
+if "$tools/gst-cudaflow-synth" --size 96x64 --amount 3 --motion-blur 0.5 \
+    --gain 0.9 --bias 10 --noise 2 "$tmp/degraded" \
+    && cmp -s "$tmp/degraded/flow10.flo" "$tmp/scenes/shift/flow10.flo" \
+    && ! cmp -s "$tmp/degraded/frame10.png" "$tmp/scenes/shift/frame10.png" \
+    && ! cmp -s "$tmp/degraded/frame11.png" "$tmp/scenes/shift/frame11.png"; then
+  ok "gst-cudaflow-synth --motion-blur --gain --bias --noise"
+else
+  bad "gst-cudaflow-synth --motion-blur 0.5 --gain 0.9 --bias 10 --noise 2"
+fi
+"$tools/gst-cudaflow-synth" --motion-blur 1.5 "$tmp/x" 2> "$tmp/synth.err"
+if [ $? -eq 2 ] && grep -q "motion-blur '1.5' is not 0..1" "$tmp/synth.err"; then
+  ok "gst-cudaflow-synth rejects a motion blur beyond the frame interval"
+else
+  bad "gst-cudaflow-synth --motion-blur 1.5"; cat "$tmp/synth.err"
+fi
 
 if [ -f "$data/RubberWhale/flow10.flo" ]; then
   if "$tools/gst-cudaflow-flow-eval" --set backend=cpu --set levels=5 \

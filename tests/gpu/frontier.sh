@@ -42,8 +42,8 @@ fi
 # Large motions: one textured pair per motion and displacement, 960x540 so
 # that 100 px is a tenth of the width, each with its own texture (seed)
 # whose shortest wave is the displacement (shorter waves alone would make
-# the motion ambiguous on every pyramid level). gst-cudaflow-synth draws
-# sharp, noise-free frames: no motion blur, no sensor noise.
+# the motion ambiguous on every pyramid level). The frames are sharp and
+# noise-free: no --motion-blur, no --noise.
 large=$out/large-motion
 rm -rf "$large"
 seed=1

@@ -84,6 +84,11 @@ GST_START_TEST (test_params_init_sets_documented_defaults)
   fail_unless_equals_float (p.angle, 0.0f);
   fail_unless_equals_float (p.wavelength, 12.0f);
   fail_unless_equals_int (p.seed, 1);
+  /* no degradation */
+  fail_unless_equals_float (p.motion_blur, 0.0f);
+  fail_unless_equals_float (p.gain, 1.0f);
+  fail_unless_equals_float (p.bias, 0.0f);
+  fail_unless_equals_float (p.noise, 0.0f);
 }
 
 GST_END_TEST;
@@ -567,6 +572,422 @@ GST_START_TEST (test_texture_gradient_is_non_negligible_in_every_block)
 
 GST_END_TEST;
 
+/* Degradation. The noise statistics are measured over two 512 x 384
+ * frames (196 608 samples each): the standard error of the mean is
+ * sigma / 443 and that of the standard deviation sigma / 627, so the
+ * bounds below are 10 or more standard errors wide. */
+#define NOISE_W 512
+#define NOISE_H 384
+#define NOISE_SIGMA 4.0f
+#define NOISE_MEAN_TOLERANCE (0.03 * NOISE_SIGMA)
+#define NOISE_SIGMA_TOLERANCE 0.03      /* relative */
+/* Independent noise on the two frames: |correlation| below this. */
+#define NOISE_MAX_CORRELATION 0.02
+
+/* 1 when the two images hold the same values bit for bit. */
+static gboolean
+same_image (const cf_image * a, const cf_image * b)
+{
+  int y;
+
+  if (a->width != b->width || a->height != b->height)
+    return FALSE;
+  for (y = 0; y < a->height; y++)
+    if (memcmp (cf_image_row (a, y), cf_image_row (b, y),
+            sizeof (float) * a->width) != 0)
+      return FALSE;
+  return TRUE;
+}
+
+/* The defaults are no degradation at all: the pair equals one made with
+ * the degradation fields set to none explicitly, bit for bit, and is still
+ * the analytic texture (no clamping, no rounding on the way). */
+GST_START_TEST (test_default_pair_is_undegraded_and_analytic)
+{
+  static const cf_synth_motion motions[] = { CF_SYNTH_TRANSLATION,
+    CF_SYNTH_ROTATION_ZOOM, CF_SYNTH_SMOOTH
+  };
+  size_t m;
+
+  for (m = 0; m < G_N_ELEMENTS (motions); m++) {
+    cf_synth_params p, none;
+    pair a, b;
+    int x, y;
+
+    cf_synth_params_init (&p);
+    p.motion = motions[m];
+    p.angle = 8.0f;
+    p.zoom = 1.1f;
+    p.amplitude = 6.0f;
+    p.seed = 5;
+    none = p;
+    none.motion_blur = 0.0f;
+    none.gain = 1.0f;
+    none.bias = 0.0f;
+    none.noise = 0.0f;
+    a = make_pair (45, 31, &p);
+    b = make_pair (45, 31, &none);
+    fail_unless (same_image (a.f0, b.f0) && same_image (a.f1, b.f1));
+    fail_unless (memcmp (a.gt->u, b.gt->u, 2 * 45 * 31 * 4) == 0);
+    for (y = 0; y < 31; y++)
+      for (x = 0; x < 45; x++) {
+        float sx, sy;
+
+        fail_unless (px (a.f0, x, y) == cf_synth_sample (&p, x, y),
+            "motion %d (%d, %d)", p.motion, x, y);
+        if (p.motion == CF_SYNTH_TRANSLATION) {
+          /* (1.5, -0.75): x - t is exact in float */
+          sx = x - p.tx;
+          sy = y - p.ty;
+          fail_unless (px (a.f1, x, y) == cf_synth_sample (&p, sx, sy),
+              "(%d, %d)", x, y);
+        } else {
+          cf_synth_motion_inverse_at (&p, 45, 31, x, y, &sx, &sy);
+          fail_unless (fabsf (px (a.f1, x, y) - cf_synth_sample (&p, sx, sy))
+              <= 5e-3f, "motion %d (%d, %d)", p.motion, x, y);
+        }
+      }
+    free_pair (&a);
+    free_pair (&b);
+  }
+}
+
+GST_END_TEST;
+
+/* Mean and standard deviation of noisy - clean. */
+static void
+difference_stats (const cf_image * noisy, const cf_image * clean,
+    double *mean, double *sd)
+{
+  double sum = 0.0, sum2 = 0.0;
+  long n = 0;
+  int x, y;
+
+  for (y = 0; y < clean->height; y++)
+    for (x = 0; x < clean->width; x++) {
+      double d = px (noisy, x, y) - px (clean, x, y);
+
+      sum += d;
+      sum2 += d * d;
+      n++;
+    }
+  *mean = sum / n;
+  *sd = sqrt (MAX (sum2 / n - *mean * *mean, 0.0));
+}
+
+/* Correlation of (a1 - a0) and (b1 - b0): the noise of two frames. */
+static double
+noise_correlation (const cf_image * a1, const cf_image * a0,
+    const cf_image * b1, const cf_image * b0)
+{
+  double sab = 0.0, saa = 0.0, sbb = 0.0;
+  int x, y;
+
+  for (y = 0; y < a0->height; y++)
+    for (x = 0; x < a0->width; x++) {
+      double da = px (a1, x, y) - px (a0, x, y);
+      double db = px (b1, x, y) - px (b0, x, y);
+
+      sab += da * db;
+      saa += da * da;
+      sbb += db * db;
+    }
+  return sab / sqrt (saa * sbb);
+}
+
+GST_START_TEST (test_noise_has_asked_sigma_zero_mean_and_follows_seed)
+{
+  cf_synth_params p;
+  pair clean, noisy, again, other, other_clean;
+  double mean, sd, diff = 0.0, corr;
+  int i;
+
+  cf_synth_params_init (&p);
+  p.motion = CF_SYNTH_SMOOTH;
+  p.seed = 3;
+  clean = make_pair (NOISE_W, NOISE_H, &p);
+  p.noise = NOISE_SIGMA;
+  noisy = make_pair (NOISE_W, NOISE_H, &p);
+  difference_stats (noisy.f0, clean.f0, &mean, &sd);
+  fail_unless (fabs (mean) < NOISE_MEAN_TOLERANCE, "frame0 mean %g", mean);
+  fail_unless (fabs (sd / NOISE_SIGMA - 1.0) < NOISE_SIGMA_TOLERANCE,
+      "frame0 sd %g for sigma %g", sd, NOISE_SIGMA);
+  difference_stats (noisy.f1, clean.f1, &mean, &sd);
+  fail_unless (fabs (mean) < NOISE_MEAN_TOLERANCE, "frame1 mean %g", mean);
+  fail_unless (fabs (sd / NOISE_SIGMA - 1.0) < NOISE_SIGMA_TOLERANCE,
+      "frame1 sd %g for sigma %g", sd, NOISE_SIGMA);
+  /* the two frames draw independent noise */
+  corr = noise_correlation (noisy.f0, clean.f0, noisy.f1, clean.f1);
+  fail_unless (fabs (corr) < NOISE_MAX_CORRELATION, "correlation %g", corr);
+  /* the truth does not change */
+  fail_unless (memcmp (noisy.gt->u, clean.gt->u,
+          2 * sizeof (float) * NOISE_W * NOISE_H) == 0);
+
+  /* repeatable for one seed */
+  again = make_pair (NOISE_W, NOISE_H, &p);
+  fail_unless (same_image (again.f0, noisy.f0)
+      && same_image (again.f1, noisy.f1));
+
+  /* another seed, another noise (compared as noise, not texture) */
+  p.seed = 4;
+  other = make_pair (NOISE_W, NOISE_H, &p);
+  p.noise = 0.0f;
+  other_clean = make_pair (NOISE_W, NOISE_H, &p);
+  for (i = 0; i < NOISE_W * NOISE_H; i++)
+    diff += fabs ((other.f0->data[i] - other_clean.f0->data[i]) -
+        (noisy.f0->data[i] - clean.f0->data[i]));
+  diff /= NOISE_W * NOISE_H;
+  /* E |z1 - z2| = 2 sigma / sqrt (pi) for independent noise */
+  fail_unless (diff > NOISE_SIGMA, "mean |noise 3 - noise 4| %g", diff);
+  free_pair (&clean);
+  free_pair (&noisy);
+  free_pair (&again);
+  free_pair (&other);
+  free_pair (&other_clean);
+}
+
+GST_END_TEST;
+
+/* frame1 <- gain frame1 + bias, frame0 untouched; then clamping to
+ * 0..255 when the result leaves the 8-bit range. */
+GST_START_TEST (test_gain_bias_map_frame1_and_clamp_to_8_bits)
+{
+  cf_synth_params p;
+  pair clean, lit, bright, dark;
+  int x, y, n_high = 0, n_low = 0;
+
+  cf_synth_params_init (&p);    /* translation (1.5, -0.75) */
+  p.seed = 7;
+  clean = make_pair (39, 27, &p);
+  p.gain = 0.8f;
+  p.bias = 20.0f;
+  lit = make_pair (39, 27, &p);
+  fail_unless (same_image (lit.f0, clean.f0));
+  for (y = 0; y < 27; y++)
+    for (x = 0; x < 39; x++) {
+      float want = 0.8f * cf_synth_sample (&p, x - 1.5f, y + 0.75f) + 20.0f;
+
+      fail_unless (fabsf (px (lit.f1, x, y) - want) <= 1e-4f,
+          "(%d, %d): %.9g vs %.9g", x, y, px (lit.f1, x, y), want);
+    }
+  /* 2 T + 100 and 0.5 T - 100 leave 0..255 for part of T's [18, 238] */
+  p.gain = 2.0f;
+  p.bias = 100.0f;
+  bright = make_pair (39, 27, &p);
+  p.gain = 0.5f;
+  p.bias = -100.0f;
+  dark = make_pair (39, 27, &p);
+  for (y = 0; y < 27; y++)
+    for (x = 0; x < 39; x++) {
+      double c = px (clean.f1, x, y);
+
+      fail_unless (fabs (px (bright.f1, x, y) - MIN (2.0 * c + 100.0,
+                  255.0)) <= 1e-4, "bright (%d, %d)", x, y);
+      fail_unless (fabs (px (dark.f1, x, y) - MAX (0.5 * c - 100.0,
+                  0.0)) <= 1e-4, "dark (%d, %d)", x, y);
+      n_high += 2.0 * c + 100.0 > 255.0;
+      n_low += 0.5 * c - 100.0 < 0.0;
+    }
+  /* both clamps were exercised */
+  fail_unless (n_high > 0 && n_low > 0, "%d high, %d low", n_high, n_low);
+  free_pair (&clean);
+  free_pair (&lit);
+  free_pair (&bright);
+  free_pair (&dark);
+}
+
+GST_END_TEST;
+
+/* Blur of a translation by (4, 0) with the whole frame interval exposed:
+ * frame0 (x) is the midpoint mean of T over x - s (4, 0), s in
+ * [-1/2, 1/2], with ceil (2 * 4) = 8 samples; frame1 (x + 4, y) =
+ * frame0 (x, y) still holds exactly; the blurred frame has a smaller mean
+ * gradient than the sharp one, most of all along the motion. The shortest
+ * wavelength is 4 px so that a 4 px blur shows (measured for seed 2: d/dx
+ * 0.79 of the sharp frame's, all four directions 0.83). */
+GST_START_TEST (test_motion_blur_keeps_translation_exact_and_smooths)
+{
+  const int w = 64, h = 48, n = 8;
+  cf_synth_params p;
+  pair sharp, blurred;
+  double sgx, sgy, sgd, sga, bgx, bgy, bgd, bga;
+  int x, y, i;
+
+  cf_synth_params_init (&p);
+  p.tx = 4.0f;
+  p.ty = 0.0f;
+  p.seed = 2;
+  p.wavelength = 4.0f;
+  sharp = make_pair (w, h, &p);
+  p.motion_blur = 1.0f;
+  blurred = make_pair (w, h, &p);
+  fail_unless (memcmp (blurred.gt->u, sharp.gt->u,
+          2 * sizeof (float) * w * h) == 0);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      double mean = 0.0;
+
+      for (i = 0; i < n; i++)
+        mean += cf_synth_sample (&p, x - 4.0f * ((i + 0.5f) / n - 0.5f), y);
+      mean /= n;
+      fail_unless (fabs (px (blurred.f0, x, y) - mean) <= 1e-3,
+          "(%d, %d): %.9g vs %.9g", x, y, px (blurred.f0, x, y), mean);
+      if (x + 4 < w)
+        fail_unless (px (blurred.f1, x + 4, y) == px (blurred.f0, x, y),
+            "frame1 (%d, %d) = %.9g, frame0 (%d, %d) = %.9g", x + 4, y,
+            px (blurred.f1, x + 4, y), x, y, px (blurred.f0, x, y));
+    }
+  mean_gradients (sharp.f0, &sgx, &sgy, &sgd, &sga);
+  mean_gradients (blurred.f0, &bgx, &bgy, &bgd, &bga);
+  fail_unless (bgx < 0.85 * sgx, "d/dx: sharp %g, blurred %g", sgx, bgx);
+  fail_unless (bgx + bgy + bgd + bga < 0.9 * (sgx + sgy + sgd + sga),
+      "sum: sharp %g, blurred %g", sgx + sgy + sgd + sga,
+      bgx + bgy + bgd + bga);
+  /* half the exposure blurs less */
+  p.motion_blur = 0.5f;
+  free_pair (&sharp);
+  sharp = make_pair (w, h, &p);
+  mean_gradients (sharp.f0, &sgx, &sgy, &sgd, &sga);
+  fail_unless (bgx < sgx, "d/dx: exposure 1 %g, exposure 0.5 %g", bgx, sgx);
+  free_pair (&sharp);
+  free_pair (&blurred);
+}
+
+GST_END_TEST;
+
+/* The documented blur: the midpoint mean of T over x - s (u, v),
+ * s in [-e/2, e/2], with n = ceil (2 e |w|) samples (1..256), computed
+ * here from the public functions. */
+static double
+blur_reference (const cf_synth_params * p, float x, float y, float u, float v)
+{
+  double e = p->motion_blur, sum = 0.0;
+  int n = (int) ceil (2.0 * e * hypot (u, v)), i;
+
+  n = CLAMP (n, 1, CF_SYNTH_MAX_BLUR_SAMPLES);
+  for (i = 0; i < n; i++) {
+    double s = e * ((i + 0.5) / n - 0.5);
+
+    sum += cf_synth_sample (p, (float) (x - s * u), (float) (y - s * v));
+  }
+  return sum / n;
+}
+
+/* Rotation/zoom: both frames are blurred along the local w at the point of
+ * frame 0 they show (frame 1 at pixel y: the source x of y and w (x)). */
+GST_START_TEST (test_motion_blur_of_rotation_zoom_follows_local_w)
+{
+  const int w = 48, h = 40;
+  cf_synth_params p;
+  pair s;
+  int x, y;
+
+  cf_synth_params_init (&p);
+  p.motion = CF_SYNTH_ROTATION_ZOOM;
+  p.angle = 6.0f;
+  p.zoom = 1.08f;
+  p.seed = 4;
+  p.motion_blur = 0.75f;
+  s = make_pair (w, h, &p);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      float u = s.gt->u[x + y * s.gt->pitch], v = s.gt->v[x + y * s.gt->pitch];
+      float sx, sy, su, sv;
+      double want0 = blur_reference (&p, x, y, u, v), want1;
+
+      fail_unless (fabs (px (s.f0, x, y) - want0) <= 5e-3,
+          "frame0 (%d, %d): %.9g vs %.9g", x, y, px (s.f0, x, y), want0);
+      cf_synth_motion_inverse_at (&p, w, h, x, y, &sx, &sy);
+      cf_synth_motion_at (&p, w, h, sx, sy, &su, &sv);
+      want1 = blur_reference (&p, sx, sy, su, sv);
+      fail_unless (fabs (px (s.f1, x, y) - want1) <= 5e-3,
+          "frame1 (%d, %d): %.9g vs %.9g", x, y, px (s.f1, x, y), want1);
+    }
+  free_pair (&s);
+}
+
+GST_END_TEST;
+
+/* A 300 px blur is sampled CF_SYNTH_MAX_BLUR_SAMPLES times, not 600: on
+ * a fine texture (wavelengths from 6 px) the two sums differ by up to
+ * 8e-3 grey levels here, the frame and the 256-sample reference by less
+ * than 1e-5. */
+GST_START_TEST (test_motion_blur_samples_are_capped)
+{
+  cf_synth_params p;
+  pair s;
+  int x;
+
+  cf_synth_params_init (&p);
+  p.tx = 300.0f;
+  p.ty = 0.0f;
+  p.wavelength = 6.0f;
+  p.motion_blur = 1.0f;
+  s = make_pair (7, 2, &p);
+  for (x = 0; x < 7; x++) {
+    double want = blur_reference (&p, x, 1, 300.0f, 0.0f);
+
+    fail_unless (fabs (px (s.f0, x, 1) - want) <= 1e-4, "(%d, 1): %.9g vs %.9g",
+        x, px (s.f0, x, 1), want);
+  }
+  free_pair (&s);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_rejects_out_of_range_degradation)
+{
+  static const struct
+  {
+    float motion_blur, gain, bias, noise;
+    cf_status want;
+  } cases[] = {
+    {-0.01f, 1.0f, 0.0f, 0.0f, CF_ERROR_INVALID},
+    {1.01f, 1.0f, 0.0f, 0.0f, CF_ERROR_INVALID},
+    {NAN, 1.0f, 0.0f, 0.0f, CF_ERROR_INVALID},
+    {0.0f, 0.0f, 0.0f, 0.0f, CF_ERROR_INVALID},
+    {0.0f, 0.09f, 0.0f, 0.0f, CF_ERROR_INVALID},
+    {0.0f, 10.5f, 0.0f, 0.0f, CF_ERROR_INVALID},
+    {0.0f, -1.0f, 0.0f, 0.0f, CF_ERROR_INVALID},
+    {0.0f, NAN, 0.0f, 0.0f, CF_ERROR_INVALID},
+    {0.0f, 1.0f, 256.0f, 0.0f, CF_ERROR_INVALID},
+    {0.0f, 1.0f, -256.0f, 0.0f, CF_ERROR_INVALID},
+    {0.0f, 1.0f, INFINITY, 0.0f, CF_ERROR_INVALID},
+    {0.0f, 1.0f, NAN, 0.0f, CF_ERROR_INVALID},
+    {0.0f, 1.0f, 0.0f, -0.5f, CF_ERROR_INVALID},
+    {0.0f, 1.0f, 0.0f, 256.0f, CF_ERROR_INVALID},
+    {0.0f, 1.0f, 0.0f, NAN, CF_ERROR_INVALID},
+    /* the ends of each range are accepted */
+    {1.0f, 0.1f, -255.0f, 255.0f, CF_OK},
+    {0.0f, 10.0f, 255.0f, 0.0f, CF_OK},
+  };
+  size_t i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    cf_synth_params p;
+    cf_image *f0 = (cf_image *) 0x1, *f1 = (cf_image *) 0x1;
+    cf_flow *gt = (cf_flow *) 0x1;
+    cf_status status;
+
+    cf_synth_params_init (&p);
+    p.motion_blur = cases[i].motion_blur;
+    p.gain = cases[i].gain;
+    p.bias = cases[i].bias;
+    p.noise = cases[i].noise;
+    status = cf_synth_pair (5, 3, &p, &f0, &f1, &gt);
+    fail_unless_equals_int (status, cases[i].want);
+    if (status == CF_OK) {
+      cf_image_free (f0);
+      cf_image_free (f1);
+      cf_flow_free (gt);
+    } else {
+      fail_unless (f0 == NULL && f1 == NULL && gt == NULL, "case %d", (int) i);
+    }
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 common_synth_suite (void)
 {
@@ -589,6 +1010,13 @@ common_synth_suite (void)
   tcase_add_test (tc, test_rejects_invalid_sizes_and_params);
   tcase_add_test (tc, test_motion_inverse_at_solves_x_plus_w_equals_y);
   tcase_add_test (tc, test_texture_gradient_is_non_negligible_in_every_block);
+  tcase_add_test (tc, test_default_pair_is_undegraded_and_analytic);
+  tcase_add_test (tc, test_noise_has_asked_sigma_zero_mean_and_follows_seed);
+  tcase_add_test (tc, test_gain_bias_map_frame1_and_clamp_to_8_bits);
+  tcase_add_test (tc, test_motion_blur_keeps_translation_exact_and_smooths);
+  tcase_add_test (tc, test_motion_blur_of_rotation_zoom_follows_local_w);
+  tcase_add_test (tc, test_motion_blur_samples_are_capped);
+  tcase_add_test (tc, test_rejects_out_of_range_degradation);
   return s;
 }
 
