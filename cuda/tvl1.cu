@@ -102,36 +102,6 @@
  * Plan types
  * --------------------------------------------------------------------- */
 
-/* Graphs of whole ε = 0 runs (plan_run): one per slot, for the inputs
- * and settings of its key. Two slots: a stream alternates between two
- * pyramids (frame t−1 and t change places every frame). */
-#define TVL1_GRAPH_SLOTS 2
-
-/* Everything a run's launches depend on; no padding, compared with
- * memcmp (cf_tvl1_params holds 4-byte fields only). */
-typedef struct
-{
-  const float *data[2][CF_PYRAMID_MAX_LEVELS];  /* p0, p1 levels */
-  size_t pitch[2][CF_PYRAMID_MAX_LEVELS];
-  int width[CF_PYRAMID_MAX_LEVELS];
-  int height[CF_PYRAMID_MAX_LEVELS];
-  const float *flow_u, *flow_v;
-  size_t flow_pitch;
-  int n_levels, use_initial, kernel, block_iterations, tile_rows, unused;
-  cf_tvl1_params params;
-} tvl1_graph_key;
-
-typedef struct
-{
-  tvl1_graph_key key;
-  int used;                     /* key set */
-  int broken;                   /* capturing this key failed: run it
-                                 * launch by launch */
-  cudaGraphExec_t exec;         /* NULL until captured */
-  long host_iterations;         /* the captured run's count */
-  unsigned long stamp;          /* last use (graph_clock) */
-} tvl1_graph_slot;
-
 /* What every plan holds. A plan is a tvl1_plan <S> of its precision's
  * state S (tvl1_state_f32 or tvl1_state_f16), which adds its buffers; the
  * C API looks at @precision once per call and goes on in that type. */
@@ -153,10 +123,6 @@ struct cf_cuda_tvl1_plan
   tvl1_control *host_control;   /* pinned: stop between chunks, and the
                                  * iteration count at the end of a run */
   long host_iterations;         /* iterations run with ε = 0 */
-  int graphs;                   /* ε = 0 runs through graphs (1, the
-                                 * default) or launch by launch (0) */
-  unsigned long graph_clock;    /* last-use stamps of the slots */
-  tvl1_graph_slot graph[TVL1_GRAPH_SLOTS];
 };
 
 template < typename S > struct tvl1_plan;
@@ -847,10 +813,6 @@ out:
 template < typename S > static void
 plan_free (tvl1_plan < S > *plan)
 {
-  int i;
-
-  for (i = 0; i < TVL1_GRAPH_SLOTS; i++)
-    graph_slot_clear (&plan->graph[i]);
   cf_cuda_flow_release (&plan->u);
   cf_cuda_flow_release (&plan->u_med);
   free_buffers (plan);
@@ -889,7 +851,6 @@ plan_new (int width, int height, cf_precision precision,
   plan->width = width;
   plan->height = height;
   plan->kernel = kernel == CF_TVL1_KERNEL_AUTO ? TVL1_AUTO_KERNEL : kernel;
-  plan->graphs = 1;
   set_blocking < S > (plan, 0, 0);
   if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
       (status = alloc_buffers (plan)) != CF_OK)
@@ -915,13 +876,13 @@ out:
   return status;
 }
 
-/* The launches of one run (plan_run), once the arguments are checked: coarse to fine,
+/* cf_cuda_tvl1_plan_run once the arguments are checked: coarse to fine,
  * each level starting from the coarser result (parked in @flow's buffer)
  * or the initial flow, and solved with its own warps and iteration cap
  * (cf_tvl1_level_params: a uniform solve per level, as cf_tvl1_flow; the
  * counts of host_iterations and BLOCKED's launches follow). */
 template < typename S > static cf_status
-enqueue_run (tvl1_plan < S > *plan, const cf_cuda_pyramid * p0,
+plan_run (tvl1_plan < S > *plan, const cf_cuda_pyramid * p0,
     const cf_cuda_pyramid * p1, const cf_tvl1_params * params,
     int use_initial, cf_cuda_flow * flow, cudaStream_t stream)
 {
@@ -971,204 +932,6 @@ enqueue_run (tvl1_plan < S > *plan, const cf_cuda_pyramid * p0,
   CF_CUDA_TRY (cudaMemcpyAsync (&plan->host_control->iterations,
           &plan->control->iterations, sizeof (long long),
           cudaMemcpyDeviceToHost, stream));
-out:
-  return status;
-}
-
-/* ---------------------------------------------------------------------
- * Whole ε = 0 runs as CUDA graphs
- *
- * An ε = 0 run is the same launches every frame: a few per warp and
- * level, 40 to 100 of them, most on small coarse levels where a kernel is
- * mostly launch latency. The run is captured once per key (the pyramids'
- * and the flow's buffers, the parameters, the kernel shape) and replayed;
- * a new key is captured into the least recently used slot, updating its
- * executable graph in place when only arguments changed (λ scaled by a
- * pair's intensity range, the other pyramid). Replays launch the very
- * kernels with the very arguments of the capture: the same bits. A run
- * leaves nothing in the plan that the next one reads (each level starts
- * from the flow it is given and zeroes its dual fields), so a replay may
- * follow any run.
- * --------------------------------------------------------------------- */
-
-static void
-graph_key_make (tvl1_graph_key * k, const cf_cuda_tvl1_plan * plan,
-    const cf_cuda_pyramid * p0, const cf_cuda_pyramid * p1,
-    const cf_tvl1_params * params, int use_initial, const cf_cuda_flow * flow)
-{
-  int l;
-
-  memset (k, 0, sizeof (*k));
-  for (l = 0; l < p0->n_levels; l++) {
-    k->data[0][l] = p0->level[l].data;
-    k->data[1][l] = p1->level[l].data;
-    k->pitch[0][l] = p0->level[l].pitch;
-    k->pitch[1][l] = p1->level[l].pitch;
-    k->width[l] = p0->level[l].width;
-    k->height[l] = p0->level[l].height;
-  }
-  k->flow_u = flow->u;
-  k->flow_v = flow->v;
-  k->flow_pitch = flow->pitch;
-  k->n_levels = p0->n_levels;
-  k->use_initial = use_initial;
-  k->kernel = plan->kernel;
-  k->block_iterations = plan->block_iterations;
-  k->tile_rows = plan->tile_rows;
-  memcpy (&k->params, params, sizeof (*params));
-}
-
-/* The slot holding @key, else the least recently used one (*@hit 0). */
-static tvl1_graph_slot *
-graph_slot_for (cf_cuda_tvl1_plan * plan, const tvl1_graph_key * key,
-    int *hit)
-{
-  tvl1_graph_slot *lru = &plan->graph[0];
-  int i;
-
-  for (i = 0; i < TVL1_GRAPH_SLOTS; i++) {
-    tvl1_graph_slot *slot = &plan->graph[i];
-
-    if (slot->used && memcmp (&slot->key, key, sizeof (*key)) == 0) {
-      *hit = 1;
-      return slot;
-    }
-    if (slot->stamp < lru->stamp)
-      lru = slot;
-  }
-  *hit = 0;
-  return lru;
-}
-
-static void
-graph_slot_clear (tvl1_graph_slot * slot)
-{
-  if (slot->exec != NULL)
-    cf_cuda_check (cudaGraphExecDestroy (slot->exec));
-  memset (slot, 0, sizeof (*slot));
-}
-
-/* The stream can be captured: not a default stream (the legacy one
- * cannot be), and not capturing already (a caller's own graph). */
-static int
-stream_capturable (cudaStream_t stream)
-{
-  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-
-  if (stream == 0 || stream == cudaStreamLegacy ||
-      stream == cudaStreamPerThread)
-    return 0;
-  if (cudaStreamIsCapturing (stream, &capturing) != cudaSuccess) {
-    (void) cudaGetLastError ();
-    return 0;
-  }
-  return capturing == cudaStreamCaptureStatusNone;
-}
-
-/* Capture one run into @slot's executable graph (a new one, or its old
- * one updated in place). CF_ERROR_UNSUPPORTED when the run cannot be
- * captured (nothing launched; the caller runs it directly); another
- * error when enqueueing it failed. */
-template < typename S > static cf_status
-graph_capture (tvl1_plan < S > *plan, tvl1_graph_slot * slot,
-    const cf_cuda_pyramid * p0, const cf_cuda_pyramid * p1,
-    const cf_tvl1_params * params, int use_initial, cf_cuda_flow * flow,
-    cudaStream_t stream)
-{
-  cf_status status;
-  cudaGraph_t graph = NULL;
-  cudaError_t end;
-
-  if (cudaStreamBeginCapture (stream, cudaStreamCaptureModeThreadLocal) !=
-      cudaSuccess) {
-    (void) cudaGetLastError ();
-    return CF_ERROR_UNSUPPORTED;
-  }
-  status = enqueue_run (plan, p0, p1, params, use_initial, flow, stream);
-  /* the capture always ends, also after a failed launch */
-  end = cudaStreamEndCapture (stream, &graph);
-  if (status != CF_OK || end != cudaSuccess) {
-    (void) cudaGetLastError ();
-    if (graph != NULL)
-      cudaGraphDestroy (graph);
-    return status != CF_OK ? status : CF_ERROR_UNSUPPORTED;
-  }
-  if (slot->exec != NULL) {
-    cudaGraphExecUpdateResultInfo info;
-
-    if (cudaGraphExecUpdate (slot->exec, graph, &info) != cudaSuccess) {
-      (void) cudaGetLastError ();
-      cf_cuda_check (cudaGraphExecDestroy (slot->exec));
-      slot->exec = NULL;
-    }
-  }
-  if (slot->exec == NULL &&
-      cudaGraphInstantiate (&slot->exec, graph, 0) != cudaSuccess) {
-    (void) cudaGetLastError ();
-    slot->exec = NULL;
-    status = CF_ERROR_UNSUPPORTED;
-  }
-  cudaGraphDestroy (graph);
-  return status;
-}
-
-/* What a run may allocate, allocated before a capture (no allocation may
- * happen while capturing). */
-template < typename S > static cf_status
-ensure_run_buffers (tvl1_plan < S > *plan, const cf_tvl1_params * params)
-{
-  cf_status status = CF_OK;
-
-  if (params->median_size > 0)
-    status = ensure_median_buffer (plan);
-  if (status == CF_OK && plan->kernel == CF_TVL1_KERNEL_BLOCKED)
-    status = ensure_blocked_buffers (plan);
-  return status;
-}
-
-/* cf_cuda_tvl1_plan_run once the arguments are checked: ε = 0 runs replay
- * the graph of their key, captured on its first run (section above);
- * other runs, and runs on a stream that cannot be captured, launch
- * kernel by kernel. */
-template < typename S > static cf_status
-plan_run (tvl1_plan < S > *plan, const cf_cuda_pyramid * p0,
-    const cf_cuda_pyramid * p1, const cf_tvl1_params * params,
-    int use_initial, cf_cuda_flow * flow, cudaStream_t stream)
-{
-  cf_status status = CF_OK;
-  tvl1_graph_key key;
-  tvl1_graph_slot *slot;
-  int hit;
-
-  /* ε > 0 looks at the device between iterations: not capturable */
-  if (!plan->graphs || params->epsilon > 0.0f || !stream_capturable (stream))
-    return enqueue_run (plan, p0, p1, params, use_initial, flow, stream);
-  if ((status = ensure_run_buffers (plan, params)) != CF_OK)
-    return status;
-  graph_key_make (&key, plan, p0, p1, params, use_initial, flow);
-  slot = graph_slot_for (plan, &key, &hit);
-  slot->stamp = ++plan->graph_clock;
-  if (hit && slot->broken)
-    return enqueue_run (plan, p0, p1, params, use_initial, flow, stream);
-  if (!hit || slot->exec == NULL) {
-    status = graph_capture (plan, slot, p0, p1, params, use_initial, flow,
-        stream);
-    slot->key = key;
-    slot->used = 1;
-    slot->host_iterations = plan->host_iterations;
-    if (status == CF_ERROR_UNSUPPORTED) {
-      /* never again for this key: it runs kernel by kernel */
-      slot->broken = 1;
-      return enqueue_run (plan, p0, p1, params, use_initial, flow, stream);
-    }
-    if (status != CF_OK) {
-      graph_slot_clear (slot);
-      return status;
-    }
-    slot->broken = 0;
-  }
-  plan->host_iterations = slot->host_iterations;
-  CF_CUDA_TRY (cudaGraphLaunch (slot->exec, stream));
 out:
   return status;
 }
@@ -1235,19 +998,6 @@ cf_cuda_tvl1_plan_set_blocking (cf_cuda_tvl1_plan * plan, int iterations,
     set_blocking < tvl1_state_f16 > (plan, iterations, tile_rows);
   else
     set_blocking < tvl1_state_f32 > (plan, iterations, tile_rows);
-  return CF_OK;
-}
-
-extern "C" cf_status
-cf_cuda_tvl1_plan_set_graphs (cf_cuda_tvl1_plan * plan, int graphs)
-{
-  int i;
-
-  if (plan == NULL || (graphs != 0 && graphs != 1))
-    return CF_ERROR_INVALID;
-  plan->graphs = graphs;
-  for (i = 0; i < TVL1_GRAPH_SLOTS; i++)
-    graph_slot_clear (&plan->graph[i]);
   return CF_OK;
 }
 

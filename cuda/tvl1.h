@@ -91,15 +91,6 @@ cf_status cf_cuda_tvl1_plan_run (cf_cuda_tvl1_plan * plan,
 cf_status cf_cuda_tvl1_plan_set_blocking (cf_cuda_tvl1_plan * plan,
     int iterations, int tile_rows);
 
-/* Whether ε = 0 runs are captured into a CUDA graph once per set of
- * buffers and parameters and replayed (1, the default: the launch gaps of
- * the small coarse levels leave the critical path) or launched kernel by
- * kernel (0); the same bits either way (cuda/tvl1.cu). Runs on the legacy
- * or per-thread default stream, or on a stream that is being captured,
- * always launch kernel by kernel. For benchmarks and tests. */
-cf_status cf_cuda_tvl1_plan_set_graphs (cf_cuda_tvl1_plan * plan,
-    int graphs);
-
 /* Iterations run in the last plan_run, summed over levels and warps
  * (after the stream is synchronised): with ε = 0 the sum over levels of
  * warps × iterations of each level; for tests and benchmarks. */
