@@ -80,7 +80,6 @@ cf_flow_bench_config_init (cf_flow_bench_config * c, cf_flow_method method)
   c->clg_fused_depth = 0;
   c->hs_geometry = 0;
   c->hs_pdl = 1;
-  c->tvl1_graphs = 1;
 }
 
 void
@@ -269,7 +268,6 @@ solver_init (solver * sv, const cf_flow_bench_config * c, int width,
     case CF_FLOW_METHOD_TVL1:
       TRY (cf_cuda_tvl1_plan_new (width, height, c->solver.precision,
               (cf_tvl1_kernel) c->solver.kernel, &sv->tvl1));
-      TRY (cf_cuda_tvl1_plan_set_graphs (sv->tvl1, c->tvl1_graphs));
       break;
     case CF_FLOW_METHOD_CLG:
       TRY (cf_cuda_clg_plan_new (width, height, c->solver.precision,

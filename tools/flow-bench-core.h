@@ -58,9 +58,6 @@ typedef struct
   int hs_pdl;                   /* FUSED_DB launches with programmatic
                                  * dependent launch (1, where the device
                                  * has it) or without (0) */
-  int tvl1_graphs;              /* TV-L1 ε = 0 runs replayed from a CUDA
-                                 * graph (1, as the element) or launched
-                                 * kernel by kernel (0) */
 } cf_flow_bench_config;
 
 /* @method with common/'s defaults (its parameter table's, as the

@@ -3,8 +3,7 @@
  *
  *   gst-cudaflow-flow-bench [--sizes WxH,...] [--frames N]
  *       [--config NAME,...] [--clg-depth K,...] [--hs-kernel NICK,...]
- *       [--hs-geometry NAME,...] [--hs-pdl 1,0] [--tvl1-graphs 1,0]
- *       [--json FILE]
+ *       [--hs-geometry NAME,...] [--hs-pdl 1,0] [--json FILE]
  *       [--markdown FILE]
  *
  * Runs the same sequence of calls as the flow elements' GPU path on one
@@ -30,9 +29,7 @@
  * 32x32-k8, 64x64-k8, ...; cf_cuda_hs_plan_set_geometry), and --hs-pdl
  * 1,0 with and without programmatic dependent launch
  * (cf_cuda_hs_plan_set_pdl): old and new kernels side by side in one
- * binary (tests/gpu/hs-speed.sh). --tvl1-graphs 1,0 runs every TV-L1
- * configuration with its runs replayed from a CUDA graph and launched
- * kernel by kernel (cf_cuda_tvl1_plan_set_graphs).
+ * binary (tests/gpu/hs-speed.sh).
  *
  * The configurations are a fixed table (--help lists them) on top of
  * common/'s defaults; gst-cudaflow-flow-frontier instead reads them from
@@ -169,7 +166,6 @@ typedef struct
   int hs_kernel;                /* HS: the cf_hs_kernel run */
   int hs_geometry;              /* HS: the cf_hs_geometry asked for */
   int hs_pdl;                   /* HS: programmatic dependent launch */
-  int tvl1_graphs;              /* TV-L1: runs replayed from a graph */
   cf_flow_bench_result r;
 } bench_result;
 
@@ -216,10 +212,10 @@ apply_tvl1_preset (const char *name, cf_flow_bench_config * c)
 /* The run configuration of table entry @t: common/'s defaults (as the
  * elements'), with the entry's fields on top (a TV-L1 preset instead of
  * them when it names one); @hs_kernel (-1: the table's), @hs_geometry
- * and @hs_pdl for HS, @tvl1_graphs for TV-L1. */
+ * and @hs_pdl for HS. */
 static void
 table_config (const bench_config * t, int clg_depth, int hs_kernel,
-    int hs_geometry, int hs_pdl, int tvl1_graphs, cf_flow_bench_config * c)
+    int hs_geometry, int hs_pdl, cf_flow_bench_config * c)
 {
   cf_flow_bench_config_init (c, t->method);
   c->pyramid.max_levels = t->levels;
@@ -236,7 +232,6 @@ table_config (const bench_config * t, int clg_depth, int hs_kernel,
       c->solver.params.hs.iterations = t->iterations;
       break;
     case CF_FLOW_METHOD_TVL1:
-      c->tvl1_graphs = tvl1_graphs;
       if (t->preset != NULL) {
         apply_tvl1_preset (t->preset, c);
         break;
@@ -275,8 +270,6 @@ write_json (FILE * f, const char *device, const bench_result * r, int n,
           "\"hs_pdl\": %d", hs_kernel_nicks[r[i].hs_kernel],
           cf_cuda_hs_geometry_name ((cf_hs_geometry) r[i].hs_geometry),
           r[i].hs_pdl);
-    if (r[i].config->method == CF_FLOW_METHOD_TVL1)
-      fprintf (f, ", \"tvl1_graphs\": %d", r[i].tvl1_graphs);
     for (s = 0; s < CF_FLOW_BENCH_N_STAGES; s++)
       fprintf (f, ", \"%s_ms\": %.4f", cf_flow_bench_stage_names[s],
           r[i].r.stage_ms[s]);
@@ -302,8 +295,6 @@ size_label (const bench_result * x, char *buf, size_t len)
         hs_kernel_nicks[x->hs_kernel],
         cf_cuda_hs_geometry_name ((cf_hs_geometry) x->hs_geometry),
         x->hs_pdl ? "" : " no-pdl");
-  else if (x->config->method == CF_FLOW_METHOD_TVL1 && !x->tvl1_graphs)
-    snprintf (buf, len, "%dx%d no-graphs", x->r.width, x->r.height);
   else
     snprintf (buf, len, "%dx%d", x->r.width, x->r.height);
   return buf;
@@ -418,16 +409,14 @@ main (int argc, char **argv)
   int hs_kernels[MAX_HS_VARIANTS], n_hs_kernels = 0;
   int hs_geoms[MAX_HS_VARIANTS] = { CF_HS_GEOMETRY_AUTO }, n_hs_geoms = 1;
   int hs_pdls[2] = { 1, 0 }, n_hs_pdls = 1;
-  int tvl1_graphs[2] = { 1, 0 }, n_tvl1_graphs = 1;
   const char *hs_kernel_list = NULL, *hs_geom_list = NULL;
-  const char *hs_pdl_list = NULL, *tvl1_graphs_list = NULL;
+  const char *hs_pdl_list = NULL;
   bench_result *results;
   char device[512];
   char *list, *tok, *save = NULL;
   gchar *sizes_opt = NULL, *frames_opt = NULL, *config_opt = NULL,
       *depth_opt = NULL, *json_opt = NULL, *md_opt = NULL, **rest = NULL,
-      *hs_kernel_opt = NULL, *hs_geom_opt = NULL, *hs_pdl_opt = NULL,
-      *tvl1_graphs_opt = NULL;
+      *hs_kernel_opt = NULL, *hs_geom_opt = NULL, *hs_pdl_opt = NULL;
 
   {
     gchar *frames_help = g_strdup_printf ("Timed frames per run, after %d "
@@ -457,11 +446,6 @@ main (int argc, char **argv)
       {"hs-pdl", 0, 0, G_OPTION_ARG_STRING, &hs_pdl_opt,
             "Run every fused-db (and auto) Horn-Schunck run with (1) and/or "
             "without (0) programmatic dependent launch; default 1",
-          "1,0"},
-      {"tvl1-graphs", 0, 0, G_OPTION_ARG_STRING, &tvl1_graphs_opt,
-            "Run every TV-L1 configuration with its epsilon = 0 runs "
-            "replayed from a CUDA graph (1, as the element) and/or launched "
-            "kernel by kernel (0); default 1",
           "1,0"},
       {"json", 0, 0, G_OPTION_ARG_FILENAME, &json_opt,
           "Also write the results as JSON", "FILE"},
@@ -499,7 +483,6 @@ main (int argc, char **argv)
     hs_kernel_list = hs_kernel_opt;
     hs_geom_list = hs_geom_opt;
     hs_pdl_list = hs_pdl_opt;
-    tvl1_graphs_list = tvl1_graphs_opt;
     json_path = json_opt;
     md_path = md_opt;
   }
@@ -567,21 +550,6 @@ main (int argc, char **argv)
     if (n_hs_pdls == 0)
       cf_args_usage_error (PROG, "no value in --hs-pdl '%s'", hs_pdl_list);
   }
-  if (tvl1_graphs_list) {
-    n_tvl1_graphs = 0;
-    list = strdup (tvl1_graphs_list);
-    for (tok = strtok_r (list, ",", &save); tok;
-        tok = strtok_r (NULL, ",", &save)) {
-      if ((strcmp (tok, "0") && strcmp (tok, "1")) || n_tvl1_graphs == 2)
-        cf_args_usage_error (PROG, "bad --tvl1-graphs '%s' (1, 0 or 1,0)",
-            tvl1_graphs_list);
-      tvl1_graphs[n_tvl1_graphs++] = tok[0] == '1';
-    }
-    free (list);
-    if (n_tvl1_graphs == 0)
-      cf_args_usage_error (PROG, "no value in --tvl1-graphs '%s'",
-          tvl1_graphs_list);
-  }
   if (wanted) {
     list = strdup (wanted);
     for (tok = strtok_r (list, ",", &save); tok;
@@ -608,8 +576,8 @@ main (int argc, char **argv)
     }
   }
   results = calloc ((size_t) N_CONFIGS * n_sizes * (n_depths +
-          (n_hs_kernels > 0 ? n_hs_kernels : 1) * n_hs_geoms * n_hs_pdls +
-          n_tvl1_graphs), sizeof (bench_result));
+          (n_hs_kernels > 0 ? n_hs_kernels : 1) * n_hs_geoms * n_hs_pdls),
+      sizeof (bench_result));
   for (c = 0; c < N_CONFIGS; c++) {
     if (wanted) {
       /* whole-word match in the comma list */
@@ -629,12 +597,10 @@ main (int argc, char **argv)
       /* the depth list applies to fused CLG configurations only; HS
        * runs once per (kernel, geometry) */
       int is_hs = configs[c].method == CF_FLOW_METHOD_HS;
-      int is_tvl1 = configs[c].method == CF_FLOW_METHOD_TVL1;
       int per_depth = configs[c].method == CF_FLOW_METHOD_CLG &&
           configs[c].kernel != CF_CLG_KERNEL_SIMPLE;
       int n_variants = per_depth ? n_depths : is_hs ?
-          (n_hs_kernels > 0 ? n_hs_kernels : 1) * n_hs_geoms * n_hs_pdls :
-          is_tvl1 ? n_tvl1_graphs : 1;
+          (n_hs_kernels > 0 ? n_hs_kernels : 1) * n_hs_geoms * n_hs_pdls : 1;
       int v;
 
       for (v = 0; v < n_variants; v++) {
@@ -644,7 +610,6 @@ main (int argc, char **argv)
             -1;
         int hs_geom = is_hs ? hs_geoms[v / n_hs_pdls % n_hs_geoms] : 0;
         int hs_pdl = is_hs ? hs_pdls[v % n_hs_pdls] : 1;
-        int graphs = is_tvl1 ? tvl1_graphs[v] : 1;
         cf_flow_bench_config run;
         cf_error err = { {0} };
         char label[64];
@@ -655,13 +620,12 @@ main (int argc, char **argv)
             hs_kernel != CF_HS_KERNEL_FUSED_DB)
           continue;
         table_config (&configs[c], depth, is_hs ? hs_kernel : -1, hs_geom,
-            hs_pdl, graphs, &run);
+            hs_pdl, &run);
         results[n].config = &configs[c];
         results[n].clg_depth = depth;
         results[n].hs_kernel = is_hs ? hs_kernel : 0;
         results[n].hs_geometry = hs_geom;
         results[n].hs_pdl = hs_pdl;
-        results[n].tvl1_graphs = graphs;
         if (cf_flow_bench_run (&run, pairs[k], frames, 1, &results[n].r,
                 &err) != CF_OK) {
           fprintf (stderr, PROG ": %s at %dx%d: %s\n", configs[c].name,
