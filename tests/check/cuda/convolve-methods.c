@@ -11,20 +11,11 @@
  *    rounding error is spread over every output sample in proportion to
  *    the whole signal's energy (about eps log2 (PW PH) of it), not to each
  *    sample's own sum, so it needs the looser bar.
- * im2tensor rounds every input sample and every tap to fp16 (unit
- * roundoff u = 2^-11) and sums exactly products in fp32, so each product
- * F in is off by at most (1 + u)^2 - 1 ~ 2u = 9.8e-4 of |F in|. Its bar is
- * therefore per pixel, against A(x, y) = sum |F| |in| over the same taps
- * (cf_convolve () of |K|; the inputs are >= 0):
- *   |gpu - cpu| <= 2e-3 A(x, y) + 1e-6 max (1, max A),
- * twice the worst case of the roundings, leaving room for the fp32 sums
- * (at most kh_hat + kw + 17 terms deep, < 2e-5 relative) and for taps
- * below 2^-14 max |F| that fp16 holds as subnormals. A bar relative to
- * max |cpu| would not do: a random signed kernel whose taps nearly cancel
- * (a kernel larger than a 1 x 1 image under wrap multiplies one sample by
- * sum F) keeps the rounding error of every tap. Also checked: the median
- * relative error on positive data (the metric of Seznec et al. 2022,
- * Table 5).
+ * im2tensor rounds every input sample and every tap to fp16; its bar is
+ * per pixel, against sum |F| |in| over the pixel's taps
+ * (cf_test_assert_im2tensor_close (), cf-test-util.h, which says why).
+ * Also checked: the median relative error on positive data (the metric of
+ * Seznec et al. 2022, Table 5).
  * The FFT tests are skipped (with a note) where cuFFT cannot be loaded;
  * then plan_new must answer CF_ERROR_UNSUPPORTED. Exits 77 (skip) without
  * a CUDA device.
@@ -51,9 +42,6 @@
 
 #define SEPARABLE_TOLERANCE 1e-5
 #define FFT_TOLERANCE 1e-4
-/* im2tensor: per pixel, relative to sum |F| |in| (file comment) */
-#define IM2TENSOR_TOLERANCE 2e-3
-#define IM2TENSOR_FLOOR 1e-6
 /* median |gpu - cpu| / |cpu| on positive data; the paper's fp16-output
  * figure is 2e-4; with an fp32 output a CPU model of this method (fp16
  * roundings, fp32 sums) gives 9e-6 at K = 31 and 4e-6 at K = 63 */
@@ -118,68 +106,11 @@ random_rank1_kernel (int kw, int kh, guint32 seed)
 }
 
 /* Tolerance of a resolved method (file comment; im2tensor has its own bar,
- * assert_im2tensor_close ()). */
+ * cf_test_assert_im2tensor_close ()). */
 static double
 tolerance_of (cf_conv_method method)
 {
   return method == CF_CONV_METHOD_FFT ? FFT_TOLERANCE : SEPARABLE_TOLERANCE;
-}
-
-/* im2tensor's bar (file comment): fail unless every pixel is within
- * IM2TENSOR_TOLERANCE of A = sum |F| |in| of its own taps, plus a floor,
- * and no NaN is left. src must be >= 0 (A is the CPU reference run with
- * |K|). */
-static void
-assert_im2tensor_close (const cf_image * gpu, const cf_image * cpu,
-    const cf_image * src, const cf_kernel * k, cf_border border,
-    cf_conv_mode mode, const char *what)
-{
-  cf_kernel *abs_k = cf_kernel_new (k->width, k->height);
-  cf_image *abs_out = cf_image_new (cpu->width, cpu->height);
-  double max_a = 0.0, worst = 0.0, floor_abs;
-  int x, y, i, nan_count = 0, worst_x = 0, worst_y = 0;
-
-  fail_unless (abs_k != NULL && abs_out != NULL);
-  for (i = 0; i < k->width * k->height; i++)
-    abs_k->taps[i] = fabsf (k->taps[i]);
-  fail_unless_equals_int (cf_convolve (src, abs_k, border, mode, abs_out),
-      CF_OK);
-  for (y = 0; y < cpu->height; y++)
-    for (x = 0; x < cpu->width; x++)
-      max_a = MAX (max_a, (double) cf_image_row (abs_out, y)[x]);
-  floor_abs = IM2TENSOR_FLOOR * MAX (1.0, max_a);
-
-  /* worst = largest |gpu - cpu| / allowed over the image */
-  for (y = 0; y < cpu->height; y++) {
-    const float *g = cf_image_row (gpu, y);
-    const float *c = cf_image_row (cpu, y);
-    const float *a = cf_image_row (abs_out, y);
-
-    for (x = 0; x < cpu->width; x++) {
-      double ratio;
-
-      if (isnan (g[x])) {
-        nan_count++;
-        continue;
-      }
-      ratio = fabs ((double) g[x] - (double) c[x])
-          / (IM2TENSOR_TOLERANCE * (double) a[x] + floor_abs);
-      if (!(ratio <= worst)) {
-        worst = ratio;
-        worst_x = x;
-        worst_y = y;
-      }
-    }
-  }
-  fail_unless (nan_count == 0, "%s: %d NaN outputs", what, nan_count);
-  fail_unless (worst <= 1.0, "%s: at (%d, %d) gpu %.9g, cpu %.9g, "
-      "sum |F| |in| %.9g: %.3g times the allowed error", what, worst_x,
-      worst_y, (double) cf_image_row (gpu, worst_y)[worst_x],
-      (double) cf_image_row (cpu, worst_y)[worst_x],
-      (double) cf_image_row (abs_out, worst_y)[worst_x], worst);
-
-  cf_kernel_free (abs_k);
-  cf_image_free (abs_out);
 }
 
 /* The bar of a resolved method against the CPU result of src with k. */
@@ -189,7 +120,7 @@ assert_method_close (cf_conv_method method, const cf_image * gpu,
     cf_border border, cf_conv_mode mode, const char *what)
 {
   if (method == CF_CONV_METHOD_IM2TENSOR)
-    assert_im2tensor_close (gpu, cpu, src, k, border, mode, what);
+    cf_test_assert_im2tensor_close (gpu, cpu, src, k, border, mode, what);
   else
     cf_test_assert_image_close (gpu, cpu, tolerance_of (method), what);
 }
@@ -430,8 +361,8 @@ GST_START_TEST (test_im2tensor_median_relative_error)
         "error %.3g\n", w, h, kn, kn, median);
     fail_unless (median <= IM2TENSOR_MEDIAN_TOLERANCE,
         "%dx%d kernel: median relative error %g", kn, kn, median);
-    assert_im2tensor_close (gpu, cpu, src, k, params.border, params.mode,
-        "median test");
+    cf_test_assert_im2tensor_close (gpu, cpu, src, k, params.border,
+        params.mode, "median test");
     cf_kernel_free (k);
     cf_image_free (src);
     cf_image_free (cpu);
@@ -545,8 +476,8 @@ GST_START_TEST (test_im2tensor_16bit_range)
   fail_unless_equals_int (cf_convolve (src, k, params.border, params.mode,
           cpu), CF_OK);
   gpu_convolve (src, k, &params, CF_CONV_METHOD_IM2TENSOR, gpu, stream);
-  assert_im2tensor_close (gpu, cpu, src, k, params.border, params.mode,
-      "16-bit range");
+  cf_test_assert_im2tensor_close (gpu, cpu, src, k, params.border,
+      params.mode, "16-bit range");
   cf_kernel_free (k);
   cf_image_free (src);
   cf_image_free (cpu);
