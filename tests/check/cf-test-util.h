@@ -82,8 +82,10 @@ void cf_test_assert_image_close (const cf_image * got, const cf_image * ref,
  *   |got - cpu| <= CF_TEST_IM2TENSOR_TOLERANCE A(x, y)
  *                  + CF_TEST_IM2TENSOR_FLOOR max (1, max A),
  * twice the worst case of the roundings, leaving room for the fp32 sums
- * (at most kh_hat + kw + 17 terms deep, < 2e-5 relative) and for taps
- * below 2^-14 max |F| that fp16 holds as subnormals. A bar relative to max |cpu| would not do: a random signed
+ * (the WMMA kernel adds at most kh_hat + kw + 17 terms in sequence, the
+ * MMA kernel kh ceil (kw / 16) results of 16 products each: below 1e-4
+ * relative at K = 127) and for taps below 2^-14 max |F| that fp16 holds
+ * as subnormals. A bar relative to max |cpu| would not do: a random signed
  * kernel whose taps nearly cancel (a kernel larger than a 1 x 1 image
  * under wrap multiplies one sample by sum F) keeps the rounding error of
  * every tap. */
