@@ -1,21 +1,29 @@
-/* gst-cudaflow — im2tensor 2-D correlation on tensor cores (fused variant)
+/* gst-cudaflow — im2tensor 2-D correlation on tensor cores: the plan, the
+ * pad kernel and the WMMA kernel (fused variant)
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * im2tensor (Seznec, Gac, Orieux, Sashala Naik, JRTIP 19:1035, 2022;
- * docs/references.md), its fused variant with a safe bound on the rows of
- * the partial-sum buffer C. Computes the
- * correlation form of cf_convolve ():
+ * docs/references.md). Computes the correlation form of cf_convolve ():
  *   out(x, y) = sum_{j<kh} sum_{i<kw} F[j][i] in(fold(x+i-ax), fold(y+j-ay)).
+ * A plan runs one of two kernels (cf_im2tensor_variant): on compute
+ * capability 8.0 and newer, when the band of the kernel fits in shared
+ * memory, the MMA kernel of convolve-im2tensor-mma.cu (the same products,
+ * with the diagonal sums done by the accumulators); else the WMMA kernel
+ * below, the paper's fused variant with a safe bound on the rows of the
+ * partial-sum buffer C.
  *
- * 'same' as 'valid' on a padded image (as in the paper). Per run, a pad
+ * 'same' as 'valid' on a padded image (as in the paper). Per run, the pad
  * kernel writes the padded fp16 image
  *   I(u, v) = s_in in(fold(u - ax), fold(v - ay))  for u < W + kw - 1 and
  *                                                   v < H + kh - 1,
  *   I(u, v) = 0                                     elsewhere,
  * over the whole pitched buffer (every sample a tile may read is finite:
- * padded taps multiply it by 0, and 0 x Inf = NaN would poison a sum).
- * Then out(y, l) = sum_{j,i} F[j][i] I(l + i, y + j): a 'valid'
- * correlation, in index form (x the kernel column):
+ * padded taps multiply it by 0, and 0 x Inf = NaN would poison a sum);
+ * for the MMA kernel also a second plane I(u + 1, v)
+ * (im2tensor_pad_pair () in convolve-im2tensor.cuh).
+ *
+ * The WMMA kernel. out(y, l) = sum_{j,i} F[j][i] I(l + i, y + j) is a
+ * 'valid' correlation, in index form (x the kernel column):
  *   P_y[x][c] = sum_j F[j][x] I(c, y + j)       (K^T S, one GEMM per row y)
  *   out(y, l) = sum_{x<kw} P_y[x][l + x]         (Tr+, diagonal sums)
  *
@@ -62,23 +70,21 @@
  * (15 + kh_hat) x 64 halves, which L1 serves (the paper found staging no
  * faster).
  *
- * Launch: pad (32 x 8 threads, 2 halves each), fused (128 threads = 4
- * warps, grid ceil ((W + kw - 1) / 64) x ceil (H / 16), dynamic shared
- * memory 4 x (32 x 72 + ceil8 (kw_hat + 63)) floats: 38 KB for kw <= 32,
- * 53 KB at kw = 1023), reduce (32 x 8 threads, one per output).
+ * Launch: pad (32 x 8 threads, 2 halves of each plane each), fused (128
+ * threads = 4 warps, grid ceil ((W + kw - 1) / 64) x ceil (H / 16),
+ * dynamic shared memory 4 x (32 x 72 + ceil8 (kw_hat + 63)) floats: 38 KB
+ * for kw <= 32, 53 KB at kw = 1023), reduce (32 x 8 threads, one per
+ * output).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "cuda/cuda-internal.h"
-#include "cuda/convolve-im2tensor.h"
+#include "cuda/convolve-im2tensor.cuh"
 
-#include "common/border.h"
 #include "common/image.h"
 #include "common/kernel.h"
 
-#include <cuda_fp16.h>
 #include <mma.h>
 
 #include <math.h>
@@ -90,21 +96,22 @@ struct cf_cuda_convolve_im2tensor
   int height;
   int kw;
   int kh;
-  int ax;
-  int ay;
-  cf_border border;
+  cf_im2tensor_variant variant; /* WMMA or MMA */
+  im2tensor_pad_geometry pad_geo;       /* planes of the padded image */
+  __half *pad;                  /* the padded image (pad_geo) */
+  float out_scale;              /* 1 / (s_in s_k), a power of two */
+  /* MMA kernel */
+  im2tensor_mma_geometry mma;
+  __half *band;                 /* s_k F, band_rows rows of band_pitch */
+  /* WMMA kernel */
   int kw_hat;                   /* kw rounded up to 16 */
   int kh_hat;                   /* kh rounded up to 16 */
   int n_bj;                     /* blocks across: ceil ((W + kw - 1) / 64) */
   int c_rows;                   /* R_C */
   __half *kt;                   /* kw_hat rows of kh_hat: s_k K^T, padded */
-  __half *pad;                  /* pad_rows rows of pad_pitch: padded image */
-  size_t pad_pitch;             /* halves; n_bj * 64 */
-  int pad_rows;                 /* H + kh_hat - 1 */
   float *c;                     /* c_rows planes of H rows of c_pitch */
   size_t c_pitch;               /* floats */
   size_t smem_bytes;            /* dynamic shared memory of the fused kernel */
-  float out_scale;              /* 1 / (s_in s_k), a power of two */
 };
 
 namespace {
@@ -132,8 +139,6 @@ constexpr int I2T_LDP = I2T_WB + 8;
 constexpr int I2T_TILE_FLOATS = I2T_MCHUNK * I2T_LDP;
 /* Default limit of dynamic shared memory without an opt-in. */
 constexpr size_t I2T_SMEM_DEFAULT = 48 * 1024;
-/* Largest finite fp16 value. */
-constexpr float I2T_HALF_MAX = 65504.0f;
 /* Launch shape of the pad and reduce kernels. */
 constexpr int I2T_BLOCK_X = 32;
 constexpr int I2T_BLOCK_Y = 8;
@@ -167,65 +172,24 @@ round_up (int n, int m)
   return cf_div_up (n, m) * m;
 }
 
-/* Scale, then keep the value finite in fp16 (NaN stays NaN). */
-static inline __device__ __half
-to_half_saturated (float v, float scale)
-{
-  v *= scale;
-  if (fabsf (v) > I2T_HALF_MAX)
-    v = copysignf (I2T_HALF_MAX, v);
-  return __float2half_rn (v);
-}
-
 /**
- * \brief Padded fp16 image: pad(u, v) = s_in src(fold(u - ax), fold(v - ay))
- * inside the (W + kw - 1) x (H + kh - 1) extent, 0 everywhere else in the
- * pad_pitch x pad_rows buffer (file comment). Every sample is written.
+ * \brief The padded fp16 image, every plane, every sample of the pitched
+ * buffer (im2tensor_pad_pair (), file comment).
  *
  * \param[in]  src        input plane
  * \param[in]  src_pitch  elements between rows of src
- * \param[out] pad        padded image, pad_rows rows of pad_pitch halves
- * \param[in]  pad_pitch  halves per padded row (even)
- * \param[in]  pad_rows   rows of the padded buffer
- * \param[in]  width      image width
- * \param[in]  height     image height
- * \param[in]  ext_w      W + kw - 1: columns the output reads
- * \param[in]  ext_h      H + kh - 1: rows the output reads
- * \param[in]  ax         anchor column of F (left padding)
- * \param[in]  ay         anchor row of F (top padding)
- * \param[in]  border     rule for out-of-image samples (cf_border_fold ())
- * \param[in]  scale      s_in (CF_IM2TENSOR_INPUT_SCALE)
+ * \param[in]  geo        sizes, anchor, border rule, s_in, planes
+ * \param[out] pad        geo.planes planes of geo.rows x geo.pitch halves
  */
 __global__ void
 im2tensor_pad_kernel (const float *__restrict__ src, size_t src_pitch,
-    __half * __restrict__ pad, size_t pad_pitch, int pad_rows, int width,
-    int height, int ext_w, int ext_h, int ax, int ay, cf_border border,
-    float scale)
+    im2tensor_pad_geometry geo, __half * __restrict__ pad)
 {
   const size_t u = 2 * ((size_t) blockIdx.x * blockDim.x + threadIdx.x);
   const int v = blockIdx.y * blockDim.y + threadIdx.y;
-  float value[2] = { 0.0f, 0.0f };
-  int sy;
 
-  if (u >= pad_pitch || v >= pad_rows)
-    return;
-  sy = v < ext_h ? cf_border_fold (v - ay, height, border) : -1;
-  if (sy >= 0) {
-    const float *row = src + (size_t) sy * src_pitch;
-
-#pragma unroll
-    for (int e = 0; e < 2; e++) {
-      const int x = (int) u + e;
-      const int sx = x < ext_w ? cf_border_fold (x - ax, width, border) : -1;
-
-      if (sx >= 0)
-        value[e] = row[sx];
-    }
-  }
-  /* u is even and so is the pitch: a 4-byte aligned pair */
-  *reinterpret_cast < __half2 * >(pad + (size_t) v * pad_pitch + u) =
-      __halves2half2 (to_half_saturated (value[0], scale),
-      to_half_saturated (value[1], scale));
+  if (u < geo.pitch && v < geo.rows)
+    im2tensor_pad_pair (src, src_pitch, &geo, pad, u, v);
 }
 
 /**
@@ -415,17 +379,93 @@ cf_im2tensor_c_rows (int kw_hat, int h_b, int w_b)
   return cf_div_up (kw_hat - 1, w_b) + kw_hat / h_b;
 }
 
+/* The WMMA kernel's buffers: s_k K^T (the paper's eq. 12), zero padded,
+ * the one-plane padded image and C. */
+static cf_status
+wmma_new (cf_cuda_convolve_im2tensor * p, const float *f, int ax, int ay,
+    cf_border border, float k_scale)
+{
+  cf_status status = CF_OK;
+  const int kw = p->kw, kh = p->kh;
+  __half *kt = NULL;
+  size_t kt_count;
+  int x, j;
+
+  p->kw_hat = round_up (kw, I2T_FRAG);
+  p->kh_hat = round_up (kh, I2T_FRAG);
+  /* blocks cover every column a tap of an output reads: c < W + kw - 1 */
+  p->n_bj = cf_div_up (p->width + kw - 1, I2T_WB);
+  /* the last output row reads rows up to H - 1 + kh_hat - 1 */
+  p->pad_geo = im2tensor_pad_geometry_make (p->width, p->height, kw, kh, ax,
+      ay, border, (size_t) p->n_bj * I2T_WB, p->height + p->kh_hat - 1, 1);
+  /* one block covers all kernel columns: h_B = kw_hat */
+  p->c_rows = cf_im2tensor_c_rows (p->kw_hat, p->kw_hat, I2T_WB);
+  p->c_pitch = (size_t) round_up (p->width, 32);
+  p->smem_bytes = fused_smem_bytes (p->kw_hat);
+
+  /* K^T, zero padded (the paper's eq. 12): kt[x][j] = s_k F[j][x] */
+  kt_count = (size_t) p->kw_hat * p->kh_hat;
+  kt = (__half *) malloc (kt_count * sizeof (__half));
+  if (kt == NULL)
+    return CF_ERROR_NO_MEMORY;
+  for (x = 0; x < p->kw_hat; x++)
+    for (j = 0; j < p->kh_hat; j++)
+      kt[(size_t) x * p->kh_hat + j] = __float2half_rn (x < kw && j < kh
+          ? f[x + (size_t) j * kw] * k_scale : 0.0f);
+
+  CF_CUDA_TRY (cudaMalloc ((void **) &p->kt, kt_count * sizeof (__half)));
+  CF_CUDA_TRY (cudaMalloc ((void **) &p->c,
+          (size_t) p->c_rows * p->height * p->c_pitch * sizeof (float)));
+  CF_CUDA_TRY (cudaMemcpy (p->kt, kt, kt_count * sizeof (__half),
+          cudaMemcpyHostToDevice));
+  /* the reduce reads only cells of C written in the same run; zeroed
+   * anyway, so nothing a kernel could read is ever uninitialised */
+  CF_CUDA_TRY (cudaMemset (p->c, 0,
+          (size_t) p->c_rows * p->height * p->c_pitch * sizeof (float)));
+  /* above 48 KB dynamic shared memory needs an opt-in; always to the
+   * largest any plan can ask for, so two plans never undo each other */
+  if (p->smem_bytes > I2T_SMEM_DEFAULT)
+    CF_CUDA_TRY (cudaFuncSetAttribute (im2tensor_fused_kernel,
+            cudaFuncAttributeMaxDynamicSharedMemorySize,
+            (int) fused_smem_bytes (round_up (CF_KERNEL_MAX_SIZE,
+                    I2T_FRAG))));
+out:
+  free (kt);
+  return status;
+}
+
+/* The MMA kernel's buffers: the band of s_k F and the two-plane padded
+ * image (convolve-im2tensor-mma.cu). */
+static cf_status
+mma_new (cf_cuda_convolve_im2tensor * p, const float *f, int ax, int ay,
+    cf_border border, float k_scale)
+{
+  cf_status status = CF_OK;
+  const size_t bytes = im2tensor_mma_band_bytes (&p->mma);
+  __half *band = (__half *) malloc (bytes);
+
+  if (band == NULL)
+    return CF_ERROR_NO_MEMORY;
+  im2tensor_mma_band_fill (f, p->kw, p->kh, k_scale, &p->mma, band);
+  p->pad_geo = im2tensor_pad_geometry_make (p->width, p->height, p->kw,
+      p->kh, ax, ay, border, p->mma.pad_pitch, p->mma.pad_rows, 2);
+  CF_CUDA_TRY (cudaMalloc ((void **) &p->band, bytes));
+  CF_CUDA_TRY (cudaMemcpy (p->band, band, bytes, cudaMemcpyHostToDevice));
+out:
+  free (band);
+  return status;
+}
+
 extern "C" cf_status
 cf_cuda_convolve_im2tensor_new (int width, int height, const float *f,
     int kw, int kh, int ax, int ay, cf_border border,
-    cf_cuda_convolve_im2tensor ** state)
+    cf_im2tensor_variant variant, cf_cuda_convolve_im2tensor ** state)
 {
   cf_status status = CF_OK;
   cf_cuda_convolve_im2tensor *p = NULL;
-  __half *kt = NULL;
-  size_t kt_count;
-  float max_abs = 0.0f, k_scale = 1.0f;
-  int device, major = 0, x, j;
+  float k_scale;
+  size_t pad_bytes;
+  int device, major = 0, mma_runs = 0;
 
   if (state != NULL)
     *state = NULL;
@@ -433,10 +473,11 @@ cf_cuda_convolve_im2tensor_new (int width, int height, const float *f,
       || width > CF_MAX_DIMENSION || height > CF_MAX_DIMENSION
       || kw < 1 || kh < 1 || kw > CF_KERNEL_MAX_SIZE
       || kh > CF_KERNEL_MAX_SIZE || ax < 0 || ax >= kw || ay < 0 || ay >= kh
-      || (unsigned) border >= CF_BORDER_COUNT)
+      || (unsigned) border >= CF_BORDER_COUNT
+      || (unsigned) variant > CF_IM2TENSOR_VARIANT_MMA)
     return CF_ERROR_INVALID;
 
-  /* WMMA needs tensor cores: compute capability 7.0 or newer */
+  /* tensor cores: compute capability 7.0 or newer */
   status = cf_cuda_check (cudaGetDevice (&device));
   if (status != CF_OK)
     return status;
@@ -454,80 +495,53 @@ cf_cuda_convolve_im2tensor_new (int width, int height, const float *f,
   p->height = height;
   p->kw = kw;
   p->kh = kh;
-  p->ax = ax;
-  p->ay = ay;
-  p->border = border;
-  p->kw_hat = round_up (kw, I2T_FRAG);
-  p->kh_hat = round_up (kh, I2T_FRAG);
-  /* blocks cover every column a tap of an output reads: c < W + kw - 1 */
-  p->n_bj = cf_div_up (width + kw - 1, I2T_WB);
-  p->pad_pitch = (size_t) p->n_bj * I2T_WB;
-  /* the last output row reads rows up to H - 1 + kh_hat - 1 */
-  p->pad_rows = height + p->kh_hat - 1;
-  /* one block covers all kernel columns: h_B = kw_hat */
-  p->c_rows = cf_im2tensor_c_rows (p->kw_hat, p->kw_hat, I2T_WB);
-  p->c_pitch = (size_t) round_up (width, 32);
-  p->smem_bytes = fused_smem_bytes (p->kw_hat);
 
-  /* s_k: max |F| s_k in [1, 2); exact power of two, so out_scale undoes it
-   * exactly. An all-zero or non-finite kernel keeps s_k = 1. */
-  for (j = 0; j < kh; j++)
-    for (x = 0; x < kw; x++)
-      max_abs = fmaxf (max_abs, fabsf (f[x + (size_t) j * kw]));
-  if (max_abs > 0.0f && isfinite (max_abs)) {
-    int e;
-
-    (void) frexpf (max_abs, &e);        /* max_abs = m 2^e, m in [0.5, 1) */
-    e = 1 - e;
-    e = e < -100 ? -100 : (e > 100 ? 100 : e);
-    k_scale = ldexpf (1.0f, e);
+  /* the MMA kernel where it runs (or where asked for), else WMMA */
+  im2tensor_mma_geometry_init (width, height, kw, kh, &p->mma);
+  if (variant != CF_IM2TENSOR_VARIANT_WMMA) {
+    status = im2tensor_mma_prepare (&p->mma, &mma_runs);
+    if (status != CF_OK)
+      goto out;
+    if (!mma_runs && variant == CF_IM2TENSOR_VARIANT_MMA) {
+      status = CF_ERROR_UNSUPPORTED;
+      goto out;
+    }
   }
+  p->variant = mma_runs ? CF_IM2TENSOR_VARIANT_MMA
+      : CF_IM2TENSOR_VARIANT_WMMA;
+
+  /* s_k, exact power of two: out_scale undoes it exactly */
+  k_scale = im2tensor_kernel_scale (f, kw, kh);
   p->out_scale = 1.0f / (CF_IM2TENSOR_INPUT_SCALE * k_scale);
-
-  /* K^T, zero padded (the paper's eq. 12): kt[x][j] = s_k F[j][x] */
-  kt_count = (size_t) p->kw_hat * p->kh_hat;
-  kt = (__half *) malloc (kt_count * sizeof (__half));
-  if (kt == NULL) {
-    status = CF_ERROR_NO_MEMORY;
+  if (p->variant == CF_IM2TENSOR_VARIANT_MMA)
+    status = mma_new (p, f, ax, ay, border, k_scale);
+  else
+    status = wmma_new (p, f, ax, ay, border, k_scale);
+  if (status != CF_OK)
     goto out;
-  }
-  for (x = 0; x < p->kw_hat; x++)
-    for (j = 0; j < p->kh_hat; j++)
-      kt[(size_t) x * p->kh_hat + j] = __float2half_rn (x < kw && j < kh
-          ? f[x + (size_t) j * kw] * k_scale : 0.0f);
 
-  CF_CUDA_TRY (cudaMalloc ((void **) &p->kt, kt_count * sizeof (__half)));
-  CF_CUDA_TRY (cudaMalloc ((void **) &p->pad,
-          p->pad_pitch * p->pad_rows * sizeof (__half)));
-  CF_CUDA_TRY (cudaMalloc ((void **) &p->c,
-          (size_t) p->c_rows * height * p->c_pitch * sizeof (float)));
-  CF_CUDA_TRY (cudaMemcpy (p->kt, kt, kt_count * sizeof (__half),
-          cudaMemcpyHostToDevice));
-  /* every run rewrites the whole padded image, and the reduce reads only
-   * cells of C written in the same run; zeroed anyway, so nothing a kernel
-   * could read is ever uninitialised */
-  CF_CUDA_TRY (cudaMemset (p->pad, 0,
-          p->pad_pitch * p->pad_rows * sizeof (__half)));
-  CF_CUDA_TRY (cudaMemset (p->c, 0,
-          (size_t) p->c_rows * height * p->c_pitch * sizeof (float)));
-  /* above 48 KB dynamic shared memory needs an opt-in; always to the
-   * largest any plan can ask for, so two plans never undo each other */
-  if (p->smem_bytes > I2T_SMEM_DEFAULT)
-    CF_CUDA_TRY (cudaFuncSetAttribute (im2tensor_fused_kernel,
-            cudaFuncAttributeMaxDynamicSharedMemorySize,
-            (int) fused_smem_bytes (round_up (CF_KERNEL_MAX_SIZE,
-                    I2T_FRAG))));
-  /* the pageable copy and the memsets are done before any run */
+  /* every run rewrites the whole padded image; zeroed anyway, so nothing
+   * a kernel could read is ever uninitialised */
+  pad_bytes = (size_t) p->pad_geo.planes * p->pad_geo.pitch
+      * p->pad_geo.rows * sizeof (__half);
+  CF_CUDA_TRY (cudaMalloc ((void **) &p->pad, pad_bytes));
+  CF_CUDA_TRY (cudaMemset (p->pad, 0, pad_bytes));
+  /* the pageable copies and the memsets are done before any run */
   CF_CUDA_TRY (cudaStreamSynchronize (0));
 
 out:
-  free (kt);
   if (status != CF_OK) {
     cf_cuda_convolve_im2tensor_free (p);
     return status;
   }
   *state = p;
   return CF_OK;
+}
+
+extern "C" cf_im2tensor_variant
+cf_cuda_convolve_im2tensor_variant (const cf_cuda_convolve_im2tensor * state)
+{
+  return state != NULL ? state->variant : CF_IM2TENSOR_VARIANT_AUTO;
 }
 
 extern "C" cf_status
@@ -544,22 +558,23 @@ cf_cuda_convolve_im2tensor_run (cf_cuda_convolve_im2tensor * state,
     return CF_ERROR_INVALID;
 
   {
-    /* one thread per pair of halves, over the whole padded buffer */
-    const dim3 grid (cf_div_up ((int) (state->pad_pitch / 2), I2T_BLOCK_X),
-        cf_div_up (state->pad_rows, I2T_BLOCK_Y));
+    /* one thread per pair of halves of each plane, over the whole buffer */
+    const dim3 grid (cf_div_up ((int) (state->pad_geo.pitch / 2),
+            I2T_BLOCK_X), cf_div_up (state->pad_geo.rows, I2T_BLOCK_Y));
 
     im2tensor_pad_kernel <<< grid, block2d, 0, stream >>> (src, src_pitch,
-        state->pad, state->pad_pitch, state->pad_rows, state->width,
-        state->height, state->width + state->kw - 1,
-        state->height + state->kh - 1, state->ax, state->ay, state->border,
-        CF_IM2TENSOR_INPUT_SCALE);
+        state->pad_geo, state->pad);
     CF_CUDA_TRY_LAUNCH ();
   }
+  if (state->variant == CF_IM2TENSOR_VARIANT_MMA)
+    return im2tensor_mma_launch (&state->mma, state->pad, state->band,
+        state->kh, dst, dst_pitch, state->width, state->height,
+        state->out_scale, stream);
   {
     const dim3 grid (state->n_bj, cf_div_up (state->height, I2T_ROWS));
 
     im2tensor_fused_kernel <<< grid, I2T_THREADS, state->smem_bytes,
-        stream >>> (state->pad, state->pad_pitch, state->kt, state->kw,
+        stream >>> (state->pad, state->pad_geo.pitch, state->kt, state->kw,
         state->kw_hat, state->kh_hat, state->c, state->c_pitch,
         state->c_rows, state->width, state->height);
     CF_CUDA_TRY_LAUNCH ();
@@ -588,5 +603,7 @@ cf_cuda_convolve_im2tensor_free (cf_cuda_convolve_im2tensor * state)
     cf_cuda_check (cudaFree (state->pad));
   if (state->c != NULL)
     cf_cuda_check (cudaFree (state->c));
+  if (state->band != NULL)
+    cf_cuda_check (cudaFree (state->band));
   free (state);
 }

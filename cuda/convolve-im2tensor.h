@@ -2,11 +2,12 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Internal to cuda/: the plan (convolve.cu) makes one of these at plan_new
- * (the fp16 kernel tensor, the padded fp16 image and the partial-sum
- * buffer C) and runs it per frame without allocating. im2tensor (Seznec
- * et al., JRTIP 2022), "+shmem +fused" variant with a safe C-row bound.
- * Plain C declarations, no
- * device code.
+ * and runs it per frame without allocating. im2tensor (Seznec et al.,
+ * JRTIP 2022) in one of two kernels (cf_im2tensor_variant, convolve.h):
+ * the MMA kernel (convolve-im2tensor-mma.cu: the diagonal sums in the
+ * accumulators, compute capability 8.0+) or the WMMA kernel
+ * (convolve-im2tensor.cu: the paper's fused variant with a safe C-row
+ * bound, compute capability 7.0+). Plain C declarations, no device code.
  */
 #ifndef CF_CUDA_CONVOLVE_IM2TENSOR_H
 #define CF_CUDA_CONVOLVE_IM2TENSOR_H
@@ -15,7 +16,9 @@
 #include <cuda_runtime_api.h>
 
 #include "common/border.h"
+#include "common/convolve.h"
 #include "common/status.h"
+#include "cuda/convolve.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,16 +29,24 @@ extern "C" {
  * (0 .. 65535, common/planes.h) fit; |in| above 131008 saturates. */
 #define CF_IM2TENSOR_INPUT_SCALE 0.5f
 
+/* Largest band (bytes) the MMA kernel keeps in shared memory: (kh + 14)
+ * rows of ceil16 (kw) + 8 halves for kw <= 64, ceil64 (kw) + 8 above
+ * (38 KB for 127 x 127, 80 KB for 192 x 192). Larger kernels run the
+ * WMMA kernel. */
+#define CF_IM2TENSOR_MMA_BAND_MAX (96 * 1024)
+
 typedef struct cf_cuda_convolve_im2tensor cf_cuda_convolve_im2tensor;
 
 /**
  * \brief Prepare im2tensor correlation of width x height planes with F.
  *
- * Builds the zero-padded, transposed fp16 kernel K^T (Seznec et al. 2022,
- * eq. 12), scaled by a power of two so max |F| lands in [1, 2) (small taps keep
- * their precision), and allocates the padded fp16 image and the
- * partial-sum buffer C. Needs a device of compute capability 7.0 or newer
- * (tensor cores). Synchronous, in the calling thread's current context.
+ * Scales F by a power of two so max |F| lands in [1, 2) (small taps keep
+ * their precision) and rounds it to fp16: for the MMA kernel as the band
+ * of kernel rows its tiles multiply, for the WMMA kernel as the
+ * zero-padded, transposed K^T (Seznec et al. 2022, eq. 12) with the
+ * partial-sum buffer C. Allocates the padded fp16 image. Needs a device of
+ * compute capability 7.0 or newer (tensor cores). Synchronous, in the
+ * calling thread's current context.
  *
  * \param[in]  width   image width, 1 .. CF_MAX_DIMENSION
  * \param[in]  height  image height, 1 .. CF_MAX_DIMENSION
@@ -46,13 +57,22 @@ typedef struct cf_cuda_convolve_im2tensor cf_cuda_convolve_im2tensor;
  * \param[in]  ax      anchor column of F (0 <= ax < kw)
  * \param[in]  ay      anchor row of F (0 <= ay < kh)
  * \param[in]  border  border rule for out-of-image taps
+ * \param[in]  variant CF_IM2TENSOR_VARIANT_AUTO: MMA where this device
+ *                     runs it for this kernel (compute capability 8.0+,
+ *                     band within CF_IM2TENSOR_MMA_BAND_MAX), else WMMA;
+ *                     or the one asked for
  * \param[out] state   the new state, NULL on failure
- * \return CF_OK; CF_ERROR_UNSUPPORTED on a device without tensor cores;
+ * \return CF_OK; CF_ERROR_UNSUPPORTED on a device without tensor cores,
+ *         or for CF_IM2TENSOR_VARIANT_MMA where it cannot run;
  *         CF_ERROR_INVALID, CF_ERROR_NO_MEMORY or CF_ERROR_CUDA
  */
 cf_status cf_cuda_convolve_im2tensor_new (int width, int height,
     const float *f, int kw, int kh, int ax, int ay, cf_border border,
-    cf_cuda_convolve_im2tensor ** state);
+    cf_im2tensor_variant variant, cf_cuda_convolve_im2tensor ** state);
+
+/* The kernel a state runs (never AUTO); AUTO for NULL. */
+cf_im2tensor_variant cf_cuda_convolve_im2tensor_variant (const
+    cf_cuda_convolve_im2tensor * state);
 
 /**
  * \brief Queue one 'same'-size correlation on stream (never allocates).
@@ -72,6 +92,20 @@ cf_status cf_cuda_convolve_im2tensor_run (cf_cuda_convolve_im2tensor * state,
     cudaStream_t stream);
 
 void cf_cuda_convolve_im2tensor_free (cf_cuda_convolve_im2tensor * state);
+
+/* The MMA kernel run on the CPU: what a CF_IM2TENSOR_VARIANT_MMA plan
+ * computes for src and kernel (the arguments of cf_convolve ()), from the
+ * same padded planes, band and scales, with the warp's program of
+ * the kernel run for all 32 lanes and each mma.sync emulated from its
+ * fragment layouts (fp16 products, fp32 sums). For tests of the kernel's
+ * indexing without a GPU; slow (about the kernel's multiply-adds, one at
+ * a time). @stray_reads (may be NULL): the reads of the image planes or
+ * the band that fall outside them (each reads 0), 0 when the plan's
+ * buffers are large enough. CF_OK, CF_ERROR_INVALID or
+ * CF_ERROR_NO_MEMORY. */
+cf_status cf_im2tensor_mma_emulate (const cf_image * src,
+    const cf_kernel * kernel, cf_border border, cf_conv_mode mode,
+    cf_image * dst, long *stray_reads);
 
 /* Rows R_C of the partial-sum buffer C when blocks of h_b kernel columns
  * (kw_hat a multiple of h_b) by w_b image columns write row

@@ -20,8 +20,10 @@
  *   separable  rank-1 kernels, F = c r^T factored at plan_new within
  *              CF_SEPARABLE_TOLERANCE (convolve-separable.cu)
  *   fft        any kernel, when cuFFT can be loaded (convolve-fft.cu)
- *   im2tensor  any kernel, on tensor cores: fp16 inputs, fp32 sums
- *              (convolve-im2tensor.cu); never chosen by AUTO
+ *   im2tensor  any kernel, on tensor cores: fp16 inputs, fp32 sums; the
+ *              MMA kernel where it runs (convolve-im2tensor-mma.cu), else
+ *              the WMMA kernel (convolve-im2tensor.cu); never chosen by
+ *              AUTO
  *   auto       stencil for kernels up to CF_CONV_AUTO_STENCIL_SIZE on a
  *              side, else direct, separable or fft by
  *              measured crossovers (auto_table)
@@ -59,8 +61,8 @@ struct cf_cuda_convolve_plan
   float *col_taps;              /* separable: device, kh floats (c) */
   cf_cuda_image tmp;            /* separable: row pass output */
   cf_cuda_convolve_fft *fft;    /* fft: buffers, cuFFT plans, spectrum */
-  cf_cuda_convolve_im2tensor *im2tensor;        /* im2tensor: fp16 K^T,
-                                                 * padded image, C buffer */
+  cf_cuda_convolve_im2tensor *im2tensor;        /* im2tensor: fp16 kernel,
+                                                 * padded image, buffers */
   cudaError_t last_error;       /* last CUDA failure of this plan */
 };
 
@@ -171,9 +173,9 @@ resolve_method (cf_conv_method requested, int width, int height, int kw,
 
 /* F, the correlation kernel of @kernel under @mode, into f (kw * kh
  * floats), and its anchor: convolution flips the taps in both axes. */
-static void
-correlation_taps (const cf_kernel * kernel, cf_conv_mode mode, float *f,
-    int *ax, int *ay)
+extern "C" void
+cf_cuda_convolve_correlation_taps (const cf_kernel * kernel,
+    cf_conv_mode mode, float *f, int *ax, int *ay)
 {
   const int kw = kernel->width, kh = kernel->height;
   int i, j;
@@ -215,7 +217,7 @@ cf_cuda_convolve_check_settings (const cf_kernel * kernel,
       sizeof (float));
   if (f == NULL)
     return CF_ERROR_NO_MEMORY;
-  correlation_taps (kernel, params->mode, f, &ax, &ay);
+  cf_cuda_convolve_correlation_taps (kernel, params->mode, f, &ax, &ay);
   rank1 = cf_convolve_rank1 (f, kernel->width, kernel->height, NULL, NULL);
   free (f);
   return rank1 ? CF_OK : CF_ERROR_UNSUPPORTED;
@@ -259,6 +261,15 @@ extern "C" cf_status
 cf_cuda_convolve_plan_new (int width, int height, const cf_kernel * kernel,
     const cf_convolve_params * params, cf_cuda_convolve_plan ** plan)
 {
+  return cf_cuda_convolve_plan_new_variant (width, height, kernel, params,
+      CF_IM2TENSOR_VARIANT_AUTO, plan);
+}
+
+extern "C" cf_status
+cf_cuda_convolve_plan_new_variant (int width, int height,
+    const cf_kernel * kernel, const cf_convolve_params * params,
+    cf_im2tensor_variant variant, cf_cuda_convolve_plan ** plan)
+{
   cf_status status = CF_OK;
   cf_cuda_convolve_plan *p = NULL;
   float *f = NULL, *col = NULL, *row = NULL;
@@ -274,7 +285,8 @@ cf_cuda_convolve_plan_new (int width, int height, const cf_kernel * kernel,
       || kernel->width > CF_KERNEL_MAX_SIZE
       || kernel->height > CF_KERNEL_MAX_SIZE
       || (unsigned) params->border >= CF_BORDER_COUNT
-      || (params->mode != CF_CONVOLUTION && params->mode != CF_CORRELATION))
+      || (params->mode != CF_CONVOLUTION && params->mode != CF_CORRELATION)
+      || (unsigned) variant > CF_IM2TENSOR_VARIANT_MMA)
     return CF_ERROR_INVALID;
 
   p = (cf_cuda_convolve_plan *) calloc (1, sizeof (*p));
@@ -300,7 +312,8 @@ cf_cuda_convolve_plan_new (int width, int height, const cf_kernel * kernel,
     status = CF_ERROR_NO_MEMORY;
     goto out;
   }
-  correlation_taps (kernel, params->mode, f, &p->ax, &p->ay);
+  cf_cuda_convolve_correlation_taps (kernel, params->mode, f, &p->ax,
+      &p->ay);
   rank1 = cf_convolve_rank1 (f, kw, kh, col, row);
   status = resolve_method (params->method, width, height, kw, kh, rank1,
       &p->method);
@@ -320,9 +333,10 @@ cf_cuda_convolve_plan_new (int width, int height, const cf_kernel * kernel,
     if (status != CF_OK)
       goto out;
   } else if (p->method == CF_CONV_METHOD_IM2TENSOR) {
-    /* F goes to the device as the fp16 K^T the method builds from f */
+    /* F goes to the device in fp16, as the MMA kernel's band or the WMMA
+     * kernel's K^T */
     status = cf_cuda_convolve_im2tensor_new (width, height, f, kw, kh, p->ax,
-        p->ay, p->border, &p->im2tensor);
+        p->ay, p->border, variant, &p->im2tensor);
     if (status != CF_OK)
       goto out;
   } else {
@@ -380,6 +394,13 @@ cf_cuda_convolve_plan_method (const cf_cuda_convolve_plan * plan)
   return plan != NULL ? plan->method : CF_CONV_METHOD_AUTO;
 }
 
+extern "C" cf_im2tensor_variant
+cf_cuda_convolve_plan_im2tensor_variant (const cf_cuda_convolve_plan * plan)
+{
+  return plan != NULL ? cf_cuda_convolve_im2tensor_variant (plan->im2tensor)
+      : CF_IM2TENSOR_VARIANT_AUTO;
+}
+
 extern "C" void
 cf_cuda_convolve_plan_free (cf_cuda_convolve_plan * plan)
 {
@@ -413,6 +434,21 @@ cf_conv_method_name (cf_conv_method method)
       return "im2tensor";
     case CF_CONV_METHOD_STENCIL:
       return "stencil";
+    default:
+      return "unknown";
+  }
+}
+
+extern "C" const char *
+cf_im2tensor_variant_name (cf_im2tensor_variant variant)
+{
+  switch (variant) {
+    case CF_IM2TENSOR_VARIANT_AUTO:
+      return "auto";
+    case CF_IM2TENSOR_VARIANT_WMMA:
+      return "wmma";
+    case CF_IM2TENSOR_VARIANT_MMA:
+      return "mma";
     default:
       return "unknown";
   }

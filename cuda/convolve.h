@@ -43,6 +43,19 @@ typedef struct
   cf_conv_method method;
 } cf_convolve_params;
 
+/* The tensor-core kernel of a CF_CONV_METHOD_IM2TENSOR plan (both compute
+ * the same sums: fp16 inputs, fp32 products and sums). */
+typedef enum
+{
+  CF_IM2TENSOR_VARIANT_AUTO = 0,        /* MMA where it runs, else WMMA */
+  CF_IM2TENSOR_VARIANT_WMMA,    /* WMMA m16n16k16, partial-sum buffer and
+                                 * reduce; compute capability 7.0+ */
+  CF_IM2TENSOR_VARIANT_MMA      /* mma.sync m16n8k16, diagonal sums in the
+                                 * accumulators; compute capability 8.0+,
+                                 * kernels whose band fits in shared memory
+                                 * (CF_IM2TENSOR_MMA_BAND_MAX) */
+} cf_im2tensor_variant;
+
 typedef struct cf_cuda_convolve_plan cf_cuda_convolve_plan;
 
 /* CF_ERROR_UNSUPPORTED for CF_CONV_METHOD_SEPARABLE with a kernel that
@@ -77,6 +90,27 @@ cf_status cf_cuda_convolve_plan_run (cf_cuda_convolve_plan * plan,
 /* The method the plan resolved to (never AUTO). */
 cf_conv_method cf_cuda_convolve_plan_method (const cf_cuda_convolve_plan *
     plan);
+
+/* Internal, for tests and tools/gst-cudaflow-conv-bench: plan_new () with
+ * the im2tensor kernel chosen (plan_new () is CF_IM2TENSOR_VARIANT_AUTO;
+ * other methods ignore it). CF_ERROR_UNSUPPORTED for
+ * CF_IM2TENSOR_VARIANT_MMA where that kernel cannot run. */
+cf_status cf_cuda_convolve_plan_new_variant (int width, int height,
+    const cf_kernel * kernel, const cf_convolve_params * params,
+    cf_im2tensor_variant variant, cf_cuda_convolve_plan ** plan);
+
+/* The im2tensor kernel a plan runs; CF_IM2TENSOR_VARIANT_AUTO for a plan
+ * of another method. */
+cf_im2tensor_variant cf_cuda_convolve_plan_im2tensor_variant (const
+    cf_cuda_convolve_plan * plan);
+
+const char *cf_im2tensor_variant_name (cf_im2tensor_variant variant);
+
+/* Internal: the correlation kernel F of @kernel under @mode into @f (kw kh
+ * floats) and its anchor, as every plan runs it (convolution flips the
+ * taps in both axes; cuda/convolve.cu). Host code. */
+void cf_cuda_convolve_correlation_taps (const cf_kernel * kernel,
+    cf_conv_mode mode, float *f, int *ax, int *ay);
 
 void cf_cuda_convolve_plan_free (cf_cuda_convolve_plan * plan);
 

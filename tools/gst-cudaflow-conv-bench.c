@@ -12,6 +12,11 @@
  * then --reps runs, each bracketed by CUDA events on one stream; the median
  * and the minimum are reported.
  *
+ * im2tensor runs the kernel its plan picks (the MMA kernel where the device
+ * runs it, else WMMA); im2tensor-wmma and im2tensor-mma ask for one of
+ * them (cf_cuda_convolve_plan_new_variant ()). Each im2tensor row names
+ * the kernel that ran ("variant" in the JSON, the note in the table).
+ *
  * Kernels: a dense random kernel (positive taps, sum 1) for
  * direct, stencil, fft, im2tensor and auto; a sampled Gaussian of sigma K/6 built as
  * an outer product (exactly rank 1) for separable. The time of a method
@@ -43,6 +48,7 @@
 #include "common/gaussian.h"
 #include "common/kernel.h"
 #include "cuda/convolve.h"
+#include "cuda/convolve-im2tensor.h"
 #include "cuda/cuda-util.h"
 
 #define PROG "gst-cudaflow-conv-bench"
@@ -65,23 +71,39 @@ typedef enum
 
 static const char *kernel_kind_names[] = { "random", "gaussian" };
 
+/* A method as --methods names it: im2tensor with a kernel asked for is a
+ * method of its own. */
 typedef struct
 {
-  cf_conv_method requested;
+  const char *name;
+  cf_conv_method method;
+  cf_im2tensor_variant variant;
+} bench_method;
+
+static const bench_method all_methods[] = {
+  {"direct", CF_CONV_METHOD_DIRECT, CF_IM2TENSOR_VARIANT_AUTO},
+  {"stencil", CF_CONV_METHOD_STENCIL, CF_IM2TENSOR_VARIANT_AUTO},
+  {"separable", CF_CONV_METHOD_SEPARABLE, CF_IM2TENSOR_VARIANT_AUTO},
+  {"fft", CF_CONV_METHOD_FFT, CF_IM2TENSOR_VARIANT_AUTO},
+  {"im2tensor", CF_CONV_METHOD_IM2TENSOR, CF_IM2TENSOR_VARIANT_AUTO},
+  {"im2tensor-wmma", CF_CONV_METHOD_IM2TENSOR, CF_IM2TENSOR_VARIANT_WMMA},
+  {"im2tensor-mma", CF_CONV_METHOD_IM2TENSOR, CF_IM2TENSOR_VARIANT_MMA},
+  {"auto", CF_CONV_METHOD_AUTO, CF_IM2TENSOR_VARIANT_AUTO},
+};
+
+#define N_ALL_METHODS ((int) (sizeof (all_methods) / sizeof (all_methods[0])))
+
+typedef struct
+{
+  const bench_method *requested;
   cf_conv_method resolved;      /* AUTO when no plan was made */
+  cf_im2tensor_variant variant; /* im2tensor's kernel that ran, else AUTO */
   int width, height, k;
   kernel_kind kernel;
   row_status status;
   double median_ms, min_ms;
   char note[NOTE_MAX];
 } bench_result;
-
-static const cf_conv_method all_methods[] = {
-  CF_CONV_METHOD_DIRECT, CF_CONV_METHOD_STENCIL, CF_CONV_METHOD_SEPARABLE,
-  CF_CONV_METHOD_FFT, CF_CONV_METHOD_IM2TENSOR, CF_CONV_METHOD_AUTO
-};
-
-#define N_ALL_METHODS ((int) (sizeof (all_methods) / sizeof (all_methods[0])))
 
 /* Dense random kernel, taps in [0.05, 1.05) scaled to sum 1 (full rank in
  * general). */
@@ -128,9 +150,9 @@ gaussian_kernel (int k)
 
 /* Why plan_new refused @method with CF_ERROR_UNSUPPORTED. */
 static void
-unsupported_reason (cf_conv_method method, char *note, size_t n)
+unsupported_reason (const bench_method * method, char *note, size_t n)
 {
-  switch (method) {
+  switch (method->method) {
     case CF_CONV_METHOD_SEPARABLE:
       snprintf (note, n, "kernel is not rank 1");
       break;
@@ -142,9 +164,18 @@ unsupported_reason (cf_conv_method method, char *note, size_t n)
       snprintf (note, n, "cuFFT could not be loaded: %s",
           cf_cuda_convolve_fft_load_error ());
       break;
+    case CF_CONV_METHOD_IM2TENSOR:
+      if (method->variant == CF_IM2TENSOR_VARIANT_MMA)
+        snprintf (note, n, "the MMA kernel needs compute capability 8.0 "
+            "(and a build for it) and a band of at most %d bytes",
+            CF_IM2TENSOR_MMA_BAND_MAX);
+      else
+        snprintf (note, n, "no tensor cores (compute capability below "
+            "7.0)");
+      break;
     default:
       snprintf (note, n, "%s is not implemented in this build",
-          cf_conv_method_name (method));
+          method->name);
       break;
   }
 }
@@ -162,7 +193,7 @@ error_note (const char *what, cf_status s, char *note, size_t n)
 
 /* Time one plan on (src, dst); fills r's timing fields or its error. */
 static void
-run_one (cf_conv_method method, const cf_cuda_image * src,
+run_one (const bench_method * method, const cf_cuda_image * src,
     cf_cuda_image * dst, int k, const cf_convolve_params * base, int reps,
     cudaStream_t stream, bench_result * r)
 {
@@ -177,10 +208,11 @@ run_one (cf_conv_method method, const cf_cuda_image * src,
   memset (r, 0, sizeof (*r));
   r->requested = method;
   r->resolved = CF_CONV_METHOD_AUTO;
+  r->variant = CF_IM2TENSOR_VARIANT_AUTO;
   r->width = src->width;
   r->height = src->height;
   r->k = k;
-  r->kernel = method == CF_CONV_METHOD_SEPARABLE ? KERNEL_GAUSSIAN :
+  r->kernel = method->method == CF_CONV_METHOD_SEPARABLE ? KERNEL_GAUSSIAN :
       KERNEL_RANDOM;
   kernel = r->kernel == KERNEL_GAUSSIAN ? gaussian_kernel (k) :
       random_kernel (k);
@@ -190,9 +222,9 @@ run_one (cf_conv_method method, const cf_cuda_image * src,
     return;
   }
 
-  params.method = method;
-  s = cf_cuda_convolve_plan_new (src->width, src->height, kernel, &params,
-      &plan);
+  params.method = method->method;
+  s = cf_cuda_convolve_plan_new_variant (src->width, src->height, kernel,
+      &params, method->variant, &plan);
   cf_kernel_free (kernel);
   if (s == CF_ERROR_UNSUPPORTED) {
     r->status = ROW_NA;
@@ -204,9 +236,13 @@ run_one (cf_conv_method method, const cf_cuda_image * src,
     return;
   }
   r->resolved = cf_cuda_convolve_plan_method (plan);
-  if (method == CF_CONV_METHOD_AUTO)
+  r->variant = cf_cuda_convolve_plan_im2tensor_variant (plan);
+  if (method->method == CF_CONV_METHOD_AUTO)
     snprintf (r->note, NOTE_MAX, "resolved to %s",
         cf_conv_method_name (r->resolved));
+  else if (r->resolved == CF_CONV_METHOD_IM2TENSOR)
+    snprintf (r->note, NOTE_MAX, "%s kernel",
+        cf_im2tensor_variant_name (r->variant));
 
   t = calloc (reps, sizeof (double));
   CHECK_CUDA (cudaEventCreate (&a));
@@ -302,9 +338,12 @@ write_json (FILE * f, const char *device, const cf_convolve_params * params,
   for (i = 0; i < n; i++) {
     fprintf (f, "    {\"impl\": \"ours-%s\", \"width\": %d, \"height\": %d, "
         "\"k\": %d, \"kernel\": \"%s\", \"method\": \"%s\", "
-        "\"status\": \"%s\", ", cf_conv_method_name (r[i].requested),
+        "\"variant\": \"%s\", \"status\": \"%s\", ",
+        r[i].requested->name,
         r[i].width, r[i].height, r[i].k, kernel_kind_names[r[i].kernel],
         r[i].status == ROW_OK ? cf_conv_method_name (r[i].resolved) : "",
+        r[i].variant != CF_IM2TENSOR_VARIANT_AUTO
+        ? cf_im2tensor_variant_name (r[i].variant) : "",
         row_status_names[r[i].status]);
     if (r[i].status == ROW_OK)
       fprintf (f, "\"median_ms\": %.5f, \"min_ms\": %.5f, ", r[i].median_ms,
@@ -335,7 +374,7 @@ write_markdown (FILE * f, const char *device,
   for (i = 0; i < n; i++) {
     const bench_result *x = &r[i];
     fprintf (f, "| %dx%d | %d | ours-%s | %s | ", x->width, x->height, x->k,
-        cf_conv_method_name (x->requested), kernel_kind_names[x->kernel]);
+        x->requested->name, kernel_kind_names[x->kernel]);
     if (x->status == ROW_OK)
       fprintf (f, "%.4f | %.4f | %.2f | %s |\n", x->median_ms, x->min_ms,
           (double) x->width * x->height / (x->median_ms * 1e6), x->note);
@@ -346,12 +385,12 @@ write_markdown (FILE * f, const char *device,
 }
 
 static int
-parse_method (const char *name, cf_conv_method * method)
+parse_method (const char *name, const bench_method ** method)
 {
   int m;
   for (m = 0; m < N_ALL_METHODS; m++)
-    if (!strcmp (name, cf_conv_method_name (all_methods[m]))) {
-      *method = all_methods[m];
+    if (!strcmp (name, all_methods[m].name)) {
+      *method = &all_methods[m];
       return 1;
     }
   return 0;
@@ -382,7 +421,7 @@ main (int argc, char **argv)
   const char *json_path = NULL, *md_path = NULL;
   int reps = 20, w[MAX_SIZES], h[MAX_SIZES], kv[MAX_KS];
   int n_sizes = 0, n_ks = 0, n_methods = 0, n = 0, failed = 0, i, j, m;
-  cf_conv_method method[MAX_METHODS];
+  const bench_method *method[MAX_METHODS];
   cf_convolve_params params = { CF_BORDER_ZERO, CF_CONVOLUTION,
     CF_CONV_METHOD_AUTO
   };
@@ -410,8 +449,9 @@ main (int argc, char **argv)
           "WxH,..."},
       {"ks", 0, 0, G_OPTION_ARG_STRING, &ks_opt, ks_help, "K,..."},
       {"methods", 0, 0, G_OPTION_ARG_STRING, &methods_opt,
-          "direct, stencil, separable, fft, im2tensor, auto (default: "
-          "all)",
+          "direct, stencil, separable, fft, im2tensor, im2tensor-wmma, "
+          "im2tensor-mma, auto (default: all but im2tensor-wmma and "
+          "im2tensor-mma)",
           "NAME,..."},
       {"reps", 0, 0, G_OPTION_ARG_STRING, &reps_opt,
           "Timed runs per row (default 20)", "N"},
@@ -492,7 +532,8 @@ main (int argc, char **argv)
       tok = strtok_r (NULL, ",", &save)) {
     if (n_methods == MAX_METHODS || !parse_method (tok, &method[n_methods]))
       cf_args_usage_error (PROG, "unknown method '%s' (direct, stencil, "
-          "separable, fft, im2tensor or auto, at most %d)", tok, MAX_METHODS);
+          "separable, fft, im2tensor, im2tensor-wmma, im2tensor-mma or auto, "
+          "at most %d)", tok, MAX_METHODS);
     n_methods++;
   }
   free (list);
@@ -519,11 +560,11 @@ main (int argc, char **argv)
         run_one (method[m], &src, &dst, kv[j], &params, reps, stream, r);
         if (r->status == ROW_OK)
           fprintf (stderr, "%-16s %5dx%-5d K=%-4d %10.4f ms (min %.4f) %s\n",
-              cf_conv_method_name (method[m]), w[i], h[i], kv[j],
+              method[m]->name, w[i], h[i], kv[j],
               r->median_ms, r->min_ms, r->note);
         else
           fprintf (stderr, "%-16s %5dx%-5d K=%-4d %10s    %s\n",
-              cf_conv_method_name (method[m]), w[i], h[i], kv[j],
+              method[m]->name, w[i], h[i], kv[j],
               row_status_names[r->status], r->note);
         if (r->status == ROW_ERROR)
           failed = 1;

@@ -233,6 +233,59 @@ cf_test_assert_image_close (const cf_image * got, const cf_image * ref,
       "%s: max |gpu - cpu| = %g, max |cpu| = %g", what, max_diff, max_ref);
 }
 
+void
+cf_test_assert_im2tensor_close (const cf_image * got, const cf_image * cpu,
+    const cf_image * src, const cf_kernel * k, cf_border border,
+    cf_conv_mode mode, const char *what)
+{
+  cf_kernel *abs_k = cf_kernel_new (k->width, k->height);
+  cf_image *abs_out = cf_image_new (cpu->width, cpu->height);
+  double max_a = 0.0, worst = 0.0, floor_abs;
+  int x, y, i, nan_count = 0, worst_x = 0, worst_y = 0;
+
+  fail_unless (abs_k != NULL && abs_out != NULL);
+  for (i = 0; i < k->width * k->height; i++)
+    abs_k->taps[i] = fabsf (k->taps[i]);
+  fail_unless_equals_int (cf_convolve (src, abs_k, border, mode, abs_out),
+      CF_OK);
+  for (y = 0; y < cpu->height; y++)
+    for (x = 0; x < cpu->width; x++)
+      max_a = MAX (max_a, (double) cf_image_row (abs_out, y)[x]);
+  floor_abs = CF_TEST_IM2TENSOR_FLOOR * MAX (1.0, max_a);
+
+  /* worst = largest |got - cpu| / allowed over the image */
+  for (y = 0; y < cpu->height; y++) {
+    const float *g = cf_image_row (got, y);
+    const float *c = cf_image_row (cpu, y);
+    const float *a = cf_image_row (abs_out, y);
+
+    for (x = 0; x < cpu->width; x++) {
+      double ratio;
+
+      if (isnan (g[x])) {
+        nan_count++;
+        continue;
+      }
+      ratio = fabs ((double) g[x] - (double) c[x])
+          / (CF_TEST_IM2TENSOR_TOLERANCE * (double) a[x] + floor_abs);
+      if (!(ratio <= worst)) {
+        worst = ratio;
+        worst_x = x;
+        worst_y = y;
+      }
+    }
+  }
+  fail_unless (nan_count == 0, "%s: %d NaN outputs", what, nan_count);
+  fail_unless (worst <= 1.0, "%s: at (%d, %d) got %.9g, cpu %.9g, "
+      "sum |F| |in| %.9g: %.3g times the allowed error", what, worst_x,
+      worst_y, (double) cf_image_row (got, worst_y)[worst_x],
+      (double) cf_image_row (cpu, worst_y)[worst_x],
+      (double) cf_image_row (abs_out, worst_y)[worst_x], worst);
+
+  cf_kernel_free (abs_k);
+  cf_image_free (abs_out);
+}
+
 cudaStream_t
 cf_test_make_stream (void)
 {

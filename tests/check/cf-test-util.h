@@ -9,6 +9,7 @@
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudacontext.h>
 
+#include "common/convolve.h"
 #include "common/image.h"
 #include "common/kernel.h"
 #include "cuda/cuda-util.h"
@@ -72,6 +73,31 @@ cf_kernel *cf_test_random_kernel (int kw, int kh, guint32 seed);
  * max |ref|) (images of one size). */
 void cf_test_assert_image_close (const cf_image * got, const cf_image * ref,
     double tol, const char *what);
+
+/* im2tensor's bar. It rounds every input sample and every tap to fp16
+ * (unit roundoff u = 2^-11) and sums exact products in fp32, so each
+ * product F in is off by at most (1 + u)^2 - 1 ~ 2u = 9.8e-4 of |F in|.
+ * The bar is therefore per pixel, against A(x, y) = sum |F| |in| over the
+ * same taps (cf_convolve () of |K|; the inputs are >= 0):
+ *   |got - cpu| <= CF_TEST_IM2TENSOR_TOLERANCE A(x, y)
+ *                  + CF_TEST_IM2TENSOR_FLOOR max (1, max A),
+ * twice the worst case of the roundings, leaving room for the fp32 sums
+ * (the WMMA kernel adds at most kh_hat + kw + 17 terms in sequence, the
+ * MMA kernel kh ceil (kw / 16) results of 16 products each: below 1e-4
+ * relative at K = 127) and for taps below 2^-14 max |F| that fp16 holds
+ * as subnormals. A bar relative to max |cpu| would not do: a random signed
+ * kernel whose taps nearly cancel (a kernel larger than a 1 x 1 image
+ * under wrap multiplies one sample by sum F) keeps the rounding error of
+ * every tap. */
+#define CF_TEST_IM2TENSOR_TOLERANCE 2e-3
+#define CF_TEST_IM2TENSOR_FLOOR 1e-6
+
+/* Fail unless every pixel of @got is within the im2tensor bar of @cpu,
+ * the CPU result of @src (>= 0) with @k, @border and @mode, and no NaN is
+ * left; the message names the worst pixel. */
+void cf_test_assert_im2tensor_close (const cf_image * got,
+    const cf_image * cpu, const cf_image * src, const cf_kernel * k,
+    cf_border border, cf_conv_mode mode, const char *what);
 
 /* Fail the test, naming the call, unless a CUDA runtime call succeeds. */
 #define CUDA_OK(expr)                                                   \

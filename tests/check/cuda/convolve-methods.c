@@ -11,20 +11,14 @@
  *    rounding error is spread over every output sample in proportion to
  *    the whole signal's energy (about eps log2 (PW PH) of it), not to each
  *    sample's own sum, so it needs the looser bar.
- * im2tensor rounds every input sample and every tap to fp16 (unit
- * roundoff u = 2^-11) and sums exactly products in fp32, so each product
- * F in is off by at most (1 + u)^2 - 1 ~ 2u = 9.8e-4 of |F in|. Its bar is
- * therefore per pixel, against A(x, y) = sum |F| |in| over the same taps
- * (cf_convolve () of |K|; the inputs are >= 0):
- *   |gpu - cpu| <= 2e-3 A(x, y) + 1e-6 max (1, max A),
- * twice the worst case of the roundings, leaving room for the fp32 sums
- * (at most kh_hat + kw + 17 terms deep, < 2e-5 relative) and for taps
- * below 2^-14 max |F| that fp16 holds as subnormals. A bar relative to
- * max |cpu| would not do: a random signed kernel whose taps nearly cancel
- * (a kernel larger than a 1 x 1 image under wrap multiplies one sample by
- * sum F) keeps the rounding error of every tap. Also checked: the median
- * relative error on positive data (the metric of Seznec et al. 2022,
- * Table 5).
+ * im2tensor rounds every input sample and every tap to fp16; its bar is
+ * per pixel, against sum |F| |in| over the pixel's taps
+ * (cf_test_assert_im2tensor_close (), cf-test-util.h, which says why).
+ * Both of its kernels run where the device has them (WMMA from compute
+ * capability 7.0, MMA from 8.0), each compared with the CPU; the MMA
+ * kernel's indexing is also tested without a GPU against its CPU
+ * emulation (im2tensor-emu.c). Also checked: the median relative error on
+ * positive data (the metric of Seznec et al. 2022, Table 5).
  * The FFT tests are skipped (with a note) where cuFFT cannot be loaded;
  * then plan_new must answer CF_ERROR_UNSUPPORTED. Exits 77 (skip) without
  * a CUDA device.
@@ -51,9 +45,6 @@
 
 #define SEPARABLE_TOLERANCE 1e-5
 #define FFT_TOLERANCE 1e-4
-/* im2tensor: per pixel, relative to sum |F| |in| (file comment) */
-#define IM2TENSOR_TOLERANCE 2e-3
-#define IM2TENSOR_FLOOR 1e-6
 /* median |gpu - cpu| / |cpu| on positive data; the paper's fp16-output
  * figure is 2e-4; with an fp32 output a CPU model of this method (fp16
  * roundings, fp32 sums) gives 9e-6 at K = 31 and 4e-6 at K = 63 */
@@ -118,68 +109,11 @@ random_rank1_kernel (int kw, int kh, guint32 seed)
 }
 
 /* Tolerance of a resolved method (file comment; im2tensor has its own bar,
- * assert_im2tensor_close ()). */
+ * cf_test_assert_im2tensor_close ()). */
 static double
 tolerance_of (cf_conv_method method)
 {
   return method == CF_CONV_METHOD_FFT ? FFT_TOLERANCE : SEPARABLE_TOLERANCE;
-}
-
-/* im2tensor's bar (file comment): fail unless every pixel is within
- * IM2TENSOR_TOLERANCE of A = sum |F| |in| of its own taps, plus a floor,
- * and no NaN is left. src must be >= 0 (A is the CPU reference run with
- * |K|). */
-static void
-assert_im2tensor_close (const cf_image * gpu, const cf_image * cpu,
-    const cf_image * src, const cf_kernel * k, cf_border border,
-    cf_conv_mode mode, const char *what)
-{
-  cf_kernel *abs_k = cf_kernel_new (k->width, k->height);
-  cf_image *abs_out = cf_image_new (cpu->width, cpu->height);
-  double max_a = 0.0, worst = 0.0, floor_abs;
-  int x, y, i, nan_count = 0, worst_x = 0, worst_y = 0;
-
-  fail_unless (abs_k != NULL && abs_out != NULL);
-  for (i = 0; i < k->width * k->height; i++)
-    abs_k->taps[i] = fabsf (k->taps[i]);
-  fail_unless_equals_int (cf_convolve (src, abs_k, border, mode, abs_out),
-      CF_OK);
-  for (y = 0; y < cpu->height; y++)
-    for (x = 0; x < cpu->width; x++)
-      max_a = MAX (max_a, (double) cf_image_row (abs_out, y)[x]);
-  floor_abs = IM2TENSOR_FLOOR * MAX (1.0, max_a);
-
-  /* worst = largest |gpu - cpu| / allowed over the image */
-  for (y = 0; y < cpu->height; y++) {
-    const float *g = cf_image_row (gpu, y);
-    const float *c = cf_image_row (cpu, y);
-    const float *a = cf_image_row (abs_out, y);
-
-    for (x = 0; x < cpu->width; x++) {
-      double ratio;
-
-      if (isnan (g[x])) {
-        nan_count++;
-        continue;
-      }
-      ratio = fabs ((double) g[x] - (double) c[x])
-          / (IM2TENSOR_TOLERANCE * (double) a[x] + floor_abs);
-      if (!(ratio <= worst)) {
-        worst = ratio;
-        worst_x = x;
-        worst_y = y;
-      }
-    }
-  }
-  fail_unless (nan_count == 0, "%s: %d NaN outputs", what, nan_count);
-  fail_unless (worst <= 1.0, "%s: at (%d, %d) gpu %.9g, cpu %.9g, "
-      "sum |F| |in| %.9g: %.3g times the allowed error", what, worst_x,
-      worst_y, (double) cf_image_row (gpu, worst_y)[worst_x],
-      (double) cf_image_row (cpu, worst_y)[worst_x],
-      (double) cf_image_row (abs_out, worst_y)[worst_x], worst);
-
-  cf_kernel_free (abs_k);
-  cf_image_free (abs_out);
 }
 
 /* The bar of a resolved method against the CPU result of src with k. */
@@ -189,17 +123,55 @@ assert_method_close (cf_conv_method method, const cf_image * gpu,
     cf_border border, cf_conv_mode mode, const char *what)
 {
   if (method == CF_CONV_METHOD_IM2TENSOR)
-    assert_im2tensor_close (gpu, cpu, src, k, border, mode, what);
+    cf_test_assert_im2tensor_close (gpu, cpu, src, k, border, mode, what);
   else
     cf_test_assert_image_close (gpu, cpu, tolerance_of (method), what);
 }
 
+/* The im2tensor kernels this device runs into @variants (returns how
+ * many): WMMA, and MMA from compute capability 8.0 (a build without an
+ * sm_80-or-newer image of it fails here rather than test WMMA twice). */
+static int
+im2tensor_variants (cf_im2tensor_variant variants[2])
+{
+  float taps[9] = { 0, 0, 0, 0, 1, 0, 0, 0, 0 };
+  cf_kernel k = { 3, 3, taps };
+  cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
+    CF_CONV_METHOD_IM2TENSOR
+  };
+  cf_cuda_convolve_plan *plan = NULL;
+  int device, major = 0, n = 0;
+
+  CUDA_OK (cudaGetDevice (&device));
+  CUDA_OK (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+          device));
+  variants[n++] = CF_IM2TENSOR_VARIANT_WMMA;
+  if (major >= 8) {
+    fail_unless_equals_int (cf_cuda_convolve_plan_new_variant (16, 16, &k,
+            &params, CF_IM2TENSOR_VARIANT_MMA, &plan), CF_OK);
+    cf_cuda_convolve_plan_free (plan);
+    variants[n++] = CF_IM2TENSOR_VARIANT_MMA;
+  }
+  return n;
+}
+
+/* "im2tensor (mma)", or the method's name for the others. */
+static gchar *
+method_label (cf_conv_method method, cf_im2tensor_variant variant)
+{
+  if (method == CF_CONV_METHOD_IM2TENSOR)
+    return g_strdup_printf ("%s (%s)", cf_conv_method_name (method),
+        cf_im2tensor_variant_name (variant));
+  return g_strdup (cf_conv_method_name (method));
+}
+
 /* Run one new plan on src into a NaN-poisoned dst and download the result;
- * fail unless the plan resolved to `expect`. */
+ * fail unless the plan resolved to `expect` and, for im2tensor, runs
+ * @variant (any kernel for CF_IM2TENSOR_VARIANT_AUTO). */
 static void
 gpu_convolve (const cf_image * src, const cf_kernel * k,
-    const cf_convolve_params * params, cf_conv_method expect, cf_image * out,
-    cudaStream_t stream)
+    const cf_convolve_params * params, cf_im2tensor_variant variant,
+    cf_conv_method expect, cf_image * out, cudaStream_t stream)
 {
   cf_cuda_image dsrc, ddst;
   cf_cuda_convolve_plan *plan = NULL;
@@ -210,10 +182,14 @@ gpu_convolve (const cf_image * src, const cf_kernel * k,
           src->height), CF_OK);
   fail_unless_equals_int (cf_cuda_image_upload (src, &dsrc, stream), CF_OK);
   fail_unless_equals_int (cf_cuda_image_fill (&ddst, NAN, stream), CF_OK);
-  fail_unless_equals_int (cf_cuda_convolve_plan_new (src->width, src->height,
-          k, params, &plan), CF_OK);
+  fail_unless_equals_int (cf_cuda_convolve_plan_new_variant (src->width,
+          src->height, k, params, variant, &plan), CF_OK);
   fail_unless (plan != NULL);
   fail_unless_equals_int (cf_cuda_convolve_plan_method (plan), expect);
+  if (expect == CF_CONV_METHOD_IM2TENSOR
+      && variant != CF_IM2TENSOR_VARIANT_AUTO)
+    fail_unless_equals_int (cf_cuda_convolve_plan_im2tensor_variant (plan),
+        variant);
   fail_unless_equals_int (cf_cuda_convolve_plan_run (plan, dsrc.data,
           dsrc.pitch, ddst.data, ddst.pitch, stream), CF_OK);
   fail_unless_equals_int (cf_cuda_image_download (&ddst, out, stream), CF_OK);
@@ -223,27 +199,29 @@ gpu_convolve (const cf_image * src, const cf_kernel * k,
   cf_cuda_image_release (&ddst);
 }
 
-/* One case: random w x h image, kernel k, GPU method vs CPU. */
+/* One case: random w x h image, kernel k, GPU method vs CPU (@variant:
+ * im2tensor's kernel, gpu_convolve ()). */
 static void
 check_kernel (int w, int h, const cf_kernel * k, cf_border border,
-    cf_conv_mode mode, cf_conv_method method, cf_conv_method expect,
-    cudaStream_t stream)
+    cf_conv_mode mode, cf_conv_method method, cf_im2tensor_variant variant,
+    cf_conv_method expect, cudaStream_t stream)
 {
   cf_convolve_params params = { border, mode, method };
   cf_image *src = cf_test_random_image (w, h, next_seed++ * 2654435761u,
       0.0f, 1.0f);
   cf_image *cpu = cf_image_new (w, h);
   cf_image *gpu = cf_image_new (w, h);
+  gchar *label = method_label (method, variant);
   gchar *what = g_strdup_printf ("%dx%d image, %dx%d kernel, %s, %s, %s",
       w, h, k->width, k->height, cf_border_name (border),
-      mode == CF_CONVOLUTION ? "convolution" : "correlation",
-      cf_conv_method_name (method));
+      mode == CF_CONVOLUTION ? "convolution" : "correlation", label);
 
   fail_unless (cpu != NULL && gpu != NULL);
   fail_unless_equals_int (cf_convolve (src, k, border, mode, cpu), CF_OK);
-  gpu_convolve (src, k, &params, expect, gpu, stream);
+  gpu_convolve (src, k, &params, variant, expect, gpu, stream);
   assert_method_close (expect, gpu, cpu, src, k, border, mode, what);
 
+  g_free (label);
   g_free (what);
   cf_image_free (src);
   cf_image_free (cpu);
@@ -254,7 +232,7 @@ check_kernel (int w, int h, const cf_kernel * k, cf_border border,
  * kernel for separable, a general one for fft and im2tensor. */
 static void
 check_all_borders_and_modes (int w, int h, int kw, int kh,
-    cf_conv_method method, cudaStream_t stream)
+    cf_conv_method method, cf_im2tensor_variant variant, cudaStream_t stream)
 {
   int b, m;
 
@@ -265,15 +243,15 @@ check_all_borders_and_modes (int w, int h, int kw, int kh,
           ? random_rank1_kernel (kw, kh, seed)
           : cf_test_random_kernel (kw, kh, seed);
 
-      check_kernel (w, h, k, all_borders[b], all_modes[m], method, method,
-          stream);
+      check_kernel (w, h, k, all_borders[b], all_modes[m], method, variant,
+          method, stream);
       cf_kernel_free (k);
     }
 }
 
 /* The sizes x kernels sweep for one method. */
 static void
-sweep (cf_conv_method method)
+sweep (cf_conv_method method, cf_im2tensor_variant variant)
 {
   cudaStream_t stream = cf_test_make_stream ();
   guint s, k;
@@ -283,14 +261,14 @@ sweep (cf_conv_method method)
       if (sweep_kernels[k].w == 127 && sweep_sizes[s].w < 64)
         continue;
       check_all_borders_and_modes (sweep_sizes[s].w, sweep_sizes[s].h,
-          sweep_kernels[k].w, sweep_kernels[k].h, method, stream);
+          sweep_kernels[k].w, sweep_kernels[k].h, method, variant, stream);
     }
   CUDA_OK (cudaStreamDestroy (stream));
 }
 
 GST_START_TEST (test_separable_matches_cpu)
 {
-  sweep (CF_CONV_METHOD_SEPARABLE);
+  sweep (CF_CONV_METHOD_SEPARABLE, CF_IM2TENSOR_VARIANT_AUTO);
 }
 
 GST_END_TEST;
@@ -299,52 +277,106 @@ GST_START_TEST (test_fft_matches_cpu)
 {
   if (!fft_usable ())
     return;
-  sweep (CF_CONV_METHOD_FFT);
+  sweep (CF_CONV_METHOD_FFT, CF_IM2TENSOR_VARIANT_AUTO);
 }
 
 GST_END_TEST;
 
 /* The sweep covers 1x1 and even kernels, kernels larger than the image,
- * one (K <= 16), two (31, 32 columns) and four (127) 32-column MMA passes,
- * and images narrower than one 64-column block. */
+ * one (K <= 16), two (31, 32 columns) and four (127) 32-column WMMA
+ * passes, one to four k-steps (K <= 63) and two chunks (127) of the MMA
+ * kernel, and images narrower than one 64-column block; each kernel of
+ * im2tensor the device runs. */
 GST_START_TEST (test_im2tensor_matches_cpu)
 {
-  sweep (CF_CONV_METHOD_IM2TENSOR);
+  cf_im2tensor_variant variants[2];
+  int v, n = im2tensor_variants (variants);
+
+  for (v = 0; v < n; v++)
+    sweep (CF_CONV_METHOD_IM2TENSOR, variants[v]);
 }
 
 GST_END_TEST;
 
-/* Geometries the sweep misses: a last pass of 16 kernel columns (kw 33,
- * 47, 48), kernel rows not a multiple of 16 next to ones that are, one-row
- * and one-column kernels and images, K = 127 on 300 x 200, and an image
- * wider than R_C blocks (C rows reused by blocks R_C apart). */
+/* Geometries the sweep misses: a last WMMA pass of 16 kernel columns
+ * (kw 33, 47, 48), kernel rows not a multiple of 16 next to ones that
+ * are, one-row and one-column kernels and images, K = 127 on 300 x 200,
+ * an image wider than R_C blocks (C rows reused by blocks R_C apart), a
+ * band of four 64-tap MMA chunks (200 x 3) and a tall MMA band
+ * (3 x 200); each kernel of im2tensor the device runs. */
 GST_START_TEST (test_im2tensor_uneven_geometries)
 {
+  static const struct
+  {
+    int w, h, kw, kh;
+  } cases[] = {
+    {300, 200, 127, 127}, {130, 37, 33, 17}, {200, 20, 47, 16},
+    {129, 65, 48, 32}, {64, 64, 16, 1}, {64, 64, 1, 33}, {1, 300, 9, 9},
+    {300, 1, 9, 9}, {40, 30, 200, 3}, {30, 40, 3, 200}, {700, 50, 65, 65},
+  };
   cudaStream_t stream = cf_test_make_stream ();
+  cf_im2tensor_variant variants[2];
+  int v, n = im2tensor_variants (variants);
+  guint c;
 
-  check_all_borders_and_modes (300, 200, 127, 127,
-      CF_CONV_METHOD_IM2TENSOR, stream);
-  check_all_borders_and_modes (130, 37, 33, 17, CF_CONV_METHOD_IM2TENSOR,
-      stream);
-  check_all_borders_and_modes (200, 20, 47, 16, CF_CONV_METHOD_IM2TENSOR,
-      stream);
-  check_all_borders_and_modes (129, 65, 48, 32, CF_CONV_METHOD_IM2TENSOR,
-      stream);
-  check_all_borders_and_modes (64, 64, 16, 1, CF_CONV_METHOD_IM2TENSOR,
-      stream);
-  check_all_borders_and_modes (64, 64, 1, 33, CF_CONV_METHOD_IM2TENSOR,
-      stream);
-  check_all_borders_and_modes (1, 300, 9, 9, CF_CONV_METHOD_IM2TENSOR,
-      stream);
-  check_all_borders_and_modes (300, 1, 9, 9, CF_CONV_METHOD_IM2TENSOR,
-      stream);
-  check_all_borders_and_modes (40, 30, 200, 3, CF_CONV_METHOD_IM2TENSOR,
-      stream);
-  check_all_borders_and_modes (30, 40, 3, 200, CF_CONV_METHOD_IM2TENSOR,
-      stream);
-  check_all_borders_and_modes (700, 50, 65, 65, CF_CONV_METHOD_IM2TENSOR,
-      stream);
+  for (v = 0; v < n; v++)
+    for (c = 0; c < G_N_ELEMENTS (cases); c++)
+      check_all_borders_and_modes (cases[c].w, cases[c].h, cases[c].kw,
+          cases[c].kh, CF_CONV_METHOD_IM2TENSOR, variants[v], stream);
   CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
+/* AUTO runs the MMA kernel wherever the device runs it and the band
+ * fits in shared memory (CF_IM2TENSOR_MMA_BAND_MAX), else the WMMA
+ * kernel; asking for MMA where it cannot run is refused. A 255 x 255
+ * kernel has a band of 269 rows of 264 halves (142 KB). Plans of other
+ * methods report no im2tensor kernel. */
+GST_START_TEST (test_im2tensor_variant_choice)
+{
+  cf_kernel *small = cf_test_random_kernel (31, 31, 77);
+  cf_kernel *large = cf_test_random_kernel (255, 255, 78);
+  cf_convolve_params params = { CF_BORDER_CLAMP, CF_CONVOLUTION,
+    CF_CONV_METHOD_IM2TENSOR
+  };
+  cf_cuda_convolve_plan *plan = NULL;
+  cf_im2tensor_variant variants[2];
+  const gboolean mma = im2tensor_variants (variants) == 2;
+
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (64, 64, small, &params,
+          &plan), CF_OK);
+  fail_unless_equals_int (cf_cuda_convolve_plan_im2tensor_variant (plan),
+      mma ? CF_IM2TENSOR_VARIANT_MMA : CF_IM2TENSOR_VARIANT_WMMA);
+  cf_cuda_convolve_plan_free (plan);
+  fail_unless_equals_int (cf_cuda_convolve_plan_new_variant (64, 64, small,
+          &params, CF_IM2TENSOR_VARIANT_WMMA, &plan), CF_OK);
+  fail_unless_equals_int (cf_cuda_convolve_plan_im2tensor_variant (plan),
+      CF_IM2TENSOR_VARIANT_WMMA);
+  cf_cuda_convolve_plan_free (plan);
+  if (!mma) {
+    fail_unless_equals_int (cf_cuda_convolve_plan_new_variant (64, 64, small,
+            &params, CF_IM2TENSOR_VARIANT_MMA, &plan), CF_ERROR_UNSUPPORTED);
+    fail_unless (plan == NULL);
+  }
+
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (64, 64, large, &params,
+          &plan), CF_OK);
+  fail_unless_equals_int (cf_cuda_convolve_plan_im2tensor_variant (plan),
+      CF_IM2TENSOR_VARIANT_WMMA);
+  cf_cuda_convolve_plan_free (plan);
+  fail_unless_equals_int (cf_cuda_convolve_plan_new_variant (64, 64, large,
+          &params, CF_IM2TENSOR_VARIANT_MMA, &plan), CF_ERROR_UNSUPPORTED);
+  fail_unless (plan == NULL);
+
+  params.method = CF_CONV_METHOD_DIRECT;
+  fail_unless_equals_int (cf_cuda_convolve_plan_new_variant (64, 64, small,
+          &params, CF_IM2TENSOR_VARIANT_MMA, &plan), CF_OK);
+  fail_unless_equals_int (cf_cuda_convolve_plan_im2tensor_variant (plan),
+      CF_IM2TENSOR_VARIANT_AUTO);
+  cf_cuda_convolve_plan_free (plan);
+  cf_kernel_free (small);
+  cf_kernel_free (large);
 }
 
 GST_END_TEST;
@@ -355,11 +387,17 @@ GST_START_TEST (test_im2tensor_large_images)
   cudaStream_t stream = cf_test_make_stream ();
   cf_kernel *k3 = cf_test_random_kernel (3, 3, 8192);
   cf_kernel *k31 = cf_test_random_kernel (31, 31, 2000);
+  cf_im2tensor_variant variants[2];
+  int v, n = im2tensor_variants (variants);
 
-  check_kernel (8192, 8192, k3, CF_BORDER_REFLECT, CF_CORRELATION,
-      CF_CONV_METHOD_IM2TENSOR, CF_CONV_METHOD_IM2TENSOR, stream);
-  check_kernel (2000, 1000, k31, CF_BORDER_CLAMP, CF_CONVOLUTION,
-      CF_CONV_METHOD_IM2TENSOR, CF_CONV_METHOD_IM2TENSOR, stream);
+  for (v = 0; v < n; v++) {
+    check_kernel (8192, 8192, k3, CF_BORDER_REFLECT, CF_CORRELATION,
+        CF_CONV_METHOD_IM2TENSOR, variants[v], CF_CONV_METHOD_IM2TENSOR,
+        stream);
+    check_kernel (2000, 1000, k31, CF_BORDER_CLAMP, CF_CONVOLUTION,
+        CF_CONV_METHOD_IM2TENSOR, variants[v], CF_CONV_METHOD_IM2TENSOR,
+        stream);
+  }
   cf_kernel_free (k3);
   cf_kernel_free (k31);
   CUDA_OK (cudaStreamDestroy (stream));
@@ -405,10 +443,13 @@ GST_START_TEST (test_im2tensor_median_relative_error)
 {
   static const int sizes[] = { 31, 63 };
   cudaStream_t stream = cf_test_make_stream ();
+  cf_im2tensor_variant variants[2];
+  int n = im2tensor_variants (variants);
   guint s;
 
-  for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
-    const int w = 257, h = 129, kn = sizes[s];
+  for (s = 0; s < G_N_ELEMENTS (sizes) * n; s++) {
+    const int w = 257, h = 129, kn = sizes[s / n];
+    const cf_im2tensor_variant variant = variants[s % n];
     cf_convolve_params params = { CF_BORDER_REFLECT, CF_CORRELATION,
       CF_CONV_METHOD_IM2TENSOR
     };
@@ -424,14 +465,17 @@ GST_START_TEST (test_im2tensor_median_relative_error)
     cf_test_fill_random (&view, 9100 + kn, 0.0f, 1.0f);
     fail_unless_equals_int (cf_convolve (src, k, params.border, params.mode,
             cpu), CF_OK);
-    gpu_convolve (src, k, &params, CF_CONV_METHOD_IM2TENSOR, gpu, stream);
+    gpu_convolve (src, k, &params, variant, CF_CONV_METHOD_IM2TENSOR, gpu,
+        stream);
     median = median_relative_error (gpu, cpu);
-    g_print ("im2tensor %dx%d, %dx%d kernel in [0, 1): median relative "
-        "error %.3g\n", w, h, kn, kn, median);
+    g_print ("im2tensor (%s) %dx%d, %dx%d kernel in [0, 1): median relative "
+        "error %.3g\n", cf_im2tensor_variant_name (variant), w, h, kn, kn,
+        median);
     fail_unless (median <= IM2TENSOR_MEDIAN_TOLERANCE,
-        "%dx%d kernel: median relative error %g", kn, kn, median);
-    assert_im2tensor_close (gpu, cpu, src, k, params.border, params.mode,
-        "median test");
+        "%dx%d kernel, %s: median relative error %g", kn, kn,
+        cf_im2tensor_variant_name (variant), median);
+    cf_test_assert_im2tensor_close (gpu, cpu, src, k, params.border,
+        params.mode, "median test");
     cf_kernel_free (k);
     cf_image_free (src);
     cf_image_free (cpu);
@@ -456,19 +500,23 @@ GST_START_TEST (test_accuracy_against_float64)
   static const struct
   {
     cf_conv_method method;
+    cf_im2tensor_variant variant;
     gboolean rank1;
     double median_max, max_max;
   } runs[] = {
-    {CF_CONV_METHOD_DIRECT, FALSE, 2e-5, 2e-4},
-    {CF_CONV_METHOD_FFT, FALSE, 2e-5, 1e-3},
-    {CF_CONV_METHOD_IM2TENSOR, FALSE, 1e-3, 1e-2},
-    {CF_CONV_METHOD_SEPARABLE, TRUE, 2e-5, 2e-4},
+    {CF_CONV_METHOD_DIRECT, CF_IM2TENSOR_VARIANT_AUTO, FALSE, 2e-5, 2e-4},
+    {CF_CONV_METHOD_FFT, CF_IM2TENSOR_VARIANT_AUTO, FALSE, 2e-5, 1e-3},
+    {CF_CONV_METHOD_IM2TENSOR, CF_IM2TENSOR_VARIANT_WMMA, FALSE, 1e-3, 1e-2},
+    {CF_CONV_METHOD_IM2TENSOR, CF_IM2TENSOR_VARIANT_MMA, FALSE, 1e-3, 1e-2},
+    {CF_CONV_METHOD_SEPARABLE, CF_IM2TENSOR_VARIANT_AUTO, TRUE, 2e-5, 2e-4},
   };
   const int w = 160, h = 96;
   cudaStream_t stream = cf_test_make_stream ();
   cf_image *src = cf_test_random_image (w, h, 4242, 0.0f, 1.0f);
   cf_image *gpu = cf_image_new (w, h);
   double *ref = g_new (double, (gsize) w * h);
+  cf_im2tensor_variant variants[2];
+  const gboolean mma = im2tensor_variants (variants) == 2;
   guint ki, r;
 
   fail_unless (gpu != NULL);
@@ -480,9 +528,11 @@ GST_START_TEST (test_accuracy_against_float64)
       };
       cf_kernel *kern = cf_kernel_new (k, k);
       cf_relative_error_stats st;
+      gchar *label;
       int i, j;
 
-      if (runs[r].method == CF_CONV_METHOD_FFT && !fft_usable ())
+      if ((runs[r].method == CF_CONV_METHOD_FFT && !fft_usable ())
+          || (runs[r].variant == CF_IM2TENSOR_VARIANT_MMA && !mma))
         continue;
       fail_unless (kern != NULL);
       if (runs[r].rank1) {
@@ -501,15 +551,17 @@ GST_START_TEST (test_accuracy_against_float64)
       }
       fail_unless_equals_int (cf_convolve_f64 (src, kern, params.border,
               params.mode, ref, (size_t) w), CF_OK);
-      gpu_convolve (src, kern, &params, runs[r].method, gpu, stream);
+      gpu_convolve (src, kern, &params, runs[r].variant, runs[r].method, gpu,
+          stream);
       fail_unless_equals_int (cf_relative_error (gpu, ref, (size_t) w, &st),
           CF_OK);
-      g_print ("%-9s K=%3d: median %.2e max %.2e relative to float64\n",
-          cf_conv_method_name (runs[r].method), k, st.median, st.max);
+      label = method_label (runs[r].method, runs[r].variant);
+      g_print ("%-16s K=%3d: median %.2e max %.2e relative to float64\n",
+          label, k, st.median, st.max);
       fail_unless (st.median <= runs[r].median_max && st.max <=
           runs[r].max_max, "%s K=%d: median %g (bound %g), max %g (bound %g)",
-          cf_conv_method_name (runs[r].method), k, st.median,
-          runs[r].median_max, st.max, runs[r].max_max);
+          label, k, st.median, runs[r].median_max, st.max, runs[r].max_max);
+      g_free (label);
       cf_kernel_free (kern);
     }
   }
@@ -535,7 +587,8 @@ GST_START_TEST (test_im2tensor_16bit_range)
   cf_image *src = cf_image_new (w, h);
   cf_image *cpu = cf_image_new (w, h);
   cf_image *gpu = cf_image_new (w, h);
-  int i;
+  cf_im2tensor_variant variants[2];
+  int i, v, n = im2tensor_variants (variants);
 
   fail_unless (k != NULL && src != NULL && cpu != NULL && gpu != NULL);
   for (i = 0; i < 49; i++)
@@ -544,9 +597,12 @@ GST_START_TEST (test_im2tensor_16bit_range)
   cf_image_row (src, 10)[10] = 65535.0f;
   fail_unless_equals_int (cf_convolve (src, k, params.border, params.mode,
           cpu), CF_OK);
-  gpu_convolve (src, k, &params, CF_CONV_METHOD_IM2TENSOR, gpu, stream);
-  assert_im2tensor_close (gpu, cpu, src, k, params.border, params.mode,
-      "16-bit range");
+  for (v = 0; v < n; v++) {
+    gpu_convolve (src, k, &params, variants[v], CF_CONV_METHOD_IM2TENSOR, gpu,
+        stream);
+    cf_test_assert_im2tensor_close (gpu, cpu, src, k, params.border,
+        params.mode, cf_im2tensor_variant_name (variants[v]));
+  }
   cf_kernel_free (k);
   cf_image_free (src);
   cf_image_free (cpu);
@@ -627,17 +683,17 @@ GST_START_TEST (test_separable_long_and_one_sided_kernels)
   cudaStream_t stream = cf_test_make_stream ();
 
   check_all_borders_and_modes (64, 48, 9, 1, CF_CONV_METHOD_SEPARABLE,
-      stream);
+      CF_IM2TENSOR_VARIANT_AUTO, stream);
   check_all_borders_and_modes (64, 48, 1, 9, CF_CONV_METHOD_SEPARABLE,
-      stream);
+      CF_IM2TENSOR_VARIANT_AUTO, stream);
   check_all_borders_and_modes (300, 7, 257, 1, CF_CONV_METHOD_SEPARABLE,
-      stream);
+      CF_IM2TENSOR_VARIANT_AUTO, stream);
   check_all_borders_and_modes (5, 200, 1, 130, CF_CONV_METHOD_SEPARABLE,
-      stream);
+      CF_IM2TENSOR_VARIANT_AUTO, stream);
   check_all_borders_and_modes (40, 30, CF_KERNEL_MAX_SIZE, 3,
-      CF_CONV_METHOD_SEPARABLE, stream);
+      CF_CONV_METHOD_SEPARABLE, CF_IM2TENSOR_VARIANT_AUTO, stream);
   check_all_borders_and_modes (30, 40, 3, CF_KERNEL_MAX_SIZE,
-      CF_CONV_METHOD_SEPARABLE, stream);
+      CF_CONV_METHOD_SEPARABLE, CF_IM2TENSOR_VARIANT_AUTO, stream);
   CUDA_OK (cudaStreamDestroy (stream));
 }
 
@@ -646,19 +702,32 @@ GST_END_TEST;
 /* Kernels larger than the image, in one axis or both, odd and even. */
 GST_START_TEST (test_kernel_larger_than_image)
 {
-  static const cf_conv_method methods[] = {
-    CF_CONV_METHOD_SEPARABLE, CF_CONV_METHOD_FFT, CF_CONV_METHOD_IM2TENSOR
+  static const struct
+  {
+    cf_conv_method method;
+    cf_im2tensor_variant variant;
+  } methods[] = {
+    {CF_CONV_METHOD_SEPARABLE, CF_IM2TENSOR_VARIANT_AUTO},
+    {CF_CONV_METHOD_FFT, CF_IM2TENSOR_VARIANT_AUTO},
+    {CF_CONV_METHOD_IM2TENSOR, CF_IM2TENSOR_VARIANT_WMMA},
+    {CF_CONV_METHOD_IM2TENSOR, CF_IM2TENSOR_VARIANT_MMA},
   };
   cudaStream_t stream = cf_test_make_stream ();
+  cf_im2tensor_variant variants[2];
+  const gboolean mma = im2tensor_variants (variants) == 2;
   guint m;
 
   for (m = 0; m < G_N_ELEMENTS (methods); m++) {
-    if (methods[m] == CF_CONV_METHOD_FFT && !fft_usable ())
+    const cf_conv_method method = methods[m].method;
+    const cf_im2tensor_variant variant = methods[m].variant;
+
+    if ((method == CF_CONV_METHOD_FFT && !fft_usable ())
+        || (variant == CF_IM2TENSOR_VARIANT_MMA && !mma))
       continue;
-    check_all_borders_and_modes (7, 5, 15, 15, methods[m], stream);
-    check_all_borders_and_modes (3, 2, 8, 6, methods[m], stream);
-    check_all_borders_and_modes (2, 9, 21, 3, methods[m], stream);
-    check_all_borders_and_modes (1, 1, 4, 4, methods[m], stream);
+    check_all_borders_and_modes (7, 5, 15, 15, method, variant, stream);
+    check_all_borders_and_modes (3, 2, 8, 6, method, variant, stream);
+    check_all_borders_and_modes (2, 9, 21, 3, method, variant, stream);
+    check_all_borders_and_modes (1, 1, 4, 4, method, variant, stream);
   }
   CUDA_OK (cudaStreamDestroy (stream));
 }
@@ -676,9 +745,11 @@ GST_START_TEST (test_fft_non_smooth_extent)
     return;
   k = cf_test_random_kernel (31, 31, 2024);
   check_kernel (2000, 1000, k, CF_BORDER_REFLECT, CF_CONVOLUTION,
-      CF_CONV_METHOD_FFT, CF_CONV_METHOD_FFT, stream);
+      CF_CONV_METHOD_FFT, CF_IM2TENSOR_VARIANT_AUTO, CF_CONV_METHOD_FFT,
+      stream);
   check_kernel (2000, 1000, k, CF_BORDER_ZERO, CF_CORRELATION,
-      CF_CONV_METHOD_FFT, CF_CONV_METHOD_FFT, stream);
+      CF_CONV_METHOD_FFT, CF_IM2TENSOR_VARIANT_AUTO, CF_CONV_METHOD_FFT,
+      stream);
   cf_kernel_free (k);
   CUDA_OK (cudaStreamDestroy (stream));
 }
@@ -819,9 +890,11 @@ GST_START_TEST (test_auto_picks_separable_for_gaussian)
   line = random_rank1_kernel (9, 1, 4242);
 
   check_kernel (97, 61, gauss, CF_BORDER_REFLECT, CF_CONVOLUTION,
-      CF_CONV_METHOD_AUTO, CF_CONV_METHOD_SEPARABLE, stream);
+      CF_CONV_METHOD_AUTO, CF_IM2TENSOR_VARIANT_AUTO,
+      CF_CONV_METHOD_SEPARABLE, stream);
   check_kernel (97, 61, gauss, CF_BORDER_ZERO, CF_CORRELATION,
-      CF_CONV_METHOD_AUTO, CF_CONV_METHOD_SEPARABLE, stream);
+      CF_CONV_METHOD_AUTO, CF_IM2TENSOR_VARIANT_AUTO,
+      CF_CONV_METHOD_SEPARABLE, stream);
 
   /* on small images separable wins from 3 x 3 (auto_table); up to 5 x 5
    * the stencil comes first, so a 7 x 7 Gaussian shows it */
@@ -851,9 +924,11 @@ GST_START_TEST (test_auto_picks_separable_for_gaussian)
 GST_END_TEST;
 
 /* One plan runs A, then B, then A again: both A outputs are bit-identical
- * (nothing of a run leaks into the next) and match the CPU. */
+ * (nothing of a run leaks into the next) and match the CPU (@variant:
+ * im2tensor's kernel). */
 static void
-check_plan_reuse (cf_conv_method method, const cf_kernel * k)
+check_plan_reuse (cf_conv_method method, cf_im2tensor_variant variant,
+    const cf_kernel * k)
 {
   const int w = 333, h = 97;
   cudaStream_t stream = cf_test_make_stream ();
@@ -868,8 +943,8 @@ check_plan_reuse (cf_conv_method method, const cf_kernel * k)
   int run, y;
 
   fail_unless (cpu != NULL);
-  fail_unless_equals_int (cf_cuda_convolve_plan_new (w, h, k, &params,
-          &plan), CF_OK);
+  fail_unless_equals_int (cf_cuda_convolve_plan_new_variant (w, h, k,
+          &params, variant, &plan), CF_OK);
   fail_unless_equals_int (cf_cuda_convolve_plan_method (plan), method);
   fail_unless_equals_int (cf_cuda_image_alloc (&dsrc, w, h), CF_OK);
   fail_unless_equals_int (cf_cuda_image_alloc (&ddst, w, h), CF_OK);
@@ -888,8 +963,9 @@ check_plan_reuse (cf_conv_method method, const cf_kernel * k)
   for (y = 0; y < h; y++)
     fail_unless (memcmp (cf_image_row (out[0], y), cf_image_row (out[2], y),
             (size_t) w * sizeof (float)) == 0,
-        "%s: row %d differs between two runs on the same input",
-        cf_conv_method_name (method), y);
+        "%s (%s): row %d differs between two runs on the same input",
+        cf_conv_method_name (method), cf_im2tensor_variant_name (variant),
+        y);
   fail_unless_equals_int (cf_convolve (a, k, params.border, params.mode, cpu),
       CF_OK);
   assert_method_close (method, out[0], cpu, a, k, params.border, params.mode,
@@ -914,11 +990,14 @@ GST_START_TEST (test_plan_reuse_gives_identical_output)
 {
   cf_kernel *k1 = random_rank1_kernel (11, 6, 1234);
   cf_kernel *k2 = cf_test_random_kernel (11, 6, 1235);
+  cf_im2tensor_variant variants[2];
+  int v, n = im2tensor_variants (variants);
 
-  check_plan_reuse (CF_CONV_METHOD_SEPARABLE, k1);
+  check_plan_reuse (CF_CONV_METHOD_SEPARABLE, CF_IM2TENSOR_VARIANT_AUTO, k1);
   if (fft_usable ())
-    check_plan_reuse (CF_CONV_METHOD_FFT, k2);
-  check_plan_reuse (CF_CONV_METHOD_IM2TENSOR, k2);
+    check_plan_reuse (CF_CONV_METHOD_FFT, CF_IM2TENSOR_VARIANT_AUTO, k2);
+  for (v = 0; v < n; v++)
+    check_plan_reuse (CF_CONV_METHOD_IM2TENSOR, variants[v], k2);
   cf_kernel_free (k1);
   cf_kernel_free (k2);
 }
@@ -929,7 +1008,8 @@ GST_END_TEST;
  * nor a multiple of 4; samples between width and pitch of dst must stay
  * untouched. */
 static void
-check_pitched (cf_conv_method method, const cf_kernel * k)
+check_pitched (cf_conv_method method, cf_im2tensor_variant variant,
+    const cf_kernel * k)
 {
   const int w = 101, h = 43, src_pitch = w + 3, dst_pitch = w + 7;
   const float guard = 12345.0f;
@@ -957,8 +1037,8 @@ check_pitched (cf_conv_method method, const cf_kernel * k)
 
   fail_unless_equals_int (cf_convolve (src, k, params.border, params.mode,
           cpu), CF_OK);
-  fail_unless_equals_int (cf_cuda_convolve_plan_new (w, h, k, &params,
-          &plan), CF_OK);
+  fail_unless_equals_int (cf_cuda_convolve_plan_new_variant (w, h, k,
+          &params, variant, &plan), CF_OK);
   fail_unless_equals_int (cf_cuda_convolve_plan_run (plan, dsrc, src_pitch,
           ddst, dst_pitch, stream), CF_OK);
   CUDA_OK (cudaStreamSynchronize (stream));
@@ -971,8 +1051,9 @@ check_pitched (cf_conv_method method, const cf_kernel * k)
   for (y = 0; y < h; y++)
     for (x = w; x < dst_pitch; x++)
       fail_unless (cf_image_row (host_dst, y)[x] == guard,
-          "%s: sample (%d, %d) past the width was written",
-          cf_conv_method_name (method), x, y);
+          "%s (%s): sample (%d, %d) past the width was written",
+          cf_conv_method_name (method), cf_im2tensor_variant_name (variant),
+          x, y);
 
   cf_cuda_convolve_plan_free (plan);
   CUDA_OK (cudaFree (dsrc));
@@ -987,12 +1068,15 @@ GST_START_TEST (test_pitched_buffers_with_pitch_above_width)
 {
   cf_kernel *k1 = random_rank1_kernel (9, 7, 4321);
   cf_kernel *k2 = cf_test_random_kernel (9, 7, 4322);
+  cf_im2tensor_variant variants[2];
+  int v, n = im2tensor_variants (variants);
 
-  check_pitched (CF_CONV_METHOD_DIRECT, k2);
-  check_pitched (CF_CONV_METHOD_SEPARABLE, k1);
+  check_pitched (CF_CONV_METHOD_DIRECT, CF_IM2TENSOR_VARIANT_AUTO, k2);
+  check_pitched (CF_CONV_METHOD_SEPARABLE, CF_IM2TENSOR_VARIANT_AUTO, k1);
   if (fft_usable ())
-    check_pitched (CF_CONV_METHOD_FFT, k2);
-  check_pitched (CF_CONV_METHOD_IM2TENSOR, k2);
+    check_pitched (CF_CONV_METHOD_FFT, CF_IM2TENSOR_VARIANT_AUTO, k2);
+  for (v = 0; v < n; v++)
+    check_pitched (CF_CONV_METHOD_IM2TENSOR, variants[v], k2);
   cf_kernel_free (k1);
   cf_kernel_free (k2);
 }
@@ -1045,6 +1129,7 @@ cuda_convolve_methods_suite (void)
   tcase_add_test (tc, test_separable_matches_cpu);
   tcase_add_test (tc, test_fft_matches_cpu);
   tcase_add_test (tc, test_im2tensor_c_rows_bound_is_collision_free);
+  tcase_add_test (tc, test_im2tensor_variant_choice);
   tcase_add_test (tc, test_im2tensor_matches_cpu);
   tcase_add_test (tc, test_im2tensor_uneven_geometries);
   tcase_add_test (tc, test_im2tensor_large_images);

@@ -362,8 +362,9 @@ GST_END_TEST;
 /* Every method is built; separable, fft and im2tensor are tested in
  * convolve-methods.c. Here: im2tensor is served (H100 and every device
  * with tensor cores) and, with a delta kernel, returns the input rounded
- * to fp16 and nothing else: every padded tap multiplies a finite sample by
- * an exact 0, and the partial sums of the other blocks are exact zeros. */
+ * to fp16 and nothing else, whichever kernel the plan runs: every padded
+ * tap multiplies a finite sample by an exact 0, and (WMMA) the partial
+ * sums of the other blocks are exact zeros. */
 GST_START_TEST (test_im2tensor_is_supported_and_delta_rounds_to_fp16)
 {
   const int w = 70, h = 19;
@@ -416,6 +417,12 @@ GST_START_TEST (test_method_names)
       "im2tensor");
   fail_unless_equals_string (cf_conv_method_name (CF_CONV_METHOD_STENCIL),
       "stencil");
+  fail_unless_equals_string (cf_im2tensor_variant_name
+      (CF_IM2TENSOR_VARIANT_AUTO), "auto");
+  fail_unless_equals_string (cf_im2tensor_variant_name
+      (CF_IM2TENSOR_VARIANT_WMMA), "wmma");
+  fail_unless_equals_string (cf_im2tensor_variant_name
+      (CF_IM2TENSOR_VARIANT_MMA), "mma");
 }
 
 GST_END_TEST;

@@ -1,0 +1,683 @@
+/* gst-cudaflow — im2tensor on mma.sync: Hankel image tiles, banded kernel
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The tensor-core products of im2tensor (Seznec, Gac, Orieux, Sashala Naik,
+ * JRTIP 19:1035, 2022; docs/references.md) rearranged so that the
+ * diagonal sums of the paper (its Tr+ step, the partial-sum buffer C and
+ * the reduce kernel of convolve-im2tensor.cu) happen inside the MMA
+ * accumulators. On the padded image I (convolve-im2tensor.cu) it computes
+ * the correlation
+ *   out(x, y) = sum_{j<kh} sum_{i<kw} F[j][i] I(x + i, y + j)
+ * with mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 (compute
+ * capability 8.0 and newer): M = 16 consecutive output columns x, N = 8
+ * consecutive output rows y, MMA-K = 16 consecutive taps i. For a tile at
+ * (x0, y0), each padded row r and each k-step s:
+ *   A_r[m][k] = I(x0 + m + 16 s + k, r)              (a Hankel matrix)
+ *   B_r[k][n] = F[r - y0 - n][16 s + k]  for 0 <= r - y0 - n < kh, else 0
+ *   D[m][n]  += sum_k A_r[m][k] B_r[k][n]
+ * Summed over every r, D[m][n] = out(x0 + m, y0 + n): the row r meets
+ * output row y0 + n through kernel row r - y0 - n, so B_r is a band of
+ * the kernel, and the paper's diagonals are summed by the accumulators.
+ *
+ * Fragments (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating
+ * point type"), lane = 4 g + t:
+ *   A: a0 = A[g][2t, 2t+1], a1 = A[g+8][2t, 2t+1], a2 = A[g][2t+8, 2t+9],
+ *      a3 = A[g+8][2t+8, 2t+9]
+ *   B: b0 = B[2t, 2t+1][g], b1 = B[2t+8, 2t+9][g]
+ *   D: d0, d1 = D[g][2t, 2t+1], d2, d3 = D[g+8][2t, 2t+1]
+ * (each 32-bit register holds the element of lower index in its low half).
+ * A being Hankel, a1 == a2, and every A register of a warp's tile
+ * is a pair pair(o) = (I(x0 + o, r), I(x0 + o + 1, r)) at o = g + 2t + 8c
+ * with c = 2 (mt + s) + {0, 1, 2} for m-tile mt: per row a lane holds the
+ * 2 MT + 2 KS - 1 pairs it needs and builds every A fragment from them.
+ * Since x0 is even, o is odd exactly when g is: the pad kernel writes a
+ * second plane P1(u, v) = I(u + 1, v), and pair(o) is the 32-bit word at
+ * half index o - (g & 1) of plane g & 1, always 4-byte aligned. The pairs
+ * are read straight from global memory through the read-only cache; the
+ * next row's are loaded before the current row's MMAs are issued.
+ *
+ * The band: kernel rows d' = -7 .. kh + 6 (zero outside 0 .. kh - 1),
+ * kw_band taps each (zero past kw), row pitch kw_band + 8 halves, copied
+ * once per block into shared memory. For n-tile nt, d = r - y0 - 8 nt:
+ * b0 is the word at band row d - g, taps 16 s + 2t; b1 at taps 16 s + 2t
+ * + 8. The pitch in words is an odd multiple of 4, so the 8 g-rows x 4
+ * t-words of a warp's load fall in 32 distinct banks.
+ *
+ * Tiling: a warp owns MT = 4 m-tiles by NT = 4 n-tiles, 64
+ * columns by 32 rows (64 fp32 accumulators per lane), and walks the rows
+ * r = y0 .. y0 + 31 + kh - 1; n-tile nt takes part only while
+ * 0 <= d <= kh + 6 (a branch uniform over the warp), so rows of B
+ * that are entirely zero are skipped. A block stacks 4 warps
+ * vertically (64 x 128 outputs, 128 threads); its only barrier follows
+ * the band copy. KS = ceil (kw / 16) k-steps, a template parameter 1 .. 4;
+ * kernels wider than 64 taps walk the rows once per chunk of 64 taps
+ * (KS = 4), the accumulators kept. Plans whose band does not fit in
+ * shared memory use the WMMA kernel.
+ *
+ * The warp's program, mma_warp_tile (), is written once over a lane
+ * policy: mma_device_warp runs it as one lane of a real warp (inline
+ * PTX mma), mma_host_warp runs it for all 32 lanes on the CPU with an mma
+ * that assembles A, B and D from the lanes' registers by the layouts above
+ * and multiplies in fp32. cf_im2tensor_mma_emulate () runs the whole
+ * image that way, from the same pad, band and scale functions as the plan
+ * (convolve-im2tensor.cuh): the CPU test of this kernel's indexing.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "cuda/convolve-im2tensor.cuh"
+#include "cuda/convolve.h"
+
+#include <stdlib.h>
+
+namespace {
+
+/* MMA shape: m16n8k16, fp16 A and B, fp32 accumulators. */
+constexpr int MMA_M = 16;
+constexpr int MMA_N = 8;
+constexpr int MMA_K = 16;
+/* Tiles of a warp: MMA_MT across (64 columns), MMA_NT down (32 rows). */
+constexpr int MMA_MT = 4;
+constexpr int MMA_NT = 4;
+constexpr int MMA_TILES = MMA_MT * MMA_NT;
+constexpr int MMA_TILE_W = MMA_M * MMA_MT;
+constexpr int MMA_TILE_H = MMA_N * MMA_NT;
+/* Taps per chunk: at most 4 k-steps of 16. */
+constexpr int MMA_KS_MAX = 4;
+constexpr int MMA_CHUNK = MMA_K * MMA_KS_MAX;
+/* Lanes, warps per block (stacked vertically), threads. */
+constexpr int MMA_LANES = 32;
+constexpr int MMA_WARPS = 4;
+constexpr int MMA_THREADS = MMA_LANES * MMA_WARPS;
+constexpr int MMA_BLOCK_H = MMA_TILE_H * MMA_WARPS;
+/* Blocks per multiprocessor the registers are budgeted for: 128 threads
+ * x 4 blocks leaves 128 registers a thread. */
+constexpr int MMA_MIN_BLOCKS = 4;
+/* Zero band rows above row 0 of F (and below row kh - 1): b0 reads band
+ * row d - g for d in 0 .. kh + 6 and g in 0 .. 7. */
+constexpr int MMA_BAND_MARGIN = MMA_N - 1;
+/* Halves added to each band row: with kw_band a multiple of 16 the pitch
+ * is 4 mod 8 words, an odd multiple of 4 (file comment). */
+constexpr int MMA_BAND_SKEW = 8;
+/* Default limit of dynamic shared memory without an opt-in. */
+constexpr size_t MMA_SMEM_DEFAULT = 48 * 1024;
+
+/* Full unrolling of the loops over registers (they must stay registers)
+ * on the device; the host compiler, which also sees the host-device
+ * functions below, does not know nvcc's pragma. */
+#ifdef __CUDA_ARCH__
+#define MMA_UNROLL _Pragma ("unroll")
+#else
+#define MMA_UNROLL
+#endif
+
+static_assert (MMA_TILE_W == 64 && MMA_BLOCK_H == 128 && MMA_CHUNK == 64,
+    "the geometry of the file comment and of im2tensor_mma_geometry_init ()");
+
+/* One lane's registers: the accumulators of its MT x NT tiles, the image
+ * pairs of the current and the next padded row, and the A and B fragments
+ * of the MMA being issued. */
+template < int KS > struct mma_lane
+{
+  static constexpr int PAIRS = 2 * MMA_MT + 2 * KS - 1;
+
+  float acc[MMA_TILES][4];
+  uint32_t pair[PAIRS];
+  uint32_t next[PAIRS];
+  uint32_t a[4];
+  uint32_t b[2];
+};
+
+/* What every warp of a run reads and writes. */
+struct mma_args
+{
+  const uint32_t *pad;          /* plane P0, then plane P1, as words */
+  size_t plane_words;           /* words per plane */
+  size_t pitch_words;           /* words per plane row */
+  int band_pitch_words;         /* words per band row */
+  int kh;                       /* kernel rows */
+  int chunks;                   /* chunks of 64 taps */
+  float *dst;                   /* output plane */
+  size_t dst_pitch;             /* floats per output row */
+  int width;                    /* output columns */
+  int height;                   /* output rows */
+  float out_scale;              /* 1 / (s_in s_k) */
+};
+
+/* The program and its helpers are instantiated with a host-only policy
+ * (mma_host_warp) and with a device-only one (mma_device_warp): each
+ * instantiation only ever runs on its own side, which nvcc's
+ * execution-space check cannot see through a template argument. */
+
+/* Lane @lane's pairs of padded row @v for the tile whose first tap column
+ * is u0 (x0 plus the chunk's first tap): out[c] = pair(g + 2t + 8c), the
+ * word at half index u0 + g + 2t + 8c - (g & 1) of plane g & 1. */
+#pragma nv_exec_check_disable
+template < int PAIRS, class Warp >
+static __host__ __device__ __forceinline__ void
+mma_load_pairs (const Warp & w, const mma_args & p, int u0, int v, int lane,
+    uint32_t (&out)[PAIRS])
+{
+  const int g = lane / 4, t = lane % 4, plane = g & 1;
+  const uint32_t *src = p.pad + plane * p.plane_words
+      + (size_t) v * p.pitch_words + (u0 + g - plane) / 2 + t;
+
+  MMA_UNROLL
+  for (int c = 0; c < PAIRS; c++)
+    out[c] = w.load_image (src + 4 * c);
+}
+
+/* Lane @lane's B fragment of k-step @s for the n-tile at band offset @d
+ * (d = r - y0 - 8 nt): b0 = B[2t, 2t+1][g] = F[d - g][tap0 + 16 s + 2t,
+ * + 1], the word at band row d - g; b1 the word 8 taps further. */
+#pragma nv_exec_check_disable
+template < class Warp >
+static __host__ __device__ __forceinline__ void
+mma_load_b (const Warp & w, const mma_args & p, const uint32_t * band, int d,
+    int tap0, int s, int lane, uint32_t (&b)[2])
+{
+  const uint32_t *row = band + (size_t) (d - lane / 4 + MMA_BAND_MARGIN)
+      * p.band_pitch_words + (tap0 + MMA_K * s) / 2 + lane % 4;
+
+  b[0] = w.load_band (row);
+  b[1] = w.load_band (row + MMA_K / 4);
+}
+
+/**
+ * \brief One warp's 64 x 32 outputs at (x0, y0) (file comment).
+ *
+ * \param[in,out] w     the lanes: mma_device_warp or mma_host_warp
+ * \param[in]     p     planes, sizes, output
+ * \param[in]     band  the band (shared memory on the GPU)
+ * \param[in]     x0    first output column (a multiple of 64)
+ * \param[in]     y0    first output row (a multiple of 32, < height)
+ */
+#pragma nv_exec_check_disable
+template < int KS, class Warp >
+static __host__ __device__ __forceinline__ void
+mma_warp_tile (Warp & w, const mma_args & p, const uint32_t * band, int x0,
+    int y0)
+{
+  typedef mma_lane < KS > lane_regs;
+  constexpr int PAIRS = lane_regs::PAIRS;
+  /* padded rows y0 .. y0 + rows - 1 meet the tile's outputs */
+  const int rows = MMA_TILE_H + p.kh - 1;
+  /* an n-tile meets row d = r - y0 - 8 nt while 0 <= d <= d_last */
+  const int d_last = p.kh + MMA_N - 2;
+
+  w.each_lane ([&](lane_regs & l, int) {
+        MMA_UNROLL
+        for (int i = 0; i < MMA_TILES; i++)
+          MMA_UNROLL
+          for (int e = 0; e < 4; e++)
+            l.acc[i][e] = 0.0f;
+      });
+
+  for (int chunk = 0; chunk < p.chunks; chunk++) {
+    const int tap0 = chunk * MMA_CHUNK;
+
+    w.each_lane ([&](lane_regs & l, int lane) {
+          mma_load_pairs < PAIRS > (w, p, x0 + tap0, y0, lane, l.next);
+        });
+    for (int r = 0; r < rows; r++) {
+      /* this row's pairs; the next row's loads go out before the MMAs */
+      w.each_lane ([&](lane_regs & l, int lane) {
+            MMA_UNROLL
+            for (int c = 0; c < PAIRS; c++)
+              l.pair[c] = l.next[c];
+            if (r + 1 < rows)
+              mma_load_pairs < PAIRS > (w, p, x0 + tap0, y0 + r + 1, lane,
+                  l.next);
+          });
+      MMA_UNROLL
+      for (int nt = 0; nt < MMA_NT; nt++) {
+        const int d = r - MMA_N * nt;
+
+        if (d < 0 || d > d_last)
+          continue;             /* B_r is zero for this n-tile */
+        MMA_UNROLL
+        for (int s = 0; s < KS; s++) {
+          w.each_lane ([&](lane_regs & l, int lane) {
+                mma_load_b (w, p, band, d, tap0, s, lane, l.b);
+              });
+          MMA_UNROLL
+          for (int mt = 0; mt < MMA_MT; mt++) {
+            /* Hankel A: a0 = pair(c), a1 = a2 = pair(c + 1), a3 =
+             * pair(c + 2), c = 2 (mt + s) */
+            w.each_lane ([&](lane_regs & l, int) {
+                  const int c = 2 * (mt + s);
+
+                  l.a[0] = l.pair[c];
+                  l.a[1] = l.pair[c + 1];
+                  l.a[2] = l.pair[c + 1];
+                  l.a[3] = l.pair[c + 2];
+                });
+            w.mma (mt * MMA_NT + nt);
+          }
+        }
+      }
+    }
+  }
+
+  /* d0, d1 = D[g][2t, 2t+1], d2, d3 = D[g+8][2t, 2t+1]: column
+   * x0 + 16 mt + g (+ 8), row y0 + 8 nt + 2t (+ 1) */
+  w.each_lane ([&](lane_regs & l, int lane) {
+        const int g = lane / 4, t = lane % 4;
+
+        MMA_UNROLL
+        for (int mt = 0; mt < MMA_MT; mt++)
+          MMA_UNROLL
+          for (int nt = 0; nt < MMA_NT; nt++)
+            MMA_UNROLL
+            for (int e = 0; e < 4; e++) {
+              const int x = x0 + MMA_M * mt + g + (e / 2) * 8;
+              const int y = y0 + MMA_N * nt + 2 * t + e % 2;
+
+              if (x < p.width && y < p.height)
+                p.dst[(size_t) y * p.dst_pitch + x] =
+                    l.acc[mt * MMA_NT + nt][e] * p.out_scale;
+            }
+      });
+}
+
+/* The lane policy on the GPU: this thread is lane @lane of a warp
+ * that runs the program in lockstep; mma is the tensor-core instruction. */
+template < int KS > struct mma_device_warp
+{
+  mma_lane < KS > regs;
+  int lane;
+
+  template < class F > __device__ __forceinline__ void each_lane (F && f)
+  {
+    f (regs, lane);
+  }
+
+  __device__ __forceinline__ void mma (int tile)
+  {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    float *d = regs.acc[tile];
+
+    asm ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
+        :"r" (regs.a[0]), "r" (regs.a[1]), "r" (regs.a[2]), "r" (regs.a[3]),
+        "r" (regs.b[0]), "r" (regs.b[1]));
+#endif
+  }
+
+  /* image words through the read-only cache; band words from shared
+   * memory */
+  __device__ __forceinline__ uint32_t load_image (const uint32_t * p) const
+  {
+    return __ldg (p);
+  }
+  __device__ __forceinline__ uint32_t load_band (const uint32_t * p) const
+  {
+    return *p;
+  }
+};
+
+/* fp16 element @e (0: low half, 1: high half) of a register, as a float. */
+static inline float
+half_of (uint32_t reg, int e)
+{
+  __half_raw raw;
+
+  raw.x = (unsigned short) (reg >> (16 * e));
+  return __half2float (__half (raw));
+}
+
+/* The lane policy on the CPU: all 32 lanes' registers, each step run for
+ * every lane in turn; mma assembles the matrices from the lanes' fragments
+ * (PTX layouts, file comment) and computes D = A B + C in fp32 (fp16
+ * products are exact in fp32). Every read is checked against the extent
+ * of the planes and of the band: one outside counts as stray and reads 0. */
+template < int KS > struct mma_host_warp
+{
+  mma_lane < KS > regs[MMA_LANES];
+  const uint32_t *pad_begin, *pad_end;
+  const uint32_t *band_begin, *band_end;
+  mutable long stray;
+
+  template < class F > void each_lane (F && f)
+  {
+    for (int lane = 0; lane < MMA_LANES; lane++)
+      f (regs[lane], lane);
+  }
+
+  void mma (int tile)
+  {
+    float a[MMA_M][MMA_K], b[MMA_K][MMA_N], d[MMA_M][MMA_N];
+    int lane, m, n, k, e;
+
+    for (lane = 0; lane < MMA_LANES; lane++) {
+      const mma_lane < KS > &l = regs[lane];
+      const int g = lane / 4, t = lane % 4;
+
+      for (e = 0; e < 2; e++) {
+        a[g][2 * t + e] = half_of (l.a[0], e);
+        a[g + 8][2 * t + e] = half_of (l.a[1], e);
+        a[g][2 * t + 8 + e] = half_of (l.a[2], e);
+        a[g + 8][2 * t + 8 + e] = half_of (l.a[3], e);
+        b[2 * t + e][g] = half_of (l.b[0], e);
+        b[2 * t + 8 + e][g] = half_of (l.b[1], e);
+        d[g][2 * t + e] = l.acc[tile][e];
+        d[g + 8][2 * t + e] = l.acc[tile][2 + e];
+      }
+    }
+    for (m = 0; m < MMA_M; m++)
+      for (n = 0; n < MMA_N; n++) {
+        float s = d[m][n];
+
+        for (k = 0; k < MMA_K; k++)
+          s += a[m][k] * b[k][n];
+        d[m][n] = s;
+      }
+    for (lane = 0; lane < MMA_LANES; lane++) {
+      mma_lane < KS > &l = regs[lane];
+      const int g = lane / 4, t = lane % 4;
+
+      for (e = 0; e < 2; e++) {
+        l.acc[tile][e] = d[g][2 * t + e];
+        l.acc[tile][2 + e] = d[g + 8][2 * t + e];
+      }
+    }
+  }
+
+  uint32_t load_image (const uint32_t * p) const
+  {
+    return load_within (p, pad_begin, pad_end);
+  }
+  uint32_t load_band (const uint32_t * p) const
+  {
+    return load_within (p, band_begin, band_end);
+  }
+  uint32_t load_within (const uint32_t * p, const uint32_t * begin,
+      const uint32_t * end) const
+  {
+    if (p >= begin && p < end)
+      return *p;
+    stray++;
+    return 0;
+  }
+};
+
+/**
+ * \brief The MMA kernel (file comment): block (bx, by) computes outputs
+ * 64 bx .. 64 bx + 63 by 128 by .. 128 by + 127, warp w the rows
+ * from 128 by + 32 w.
+ *
+ * \param[in] p          planes, sizes, output
+ * \param[in] band       the band in device memory, band_vecs x 16 bytes
+ * \param[in] band_vecs  16-byte vectors of the band
+ */
+template < int KS >
+__global__ void __launch_bounds__ (MMA_THREADS, MMA_MIN_BLOCKS)
+im2tensor_mma_kernel (mma_args p, const uint4 * __restrict__ band,
+    int band_vecs)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  extern __shared__ uint4 mma_band[];
+  const int y0 = blockIdx.y * MMA_BLOCK_H
+      + (int) (threadIdx.x / MMA_LANES) * MMA_TILE_H;
+  mma_device_warp < KS > w;
+
+  for (int i = threadIdx.x; i < band_vecs; i += MMA_THREADS)
+    mma_band[i] = band[i];
+  __syncthreads ();
+  /* uniform over the warp; no barrier follows */
+  if (y0 >= p.height)
+    return;
+  w.lane = threadIdx.x % MMA_LANES;
+  mma_warp_tile < KS > (w, p, reinterpret_cast < const uint32_t * >(mma_band),
+      blockIdx.x * MMA_TILE_W, y0);
+#endif
+}
+
+typedef void (*mma_kernel_fn) (mma_args, const uint4 *, int);
+
+/* The kernel of each KS (index KS - 1). */
+static const mma_kernel_fn mma_kernels[MMA_KS_MAX] = {
+  im2tensor_mma_kernel < 1 >, im2tensor_mma_kernel < 2 >,
+  im2tensor_mma_kernel < 3 >, im2tensor_mma_kernel < 4 >
+};
+
+/* Every warp of the image on the CPU, in block order; the number of
+ * stray reads. */
+template < int KS >
+static long
+mma_emulate_tiles (const im2tensor_mma_geometry * geo, const mma_args & p,
+    const uint32_t * band)
+{
+  mma_host_warp < KS > *w = new mma_host_warp < KS >;
+  long stray;
+
+  w->pad_begin = p.pad;
+  w->pad_end = p.pad + 2 * p.plane_words;
+  w->band_begin = band;
+  w->band_end = band + im2tensor_mma_band_bytes (geo) / sizeof (uint32_t);
+  w->stray = 0;
+
+  for (int by = 0; by < geo->n_by; by++)
+    for (int bx = 0; bx < geo->n_bx; bx++)
+      for (int warp = 0; warp < MMA_WARPS; warp++) {
+        const int y0 = by * MMA_BLOCK_H + warp * MMA_TILE_H;
+
+        if (y0 < p.height)
+          mma_warp_tile < KS > (*w, p, band, bx * MMA_TILE_W, y0);
+      }
+  stray = w->stray;
+  delete w;
+  return stray;
+}
+
+static mma_args
+mma_args_make (const im2tensor_mma_geometry * geo, const __half * pad,
+    int kh, float *dst, size_t dst_pitch, int width, int height,
+    float out_scale)
+{
+  mma_args p;
+
+  p.pad = reinterpret_cast < const uint32_t * >(pad);
+  p.pitch_words = geo->pad_pitch / 2;
+  p.plane_words = p.pitch_words * geo->pad_rows;
+  p.band_pitch_words = geo->band_pitch / 2;
+  p.kh = kh;
+  p.chunks = geo->chunks;
+  p.dst = dst;
+  p.dst_pitch = dst_pitch;
+  p.width = width;
+  p.height = height;
+  p.out_scale = out_scale;
+  return p;
+}
+
+}                               /* namespace */
+
+void
+im2tensor_mma_geometry_init (int width, int height, int kw, int kh,
+    im2tensor_mma_geometry * geo)
+{
+  const int kw_hat = cf_div_up (kw, MMA_K) * MMA_K;
+
+  if (kw_hat <= MMA_CHUNK) {
+    geo->ks = kw_hat / MMA_K;
+    geo->chunks = 1;
+    geo->kw_band = kw_hat;
+  } else {
+    geo->ks = MMA_KS_MAX;
+    geo->chunks = cf_div_up (kw, MMA_CHUNK);
+    geo->kw_band = geo->chunks * MMA_CHUNK;
+  }
+  geo->band_pitch = geo->kw_band + MMA_BAND_SKEW;
+  geo->band_rows = kh + 2 * MMA_BAND_MARGIN;
+  geo->n_bx = cf_div_up (width, MMA_TILE_W);
+  geo->n_by = cf_div_up (height, MMA_BLOCK_H);
+  /* the last block's pairs reach half x0 + kw_band + 61 < x0 + 64 +
+   * ceil64 (kw_band), x0 = 64 (n_bx - 1) */
+  geo->pad_pitch = (size_t) geo->n_bx * MMA_TILE_W
+      + cf_div_up (geo->kw_band, MMA_CHUNK) * MMA_CHUNK;
+  /* the last warp reads rows up to y0 + 31 + kh - 1, y0 = 128 n_by
+   * - 32 */
+  geo->pad_rows = geo->n_by * MMA_BLOCK_H + kh - 1;
+}
+
+size_t
+im2tensor_mma_band_bytes (const im2tensor_mma_geometry * geo)
+{
+  return (size_t) geo->band_rows * geo->band_pitch * sizeof (__half);
+}
+
+void
+im2tensor_mma_band_fill (const float *f, int kw, int kh, float k_scale,
+    const im2tensor_mma_geometry * geo, __half * band)
+{
+  for (int row = 0; row < geo->band_rows; row++) {
+    const int j = row - MMA_BAND_MARGIN;
+
+    for (int i = 0; i < geo->band_pitch; i++)
+      band[(size_t) row * geo->band_pitch + i] =
+          __float2half_rn (j >= 0 && j < kh && i < kw
+          ? f[i + (size_t) j * kw] * k_scale : 0.0f);
+  }
+}
+
+cf_status
+im2tensor_mma_prepare (const im2tensor_mma_geometry * geo, int *supported)
+{
+  cf_status status = CF_OK;
+  const mma_kernel_fn kernel = mma_kernels[geo->ks - 1];
+  const size_t bytes = im2tensor_mma_band_bytes (geo);
+  cudaFuncAttributes attr;
+  cudaError_t err;
+  int device, major = 0, optin = 0;
+
+  static_assert ((MMA_K * sizeof (__half)) % 16 == 0
+      && (MMA_BAND_SKEW * sizeof (__half)) % 16 == 0,
+      "band rows are whole 16-byte vectors (the block's copy)");
+
+  *supported = 0;
+  CF_CUDA_TRY (cudaGetDevice (&device));
+  CF_CUDA_TRY (cudaDeviceGetAttribute (&major,
+          cudaDevAttrComputeCapabilityMajor, device));
+  CF_CUDA_TRY (cudaDeviceGetAttribute (&optin,
+          cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (major < 8 || bytes > CF_IM2TENSOR_MMA_BAND_MAX || bytes > (size_t) optin)
+    goto out;
+  /* no image of the kernel for this device, or one from PTX below
+   * compute_80 (its body is empty): not an error, the WMMA kernel serves */
+  err = cudaFuncGetAttributes (&attr, kernel);
+  if (err != cudaSuccess) {
+    (void) cudaGetLastError ();
+    goto out;
+  }
+  if (attr.ptxVersion < 80)
+    goto out;
+  /* above 48 KB dynamic shared memory needs an opt-in; always to the
+   * largest any plan can ask for, so two plans never undo each other */
+  if (bytes > MMA_SMEM_DEFAULT)
+    CF_CUDA_TRY (cudaFuncSetAttribute (kernel,
+            cudaFuncAttributeMaxDynamicSharedMemorySize,
+            (int) (optin < CF_IM2TENSOR_MMA_BAND_MAX ? optin
+                : CF_IM2TENSOR_MMA_BAND_MAX)));
+  *supported = 1;
+out:
+  return status;
+}
+
+cf_status
+im2tensor_mma_launch (const im2tensor_mma_geometry * geo, const __half * pad,
+    const __half * band, int kh, float *dst, size_t dst_pitch, int width,
+    int height, float out_scale, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  const size_t bytes = im2tensor_mma_band_bytes (geo);
+  const mma_args p = mma_args_make (geo, pad, kh, dst, dst_pitch, width,
+      height, out_scale);
+  const dim3 grid (geo->n_bx, geo->n_by);
+
+  mma_kernels[geo->ks - 1] <<< grid, MMA_THREADS, bytes, stream >>> (p,
+      reinterpret_cast < const uint4 * >(band), (int) (bytes / 16));
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+extern "C" cf_status
+cf_im2tensor_mma_emulate (const cf_image * src, const cf_kernel * kernel,
+    cf_border border, cf_conv_mode mode, cf_image * dst, long *stray_reads)
+{
+  cf_status status = CF_OK;
+  im2tensor_mma_geometry geo;
+  im2tensor_pad_geometry pg;
+  float *f = NULL;
+  __half *band = NULL, *pad = NULL;
+  float k_scale;
+  int kw, kh, ax, ay, v;
+  long stray;
+  mma_args p;
+
+  if (src == NULL || dst == NULL || kernel == NULL || kernel->taps == NULL
+      || src->data == NULL || dst->data == NULL
+      || src->width < 1 || src->height < 1 || src->width > CF_MAX_DIMENSION
+      || src->height > CF_MAX_DIMENSION || dst->width != src->width
+      || dst->height != src->height || kernel->width < 1
+      || kernel->height < 1 || kernel->width > CF_KERNEL_MAX_SIZE
+      || kernel->height > CF_KERNEL_MAX_SIZE
+      || (unsigned) border >= CF_BORDER_COUNT
+      || (mode != CF_CONVOLUTION && mode != CF_CORRELATION))
+    return CF_ERROR_INVALID;
+  kw = kernel->width;
+  kh = kernel->height;
+
+  /* F, s_k, geometry, band and both pad planes as plan_new and the pad
+   * kernel make them */
+  f = (float *) malloc ((size_t) kw * kh * sizeof (float));
+  if (f == NULL)
+    return CF_ERROR_NO_MEMORY;
+  cf_cuda_convolve_correlation_taps (kernel, mode, f, &ax, &ay);
+  k_scale = im2tensor_kernel_scale (f, kw, kh);
+  im2tensor_mma_geometry_init (src->width, src->height, kw, kh, &geo);
+  pg = im2tensor_pad_geometry_make (src->width, src->height, kw, kh, ax, ay,
+      border, geo.pad_pitch, geo.pad_rows, 2);
+  band = (__half *) malloc (im2tensor_mma_band_bytes (&geo));
+  pad = (__half *) malloc (2 * geo.pad_pitch * geo.pad_rows *
+      sizeof (__half));
+  if (band == NULL || pad == NULL) {
+    status = CF_ERROR_NO_MEMORY;
+    goto out;
+  }
+  im2tensor_mma_band_fill (f, kw, kh, k_scale, &geo, band);
+  for (v = 0; v < pg.rows; v++)
+    for (size_t u = 0; u < pg.pitch; u += 2)
+      im2tensor_pad_pair (src->data, src->pitch, &pg, pad, u, v);
+
+  p = mma_args_make (&geo, pad, kh, dst->data, dst->pitch, dst->width,
+      dst->height, 1.0f / (CF_IM2TENSOR_INPUT_SCALE * k_scale));
+  {
+    const uint32_t *b = reinterpret_cast < const uint32_t * >(band);
+
+    switch (geo.ks) {
+      case 1:
+        stray = mma_emulate_tiles < 1 > (&geo, p, b);
+        break;
+      case 2:
+        stray = mma_emulate_tiles < 2 > (&geo, p, b);
+        break;
+      case 3:
+        stray = mma_emulate_tiles < 3 > (&geo, p, b);
+        break;
+      default:
+        stray = mma_emulate_tiles < 4 > (&geo, p, b);
+        break;
+    }
+  }
+  if (stray_reads != NULL)
+    *stray_reads = stray;
+out:
+  free (f);
+  free (band);
+  free (pad);
+  return status;
+}

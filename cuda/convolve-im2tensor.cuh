@@ -1,0 +1,179 @@
+/* gst-cudaflow — im2tensor: what the WMMA kernel, the MMA kernel and the
+ * MMA kernel's CPU emulation share
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Device and host code (C++), for convolve-im2tensor.cu (the plan, the pad
+ * kernel, the WMMA kernel) and convolve-im2tensor-mma.cu (the MMA kernel
+ * and its emulation) only. The padded image is built by one function,
+ * im2tensor_pad_pair (), run by the pad kernel on the GPU and by the
+ * emulation on the CPU; the kernel scale s_k and the band of the MMA
+ * kernel likewise come from one host function each.
+ */
+#ifndef CF_CUDA_CONVOLVE_IM2TENSOR_CUH
+#define CF_CUDA_CONVOLVE_IM2TENSOR_CUH
+
+#include "cuda/cuda-internal.h"
+#include "cuda/convolve-im2tensor.h"
+
+#include "common/border.h"
+
+#include <cuda_fp16.h>
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Largest finite fp16 value. */
+#define I2T_HALF_MAX 65504.0f
+
+/* The padded fp16 image of a plan, in @planes planes of @rows rows of
+ * @pitch halves each, one after the other:
+ *   plane 0: P0(u, v) = I(u, v)
+ *   plane 1: P1(u, v) = I(u + 1, v)   (MMA kernel only)
+ * with I(u, v) = s_in in(fold(u - ax), fold(v - ay)) for u < ext_w and
+ * v < ext_h, 0 elsewhere (file comment of convolve-im2tensor.cu). */
+typedef struct
+{
+  int width;                    /* input plane */
+  int height;
+  int ext_w;                    /* W + kw - 1: columns an output reads */
+  int ext_h;                    /* H + kh - 1: rows an output reads */
+  int ax;                       /* anchor of F: left padding */
+  int ay;                       /* top padding */
+  cf_border border;
+  float scale;                  /* s_in, CF_IM2TENSOR_INPUT_SCALE */
+  size_t pitch;                 /* halves per row of a plane; even */
+  int rows;                     /* rows of a plane */
+  int planes;                   /* 1 or 2 */
+} im2tensor_pad_geometry;
+
+/* Scale, then keep the value finite in fp16 (NaN stays NaN). */
+static inline __host__ __device__ __half
+im2tensor_to_half (float v, float scale)
+{
+  v *= scale;
+  if (fabsf (v) > I2T_HALF_MAX)
+    v = copysignf (I2T_HALF_MAX, v);
+  return __float2half_rn (v);
+}
+
+/* I(u, v) of the padded image, rounded to fp16 (u, v >= 0). */
+static inline __host__ __device__ __half
+im2tensor_pad_sample (const float *src, size_t src_pitch,
+    const im2tensor_pad_geometry * g, int u, int v)
+{
+  float value = 0.0f;
+
+  if (u < g->ext_w && v < g->ext_h) {
+    const int sx = cf_border_fold (u - g->ax, g->width, g->border);
+    const int sy = cf_border_fold (v - g->ay, g->height, g->border);
+
+    if (sx >= 0 && sy >= 0)
+      value = src[(size_t) sy * src_pitch + sx];
+  }
+  return im2tensor_to_half (value, g->scale);
+}
+
+/* Write the 32-bit word of every plane at even column u of row v:
+ * (P0(u, v), P0(u + 1, v)) and, with two planes, (P1(u, v), P1(u + 1, v)),
+ * the sample of lower index in the low half (the order mma and wmma read
+ * pairs in). The pitch is even, so each word is 4-byte aligned. */
+static inline __host__ __device__ void
+im2tensor_pad_pair (const float *src, size_t src_pitch,
+    const im2tensor_pad_geometry * g, __half * pad, size_t u, int v)
+{
+  const __half h0 = im2tensor_pad_sample (src, src_pitch, g, (int) u, v);
+  const __half h1 = im2tensor_pad_sample (src, src_pitch, g, (int) u + 1, v);
+  __half *p = pad + (size_t) v * g->pitch + u;
+
+  *reinterpret_cast < __half2 * >(p) = __halves2half2 (h0, h1);
+  if (g->planes == 2)
+    *reinterpret_cast < __half2 * >(p + g->pitch * g->rows) =
+        __halves2half2 (h1, im2tensor_pad_sample (src, src_pitch, g,
+            (int) u + 2, v));
+}
+
+/* s_k: the power of two with max |F| s_k in [1, 2), so small taps stay
+ * normal fp16 numbers and 1 / (s_in s_k) undoes the scaling exactly. An
+ * all-zero or non-finite kernel keeps s_k = 1. */
+static inline float
+im2tensor_kernel_scale (const float *f, int kw, int kh)
+{
+  float max_abs = 0.0f;
+  int e;
+
+  for (size_t n = 0; n < (size_t) kw * kh; n++)
+    max_abs = fmaxf (max_abs, fabsf (f[n]));
+  if (!(max_abs > 0.0f) || !isfinite (max_abs))
+    return 1.0f;
+  (void) frexpf (max_abs, &e);  /* max_abs = m 2^e, m in [0.5, 1) */
+  e = 1 - e;
+  e = e < -100 ? -100 : (e > 100 ? 100 : e);
+  return ldexpf (1.0f, e);
+}
+
+/* Geometry of the MMA kernel for one image size and kernel size
+ * (convolve-im2tensor-mma.cu). */
+typedef struct
+{
+  int ks;                       /* k-steps of 16 taps per chunk, 1 .. 4 */
+  int chunks;                   /* chunks of 64 taps (1 for kw <= 64) */
+  int kw_band;                  /* taps per band row: 16 ks + 64 (chunks - 1) */
+  int band_pitch;               /* halves per band row: kw_band + 8 */
+  int band_rows;                /* kh + 14: kernel rows -7 .. kh + 6 */
+  int n_bx;                     /* blocks across: ceil (W / 64) */
+  int n_by;                     /* blocks down: ceil (H / 128) */
+  size_t pad_pitch;             /* halves per row of a pad plane */
+  int pad_rows;                 /* rows of a pad plane */
+} im2tensor_mma_geometry;
+
+void im2tensor_mma_geometry_init (int width, int height, int kw, int kh,
+    im2tensor_mma_geometry * geo);
+
+/* Bytes of the band (its copy in shared memory is as large). */
+size_t im2tensor_mma_band_bytes (const im2tensor_mma_geometry * geo);
+
+/* The band on the host: band_rows rows of band_pitch halves, row
+ * d' + 7 holding s_k F[d'][i] for 0 <= d' < kh and i < kw, 0 elsewhere. */
+void im2tensor_mma_band_fill (const float *f, int kw, int kh, float k_scale,
+    const im2tensor_mma_geometry * geo, __half * band);
+
+/* Whether this device runs the MMA kernel for @geo: compute capability 8.0
+ * or newer, the kernel built for such a device (a compute_75 PTX
+ * JIT-compiled for it would have an empty body), and the band within
+ * CF_IM2TENSOR_MMA_BAND_MAX bytes and the device's shared memory per
+ * block. Raises the kernel's dynamic shared memory limit when the band
+ * needs it. */
+cf_status im2tensor_mma_prepare (const im2tensor_mma_geometry * geo,
+    int *supported);
+
+/* Queue the MMA kernel: correlation of the padded planes @pad with the
+ * band @band (device memory) into @dst, scaled by @out_scale. */
+cf_status im2tensor_mma_launch (const im2tensor_mma_geometry * geo,
+    const __half * pad, const __half * band, int kh, float *dst,
+    size_t dst_pitch, int width, int height, float out_scale,
+    cudaStream_t stream);
+
+/* The pad geometry of the MMA kernel (two planes) or of the WMMA kernel
+ * (one plane of @pitch halves and @rows rows). */
+static inline im2tensor_pad_geometry
+im2tensor_pad_geometry_make (int width, int height, int kw, int kh, int ax,
+    int ay, cf_border border, size_t pitch, int rows, int planes)
+{
+  im2tensor_pad_geometry g;
+
+  g.width = width;
+  g.height = height;
+  g.ext_w = width + kw - 1;
+  g.ext_h = height + kh - 1;
+  g.ax = ax;
+  g.ay = ay;
+  g.border = border;
+  g.scale = CF_IM2TENSOR_INPUT_SCALE;
+  g.pitch = pitch;
+  g.rows = rows;
+  g.planes = planes;
+  return g;
+}
+
+#endif /* CF_CUDA_CONVOLVE_IM2TENSOR_CUH */
