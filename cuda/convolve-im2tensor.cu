@@ -538,6 +538,30 @@ out:
   return CF_OK;
 }
 
+extern "C" int
+cf_cuda_convolve_im2tensor_mma_runs (int kw, int kh)
+{
+  im2tensor_mma_geometry geo;
+  int device, major = 0, runs = 0;
+
+  if (kw < 1 || kh < 1 || kw > CF_KERNEL_MAX_SIZE || kh > CF_KERNEL_MAX_SIZE
+      || cudaGetDevice (&device) != cudaSuccess
+      || cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+          device) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return 0;
+  }
+  if (major < 7)
+    return 0;
+  /* the band's size does not depend on the image's */
+  im2tensor_mma_geometry_init (1, 1, kw, kh, &geo);
+  if (im2tensor_mma_prepare (&geo, &runs) != CF_OK) {
+    (void) cudaGetLastError ();
+    return 0;
+  }
+  return runs;
+}
+
 extern "C" cf_im2tensor_variant
 cf_cuda_convolve_im2tensor_variant (const cf_cuda_convolve_im2tensor * state)
 {

@@ -78,6 +78,10 @@ typedef struct
   int fft_taps;                 /* dense: fft from kw kh >= fft_taps */
   int separable_taps;           /* rank 1: separable from kw kh >= this */
   int fft_side_sum;             /* rank 1: fft from kw + kh >= this */
+  int i2t_from_taps;            /* dense: im2tensor (MMA kernel) for */
+  int i2t_to_taps;              /* i2t_from_taps <= kw kh < i2t_to_taps,
+                                 * where allowed (auto_im2tensor); 0, 0:
+                                 * never */
 } auto_crossover;
 
 /* AUTO runs the stencil for kernels of at most this side, at every size,
@@ -94,18 +98,20 @@ static_assert (CF_CONV_STENCIL_MAX_SIZE == CF_STENCIL_MAX_SIZE,
 
 static const auto_crossover auto_table[] = {
   /* NVIDIA H100 80GB HBM3 (132 SMs); scripts/bench/conv-crossovers.py */
-  {153600, 441, 9, 766},             /* 320x240 */
-  {532086, 625, 9, 766},             /* 640x480 */
-  {1382400, 841, 9, 510},            /* 1280x720 */
-  {4147200, 729, 81, 510},           /* 1920x1080 */
-  {11796480, 1225, 81, 510},         /* 3840x2160 */
-  {33554432, 1225, 81, 510},         /* 4096x4096 */
-  {LONG_MAX, 961, 81, 510},          /* 8192x8192 */
+  {153600, 441, 9, 766, 0, 0},             /* 320x240 */
+  {532086, 625, 9, 766, 0, 0},             /* 640x480 */
+  {1382400, 841, 9, 510, 0, 0},            /* 1280x720 */
+  {4147200, 729, 81, 510, 225, 2210},      /* 1920x1080 */
+  {11796480, 1225, 81, 510, 0, 0},         /* 3840x2160 */
+  {33554432, 1225, 81, 510, 225, 3970},    /* 4096x4096 */
+  {LONG_MAX, 961, 81, 510, 0, 0},          /* 8192x8192 */
 };
 
-/* The method AUTO picks for a kw x kh kernel on a width x height image. */
+/* The method AUTO picks for a kw x kh kernel on a width x height image;
+ * @im2tensor: it may pick im2tensor. */
 static cf_conv_method
-auto_method (int width, int height, int kw, int kh, int rank1)
+auto_method (int width, int height, int kw, int kh, int rank1,
+    int im2tensor)
 {
   const long pixels = (long) width * height;
   const auto_crossover *row = auto_table;
@@ -115,6 +121,12 @@ auto_method (int width, int height, int kw, int kh, int rank1)
     return CF_CONV_METHOD_STENCIL;
   while (pixels > row->max_pixels)
     row++;                      /* the last row's max_pixels is LONG_MAX */
+  /* the window was measured with the MMA kernel: not on devices that run
+   * the WMMA one */
+  if (!rank1 && im2tensor && kw * kh >= row->i2t_from_taps &&
+      kw * kh < row->i2t_to_taps &&
+      cf_cuda_convolve_im2tensor_mma_runs (kw, kh))
+    return CF_CONV_METHOD_IM2TENSOR;
   if (rank1) {
     if (fft && kw + kh >= row->fft_side_sum)
       return CF_CONV_METHOD_FFT;
@@ -130,11 +142,11 @@ auto_method (int width, int height, int kw, int kh, int rank1)
  * (cf_convolve_rank1 ()). */
 static cf_status
 resolve_method (cf_conv_method requested, int width, int height, int kw,
-    int kh, int rank1, cf_conv_method * method)
+    int kh, int rank1, int auto_im2tensor, cf_conv_method * method)
 {
   switch (requested) {
     case CF_CONV_METHOD_AUTO:
-      *method = auto_method (width, height, kw, kh, rank1);
+      *method = auto_method (width, height, kw, kh, rank1, auto_im2tensor);
       return CF_OK;
     case CF_CONV_METHOD_DIRECT:
       *method = CF_CONV_METHOD_DIRECT;
@@ -316,7 +328,7 @@ cf_cuda_convolve_plan_new_variant (int width, int height,
       &p->ay);
   rank1 = cf_convolve_rank1 (f, kw, kh, col, row);
   status = resolve_method (params->method, width, height, kw, kh, rank1,
-      &p->method);
+      params->auto_im2tensor, &p->method);
   if (status != CF_OK)
     goto out;
 

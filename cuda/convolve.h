@@ -41,6 +41,9 @@ typedef struct
   cf_border border;
   cf_conv_mode mode;
   cf_conv_method method;
+  int auto_im2tensor;           /* CF_CONV_METHOD_AUTO may pick im2tensor
+                                 * (fp16 inputs, fp32 sums) where it is the
+                                 * fastest measured; 0: fp32 methods only */
 } cf_convolve_params;
 
 /* The tensor-core kernel of a CF_CONV_METHOD_IM2TENSOR plan (both compute

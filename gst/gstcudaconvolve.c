@@ -293,9 +293,11 @@ gst_cuda_convolve_precision_get_type (void)
   static gsize type = 0;
   static const GEnumValue values[] = {
     {GST_CUDA_CONVOLVE_PRECISION_AUTO, "The method's own: fp16 inputs with "
-          "fp32 sums for im2tensor, fp32 for the others", "auto"},
+          "fp32 sums for im2tensor, fp32 for the others; method=auto may "
+          "pick im2tensor where it is the fastest measured", "auto"},
     {GST_CUDA_CONVOLVE_PRECISION_FP32, "fp32 throughout (stencil, direct, "
-          "separable, fft; refuses method=im2tensor)", "fp32"},
+          "separable, fft; method=auto never picks im2tensor, "
+          "method=im2tensor is refused)", "fp32"},
     {GST_CUDA_CONVOLVE_PRECISION_FP16, "fp16 inputs, fp32 sums: im2tensor "
           "(method=auto picks it; other methods are refused)", "fp16"},
     {0, NULL, NULL}
@@ -417,7 +419,8 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   g_object_class_install_property (gobject_class, PROP_PRECISION,
       g_param_spec_enum ("precision", "Precision",
           "Arithmetic of the GPU method: fp16 selects im2tensor, fp32 "
-          "excludes it (the CPU backend computes in double whatever is set)",
+          "excludes it, auto lets method=auto pick it where it is fastest "
+          "(the CPU backend computes in double whatever is set)",
           GST_TYPE_CUDA_CONVOLVE_PRECISION, DEFAULT_PRECISION, rw_playing));
   g_object_class_install_property (gobject_class, PROP_CHANNELS,
       g_param_spec_flags ("channels", "Channels",
@@ -805,22 +808,24 @@ update_kernel (GstCudaConvolve * self, const KernelSpec * spec, guint cookie)
   self->plans_stale = TRUE;
 }
 
-/* The method @method and @precision ask for together; FALSE when they
- * contradict each other (fp16 is im2tensor's arithmetic only). */
+/* The method @method and @precision ask for together, and whether
+ * method=auto may pick im2tensor; FALSE when they contradict each other
+ * (fp16 is im2tensor's arithmetic only). */
 static gboolean
 method_for_precision (cf_conv_method method,
-    GstCudaConvolvePrecision precision, cf_conv_method * resolved)
+    GstCudaConvolvePrecision precision, cf_convolve_params * params)
 {
+  params->auto_im2tensor = precision == GST_CUDA_CONVOLVE_PRECISION_AUTO;
   switch (precision) {
     case GST_CUDA_CONVOLVE_PRECISION_FP16:
-      *resolved = CF_CONV_METHOD_IM2TENSOR;
+      params->method = CF_CONV_METHOD_IM2TENSOR;
       return method == CF_CONV_METHOD_AUTO
           || method == CF_CONV_METHOD_IM2TENSOR;
     case GST_CUDA_CONVOLVE_PRECISION_FP32:
-      *resolved = method;
+      params->method = method;
       return method != CF_CONV_METHOD_IM2TENSOR;
     default:
-      *resolved = method;
+      params->method = method;
       return TRUE;
   }
 }
@@ -844,7 +849,7 @@ settings_conflict (cf_conv_method method, GstCudaConvolvePrecision precision,
 {
   gchar *text = NULL;
 
-  if (!method_for_precision (method, precision, &params->method)) {
+  if (!method_for_precision (method, precision, params)) {
     GEnumClass *mc = g_type_class_ref (GST_TYPE_CUDA_CONVOLVE_METHOD);
     GEnumClass *pc = g_type_class_ref (GST_TYPE_CUDA_CONVOLVE_PRECISION);
 

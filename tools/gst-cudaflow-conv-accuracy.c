@@ -231,7 +231,7 @@ main (int argc, char **argv)
     }
     for (r = 0; r < sizeof (runs) / sizeof (runs[0]); r++) {
       const cf_convolve_params params = { border, CF_CORRELATION,
-        runs[r].method
+        runs[r].method, 0
       };
       cf_relative_error_stats st;
       cf_status s = measure (src, runs[r].rank1 ? rank1 : dense, &params,

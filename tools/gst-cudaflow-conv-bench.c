@@ -422,8 +422,9 @@ main (int argc, char **argv)
   int reps = 20, w[MAX_SIZES], h[MAX_SIZES], kv[MAX_KS];
   int n_sizes = 0, n_ks = 0, n_methods = 0, n = 0, failed = 0, i, j, m;
   const bench_method *method[MAX_METHODS];
+  /* auto as the element's default precision=auto: im2tensor allowed */
   cf_convolve_params params = { CF_BORDER_ZERO, CF_CONVOLUTION,
-    CF_CONV_METHOD_AUTO
+    CF_CONV_METHOD_AUTO, 1
   };
   bench_result *results;
   struct cudaDeviceProp prop;

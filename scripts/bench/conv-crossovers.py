@@ -6,14 +6,18 @@ sweeps:
   direct vs fft        (dense kernels, K = 3 .. 63)
   direct vs separable  (rank-1 kernels, small K)
   separable vs fft     (rank-1 kernels, large K)
-and prints the C rows of auto_table: for each measured size, the number
+and, when given, im2tensor against direct and fft (dense kernels), and
+prints the C rows of auto_table: for each measured size, the number
 of taps from which fft beats direct, from which separable beats direct,
-and the kw + kh from which fft beats separable. A crossover is the
+the kw + kh from which fft beats separable, and the taps of the window
+where im2tensor beats both (the longest run of measured K where it wins:
+from its first K squared to its last K squared plus one). A crossover is the
 smallest K from which the faster method stays faster at every larger K
 measured (one noisy point does not move it). A row covers the images up
 to the geometric mean of its size and the next one's.
 
-  scripts/bench/conv-crossovers.py sweep-df.json sweep-ds.json sweep-sf.json
+  scripts/bench/conv-crossovers.py sweep-df.json sweep-ds.json sweep-sf.json \
+      [sweep-i2t.json]
 
 tests/gpu/conv-crossovers.sh runs the sweeps and this script.
 """
@@ -35,6 +39,24 @@ def crossover(times, slow, fast):
     return found
 
 
+def im2tensor_window(times):
+    """(first K, last K) of the longest run of measured K where im2tensor
+    beats both direct and fft; None if it never does."""
+    ks = sorted(k for k in times
+                if all(m in times[k] for m in ("direct", "fft", "im2tensor")))
+    best, run = None, []
+    for k in ks + [None]:
+        wins = k is not None and times[k]["im2tensor"] < min(
+            times[k]["direct"], times[k]["fft"])
+        if wins:
+            run.append(k)
+            continue
+        if run and (best is None or len(run) > len(best)):
+            best = run
+        run = []
+    return (best[0], best[-1]) if best else None
+
+
 def main(paths):
     times = {}      # (w, h) -> k -> method -> median ms
     device = "?"
@@ -43,19 +65,32 @@ def main(paths):
             data = json.load(f)
         device = data.get("device", device)
         for r in data["results"]:
-            if r.get("status") != "ok":
+            # forced kernels (im2tensor-wmma, ...) are not what auto runs
+            if r.get("status") != "ok" or \
+                    r.get("impl", "ours-" + r["method"]) != "ours-" + r["method"]:
                 continue
             size = (r["width"], r["height"])
             times.setdefault(size, {}).setdefault(r["k"], {})[r["method"]] = \
                 r["median_ms"]
+    methods = {m for t in times.values() for k in t for m in t[k]}
+    full = {"direct", "fft", "separable"} <= methods
     sizes = sorted(times, key=lambda s: s[0] * s[1])
     print("  /* %s; scripts/bench/conv-crossovers.py */" % device)
+    if not full:
+        print("  /* only the im2tensor columns were measured */")
     for i, (w, h) in enumerate(sizes):
         t = times[(w, h)]
+        largest = max(t)
+        # im2tensor from the first K of its window to the last, in taps;
+        # 0, 0: it never won
+        win = im2tensor_window(t) if "im2tensor" in methods else None
+        i2t = "%d, %d" % (win[0] ** 2, win[1] ** 2 + 1) if win else "0, 0"
+        if not full:
+            print("  %-34s /* %dx%d */" % (i2t + ",", w, h))
+            continue
         fft_k = crossover(t, "direct", "fft")
         sep_k = crossover(t, "direct", "separable")
         sep_fft_k = crossover(t, "separable", "fft")
-        largest = max(t)
         if i + 1 < len(sizes):
             nw, nh = sizes[i + 1]
             limit = "%d" % int(math.sqrt(w * h * nw * nh))
@@ -65,8 +100,9 @@ def main(paths):
         fft_taps = fft_k * fft_k if fft_k else (largest + 1) ** 2
         sep_taps = sep_k * sep_k if sep_k else (largest + 1) ** 2
         sep_fft = 2 * sep_fft_k if sep_fft_k else 2 * (largest + 1)
-        row = "  {%s, %d, %d, %d}," % (limit, fft_taps, sep_taps, sep_fft)
-        print("%s /* %dx%d */" % (row.ljust(36), w, h))
+        row = "  {%s, %d, %d, %d, %s}," % (limit, fft_taps, sep_taps, sep_fft,
+                                          i2t)
+        print("%s /* %dx%d */" % (row.ljust(44), w, h))
 
 
 if __name__ == "__main__":

@@ -229,8 +229,7 @@ main (int argc, char **argv)
       const int k = kv[j];
       cf_kernel *kern = cf_kernel_new (k, k);
       cf_convolve_params dp = { CF_BORDER_ZERO, CF_CORRELATION,
-        CF_CONV_METHOD_DIRECT
-      };
+        CF_CONV_METHOD_DIRECT, 0 };
       cf_convolve_params sp = dp;
       cf_cuda_convolve_plan *direct = NULL, *stencil = NULL;
       cf_stencil_taps taps;

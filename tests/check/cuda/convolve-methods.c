@@ -137,8 +137,7 @@ im2tensor_variants (cf_im2tensor_variant variants[2])
   float taps[9] = { 0, 0, 0, 0, 1, 0, 0, 0, 0 };
   cf_kernel k = { 3, 3, taps };
   cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
-    CF_CONV_METHOD_IM2TENSOR
-  };
+    CF_CONV_METHOD_IM2TENSOR, 0 };
   cf_cuda_convolve_plan *plan = NULL;
   int device, major = 0, n = 0;
 
@@ -206,7 +205,7 @@ check_kernel (int w, int h, const cf_kernel * k, cf_border border,
     cf_conv_mode mode, cf_conv_method method, cf_im2tensor_variant variant,
     cf_conv_method expect, cudaStream_t stream)
 {
-  cf_convolve_params params = { border, mode, method };
+  cf_convolve_params params = { border, mode, method, 0 };
   cf_image *src = cf_test_random_image (w, h, next_seed++ * 2654435761u,
       0.0f, 1.0f);
   cf_image *cpu = cf_image_new (w, h);
@@ -338,8 +337,7 @@ GST_START_TEST (test_im2tensor_variant_choice)
   cf_kernel *small = cf_test_random_kernel (31, 31, 77);
   cf_kernel *large = cf_test_random_kernel (255, 255, 78);
   cf_convolve_params params = { CF_BORDER_CLAMP, CF_CONVOLUTION,
-    CF_CONV_METHOD_IM2TENSOR
-  };
+    CF_CONV_METHOD_IM2TENSOR, 0 };
   cf_cuda_convolve_plan *plan = NULL;
   cf_im2tensor_variant variants[2];
   const gboolean mma = im2tensor_variants (variants) == 2;
@@ -451,8 +449,7 @@ GST_START_TEST (test_im2tensor_median_relative_error)
     const int w = 257, h = 129, kn = sizes[s / n];
     const cf_im2tensor_variant variant = variants[s % n];
     cf_convolve_params params = { CF_BORDER_REFLECT, CF_CORRELATION,
-      CF_CONV_METHOD_IM2TENSOR
-    };
+      CF_CONV_METHOD_IM2TENSOR, 0 };
     cf_kernel *k = cf_kernel_new (kn, kn);
     cf_image *src = cf_test_random_image (w, h, 9000 + kn, 0.0f, 1.0f);
     cf_image *cpu = cf_image_new (w, h);
@@ -524,8 +521,7 @@ GST_START_TEST (test_accuracy_against_float64)
     for (r = 0; r < G_N_ELEMENTS (runs); r++) {
       const int k = ks[ki];
       cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
-        runs[r].method
-      };
+        runs[r].method, 0 };
       cf_kernel *kern = cf_kernel_new (k, k);
       cf_relative_error_stats st;
       gchar *label;
@@ -582,8 +578,7 @@ GST_START_TEST (test_im2tensor_16bit_range)
   cudaStream_t stream = cf_test_make_stream ();
   cf_kernel *k = cf_kernel_new (7, 7);
   cf_convolve_params params = { CF_BORDER_CLAMP, CF_CONVOLUTION,
-    CF_CONV_METHOD_IM2TENSOR
-  };
+    CF_CONV_METHOD_IM2TENSOR, 0 };
   cf_image *src = cf_image_new (w, h);
   cf_image *cpu = cf_image_new (w, h);
   cf_image *gpu = cf_image_new (w, h);
@@ -802,8 +797,7 @@ GST_START_TEST (test_separable_rejects_non_rank1_kernels)
   cf_kernel lk = { 3, 3, laplace };
   cf_kernel *rk = cf_test_random_kernel (7, 5, 77);
   cf_convolve_params params = { CF_BORDER_CLAMP, CF_CONVOLUTION,
-    CF_CONV_METHOD_SEPARABLE
-  };
+    CF_CONV_METHOD_SEPARABLE, 0 };
   cf_cuda_convolve_plan *plan = NULL;
 
   fail_unless_equals_int (cf_cuda_convolve_plan_new (32, 32, &lk, &params,
@@ -820,8 +814,10 @@ GST_END_TEST;
 /* AUTO follows the measured crossovers of cuda/convolve.cu (auto_table):
  * one case on each side of a crossover, for the three choices; kernels up
  * to CF_CONV_AUTO_STENCIL_SIZE run the stencil, whatever their rank. */
-#define AUTO_K3(table) \
-  (3 <= CF_CONV_AUTO_STENCIL_SIZE ? CF_CONV_METHOD_STENCIL : (table))
+#define AUTO_SMALL(k, table) \
+  ((k) <= CF_CONV_AUTO_STENCIL_SIZE ? CF_CONV_METHOD_STENCIL : (table))
+#define AUTO_K3(table) AUTO_SMALL (3, table)
+#define AUTO_K7(table) AUTO_SMALL (7, table)
 GST_START_TEST (test_auto_follows_measured_table)
 {
   static const struct
@@ -834,11 +830,13 @@ GST_START_TEST (test_auto_follows_measured_table)
   } cases[] = {
     {1920, 1080, 3, TRUE, AUTO_K3 (CF_CONV_METHOD_DIRECT),
         AUTO_K3 (CF_CONV_METHOD_DIRECT)},
-    {1920, 1080, 7, TRUE, CF_CONV_METHOD_DIRECT, CF_CONV_METHOD_DIRECT},
+    {1920, 1080, 7, TRUE, AUTO_K7 (CF_CONV_METHOD_DIRECT),
+        AUTO_K7 (CF_CONV_METHOD_DIRECT)},
     {1920, 1080, 9, TRUE, CF_CONV_METHOD_SEPARABLE, CF_CONV_METHOD_SEPARABLE},
     {320, 240, 3, TRUE, AUTO_K3 (CF_CONV_METHOD_SEPARABLE),
         AUTO_K3 (CF_CONV_METHOD_SEPARABLE)},
-    {320, 240, 7, TRUE, CF_CONV_METHOD_SEPARABLE, CF_CONV_METHOD_SEPARABLE},
+    {320, 240, 7, TRUE, AUTO_K7 (CF_CONV_METHOD_SEPARABLE),
+        AUTO_K7 (CF_CONV_METHOD_SEPARABLE)},
     {1920, 1080, 253, TRUE, CF_CONV_METHOD_SEPARABLE,
         CF_CONV_METHOD_SEPARABLE},
     {1920, 1080, 257, TRUE, CF_CONV_METHOD_FFT, CF_CONV_METHOD_SEPARABLE},
@@ -851,8 +849,7 @@ GST_START_TEST (test_auto_follows_measured_table)
   };
   const gboolean fft = cf_cuda_convolve_fft_available ();
   cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
-    CF_CONV_METHOD_AUTO
-  };
+    CF_CONV_METHOD_AUTO, 0 };
   guint c;
 
   for (c = 0; c < G_N_ELEMENTS (cases); c++) {
@@ -878,8 +875,7 @@ GST_START_TEST (test_auto_picks_separable_for_gaussian)
   cf_kernel *gauss = NULL, *small = NULL, *line = NULL;
   cf_kernel *general = cf_test_random_kernel (9, 9, 31337);
   cf_convolve_params params = { CF_BORDER_REFLECT, CF_CONVOLUTION,
-    CF_CONV_METHOD_AUTO
-  };
+    CF_CONV_METHOD_AUTO, 0 };
   cf_cuda_convolve_plan *plan = NULL;
 
   /* sigma 2: 13 x 13, an outer product of sampled 1-D Gaussians */
@@ -932,7 +928,7 @@ check_plan_reuse (cf_conv_method method, cf_im2tensor_variant variant,
 {
   const int w = 333, h = 97;
   cudaStream_t stream = cf_test_make_stream ();
-  cf_convolve_params params = { CF_BORDER_WRAP, CF_CONVOLUTION, method };
+  cf_convolve_params params = { CF_BORDER_WRAP, CF_CONVOLUTION, method, 0 };
   cf_cuda_convolve_plan *plan = NULL;
   cf_cuda_image dsrc, ddst;
   cf_image *a = cf_test_random_image (w, h, 5001, 0.0f, 1.0f);
@@ -1014,7 +1010,7 @@ check_pitched (cf_conv_method method, cf_im2tensor_variant variant,
   const int w = 101, h = 43, src_pitch = w + 3, dst_pitch = w + 7;
   const float guard = 12345.0f;
   cudaStream_t stream = cf_test_make_stream ();
-  cf_convolve_params params = { CF_BORDER_REFLECT, CF_CORRELATION, method };
+  cf_convolve_params params = { CF_BORDER_REFLECT, CF_CORRELATION, method, 0 };
   cf_cuda_convolve_plan *plan = NULL;
   cf_image *src = cf_test_random_image (w, h, 777, 0.0f, 1.0f);
   cf_image *cpu = cf_image_new (w, h);
@@ -1090,8 +1086,7 @@ GST_START_TEST (test_fft_availability)
   float taps[9] = { 0, 0, 0, 0, 1, 0, 0, 0, 0 };
   cf_kernel k = { 3, 3, taps };
   cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
-    CF_CONV_METHOD_FFT
-  };
+    CF_CONV_METHOD_FFT, 0 };
   cf_cuda_convolve_plan *plan = NULL;
 
   if (!cf_cuda_convolve_fft_available ()) {

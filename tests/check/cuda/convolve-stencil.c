@@ -89,7 +89,7 @@ gpu_stencil (const cf_image * src, const cf_kernel * k, cf_border border,
   fail_unless_equals_int (cf_cuda_image_upload (src, &dsrc, stream), CF_OK);
   fail_unless_equals_int (cf_cuda_image_fill (&ddst, NAN, stream), CF_OK);
   if (rows == 0) {
-    cf_convolve_params params = { border, mode, CF_CONV_METHOD_STENCIL };
+    cf_convolve_params params = { border, mode, CF_CONV_METHOD_STENCIL, 0 };
     cf_cuda_convolve_plan *plan = NULL;
 
     fail_unless_equals_int (cf_cuda_convolve_plan_new (src->width,
@@ -248,8 +248,7 @@ check_planes (int w, int h, const cf_kernel * k, cf_border border,
 {
   const int dst_rows = h + 2;
   cf_convolve_params params = { border, CF_CORRELATION,
-    CF_CONV_METHOD_STENCIL
-  };
+    CF_CONV_METHOD_STENCIL, 0 };
   cf_cuda_convolve_plan *plan = NULL;
   cf_image *src = cf_test_random_image (w, h, next_seed++ * 977u, 0.0f, 1.0f);
   cf_image *cpu = cf_image_new (w, h);
@@ -429,8 +428,7 @@ GST_START_TEST (test_auto_picks_stencil_up_to_its_size)
   };
   static const size2d large[] = { {7, 7}, {6, 6}, {9, 3} };
   cf_convolve_params params = { CF_BORDER_REFLECT, CF_CONVOLUTION,
-    CF_CONV_METHOD_AUTO
-  };
+    CF_CONV_METHOD_AUTO, 0 };
   float box[25];
   cf_kernel box5 = { 5, 5, box };
   cudaStream_t stream = cf_test_make_stream ();
@@ -482,8 +480,7 @@ GST_START_TEST (test_refuses_kernels_above_7x7)
   static const size2d refused[] = { {8, 8}, {8, 1}, {1, 8}, {31, 31} };
   static const size2d served[] = { {7, 7}, {7, 1}, {1, 7} };
   cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
-    CF_CONV_METHOD_STENCIL
-  };
+    CF_CONV_METHOD_STENCIL, 0 };
   cf_stencil_taps taps;
   guint k;
 

@@ -66,7 +66,7 @@ static void
 check_case (int w, int h, int kw, int kh, cf_border border,
     cf_conv_mode mode, cf_conv_method method, cudaStream_t stream)
 {
-  cf_convolve_params params = { border, mode, method };
+  cf_convolve_params params = { border, mode, method, 0 };
   guint32 seed = next_seed++;
   cf_image *src = cf_test_random_image (w, h, seed * 2654435761u, 0.0f, 1.0f);
   cf_kernel *k = cf_test_random_kernel (kw, kh, seed * 40503u + 7u);
@@ -221,8 +221,7 @@ GST_START_TEST (test_auto_resolves_to_direct_and_matches_cpu)
   cudaStream_t stream = cf_test_make_stream ();
   cf_kernel *k = cf_test_random_kernel (9, 9, 99);
   cf_convolve_params params = { CF_BORDER_CLAMP, CF_CONVOLUTION,
-    CF_CONV_METHOD_AUTO
-  };
+    CF_CONV_METHOD_AUTO, 0 };
   cf_cuda_convolve_plan *plan = NULL;
 
   fail_unless_equals_int (cf_cuda_convolve_plan_new (64, 33, k, &params,
@@ -245,7 +244,7 @@ check_plan_reuse (int kw, int kh, cf_conv_method method)
   const int w = 333, h = 97;
   cudaStream_t stream = cf_test_make_stream ();
   cf_kernel *k = cf_test_random_kernel (kw, kh, 1234);
-  cf_convolve_params params = { CF_BORDER_WRAP, CF_CONVOLUTION, method };
+  cf_convolve_params params = { CF_BORDER_WRAP, CF_CONVOLUTION, method, 0 };
   cf_cuda_convolve_plan *plan = NULL;
   cf_cuda_image dsrc, ddst;
   cf_image *cpu = cf_image_new (w, h);
@@ -293,8 +292,7 @@ GST_START_TEST (test_rejects_invalid_arguments)
   cf_kernel k = { 3, 3, taps };
   cf_kernel bad = k;
   cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
-    CF_CONV_METHOD_DIRECT
-  };
+    CF_CONV_METHOD_DIRECT, 0 };
   cf_convolve_params bad_params;
   cf_cuda_convolve_plan *plan = (cf_cuda_convolve_plan *) & k;
   float *dev = NULL;
@@ -371,8 +369,7 @@ GST_START_TEST (test_im2tensor_is_supported_and_delta_rounds_to_fp16)
   float taps[9] = { 0, 0, 0, 0, 1, 0, 0, 0, 0 };
   cf_kernel k = { 3, 3, taps };
   cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
-    CF_CONV_METHOD_IM2TENSOR
-  };
+    CF_CONV_METHOD_IM2TENSOR, 0 };
   cf_cuda_convolve_plan *plan = NULL;
   cudaStream_t stream = cf_test_make_stream ();
   cf_image *src = cf_test_random_image (w, h, 4711, 0.0f, 1.0f);
