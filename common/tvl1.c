@@ -46,6 +46,8 @@ static cf_status parse_warps_row (void *params, const char *text,
     cf_error * err);
 static cf_status parse_iterations_row (void *params, const char *text,
     cf_error * err);
+static cf_status parse_median_row (void *params, const char *text,
+    cf_error * err);
 
 static const cf_param_choice border_choices[] = {
   {CF_WARP_CLAMP, "clamp", "Samples outside I1 take the nearest pixel"},
@@ -151,6 +153,14 @@ static const cf_param tvl1_params[] = {
         "Roth and Black 2010); removes outliers and keeps motion edges",
   },
   {
+    .name = "median-size-per-level", .nick = "Median Size Per Level",
+    .type = CF_PARAM_TEXT, .parse = parse_median_row, .flags = CF_PARAM_LIVE,
+    .blurb = "Median filter window on each pyramid level, finest first, "
+        "comma-separated, e.g. \"0,5\" (each 0, 3 or 5; the coarse levels' "
+        "filter keeps large motions for little time); levels past the list "
+        "reuse its last entry; empty = median-size on every level",
+  },
+  {
     .name = "border", .nick = "Border", .type = CF_PARAM_CHOICE,
     .choices = border_choices, .def = CF_WARP_ZERO_OUTSIDE,
     .offset = offsetof (cf_tvl1_params, warp_border),
@@ -179,14 +189,16 @@ static const cf_preset tvl1_presets[] = {
             CF_SET ("tau", IPOL_TAU), CF_SET ("lambda", IPOL_LAMBDA),
             CF_SET ("theta", IPOL_THETA), CF_SET ("median-size", 0),
             CF_SET_TEXT ("warps-per-level", NULL),
-          CF_SET_TEXT ("iterations-per-level", NULL)}},
+          CF_SET_TEXT ("iterations-per-level", NULL),
+          CF_SET_TEXT ("median-size-per-level", NULL)}},
   {"realtime", "The time budget of TV-L1 on embedded GPUs (Romera et al.): "
         "3 levels, 1 warp, 10 iterations, epsilon 0 (kept to reproduce "
         "it; fast is more accurate and keeps large motions)",
       {CF_SET ("levels", 3), CF_SET ("warps", 1), CF_SET ("iterations", 10),
             CF_SET ("epsilon", 0.0), CF_SET ("median-size", 0),
             CF_SET_TEXT ("warps-per-level", NULL),
-          CF_SET_TEXT ("iterations-per-level", NULL)}},
+          CF_SET_TEXT ("iterations-per-level", NULL),
+          CF_SET_TEXT ("median-size-per-level", NULL)}},
   {"fast", "Fastest that keeps large motions: 6 levels, warps 1,1,1,2 and "
         "iterations 3,10,20 per level (finest first, the last entry for "
         "coarser levels), epsilon 0 (H100, 1080p, fp16: 0.69 ms; "
@@ -195,6 +207,7 @@ static const cf_preset tvl1_presets[] = {
             CF_SET_TEXT ("warps-per-level", "1,1,1,2"),
             CF_SET_TEXT ("iterations-per-level", "3,10,20"),
             CF_SET ("epsilon", 0.0), CF_SET ("median-size", 0),
+            CF_SET_TEXT ("median-size-per-level", "0,5"),
           CF_SET_MODEL}},
   {"balanced", "The defaults: 6 levels, 2 warps, 20 iterations, epsilon 0 "
         "(H100, 1080p, fp16: 1.72 ms; Middlebury EPE 0.421)",
@@ -203,6 +216,7 @@ static const cf_preset tvl1_presets[] = {
             CF_SET ("epsilon", BALANCED_EPSILON), CF_SET ("median-size", 0),
             CF_SET_TEXT ("warps-per-level", NULL),
             CF_SET_TEXT ("iterations-per-level", NULL),
+            CF_SET_TEXT ("median-size-per-level", NULL),
           CF_SET_MODEL}},
   {"accurate", "6 levels, 3 warps, 20 iterations, epsilon 0, 5 x 5 median "
         "filter after each warp (H100, 1080p, fp16: 3.12 ms; Middlebury EPE "
@@ -211,6 +225,7 @@ static const cf_preset tvl1_presets[] = {
             CF_SET ("epsilon", 0.0), CF_SET ("median-size", 5),
             CF_SET_TEXT ("warps-per-level", NULL),
             CF_SET_TEXT ("iterations-per-level", NULL),
+            CF_SET_TEXT ("median-size-per-level", NULL),
           CF_SET_MODEL}},
   {NULL}
 };
@@ -294,6 +309,39 @@ cf_tvl1_parse_iterations_per_level (cf_tvl1_params * params,
       &params->n_iterations_per_level, err);
 }
 
+/* A window cf_flow_median takes, or 0 (no filter) */
+static int
+median_size_valid (int size)
+{
+  return size == 0 || size == 3 || size == 5;
+}
+
+cf_status
+cf_tvl1_parse_median_size_per_level (cf_tvl1_params * params,
+    const char *text, cf_error * err)
+{
+  int values[CF_PYRAMID_MAX_LEVELS], n, l;
+  cf_status status;
+
+  if (params == NULL) {
+    cf_error_set (err, "median size per level: no parameters");
+    return CF_ERROR_INVALID;
+  }
+  status = cf_params_parse_level_list (text, "median size per level", "0,5",
+      0, CF_MEDIAN_SIZE_MAX, CF_PYRAMID_MAX_LEVELS, values, &n, err);
+  if (status != CF_OK)
+    return status;
+  for (l = 0; l < n; l++)
+    if (!median_size_valid (values[l])) {
+      cf_error_set (err, "median size per level: entry %d is %d, not 0, 3 "
+          "or 5", l + 1, values[l]);
+      return CF_ERROR_FORMAT;
+    }
+  memcpy (params->median_size_per_level, values, (size_t) n * sizeof (int));
+  params->n_median_size_per_level = n;
+  return CF_OK;
+}
+
 static int
 is_blank (const char *text)
 {
@@ -312,6 +360,17 @@ parse_warps_row (void *params, const char *text, cf_error * err)
   if (!is_blank (text))
     return cf_tvl1_parse_warps_per_level (p, text, err);
   p->n_warps_per_level = 0;
+  return CF_OK;
+}
+
+static cf_status
+parse_median_row (void *params, const char *text, cf_error * err)
+{
+  cf_tvl1_params *p = params;
+
+  if (!is_blank (text))
+    return cf_tvl1_parse_median_size_per_level (p, text, err);
+  p->n_median_size_per_level = 0;
   return CF_OK;
 }
 
@@ -352,6 +411,26 @@ cf_tvl1_level_iterations (const cf_tvl1_params * params, int level)
       params->n_iterations_per_level, params->max_iterations, level);
 }
 
+int
+cf_tvl1_level_median_size (const cf_tvl1_params * params, int level)
+{
+  return level_entry (params->median_size_per_level,
+      params->n_median_size_per_level, params->median_size, level);
+}
+
+int
+cf_tvl1_uses_median (const cf_tvl1_params * params)
+{
+  int l;
+
+  if (params->n_median_size_per_level == 0)
+    return params->median_size > 0;
+  for (l = 0; l < params->n_median_size_per_level; l++)
+    if (params->median_size_per_level[l] > 0)
+      return 1;
+  return 0;
+}
+
 void
 cf_tvl1_level_params (const cf_tvl1_params * params, int level,
     cf_tvl1_params * out)
@@ -359,8 +438,10 @@ cf_tvl1_level_params (const cf_tvl1_params * params, int level,
   *out = *params;
   out->warps = cf_tvl1_level_warps (params, level);
   out->max_iterations = cf_tvl1_level_iterations (params, level);
+  out->median_size = cf_tvl1_level_median_size (params, level);
   out->n_warps_per_level = 0;
   out->n_iterations_per_level = 0;
+  out->n_median_size_per_level = 0;
 }
 
 /* @n entries (0..CF_PYRAMID_MAX_LEVELS), each in 1..@max */
@@ -377,6 +458,20 @@ level_list_valid (const int *list, int n, int max)
   return 1;
 }
 
+static int
+median_list_valid (const cf_tvl1_params * params)
+{
+  int l;
+
+  if (params->n_median_size_per_level < 0 ||
+      params->n_median_size_per_level > CF_PYRAMID_MAX_LEVELS)
+    return 0;
+  for (l = 0; l < params->n_median_size_per_level; l++)
+    if (!median_size_valid (params->median_size_per_level[l]))
+      return 0;
+  return 1;
+}
+
 int
 cf_tvl1_params_valid (const cf_tvl1_params * params)
 {
@@ -385,7 +480,8 @@ cf_tvl1_params_valid (const cf_tvl1_params * params)
       level_list_valid (params->warps_per_level, params->n_warps_per_level,
       CF_TVL1_WARPS_MAX) &&
       level_list_valid (params->iterations_per_level,
-      params->n_iterations_per_level, CF_TVL1_ITERATIONS_MAX);
+      params->n_iterations_per_level, CF_TVL1_ITERATIONS_MAX) &&
+      median_list_valid (params);
 }
 
 void

@@ -20,6 +20,9 @@
  *   stop when e <= ε² or after max_iterations (ε = 0: fixed count).
  *   after each warp, with median_size > 0 (not IPOL: Wedel, Pock, Zach,
  *   Bischof & Cremers 2009): u = median of u (cf_flow_median); p is kept.
+ *   The size may differ per level (median-size-per-level): the filter on
+ *   the coarse levels keeps their outliers from the finer ones (large
+ *   motions) for little time, the finest level's costs the most.
  *
  * The warps and the iteration cap may differ per level (warps-per-level,
  * iterations-per-level; finest level first): cheap coarse levels can take
@@ -105,11 +108,18 @@ typedef struct
   int median_size;              /* 0: none (IPOL); 3 or 5: u ← the size x
                                  * size median of u (cf_flow_median) after
                                  * each warp's iterations (Wedel et al.
-                                 * 2009) */
+                                 * 2009); on every level when
+                                 * n_median_size_per_level is 0 */
+  int median_size_per_level[CF_PYRAMID_MAX_LEVELS];     /* median_size per
+                                 * level, finest first (0, 3 or 5) */
+  int n_median_size_per_level;  /* entries used; 0 = `median_size` on
+                                 * every level; levels past the list reuse
+                                 * its last entry */
 } cf_tvl1_params;
 
 /* The parameters (tau, lambda, theta, warps, iterations, warps-per-level,
- * iterations-per-level, epsilon, sigma, normalize, median-size; rows in the
+ * iterations-per-level, epsilon, sigma, normalize, median-size,
+ * median-size-per-level; rows in the
  * property order of cudaflowtvl1, then "border", which is not a property)
  * and presets (ipol, realtime; both clear the per-level lists and the
  * median filter) of TV-L1. */
@@ -150,15 +160,27 @@ cf_status cf_tvl1_parse_warps_per_level (cf_tvl1_params * params,
 cf_status cf_tvl1_parse_iterations_per_level (cf_tvl1_params * params,
     const char *text, cf_error * err);
 
+/* Parse the median sizes per level, finest first, e.g. "0,5" (no filter
+ * on the full-size level, 5 x 5 on the coarser ones): 1 to
+ * CF_PYRAMID_MAX_LEVELS entries, each 0, 3 or 5; CF_ERROR_FORMAT with a
+ * message in @err (nullable), params unchanged, on anything else. */
+cf_status cf_tvl1_parse_median_size_per_level (cf_tvl1_params * params,
+    const char *text, cf_error * err);
+
 /* Warps and the iteration cap on pyramid level @level (0 = finest) under
  * @params: the list's entry, its last one past its end, or the uniform
  * value when the list is empty. */
 int cf_tvl1_level_warps (const cf_tvl1_params * params, int level);
 int cf_tvl1_level_iterations (const cf_tvl1_params * params, int level);
+int cf_tvl1_level_median_size (const cf_tvl1_params * params, int level);
 
-/* The parameters level @level runs with: @params with warps and
- * max_iterations set to that level's and no lists, so a level's solve is a
- * uniform solve (with empty lists, @out is @params). */
+/* 1 when some level of @params filters u (median_size or a list entry
+ * above 0): a solver then needs the filter's buffer. */
+int cf_tvl1_uses_median (const cf_tvl1_params * params);
+
+/* The parameters level @level runs with: @params with warps,
+ * max_iterations and median_size set to that level's and no lists, so a
+ * level's solve is a uniform solve (with empty lists, @out is @params). */
 void cf_tvl1_level_params (const cf_tvl1_params * params, int level,
     cf_tvl1_params * out);
 

@@ -890,8 +890,8 @@ plan_run (tvl1_plan < S > *plan, const cf_cuda_pyramid * p0,
   int l;
 
   plan->host_iterations = 0;
-  if (params->median_size > 0 && (status = ensure_median_buffer (plan)) !=
-      CF_OK)
+  if (cf_tvl1_uses_median (params) &&
+      (status = ensure_median_buffer (plan)) != CF_OK)
     goto out;
   CF_CUDA_TRY (cudaMemsetAsync (plan->control, 0, sizeof (tvl1_control),
           stream));

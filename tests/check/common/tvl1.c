@@ -390,6 +390,94 @@ GST_START_TEST (test_median_size_takes_0_3_5_only)
 
 GST_END_TEST;
 
+/* median-size-per-level: a list of 0, 3 and 5, finest first, whose last
+ * entry serves the coarser levels and which overrides median-size; blank
+ * text clears it; every preset sets it (fast filters the coarse levels
+ * only). */
+GST_START_TEST (test_median_size_per_level)
+{
+  static const char *const refused[] = { "4", "0,1", "5,7", "-3", "0,,5",
+    "5,x", "0,3,5,0,3,5,0,3,5,0,3,5,0,3,5,0,3"
+  };
+  cf_tvl1_params p, before, lp;
+  const cf_preset *preset;
+  cf_error err = { {0} };
+  guint i;
+
+  cf_tvl1_params_init (&p);
+  fail_unless_equals_int (p.n_median_size_per_level, 0);
+  fail_if (cf_tvl1_uses_median (&p));
+  p.median_size = 3;
+  fail_unless (cf_tvl1_uses_median (&p));
+  fail_unless_equals_int (cf_tvl1_level_median_size (&p, 4), 3);
+
+  fail_unless_equals_int (cf_tvl1_parse_median_size_per_level (&p, "0, 5",
+          &err), CF_OK);
+  fail_unless_equals_int (p.n_median_size_per_level, 2);
+  fail_unless_equals_int (cf_tvl1_level_median_size (&p, 0), 0);
+  fail_unless_equals_int (cf_tvl1_level_median_size (&p, 1), 5);
+  fail_unless_equals_int (cf_tvl1_level_median_size (&p, 5), 5);
+  fail_unless (cf_tvl1_uses_median (&p));
+  fail_unless (cf_tvl1_params_valid (&p));
+  cf_tvl1_level_params (&p, 0, &lp);
+  fail_unless_equals_int (lp.median_size, 0);
+  fail_unless_equals_int (lp.n_median_size_per_level, 0);
+  cf_tvl1_level_params (&p, 3, &lp);
+  fail_unless_equals_int (lp.median_size, 5);
+
+  /* a list of zeros filters nowhere, whatever median-size says */
+  fail_unless_equals_int (cf_tvl1_parse_median_size_per_level (&p, "0",
+          &err), CF_OK);
+  fail_if (cf_tvl1_uses_median (&p));
+  fail_unless_equals_int (cf_tvl1_level_median_size (&p, 2), 0);
+
+  before = p;
+  for (i = 0; i < G_N_ELEMENTS (refused); i++) {
+    fail_unless (cf_tvl1_parse_median_size_per_level (&p, refused[i],
+            &err) != CF_OK, "'%s' accepted", refused[i]);
+    fail_unless (memcmp (&p, &before, sizeof (p)) == 0, "'%s' changed the "
+        "parameters", refused[i]);
+  }
+  fail_unless_equals_int (cf_tvl1_parse_median_size_per_level (&p, "3,4",
+          &err), CF_ERROR_FORMAT);
+  fail_unless_equals_string (err.message,
+      "median size per level: entry 2 is 4, not 0, 3 or 5");
+
+  /* through the table; blank clears */
+  fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table, &p,
+          "median-size-per-level", "5,3", &err), CF_OK);
+  fail_unless_equals_int (cf_tvl1_level_median_size (&p, 1), 3);
+  fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table, &p,
+          "median-size-per-level", "  ", &err), CF_OK);
+  fail_unless_equals_int (p.n_median_size_per_level, 0);
+  fail_unless_equals_int (cf_tvl1_level_median_size (&p, 1), 3);
+
+  /* the solvers' check */
+  p.n_median_size_per_level = 1;
+  p.median_size_per_level[0] = 2;
+  fail_if (cf_tvl1_params_valid (&p));
+
+  for (preset = cf_tvl1_param_table.presets; preset->name; preset++) {
+    const cf_param_setting *set;
+    gboolean found = FALSE;
+
+    for (set = preset->settings; set->name != NULL; set++)
+      if (!strcmp (set->name, "median-size-per-level")) {
+        if (!strcmp (preset->name, "fast")) {
+          fail_unless_equals_string (set->text, "0,5");
+        } else {
+          fail_unless (set->text == NULL, "preset %s: '%s'", preset->name,
+              set->text);
+        }
+        found = TRUE;
+      }
+    fail_unless (found, "preset %s leaves median-size-per-level as it is",
+        preset->name);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_normalize_pair_maps_joint_range_to_0_255)
 {
   const float a[] = { 10, 20, 30, 40 }, b[] = { 50, 60, 70, 90 };
@@ -984,10 +1072,24 @@ flow_view (const cf_flow * f, int width, int height)
   return view;
 }
 
+/* The median window of level @l as documented: the list's entry (its last
+ * past its end), median_size without a list. Written out here, not
+ * cf_tvl1_level_median_size, so the solver is checked against the rule. */
+static int
+documented_median_size (const cf_tvl1_params * params, int l)
+{
+  const int n = params->n_median_size_per_level;
+
+  if (n == 0)
+    return params->median_size;
+  return params->median_size_per_level[l < n ? l : n - 1];
+}
+
 /* cf_tvl1_flow_counted written out with the public steps from
  * normalised pyramids: per level ∇I1 and p = 0, per warp the constants
- * and the iterations, then (median_size > 0) u ← cf_flow_median (u),
- * between levels cf_flow_resample. Returns the iterations run. */
+ * and the iterations, then (the level's median size > 0) u ←
+ * cf_flow_median (u), between levels cf_flow_resample. Returns the
+ * iterations run. */
 static long
 driver_flow (const cf_pyramid * p0, const cf_pyramid * p1,
     const cf_tvl1_params * params, cf_flow * flow)
@@ -1005,6 +1107,7 @@ driver_flow (const cf_pyramid * p0, const cf_pyramid * p1,
     cf_flow ul = flow_view (u, f0->width, f0->height);
     cf_flow ml = flow_view (m, f0->width, f0->height);
     cf_flow parked = flow_view (flow, f0->width, f0->height);
+    const int msize = documented_median_size (params, l);
     cf_tvl1_workspace wl;
 
     fail_unless_equals_int (cf_tvl1_workspace_level (ws, f0->width,
@@ -1033,9 +1136,8 @@ driver_flow (const cf_pyramid * p0, const cf_pyramid * p1,
         if (params->epsilon > 0.0f && !(e > eps2))
           break;
       }
-      if (params->median_size > 0) {
-        fail_unless_equals_int (cf_flow_median (&ul, params->median_size,
-                &ml), CF_OK);
+      if (msize > 0) {
+        fail_unless_equals_int (cf_flow_median (&ul, msize, &ml), CF_OK);
         for (y = 0; y < ul.height; y++) {
           memcpy (ul.u + (size_t) y * ul.pitch, ml.u + (size_t) y * ml.pitch,
               ul.width * sizeof (float));
@@ -1089,10 +1191,12 @@ synth_pyramids (int w, int h, cf_synth_motion motion, int levels,
 /* The solver is the IPOL driver, and with median_size > 0 the IPOL driver
  * with cf_flow_median after every warp (the last warp of a level too,
  * before the flow is upsampled): the same bits and iteration counts as
- * the steps written out, for sizes 0, 3, 5, fixed counts and ε > 0. */
+ * the steps written out, for sizes 0, 3, 5, per-level lists (a size of
+ * -1 below stands for the list of that index), fixed counts and ε > 0. */
 GST_START_TEST (test_median_runs_after_every_warp)
 {
-  static const int sizes[] = { 0, 3, 5 };
+  static const int sizes[] = { 0, 3, 5, -1, -2, -3 };
+  static const char *const lists[] = { "0,5", "5,0,3", "3" };
   cf_pyramid *p0, *p1;
   cf_tvl1_params params;
   guint i;
@@ -1109,7 +1213,10 @@ GST_START_TEST (test_median_runs_after_every_warp)
       params.warps = 3;
       params.max_iterations = eps ? 300 : 12;
       params.epsilon = eps ? 0.01f : 0.0f;
-      params.median_size = sizes[i];
+      params.median_size = sizes[i] >= 0 ? sizes[i] : 0;
+      fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table,
+              &params, "median-size-per-level", sizes[i] >= 0 ? NULL :
+              lists[-sizes[i] - 1], NULL), CF_OK);
       fail_unless_equals_int (cf_tvl1_flow_counted (p0, p1, &params, 0, got,
               &n_got), CF_OK);
       n_want = driver_flow (p0, p1, &params, want);
@@ -1599,6 +1706,7 @@ common_tvl1_suite (void)
   tcase_add_test (ops, test_parse_per_level_lists_refuses_bad_text);
   tcase_add_test (ops, test_params_valid_checks_the_lists);
   tcase_add_test (ops, test_median_size_takes_0_3_5_only);
+  tcase_add_test (ops, test_median_size_per_level);
   tcase_add_test (ops, test_normalize_pair_maps_joint_range_to_0_255);
   tcase_add_test (ops, test_normalize_pair_leaves_constant_pair_unchanged);
   tcase_add_test (ops, test_centered_gradient_halves_one_sided_borders);

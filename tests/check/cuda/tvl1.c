@@ -693,6 +693,7 @@ cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
     cf_flow parked = flow_view (flow, f0->width, f0->height);
     const int warps = cf_tvl1_level_warps (params, l);
     const int iterations = cf_tvl1_level_iterations (params, l);
+    const int msize = cf_tvl1_level_median_size (params, l);
     cf_tvl1_workspace wl;
 
     fail_unless_equals_int (cf_tvl1_workspace_level (ws, f0->width,
@@ -724,11 +725,10 @@ cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
         if (params->epsilon > 0.0f && !(e > eps2))
           break;
       }
-      if (params->median_size > 0) {
+      if (msize > 0) {
         cf_flow ml = flow_view (m, f0->width, f0->height);
 
-        fail_unless_equals_int (cf_flow_median (&ul, params->median_size,
-                &ml), CF_OK);
+        fail_unless_equals_int (cf_flow_median (&ul, msize, &ml), CF_OK);
         for (y = 0; y < ul.height; y++) {
           memcpy (ul.u + (size_t) y * ul.pitch, ml.u + (size_t) y * ml.pitch,
               ul.width * sizeof (float));
@@ -1435,6 +1435,72 @@ GST_START_TEST (test_plan_with_median_matches_cpu)
 
 GST_END_TEST;
 
+/* median-size-per-level: each level filtered with its own window (fast's
+ * "0,5", a list longer than the pyramid's use), plan against cf_tvl1_flow
+ * for every kernel, and BLOCKED equal to FUSED in both precisions. */
+GST_START_TEST (test_plan_with_median_per_level_matches_cpu)
+{
+  static const char *const lists[] = { "0,5", "5,0,3", "3,3,0,5,5,0" };
+  static const cf_tvl1_kernel kernels[] = { CF_TVL1_KERNEL_AUTO,
+    CF_TVL1_KERNEL_STEPS, CF_TVL1_KERNEL_FUSED, CF_TVL1_KERNEL_BLOCKED
+  };
+  guint i;
+  int k, p;
+
+  for (i = 0; i < G_N_ELEMENTS (lists); i++) {
+    cf_tvl1_params params;
+    scene sc;
+    cf_flow *ref, *mirror;
+    long n_cpu;
+
+    cf_tvl1_params_init (&params);
+    params.warps = 2;
+    params.max_iterations = 12;
+    params.epsilon = 0.0f;
+    fail_unless_equals_int (cf_tvl1_parse_median_size_per_level (&params,
+            lists[i], NULL), CF_OK);
+    scene_synth (&sc, 160, 128, CF_SYNTH_ROTATION_ZOOM, 4, &params);
+    ref = cf_flow_new (sc.width, sc.height);
+    mirror = cf_flow_new (sc.width, sc.height);
+    fail_unless_equals_int (cf_tvl1_flow (sc.c0, sc.c1, &params, 0, ref),
+        CF_OK);
+    n_cpu = cpu_run_counting (&sc, &params, 0, mirror);
+    cf_test_assert_flow_identical (mirror, ref,
+        "counting mirror vs cf_tvl1_flow, median per level");
+    for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
+      long n_gpu = -1;
+      cf_flow *gpu = gpu_run (&sc, kernels[k], &params, NULL, &n_gpu);
+      gchar *what = g_strdup_printf ("median per level %s, kernel %d: plan "
+          "vs cf_tvl1_flow", lists[i], kernels[k]);
+
+      assert_flow_mean_close (gpu, ref, what);
+      fail_unless_equals_int (n_gpu, n_cpu);
+      g_free (what);
+      cf_flow_free (gpu);
+    }
+    for (p = 0; p < 2; p++) {
+      const cf_precision precision = p ? CF_PRECISION_FP16 :
+          CF_PRECISION_FP32;
+      cf_flow *fused = gpu_run_at (&sc, precision, CF_TVL1_KERNEL_FUSED,
+          &params, NULL, NULL);
+      cf_flow *blocked = gpu_run_at (&sc, precision, CF_TVL1_KERNEL_BLOCKED,
+          &params, NULL, NULL);
+      gchar *what = g_strdup_printf ("median per level %s, %s: BLOCKED vs "
+          "FUSED", lists[i], p ? "fp16" : "fp32");
+
+      cf_test_assert_flow_identical (blocked, fused, what);
+      g_free (what);
+      cf_flow_free (fused);
+      cf_flow_free (blocked);
+    }
+    cf_flow_free (ref);
+    cf_flow_free (mirror);
+    scene_clear (&sc);
+  }
+}
+
+GST_END_TEST;
+
 /* The kernels of one precision still agree bit for bit with the filter
  * between their warps (STEPS, FUSED, BLOCKED in fp32; FUSED, BLOCKED in
  * fp16), warm started too; a plan reused, and switched between median 5,
@@ -1793,6 +1859,7 @@ cuda_tvl1_suite (void)
   tcase_add_test (plans, test_fp16_close_to_fp32);
   tcase_add_test (plans, test_fp16_epsilon_warm_start_and_reuse);
   tcase_add_test (plans, test_plan_with_median_matches_cpu);
+  tcase_add_test (plans, test_plan_with_median_per_level_matches_cpu);
   tcase_add_test (plans, test_median_kernels_identical_and_plan_reuse);
   tcase_add_test (plans, test_fp16_median_close_to_fp32);
 
