@@ -950,6 +950,10 @@ write_json (FILE * out, const frontier * f, GPtrArray * points)
         for (j = 0; j < c->pyramid.max_levels; j++)
           fprintf (out, "%s%d", j ? ", " : "", cf_tvl1_level_iterations (t,
                   j));
+        fprintf (out, "], \"median_size_per_level\": [");
+        for (j = 0; j < c->pyramid.max_levels; j++)
+          fprintf (out, "%s%d", j ? ", " : "", cf_tvl1_level_median_size (t,
+                  j));
         fprintf (out, "]");
       }
       fprintf (out, "},\n     \"pixel_iterations\": %.0f",
