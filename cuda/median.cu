@@ -32,8 +32,9 @@
  *    (middle6, a pruned merge of the two tens: 25 compare-exchanges;
  *    final11, the rank-5 element of two sorted lists: 10 min/max).
  *
- * Work sharing. A thread computes MEDIAN_RUN (8) outputs down one column,
- * so each sorted row is shared by the K outputs whose windows hold it; in
+ * Work sharing. A thread computes a run of RUN (8, or 2 on small images)
+ * outputs down one column, so each sorted row is shared by the K outputs
+ * whose windows hold it; in
  * 5 x 5, two vertically adjacent outputs also share the cut of their four
  * common rows (middle6). About 70 integer min/max per output and
  * component, against ~190 for a network per window.
@@ -61,15 +62,23 @@
 #include <limits.h>
 #include <stdint.h>
 
-/* Launch shape: 32 x 8 threads, each MEDIAN_RUN outputs down a column,
- * so a block covers 32 x 64 pixels. MEDIAN_RUN is even (5 x 5 works in
- * pairs of rows). */
+/* Launch shape: 32 x 8 threads, each RUN outputs down a column, so a
+ * block covers 32 x 8 RUN pixels. RUN is even (5 x 5 works in pairs of
+ * rows): MEDIAN_RUN (8) shares the most work; on small images
+ * (MEDIAN_SMALL_PIXELS) MEDIAN_RUN_SMALL (2) gives four times the threads
+ * a quarter of the serial work each, and fewer runs touch the top or
+ * bottom border, whose windows go one at a time: the coarse pyramid
+ * levels of TV-L1 are mostly such borders. Any RUN gives the same bits
+ * (each output is the median of its own window). */
 #define MEDIAN_BLOCK_X 32
 #define MEDIAN_BLOCK_Y 8
 #define MEDIAN_RUN 8
+#define MEDIAN_RUN_SMALL 2
+#define MEDIAN_SMALL_PIXELS (1 << 19)
 #define MEDIAN_THREADS (MEDIAN_BLOCK_X * MEDIAN_BLOCK_Y)
 
-static_assert (MEDIAN_RUN % 2 == 0, "5 x 5 runs work in pairs of rows");
+static_assert (MEDIAN_RUN % 2 == 0 && MEDIAN_RUN_SMALL % 2 == 0,
+    "5 x 5 runs work in pairs of rows");
 
 /* The sentinels: below and above the key of every float but NaN */
 #define MEDIAN_LO INT_MIN
@@ -272,35 +281,35 @@ load_row (median_rows & s, int i, int *v)
   }
 }
 
-/** \brief 3 x 3 medians of MEDIAN_RUN vertically adjacent pixels: rows
+/** \brief 3 x 3 medians of RUN vertically adjacent pixels: rows
  *  0 ... RUN + 1 of @s, each sorted once. */
-template < bool PAD > static __device__ __forceinline__ void
+template < int RUN, bool PAD > static __device__ __forceinline__ void
 run3 (median_rows s, int *out)
 {
-  int r[MEDIAN_RUN + 2][3];
+  int r[RUN + 2][3];
 
 #pragma unroll
-  for (int i = 0; i < MEDIAN_RUN + 2; i++) {
+  for (int i = 0; i < RUN + 2; i++) {
     load_row < 3, PAD > (s, i, r[i]);
     sort3 (r[i]);
   }
 #pragma unroll
-  for (int i = 0; i < MEDIAN_RUN; i++)
+  for (int i = 0; i < RUN; i++)
     out[i] = med3 (max (max (r[i][0], r[i + 1][0]), r[i + 2][0]),
         med3 (r[i][1], r[i + 1][1], r[i + 2][1]),
         min (min (r[i][2], r[i + 1][2]), r[i + 2][2]));
 }
 
-/** \brief 5 x 5 medians of MEDIAN_RUN vertically adjacent pixels, two at
+/** \brief 5 x 5 medians of RUN vertically adjacent pixels, two at
  *  a time: outputs y and y + 1 share rows y − 1 ... y + 2, whose cut
  *  (middle6 of the merged pairs (y − 1, y) and (y + 1, y + 2)) each
  *  completes with its own fifth row, y − 2 or y + 3. Row i of @s is image
  *  row y0 − 2 + i; merged pairs start at the odd rows. */
-template < bool PAD > static __device__ __forceinline__ void
+template < int RUN, bool PAD > static __device__ __forceinline__ void
 run5 (median_rows s, int *out)
 {
-  int r[MEDIAN_RUN + 4][5];
-  int m[MEDIAN_RUN / 2 + 1][10];
+  int r[RUN + 4][5];
+  int m[RUN / 2 + 1][10];
 
 #pragma unroll
   for (int i = 0; i < 4; i++) {
@@ -309,7 +318,7 @@ run5 (median_rows s, int *out)
   }
   merge5 (r[1], r[2], m[0]);
 #pragma unroll
-  for (int j = 0; j < MEDIAN_RUN / 2; j++) {
+  for (int j = 0; j < RUN / 2; j++) {
     int c[6];
 
     load_row < 5, PAD > (s, 2 * j + 4, r[2 * j + 4]);
@@ -323,13 +332,14 @@ run5 (median_rows s, int *out)
   }
 }
 
-template < int K, bool PAD > static __device__ __forceinline__ void
+template < int K, int RUN, bool PAD > static __device__ __forceinline__
+    void
 run (const median_rows & s, int *out)
 {
   if constexpr (K == 3)
-    run3 < PAD > (s, out);
+    run3 < RUN, PAD > (s, out);
   else
-    run5 < PAD > (s, out);
+    run5 < RUN, PAD > (s, out);
 }
 
 /* ---------------------------------------------------------------------
@@ -420,27 +430,27 @@ struct median_dst
   size_t pitch;
 };
 
-/** \brief The MEDIAN_RUN outputs of one thread, down image column @x from
+/** \brief The RUN outputs of one thread, down image column @x from
  *  row @y0: a shared run when no window of it leaves the image at the top
  *  or bottom (with sentinels for columns lost at the left or right), else
  *  window by window.
  *  \param[in] tu, tv  the tiles of u and v at the cell of (x − K/2,
  *                     y0 − K/2), rows of @tile_w keys
  *  \param[out] dst    the filtered flow */
-template < int K > static __device__ __forceinline__ void
+template < int K, int RUN > static __device__ __forceinline__ void
 median_column (const int *tu, const int *tv, int tile_w, int x, int y0,
     int w, int h, median_dst dst)
 {
   const int rad = K / 2;
   const int left = max (0, rad - x), right = max (0, x + rad - (w - 1));
-  const bool rows_inside = y0 >= rad && y0 + MEDIAN_RUN - 1 + rad < h;
+  const bool rows_inside = y0 >= rad && y0 + RUN - 1 + rad < h;
 
 #pragma unroll
   for (int p = 0; p < 2; p++) {
     const int *t = p == 0 ? tu : tv;
     float *d = (p == 0 ? dst.u : dst.v) + x + (size_t) y0 * dst.pitch;
     median_rows s;
-    int out[MEDIAN_RUN];
+    int out[RUN];
 
     s.t = t;
     s.pitch = tile_w;
@@ -450,31 +460,31 @@ median_column (const int *tu, const int *tv, int tile_w, int x, int y0,
     s.residue = (y0 - rad) % K;
     s.lo_rows = 0;
     if (rows_inside && left + right == 0) {
-      run < K, false > (s, out);
+      run < K, RUN, false > (s, out);
 #pragma unroll
-      for (int i = 0; i < MEDIAN_RUN; i++)
+      for (int i = 0; i < RUN; i++)
         d[i * dst.pitch] = median_value (out[i]);
     } else if (rows_inside && w >= K && left + right == 2) {
       /* 5 x 5 two columns short: n = 15, one LO and one HI per row */
-      run < K, true > (s, out);
+      run < K, RUN, true > (s, out);
 #pragma unroll
-      for (int i = 0; i < MEDIAN_RUN; i++)
+      for (int i = 0; i < RUN; i++)
         d[i * dst.pitch] = median_value (out[i]);
     } else if (rows_inside && w >= K) {
       /* one column short: n = K (K − 1), even; the lower middle takes
        * (K + 1)/2 LO rows of K, the upper (K − 1)/2 */
-      int upper[MEDIAN_RUN];
+      int upper[RUN];
 
       s.lo_rows = (K + 1) / 2;
-      run < K, true > (s, out);
+      run < K, RUN, true > (s, out);
       s.lo_rows = (K - 1) / 2;
-      run < K, true > (s, upper);
+      run < K, RUN, true > (s, upper);
 #pragma unroll
-      for (int i = 0; i < MEDIAN_RUN; i++)
+      for (int i = 0; i < RUN; i++)
         d[i * dst.pitch] = __fmul_rn (__fadd_rn (median_value (out[i]),
                 median_value (upper[i])), 0.5f);
     } else {
-      for (int i = 0; i < MEDIAN_RUN && y0 + i < h; i++)
+      for (int i = 0; i < RUN && y0 + i < h; i++)
         d[i * dst.pitch] = clipped_median < K > (t + i * tile_w, tile_w, x,
             y0 + i, w, h);
     }
@@ -483,23 +493,24 @@ median_column (const int *tu, const int *tv, int tile_w, int x, int y0,
 
 /** \brief K x K median of both components.
  *
- *  The block loads its 32 x 64 pixels and a K/2 halo as keys into shared
- *  memory (0 outside the image, never read as a value), then each thread
- *  filters MEDIAN_RUN pixels down one column (median_column).
+ *  The block loads its 32 x 8 RUN pixels and a K/2 halo as keys into
+ *  shared memory (0 outside the image, never read as a value), then each
+ *  thread filters RUN pixels down one column (median_column).
  *  \param[in]  src   the flow
  *  \param[out] dst   its median, same size, not overlapping @src
  *  \param w, h       size of both */
-template < int K > __global__ void __launch_bounds__ (MEDIAN_THREADS)
+template < int K, int RUN > __global__ void
+__launch_bounds__ (MEDIAN_THREADS)
 median_kernel (median_src src, median_dst dst, int w, int h)
 {
   constexpr int rad = K / 2;
   constexpr int tile_w = MEDIAN_BLOCK_X + 2 * rad;
-  constexpr int tile_h = MEDIAN_BLOCK_Y * MEDIAN_RUN + 2 * rad;
+  constexpr int tile_h = MEDIAN_BLOCK_Y * RUN + 2 * rad;
   __shared__ int tile[2][tile_h][tile_w];
   const int bx = blockIdx.x * MEDIAN_BLOCK_X;
-  const int by = blockIdx.y * MEDIAN_BLOCK_Y * MEDIAN_RUN;
+  const int by = blockIdx.y * MEDIAN_BLOCK_Y * RUN;
   const int x = bx + threadIdx.x;
-  const int y0 = by + threadIdx.y * MEDIAN_RUN;
+  const int y0 = by + threadIdx.y * RUN;
 
   for (int i = threadIdx.x + threadIdx.y * MEDIAN_BLOCK_X;
       i < tile_w * tile_h; i += MEDIAN_THREADS) {
@@ -517,9 +528,8 @@ median_kernel (median_src src, median_dst dst, int w, int h)
   }
   __syncthreads ();
   if (x < w && y0 < h)
-    median_column < K > (&tile[0][threadIdx.y * MEDIAN_RUN][threadIdx.x],
-        &tile[1][threadIdx.y * MEDIAN_RUN][threadIdx.x], tile_w, x, y0, w,
-        h, dst);
+    median_column < K, RUN > (&tile[0][threadIdx.y * RUN][threadIdx.x],
+        &tile[1][threadIdx.y * RUN][threadIdx.x], tile_w, x, y0, w, h, dst);
 }
 
 /* ---------------------------------------------------------------------
@@ -566,14 +576,26 @@ cf_cuda_flow_median (const cf_cuda_flow * src, int size, cf_cuda_flow * dst,
   d.u = dst->u;
   d.v = dst->v;
   d.pitch = dst->pitch;
-  grid = dim3 (cf_div_up (w, MEDIAN_BLOCK_X),
-      cf_div_up (h, MEDIAN_BLOCK_Y * MEDIAN_RUN));
-  if (size == 3)
-    median_kernel < 3 > <<< grid, dim3 (MEDIAN_BLOCK_X, MEDIAN_BLOCK_Y), 0,
-        stream >>> (s, d, w, h);
-  else
-    median_kernel < 5 > <<< grid, dim3 (MEDIAN_BLOCK_X, MEDIAN_BLOCK_Y), 0,
-        stream >>> (s, d, w, h);
+  {
+    const dim3 block (MEDIAN_BLOCK_X, MEDIAN_BLOCK_Y);
+    const int small = (long) w * h < MEDIAN_SMALL_PIXELS;
+    const int run = small ? MEDIAN_RUN_SMALL : MEDIAN_RUN;
+
+    grid = dim3 (cf_div_up (w, MEDIAN_BLOCK_X),
+        cf_div_up (h, MEDIAN_BLOCK_Y * run));
+    if (size == 3 && small)
+      median_kernel < 3, MEDIAN_RUN_SMALL > <<< grid, block, 0, stream >>>
+          (s, d, w, h);
+    else if (size == 3)
+      median_kernel < 3, MEDIAN_RUN > <<< grid, block, 0, stream >>> (s, d,
+          w, h);
+    else if (small)
+      median_kernel < 5, MEDIAN_RUN_SMALL > <<< grid, block, 0, stream >>>
+          (s, d, w, h);
+    else
+      median_kernel < 5, MEDIAN_RUN > <<< grid, block, 0, stream >>> (s, d,
+          w, h);
+  }
   CF_CUDA_TRY_LAUNCH ();
 out:
   return status;

@@ -94,14 +94,16 @@ check_matches_cpu (const cf_flow * src, int size, const char *what)
   cf_cuda_flow_release (&gdst);
 }
 
-/* Tiny, thin and odd sizes; around the block (32 x 64) and the run (8
- * rows): 5 x 5 windows clipped on one side, both sides, at the top and
- * bottom of runs and blocks. */
+/* Tiny, thin and odd sizes; around the block (32 x 16 on small images,
+ * 32 x 64 from 2^19 pixels) and the run (2 or 8 rows): 5 x 5 windows
+ * clipped on one side, both sides, at the top and bottom of runs and
+ * blocks; images on both sides of the run switch (cuda/median.cu). */
 GST_START_TEST (test_matches_cpu_bit_for_bit)
 {
   static const int sizes[][2] = { {1, 1}, {2, 3}, {37, 1}, {1, 37},
   {3, 3}, {4, 4}, {5, 5}, {6, 7}, {4, 30}, {100, 2}, {2, 100}, {33, 9},
-  {7, 130}, {64, 64}, {65, 66}, {70, 67}, {333, 201}
+  {7, 130}, {64, 64}, {65, 66}, {70, 67}, {333, 201}, {33, 17}, {31, 18},
+  {1023, 512}, {1025, 513}, {961, 1091}
   };
   guint i;
   int size;
