@@ -869,6 +869,85 @@ GST_START_TEST (test_auto_follows_measured_table)
 
 GST_END_TEST;
 
+/* With auto_im2tensor (the element's precision=auto) AUTO runs im2tensor
+ * in its measured window: a dense 31 x 31 kernel at 1280x720, 1080p and
+ * 4096^2 (inside every window of auto_table), with the MMA kernel,
+ * results within im2tensor's bar; never without auto_im2tensor, for a
+ * rank-1 kernel, for a kernel the stencil serves, or on a device that
+ * runs the WMMA kernel (the window was measured with the MMA one). */
+GST_START_TEST (test_auto_picks_im2tensor_in_its_window)
+{
+  static const int sizes[][2] = { {1280, 720}, {1920, 1080}, {4096, 4096} };
+  const int mma = cf_cuda_convolve_im2tensor_mma_runs (31, 31);
+  cf_kernel *dense = cf_test_random_kernel (31, 31, 909);
+  cf_kernel *rank1 = random_rank1_kernel (31, 31, 910);
+  cf_kernel *small = cf_test_random_kernel (5, 5, 911);
+  cudaStream_t stream = cf_test_make_stream ();
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    const int w = sizes[i][0], h = sizes[i][1];
+    cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
+      CF_CONV_METHOD_AUTO, 1
+    };
+    cf_cuda_convolve_plan *plan = NULL;
+
+    fail_unless_equals_int (cf_cuda_convolve_plan_new (w, h, dense, &params,
+            &plan), CF_OK);
+    if (mma) {
+      fail_unless_equals_int (cf_cuda_convolve_plan_method (plan),
+          CF_CONV_METHOD_IM2TENSOR);
+      fail_unless_equals_int (cf_cuda_convolve_plan_im2tensor_variant
+          (plan), CF_IM2TENSOR_VARIANT_MMA);
+    } else {
+      fail_if (cf_cuda_convolve_plan_method (plan) ==
+          CF_CONV_METHOD_IM2TENSOR);
+    }
+    cf_cuda_convolve_plan_free (plan);
+
+    fail_unless_equals_int (cf_cuda_convolve_plan_new (w, h, rank1, &params,
+            &plan), CF_OK);
+    fail_if (cf_cuda_convolve_plan_method (plan) == CF_CONV_METHOD_IM2TENSOR);
+    cf_cuda_convolve_plan_free (plan);
+    fail_unless_equals_int (cf_cuda_convolve_plan_new (w, h, small, &params,
+            &plan), CF_OK);
+    fail_unless_equals_int (cf_cuda_convolve_plan_method (plan),
+        CF_CONV_METHOD_STENCIL);
+    cf_cuda_convolve_plan_free (plan);
+
+    params.auto_im2tensor = 0;
+    fail_unless_equals_int (cf_cuda_convolve_plan_new (w, h, dense, &params,
+            &plan), CF_OK);
+    fail_if (cf_cuda_convolve_plan_method (plan) == CF_CONV_METHOD_IM2TENSOR);
+    cf_cuda_convolve_plan_free (plan);
+  }
+  /* what the auto plan computes, against the CPU, at 1080p */
+  if (mma) {
+    cf_convolve_params params = { CF_BORDER_REFLECT, CF_CONVOLUTION,
+      CF_CONV_METHOD_AUTO, 1
+    };
+    cf_image *src = cf_test_random_image (1920, 1080, 912, 0.0f, 1.0f);
+    cf_image *cpu = cf_image_new (1920, 1080), *gpu = cf_image_new (1920,
+        1080);
+
+    fail_unless_equals_int (cf_convolve (src, dense, CF_BORDER_REFLECT,
+            CF_CONVOLUTION, cpu), CF_OK);
+    gpu_convolve (src, dense, &params, CF_IM2TENSOR_VARIANT_AUTO,
+        CF_CONV_METHOD_IM2TENSOR, gpu, stream);
+    cf_test_assert_im2tensor_close (gpu, cpu, src, dense, CF_BORDER_REFLECT,
+        CF_CONVOLUTION, "auto at 1080p, 31x31");
+    cf_image_free (src);
+    cf_image_free (cpu);
+    cf_image_free (gpu);
+  }
+  cf_kernel_free (dense);
+  cf_kernel_free (rank1);
+  cf_kernel_free (small);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_auto_picks_separable_for_gaussian)
 {
   cudaStream_t stream = cf_test_make_stream ();
@@ -1121,6 +1200,7 @@ cuda_convolve_methods_suite (void)
   tcase_add_test (tc, test_separable_rejects_non_rank1_kernels);
   tcase_add_test (tc, test_auto_picks_separable_for_gaussian);
   tcase_add_test (tc, test_auto_follows_measured_table);
+  tcase_add_test (tc, test_auto_picks_im2tensor_in_its_window);
   tcase_add_test (tc, test_separable_matches_cpu);
   tcase_add_test (tc, test_fft_matches_cpu);
   tcase_add_test (tc, test_im2tensor_c_rows_bound_is_collision_free);
