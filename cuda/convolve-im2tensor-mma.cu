@@ -32,9 +32,25 @@
  * 2 MT + 2 KS - 1 pairs it needs and builds every A fragment from them.
  * Since x0 is even, o is odd exactly when g is: the pad kernel writes a
  * second plane P1(u, v) = I(u + 1, v), and pair(o) is the 32-bit word at
- * half index o - (g & 1) of plane g & 1, always 4-byte aligned. The pairs
- * are read straight from global memory through the read-only cache; the
- * next row's are loaded before the current row's MMAs are issued.
+ * half index o - (g & 1) of plane g & 1, always 4-byte aligned.
+ *
+ * Two row loops, the same products (cf_im2tensor_variant):
+ *  - registers (MMA_REGS): the pairs are read straight from global memory
+ *    through the read-only cache; the next row's are loaded into a second
+ *    set of registers before the current row's MMAs are issued.
+ *  - staged (MMA): each warp has a ring of MMA_RING rows in shared memory.
+ *    A row is 2 planes x 4 (PAIRS + 1) words from half u0 = x0 + tap0,
+ *    whole 16-byte vectors (at most 32: one cp.async.cg per lane). Row r
+ *    of the chunk goes to slot r % MMA_RING in a commit group of its own,
+ *    issued MMA_RING - 1 rows ahead; iteration r waits until at most
+ *    MMA_RING - 2 groups are in flight (row r has landed), __syncwarp ()s
+ *    (every lane's copy is visible, every lane has read slot (r - 1) %
+ *    MMA_RING), issues row r + MMA_RING - 1 into that slot, then reads
+ *    its pairs with 32-bit shared loads. The lanes of one pair-load read
+ *    words 4c + 0 .. 6 of each plane's copy; the planes' copies are
+ *    mma_stage_plane_words () apart, 7 .. 25 modulo 32 (8 words are added
+ *    where the row is a multiple of 32 words), so the two planes fall in
+ *    distinct banks.
  *
  * The band: kernel rows d' = -7 .. kh + 6 (zero outside 0 .. kh - 1),
  * kw_band taps each (zero past kw), row pitch kw_band + 8 halves, copied
@@ -49,18 +65,24 @@
  * 0 <= d <= kh + 6 (a branch uniform over the warp), so rows of B
  * that are entirely zero are skipped. A block stacks 4 warps
  * vertically (64 x 128 outputs, 128 threads); its only barrier follows
- * the band copy. KS = ceil (kw / 16) k-steps, a template parameter 1 .. 4;
+ * the band copy (the staged loop's waits are per warp), and its dynamic
+ * shared memory is the band, then the staged loop's four rings. KS =
+ * ceil (kw / 16) k-steps, a template parameter 1 .. 4;
  * kernels wider than 64 taps walk the rows once per chunk of 64 taps
  * (KS = 4), the accumulators kept. Plans whose band does not fit in
- * shared memory use the WMMA kernel.
+ * shared memory use the WMMA kernel; a plan left to choose whose band
+ * fits but not with the rings uses the register loop.
  *
  * The warp's program, mma_warp_tile (), is written once over a lane
  * policy: mma_device_warp runs it as one lane of a real warp (inline
- * PTX mma), mma_host_warp runs it for all 32 lanes on the CPU with an mma
- * that assembles A, B and D from the lanes' registers by the layouts above
- * and multiplies in fp32. cf_im2tensor_mma_emulate () runs the whole
- * image that way, from the same pad, band and scale functions as the plan
- * (convolve-im2tensor.cuh): the CPU test of this kernel's indexing.
+ * PTX mma and cp.async), mma_host_warp runs it for all 32 lanes on the
+ * CPU with an mma that assembles A, B and D from the lanes' registers by
+ * the layouts above and multiplies in fp32, and a ring in host memory
+ * whose copies land at the wait that guarantees them (NaN until then).
+ * cf_im2tensor_mma_emulate () runs the whole image that way, in either
+ * loop, from the same pad, band and scale functions as the plan
+ * (convolve-im2tensor.cuh): the CPU test of this kernel's indexing (not
+ * of its __syncwarp ()s: the CPU lanes run each step in lockstep).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -102,6 +124,16 @@ constexpr int MMA_BAND_MARGIN = MMA_N - 1;
 constexpr int MMA_BAND_SKEW = 8;
 /* Default limit of dynamic shared memory without an opt-in. */
 constexpr size_t MMA_SMEM_DEFAULT = 48 * 1024;
+/* The staged loop: rows in each warp's ring, copies issued MMA_RING - 1
+ * rows ahead of the row being multiplied. */
+constexpr int MMA_RING = 4;
+/* Words added to a plane's row in the ring when its length is a multiple
+ * of 32 words (file comment: the two planes' words of one load then fall
+ * in distinct banks). */
+constexpr int MMA_STAGE_SKEW = 8;
+/* What a staged word reads while its copy may still be in flight (CPU
+ * emulation only): two fp16 NaNs. */
+constexpr uint32_t MMA_STAGE_POISON = 0x7e007e00u;
 
 /* Full unrolling of the loops over registers (they must stay registers)
  * on the device; the host compiler, which also sees the host-device
@@ -115,9 +147,69 @@ constexpr size_t MMA_SMEM_DEFAULT = 48 * 1024;
 static_assert (MMA_TILE_W == 64 && MMA_BLOCK_H == 128 && MMA_CHUNK == 64,
     "the geometry of the file comment and of im2tensor_mma_geometry_init ()");
 
+/* Words of one plane's row that the pairs of a lane reach: pair c of lane
+ * (g, t) is word g / 2 + t + 4c (rounded down), at most 6 + 4 (PAIRS - 1)
+ * with PAIRS = 2 MT + 2 KS - 1; 4 (PAIRS + 1) words is whole 16-byte
+ * vectors. From u0 (a multiple of 64 halves) on. */
+static constexpr __host__ __device__ int
+mma_stage_words (int ks)
+{
+  return 4 * (2 * MMA_MT + 2 * ks);
+}
+
+/* Words between the two planes' copies of a row in the ring. */
+static constexpr __host__ __device__ int
+mma_stage_plane_words (int ks)
+{
+  return mma_stage_words (ks) % 32 == 0
+      ? mma_stage_words (ks) + MMA_STAGE_SKEW : mma_stage_words (ks);
+}
+
+/* Words of one row (both planes) and of a warp's ring. */
+static constexpr __host__ __device__ int
+mma_stage_row_words (int ks)
+{
+  return 2 * mma_stage_plane_words (ks);
+}
+
+static constexpr __host__ __device__ int
+mma_ring_words (int ks)
+{
+  return MMA_RING * mma_stage_row_words (ks);
+}
+
+/* Bytes of the block's rings. */
+static constexpr size_t
+mma_rings_bytes (int ks)
+{
+  return (size_t) MMA_WARPS * mma_ring_words (ks) * sizeof (uint32_t);
+}
+
+/* A pair-load reads words 4c + 0 .. 6 of each plane's copy: distinct
+ * banks when the planes are 7 .. 25 words apart modulo 32. */
+static constexpr bool
+mma_stage_banks_distinct (void)
+{
+  for (int ks = 1; ks <= MMA_KS_MAX; ks++) {
+    const int skew = mma_stage_plane_words (ks) % 32;
+
+    if (skew < 7 || skew > 25 || mma_stage_words (ks) % 4 != 0
+        || 2 * mma_stage_words (ks) / 4 > MMA_LANES)
+      return false;
+  }
+  return true;
+}
+
+static_assert (mma_stage_banks_distinct (), "a ring row is at most one "
+    "16-byte vector per lane, and its planes' words of one pair-load fall "
+    "in distinct banks");
+static_assert (MMA_RING >= 2 && MMA_RING - 1 <= MMA_TILE_H, "the ring "
+    "holds the row multiplied and the next; its prologue never passes the "
+    "rows of a tile");
+
 /* One lane's registers: the accumulators of its MT x NT tiles, the image
- * pairs of the current and the next padded row, and the A and B fragments
- * of the MMA being issued. */
+ * pairs of the current padded row (and, in the register loop, of the
+ * next), and the A and B fragments of the MMA being issued. */
 template < int KS > struct mma_lane
 {
   static constexpr int PAIRS = 2 * MMA_MT + 2 * KS - 1;
@@ -150,22 +242,25 @@ struct mma_args
  * instantiation only ever runs on its own side, which nvcc's
  * execution-space check cannot see through a template argument. */
 
-/* Lane @lane's pairs of padded row @v for the tile whose first tap column
- * is u0 (x0 plus the chunk's first tap): out[c] = pair(g + 2t + 8c), the
- * word at half index u0 + g + 2t + 8c - (g & 1) of plane g & 1. */
+/* Lane @lane's pairs of one padded row whose plane-0 words start at @row
+ * (half u0 = x0 + the chunk's first tap), plane 1 @plane_words further:
+ * out[c] = pair(g + 2t + 8c), the word (g - (g & 1)) / 2 + t + 4c of
+ * plane g & 1, from the warp's ring (STAGED) or from the planes. */
 #pragma nv_exec_check_disable
-template < int PAIRS, class Warp >
+template < int PAIRS, bool STAGED, class Warp >
 static __host__ __device__ __forceinline__ void
-mma_load_pairs (const Warp & w, const mma_args & p, int u0, int v, int lane,
-    uint32_t (&out)[PAIRS])
+mma_gather_pairs (const Warp & w, const uint32_t * row, size_t plane_words,
+    int lane, uint32_t (&out)[PAIRS])
 {
   const int g = lane / 4, t = lane % 4, plane = g & 1;
-  const uint32_t *src = p.pad + plane * p.plane_words
-      + (size_t) v * p.pitch_words + (u0 + g - plane) / 2 + t;
+  const uint32_t *src = row + plane * plane_words + (g - plane) / 2 + t;
 
   MMA_UNROLL
   for (int c = 0; c < PAIRS; c++)
-    out[c] = w.load_image (src + 4 * c);
+    if constexpr (STAGED)
+      out[c] = w.load_stage (src + 4 * c);
+    else
+      out[c] = w.load_image (src + 4 * c);
 }
 
 /* Lane @lane's B fragment of k-step @s for the n-tile at band offset @d
@@ -184,27 +279,162 @@ mma_load_b (const Warp & w, const mma_args & p, const uint32_t * band, int d,
   b[1] = w.load_band (row + MMA_K / 4);
 }
 
+/* The MMAs of padded row y0 + @r, from the pairs in the lanes' registers:
+ * every n-tile that meets the row, every k-step, every m-tile. */
+#pragma nv_exec_check_disable
+template < int KS, class Warp >
+static __host__ __device__ __forceinline__ void
+mma_row_products (Warp & w, const mma_args & p, const uint32_t * band,
+    int r, int tap0)
+{
+  typedef mma_lane < KS > lane_regs;
+  /* an n-tile meets row d = r - y0 - 8 nt while 0 <= d <= d_last */
+  const int d_last = p.kh + MMA_N - 2;
+
+  MMA_UNROLL
+  for (int nt = 0; nt < MMA_NT; nt++) {
+    const int d = r - MMA_N * nt;
+
+    if (d < 0 || d > d_last)
+      continue;                 /* B_r is zero for this n-tile */
+    MMA_UNROLL
+    for (int s = 0; s < KS; s++) {
+      w.each_lane ([&](lane_regs & l, int lane) {
+            mma_load_b (w, p, band, d, tap0, s, lane, l.b);
+          });
+      MMA_UNROLL
+      for (int mt = 0; mt < MMA_MT; mt++) {
+        /* Hankel A: a0 = pair(c), a1 = a2 = pair(c + 1), a3 =
+         * pair(c + 2), c = 2 (mt + s) */
+        w.each_lane ([&](lane_regs & l, int) {
+              const int c = 2 * (mt + s);
+
+              l.a[0] = l.pair[c];
+              l.a[1] = l.pair[c + 1];
+              l.a[2] = l.pair[c + 1];
+              l.a[3] = l.pair[c + 2];
+            });
+        w.mma (mt * MMA_NT + nt);
+      }
+    }
+  }
+}
+
+/* The register loop over the @rows padded rows from y0 of one chunk:
+ * each row's pairs come from global memory, the next row's loads go out
+ * before this row's MMAs. @u0 = x0 + tap0. */
+#pragma nv_exec_check_disable
+template < int KS, class Warp >
+static __host__ __device__ __forceinline__ void
+mma_rows_regs (Warp & w, const mma_args & p, const uint32_t * band, int u0,
+    int y0, int rows, int tap0)
+{
+  typedef mma_lane < KS > lane_regs;
+  constexpr int PAIRS = lane_regs::PAIRS;
+  const uint32_t *row0 = p.pad + u0 / 2;
+
+  w.each_lane ([&](lane_regs & l, int lane) {
+        mma_gather_pairs < PAIRS, false > (w, row0 + (size_t) y0
+            * p.pitch_words, p.plane_words, lane, l.next);
+      });
+  for (int r = 0; r < rows; r++) {
+    w.each_lane ([&](lane_regs & l, int lane) {
+          MMA_UNROLL
+          for (int c = 0; c < PAIRS; c++)
+            l.pair[c] = l.next[c];
+          if (r + 1 < rows)
+            mma_gather_pairs < PAIRS, false > (w, row0 + (size_t) (y0 + r
+                    + 1) * p.pitch_words, p.plane_words, lane, l.next);
+        });
+    mma_row_products < KS > (w, p, band, r, tap0);
+  }
+}
+
+/* Lane @lane's share of the copy of padded row @v into ring slot @slot.
+ * A row is VECS = mma_stage_words (KS) / 4 16-byte vectors per plane from
+ * half u0 on: lane i copies vector i % VECS of plane i / VECS; lanes
+ * 2 VECS and up copy nothing. */
+#pragma nv_exec_check_disable
+template < int KS, class Warp >
+static __host__ __device__ __forceinline__ void
+mma_stage_row (Warp & w, const mma_args & p, uint32_t * slot, int u0, int v,
+    int lane)
+{
+  constexpr int VECS = mma_stage_words (KS) / 4;
+
+  if (lane < 2 * VECS) {
+    const int plane = lane / VECS, vec = lane % VECS;
+
+    w.stage (slot + plane * mma_stage_plane_words (KS) + 4 * vec,
+        p.pad + plane * p.plane_words + (size_t) v * p.pitch_words + u0 / 2
+        + 4 * vec);
+  }
+}
+
+/* The staged loop over the @rows padded rows from y0 of one chunk: row r
+ * is copied into slot r % MMA_RING of the warp's @ring MMA_RING - 1 rows
+ * ahead (one group of copies per row), and its pairs are read from
+ * there. Iteration r waits for row r, which also tells every lane that
+ * slot (r - 1) % MMA_RING, read in iteration r - 1, may be overwritten by
+ * row r + MMA_RING - 1. @u0 = x0 + tap0. */
+#pragma nv_exec_check_disable
+template < int KS, class Warp >
+static __host__ __device__ __forceinline__ void
+mma_rows_staged (Warp & w, const mma_args & p, const uint32_t * band,
+    uint32_t * ring, int u0, int y0, int rows, int tap0)
+{
+  typedef mma_lane < KS > lane_regs;
+  constexpr int PAIRS = lane_regs::PAIRS;
+  constexpr int ROW = mma_stage_row_words (KS);
+
+  /* the previous chunk's last rows were read from the slots refilled */
+  w.sync ();
+  for (int r = 0; r < MMA_RING - 1; r++) {
+    w.each_lane ([&](lane_regs &, int lane) {
+          mma_stage_row < KS > (w, p, ring + r * ROW, u0, y0 + r, lane);
+        });
+    w.commit ();
+  }
+  for (int r = 0; r < rows; r++) {
+    const int ahead = r + MMA_RING - 1;
+    const uint32_t *slot = ring + (r % MMA_RING) * ROW;
+
+    /* groups 0 .. r have landed; MMA_RING - 2 newer may be in flight */
+    w.template wait < MMA_RING - 2 > ();
+    if (ahead < rows)
+      w.each_lane ([&](lane_regs &, int lane) {
+            mma_stage_row < KS > (w, p, ring + (ahead % MMA_RING) * ROW, u0,
+                y0 + ahead, lane);
+          });
+    w.commit ();                /* empty past the last row: counts stay */
+    w.each_lane ([&](lane_regs & l, int lane) {
+          mma_gather_pairs < PAIRS, true > (w, slot,
+              mma_stage_plane_words (KS), lane, l.pair);
+        });
+    mma_row_products < KS > (w, p, band, r, tap0);
+  }
+}
+
 /**
  * \brief One warp's 64 x 32 outputs at (x0, y0) (file comment).
  *
  * \param[in,out] w     the lanes: mma_device_warp or mma_host_warp
  * \param[in]     p     planes, sizes, output
  * \param[in]     band  the band (shared memory on the GPU)
+ * \param[in]     ring  STAGED: the warp's ring, mma_ring_words (KS) words
+ *                      (shared memory on the GPU); else unused
  * \param[in]     x0    first output column (a multiple of 64)
  * \param[in]     y0    first output row (a multiple of 32, < height)
  */
 #pragma nv_exec_check_disable
-template < int KS, class Warp >
+template < int KS, bool STAGED, class Warp >
 static __host__ __device__ __forceinline__ void
-mma_warp_tile (Warp & w, const mma_args & p, const uint32_t * band, int x0,
-    int y0)
+mma_warp_tile (Warp & w, const mma_args & p, const uint32_t * band,
+    uint32_t * ring, int x0, int y0)
 {
   typedef mma_lane < KS > lane_regs;
-  constexpr int PAIRS = lane_regs::PAIRS;
   /* padded rows y0 .. y0 + rows - 1 meet the tile's outputs */
   const int rows = MMA_TILE_H + p.kh - 1;
-  /* an n-tile meets row d = r - y0 - 8 nt while 0 <= d <= d_last */
-  const int d_last = p.kh + MMA_N - 2;
 
   w.each_lane ([&](lane_regs & l, int) {
         MMA_UNROLL
@@ -217,47 +447,10 @@ mma_warp_tile (Warp & w, const mma_args & p, const uint32_t * band, int x0,
   for (int chunk = 0; chunk < p.chunks; chunk++) {
     const int tap0 = chunk * MMA_CHUNK;
 
-    w.each_lane ([&](lane_regs & l, int lane) {
-          mma_load_pairs < PAIRS > (w, p, x0 + tap0, y0, lane, l.next);
-        });
-    for (int r = 0; r < rows; r++) {
-      /* this row's pairs; the next row's loads go out before the MMAs */
-      w.each_lane ([&](lane_regs & l, int lane) {
-            MMA_UNROLL
-            for (int c = 0; c < PAIRS; c++)
-              l.pair[c] = l.next[c];
-            if (r + 1 < rows)
-              mma_load_pairs < PAIRS > (w, p, x0 + tap0, y0 + r + 1, lane,
-                  l.next);
-          });
-      MMA_UNROLL
-      for (int nt = 0; nt < MMA_NT; nt++) {
-        const int d = r - MMA_N * nt;
-
-        if (d < 0 || d > d_last)
-          continue;             /* B_r is zero for this n-tile */
-        MMA_UNROLL
-        for (int s = 0; s < KS; s++) {
-          w.each_lane ([&](lane_regs & l, int lane) {
-                mma_load_b (w, p, band, d, tap0, s, lane, l.b);
-              });
-          MMA_UNROLL
-          for (int mt = 0; mt < MMA_MT; mt++) {
-            /* Hankel A: a0 = pair(c), a1 = a2 = pair(c + 1), a3 =
-             * pair(c + 2), c = 2 (mt + s) */
-            w.each_lane ([&](lane_regs & l, int) {
-                  const int c = 2 * (mt + s);
-
-                  l.a[0] = l.pair[c];
-                  l.a[1] = l.pair[c + 1];
-                  l.a[2] = l.pair[c + 1];
-                  l.a[3] = l.pair[c + 2];
-                });
-            w.mma (mt * MMA_NT + nt);
-          }
-        }
-      }
-    }
+    if constexpr (STAGED)
+      mma_rows_staged < KS > (w, p, band, ring, x0 + tap0, y0, rows, tap0);
+    else
+      mma_rows_regs < KS > (w, p, band, x0 + tap0, y0, rows, tap0);
   }
 
   /* d0, d1 = D[g][2t, 2t+1], d2, d3 = D[g+8][2t, 2t+1]: column
@@ -306,8 +499,8 @@ template < int KS > struct mma_device_warp
 #endif
   }
 
-  /* image words through the read-only cache; band words from shared
-   * memory */
+  /* image words through the read-only cache; band and ring words from
+   * shared memory */
   __device__ __forceinline__ uint32_t load_image (const uint32_t * p) const
   {
     return __ldg (p);
@@ -315,6 +508,40 @@ template < int KS > struct mma_device_warp
   __device__ __forceinline__ uint32_t load_band (const uint32_t * p) const
   {
     return *p;
+  }
+  __device__ __forceinline__ uint32_t load_stage (const uint32_t * p) const
+  {
+    return *p;
+  }
+
+  /* 16 bytes from global memory @src into shared memory @dst, bypassing
+   * L1 (cp.async.cg), in the group the next commit closes */
+  __device__ __forceinline__ void stage (uint32_t * dst, const uint32_t * src)
+  {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;"
+        ::"r" ((unsigned) __cvta_generic_to_shared (dst)), "l" (src)
+        :"memory");
+#endif
+  }
+  __device__ __forceinline__ void commit ()
+  {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile ("cp.async.commit_group;"::: "memory");
+#endif
+  }
+  /* this lane's groups but the newest N have landed; then every lane's
+   * (and every lane's earlier shared-memory reads are done) */
+  template < int N > __device__ __forceinline__ void wait ()
+  {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile ("cp.async.wait_group %0;"::"n" (N):"memory");
+#endif
+    __syncwarp ();
+  }
+  __device__ __forceinline__ void sync ()
+  {
+    __syncwarp ();
   }
 };
 
@@ -332,12 +559,29 @@ half_of (uint32_t reg, int e)
  * every lane in turn; mma assembles the matrices from the lanes' fragments
  * (PTX layouts, file comment) and computes D = A B + C in fp32 (fp16
  * products are exact in fp32). Every read is checked against the extent
- * of the planes and of the band: one outside counts as stray and reads 0. */
+ * of the planes, of the band and of the warp's ring: one outside counts
+ * as stray and reads 0 (a copy from outside the planes copies zeros, one
+ * to outside the ring is dropped). A staged copy lands only at the wait
+ * that guarantees it, the latest a cp.async may; until then its words
+ * hold MMA_STAGE_POISON (NaN), so a row read before its wait, or a slot
+ * refilled while it is still read, turns outputs into NaN. */
 template < int KS > struct mma_host_warp
 {
+  /* one 16-byte copy in flight, in group @group */
+  struct copy
+  {
+    uint32_t *dst;
+    const uint32_t *src;        /* NULL: outside the planes */
+    long group;
+  };
+
   mma_lane < KS > regs[MMA_LANES];
   const uint32_t *pad_begin, *pad_end;
   const uint32_t *band_begin, *band_end;
+  uint32_t *ring_begin, *ring_end;
+  copy copies[MMA_RING * MMA_LANES];
+  int n_copies;
+  long groups;                  /* groups committed */
   mutable long stray;
 
   template < class F > void each_lane (F && f)
@@ -393,6 +637,49 @@ template < int KS > struct mma_host_warp
   {
     return load_within (p, band_begin, band_end);
   }
+  uint32_t load_stage (const uint32_t * p) const
+  {
+    return load_within (p, ring_begin, ring_end);
+  }
+
+  void stage (uint32_t * dst, const uint32_t * src)
+  {
+    if (dst < ring_begin || dst + 4 > ring_end
+        || n_copies == MMA_RING * MMA_LANES) {
+      stray++;
+      return;
+    }
+    if (src < pad_begin || src + 4 > pad_end) {
+      stray++;
+      src = NULL;
+    }
+    for (int i = 0; i < 4; i++)
+      dst[i] = MMA_STAGE_POISON;
+    copies[n_copies++] = copy { dst, src, groups };
+  }
+  void commit ()
+  {
+    groups++;
+  }
+  /* land the copies of every group but the newest N */
+  template < int N > void wait ()
+  {
+    int kept = 0;
+
+    for (int i = 0; i < n_copies; i++) {
+      const copy & c = copies[i];
+
+      if (c.group >= groups - N)
+        copies[kept++] = c;
+      else
+        for (int k = 0; k < 4; k++)
+          c.dst[k] = c.src != NULL ? c.src[k] : 0;
+    }
+    n_copies = kept;
+  }
+  void sync ()
+  {
+  }
   uint32_t load_within (const uint32_t * p, const uint32_t * begin,
       const uint32_t * end) const
   {
@@ -406,70 +693,122 @@ template < int KS > struct mma_host_warp
 /**
  * \brief The MMA kernel (file comment): block (bx, by) computes outputs
  * 64 bx .. 64 bx + 63 by 128 by .. 128 by + 127, warp w the rows
- * from 128 by + 32 w.
+ * from 128 by + 32 w. Dynamic shared memory: the band, then (STAGED) the
+ * warps' rings.
  *
  * \param[in] p          planes, sizes, output
  * \param[in] band       the band in device memory, band_vecs x 16 bytes
  * \param[in] band_vecs  16-byte vectors of the band
  */
-template < int KS >
+template < int KS, bool STAGED >
 __global__ void __launch_bounds__ (MMA_THREADS, MMA_MIN_BLOCKS)
 im2tensor_mma_kernel (mma_args p, const uint4 * __restrict__ band,
     int band_vecs)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  extern __shared__ uint4 mma_band[];
-  const int y0 = blockIdx.y * MMA_BLOCK_H
-      + (int) (threadIdx.x / MMA_LANES) * MMA_TILE_H;
+  extern __shared__ uint4 mma_smem[];
+  const int warp = (int) (threadIdx.x / MMA_LANES);
+  const int y0 = blockIdx.y * MMA_BLOCK_H + warp * MMA_TILE_H;
+  uint32_t *ring = reinterpret_cast < uint32_t * >(mma_smem + band_vecs)
+      + warp * mma_ring_words (KS);
   mma_device_warp < KS > w;
 
   for (int i = threadIdx.x; i < band_vecs; i += MMA_THREADS)
-    mma_band[i] = band[i];
+    mma_smem[i] = band[i];
   __syncthreads ();
   /* uniform over the warp; no barrier follows */
   if (y0 >= p.height)
     return;
   w.lane = threadIdx.x % MMA_LANES;
-  mma_warp_tile < KS > (w, p, reinterpret_cast < const uint32_t * >(mma_band),
+  mma_warp_tile < KS, STAGED > (w, p,
+      reinterpret_cast < const uint32_t * >(mma_smem), ring,
       blockIdx.x * MMA_TILE_W, y0);
 #endif
 }
 
 typedef void (*mma_kernel_fn) (mma_args, const uint4 *, int);
 
-/* The kernel of each KS (index KS - 1). */
-static const mma_kernel_fn mma_kernels[MMA_KS_MAX] = {
-  im2tensor_mma_kernel < 1 >, im2tensor_mma_kernel < 2 >,
-  im2tensor_mma_kernel < 3 >, im2tensor_mma_kernel < 4 >
+/* The kernel of each loop (0: registers, 1: staged) and KS (index
+ * KS - 1). */
+static const mma_kernel_fn mma_kernels[2][MMA_KS_MAX] = {
+  {im2tensor_mma_kernel < 1, false >, im2tensor_mma_kernel < 2, false >,
+      im2tensor_mma_kernel < 3, false >, im2tensor_mma_kernel < 4, false >},
+  {im2tensor_mma_kernel < 1, true >, im2tensor_mma_kernel < 2, true >,
+      im2tensor_mma_kernel < 3, true >, im2tensor_mma_kernel < 4, true >}
 };
 
-/* Every warp of the image on the CPU, in block order; the number of
- * stray reads. */
-template < int KS >
+/* Whether @variant (MMA or MMA_REGS) runs the staged loop. */
+static bool
+mma_staged (cf_im2tensor_variant variant)
+{
+  return variant == CF_IM2TENSOR_VARIANT_MMA;
+}
+
+/* Dynamic shared memory of a block: the band, and the rings. */
+static size_t
+mma_smem_bytes (const im2tensor_mma_geometry * geo, bool staged)
+{
+  return im2tensor_mma_band_bytes (geo)
+      + (staged ? mma_rings_bytes (geo->ks) : 0);
+}
+
+/* Every warp of the image on the CPU, in block order, each with its own
+ * ring; the number of stray reads. */
+template < int KS, bool STAGED >
 static long
 mma_emulate_tiles (const im2tensor_mma_geometry * geo, const mma_args & p,
     const uint32_t * band)
 {
   mma_host_warp < KS > *w = new mma_host_warp < KS >;
+  uint32_t *rings = new uint32_t[MMA_WARPS * mma_ring_words (KS)];
   long stray;
 
   w->pad_begin = p.pad;
   w->pad_end = p.pad + 2 * p.plane_words;
   w->band_begin = band;
   w->band_end = band + im2tensor_mma_band_bytes (geo) / sizeof (uint32_t);
+  w->n_copies = 0;
+  w->groups = 0;
   w->stray = 0;
 
   for (int by = 0; by < geo->n_by; by++)
     for (int bx = 0; bx < geo->n_bx; bx++)
       for (int warp = 0; warp < MMA_WARPS; warp++) {
         const int y0 = by * MMA_BLOCK_H + warp * MMA_TILE_H;
+        uint32_t *ring = rings + warp * mma_ring_words (KS);
 
+        /* a fresh warp: no copies in flight, a ring of NaN */
+        for (int i = 0; i < mma_ring_words (KS); i++)
+          ring[i] = MMA_STAGE_POISON;
+        w->ring_begin = ring;
+        w->ring_end = ring + mma_ring_words (KS);
+        w->n_copies = 0;
         if (y0 < p.height)
-          mma_warp_tile < KS > (*w, p, band, bx * MMA_TILE_W, y0);
+          mma_warp_tile < KS, STAGED > (*w, p, band, ring, bx * MMA_TILE_W,
+              y0);
       }
   stray = w->stray;
+  delete[]rings;
   delete w;
   return stray;
+}
+
+/* mma_emulate_tiles () for the KS of @geo. */
+template < bool STAGED >
+static long
+mma_emulate_loop (const im2tensor_mma_geometry * geo, const mma_args & p,
+    const uint32_t * band)
+{
+  switch (geo->ks) {
+    case 1:
+      return mma_emulate_tiles < 1, STAGED > (geo, p, band);
+    case 2:
+      return mma_emulate_tiles < 2, STAGED > (geo, p, band);
+    case 3:
+      return mma_emulate_tiles < 3, STAGED > (geo, p, band);
+    default:
+      return mma_emulate_tiles < 4, STAGED > (geo, p, band);
+  }
 }
 
 static mma_args
@@ -514,8 +853,9 @@ im2tensor_mma_geometry_init (int width, int height, int kw, int kh,
   geo->band_rows = kh + 2 * MMA_BAND_MARGIN;
   geo->n_bx = cf_div_up (width, MMA_TILE_W);
   geo->n_by = cf_div_up (height, MMA_BLOCK_H);
-  /* the last block's pairs reach half x0 + kw_band + 61 < x0 + 64 +
-   * ceil64 (kw_band), x0 = 64 (n_bx - 1) */
+  /* the last block's pairs reach half x0 + kw_band + 61, its staged
+   * rows (2 mma_stage_words (KS) halves from x0 + tap0) half x0 +
+   * kw_band + 63 < x0 + 64 + ceil64 (kw_band), x0 = 64 (n_bx - 1) */
   geo->pad_pitch = (size_t) geo->n_bx * MMA_TILE_W
       + cf_div_up (geo->kw_band, MMA_CHUNK) * MMA_CHUNK;
   /* the last warp reads rows up to y0 + 31 + kh - 1, y0 = 128 n_by
@@ -544,18 +884,24 @@ im2tensor_mma_band_fill (const float *f, int kw, int kh, float k_scale,
 }
 
 cf_status
-im2tensor_mma_prepare (const im2tensor_mma_geometry * geo, int *supported)
+im2tensor_mma_prepare (const im2tensor_mma_geometry * geo,
+    cf_im2tensor_variant variant, int *supported)
 {
   cf_status status = CF_OK;
-  const mma_kernel_fn kernel = mma_kernels[geo->ks - 1];
-  const size_t bytes = im2tensor_mma_band_bytes (geo);
+  const bool staged = mma_staged (variant);
+  const mma_kernel_fn kernel = mma_kernels[staged][geo->ks - 1];
+  const size_t bytes = mma_smem_bytes (geo, staged);
+  /* the most any plan of this kernel asks for */
+  const size_t most = CF_IM2TENSOR_MMA_BAND_MAX
+      + (staged ? mma_rings_bytes (geo->ks) : 0);
   cudaFuncAttributes attr;
   cudaError_t err;
   int device, major = 0, optin = 0;
 
   static_assert ((MMA_K * sizeof (__half)) % 16 == 0
       && (MMA_BAND_SKEW * sizeof (__half)) % 16 == 0,
-      "band rows are whole 16-byte vectors (the block's copy)");
+      "band rows are whole 16-byte vectors (the block's copy, and the "
+      "rings after the band)");
 
   *supported = 0;
   CF_CUDA_TRY (cudaGetDevice (&device));
@@ -563,10 +909,11 @@ im2tensor_mma_prepare (const im2tensor_mma_geometry * geo, int *supported)
           cudaDevAttrComputeCapabilityMajor, device));
   CF_CUDA_TRY (cudaDeviceGetAttribute (&optin,
           cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (major < 8 || bytes > CF_IM2TENSOR_MMA_BAND_MAX || bytes > (size_t) optin)
+  if (major < 8 || im2tensor_mma_band_bytes (geo) > CF_IM2TENSOR_MMA_BAND_MAX
+      || bytes > (size_t) optin)
     goto out;
   /* no image of the kernel for this device, or one from PTX below
-   * compute_80 (its body is empty): not an error, the WMMA kernel serves */
+   * compute_80 (its body is empty): not an error, another kernel serves */
   err = cudaFuncGetAttributes (&attr, kernel);
   if (err != cudaSuccess) {
     (void) cudaGetLastError ();
@@ -579,26 +926,28 @@ im2tensor_mma_prepare (const im2tensor_mma_geometry * geo, int *supported)
   if (bytes > MMA_SMEM_DEFAULT)
     CF_CUDA_TRY (cudaFuncSetAttribute (kernel,
             cudaFuncAttributeMaxDynamicSharedMemorySize,
-            (int) (optin < CF_IM2TENSOR_MMA_BAND_MAX ? optin
-                : CF_IM2TENSOR_MMA_BAND_MAX)));
+            (int) (most > (size_t) optin ? (size_t) optin : most)));
   *supported = 1;
 out:
   return status;
 }
 
 cf_status
-im2tensor_mma_launch (const im2tensor_mma_geometry * geo, const __half * pad,
-    const __half * band, int kh, float *dst, size_t dst_pitch, int width,
-    int height, float out_scale, cudaStream_t stream)
+im2tensor_mma_launch (const im2tensor_mma_geometry * geo,
+    cf_im2tensor_variant variant, const __half * pad, const __half * band,
+    int kh, float *dst, size_t dst_pitch, int width, int height,
+    float out_scale, cudaStream_t stream)
 {
   cf_status status = CF_OK;
-  const size_t bytes = im2tensor_mma_band_bytes (geo);
+  const bool staged = mma_staged (variant);
+  const size_t band_bytes = im2tensor_mma_band_bytes (geo);
   const mma_args p = mma_args_make (geo, pad, kh, dst, dst_pitch, width,
       height, out_scale);
   const dim3 grid (geo->n_bx, geo->n_by);
 
-  mma_kernels[geo->ks - 1] <<< grid, MMA_THREADS, bytes, stream >>> (p,
-      reinterpret_cast < const uint4 * >(band), (int) (bytes / 16));
+  mma_kernels[staged][geo->ks - 1] <<< grid, MMA_THREADS,
+      mma_smem_bytes (geo, staged), stream >>> (p,
+      reinterpret_cast < const uint4 * >(band), (int) (band_bytes / 16));
   CF_CUDA_TRY_LAUNCH ();
 out:
   return status;
@@ -606,7 +955,8 @@ out:
 
 extern "C" cf_status
 cf_im2tensor_mma_emulate (const cf_image * src, const cf_kernel * kernel,
-    cf_border border, cf_conv_mode mode, cf_image * dst, long *stray_reads)
+    cf_border border, cf_conv_mode mode, cf_im2tensor_variant variant,
+    cf_image * dst, long *stray_reads)
 {
   cf_status status = CF_OK;
   im2tensor_mma_geometry geo;
@@ -626,7 +976,9 @@ cf_im2tensor_mma_emulate (const cf_image * src, const cf_kernel * kernel,
       || kernel->height < 1 || kernel->width > CF_KERNEL_MAX_SIZE
       || kernel->height > CF_KERNEL_MAX_SIZE
       || (unsigned) border >= CF_BORDER_COUNT
-      || (mode != CF_CONVOLUTION && mode != CF_CORRELATION))
+      || (mode != CF_CONVOLUTION && mode != CF_CORRELATION)
+      || (variant != CF_IM2TENSOR_VARIANT_MMA
+          && variant != CF_IM2TENSOR_VARIANT_MMA_REGS))
     return CF_ERROR_INVALID;
   kw = kernel->width;
   kh = kernel->height;
@@ -658,20 +1010,8 @@ cf_im2tensor_mma_emulate (const cf_image * src, const cf_kernel * kernel,
   {
     const uint32_t *b = reinterpret_cast < const uint32_t * >(band);
 
-    switch (geo.ks) {
-      case 1:
-        stray = mma_emulate_tiles < 1 > (&geo, p, b);
-        break;
-      case 2:
-        stray = mma_emulate_tiles < 2 > (&geo, p, b);
-        break;
-      case 3:
-        stray = mma_emulate_tiles < 3 > (&geo, p, b);
-        break;
-      default:
-        stray = mma_emulate_tiles < 4 > (&geo, p, b);
-        break;
-    }
+    stray = mma_staged (variant) ? mma_emulate_loop < true > (&geo, p, b)
+        : mma_emulate_loop < false > (&geo, p, b);
   }
   if (stray_reads != NULL)
     *stray_reads = stray;

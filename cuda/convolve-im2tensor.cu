@@ -8,9 +8,10 @@
  * A plan runs one of two kernels (cf_im2tensor_variant): on compute
  * capability 8.0 and newer, when the band of the kernel fits in shared
  * memory, the MMA kernel of convolve-im2tensor-mma.cu (the same products,
- * with the diagonal sums done by the accumulators); else the WMMA kernel
- * below, the paper's fused variant with a safe bound on the rows of the
- * partial-sum buffer C.
+ * with the diagonal sums done by the accumulators; its image rows staged
+ * in shared memory, or, as CF_IM2TENSOR_VARIANT_MMA_REGS, loaded into
+ * registers); else the WMMA kernel below, the paper's fused variant with
+ * a safe bound on the rows of the partial-sum buffer C.
  *
  * 'same' as 'valid' on a padded image (as in the paper). Per run, the pad
  * kernel writes the padded fp16 image
@@ -96,7 +97,7 @@ struct cf_cuda_convolve_im2tensor
   int height;
   int kw;
   int kh;
-  cf_im2tensor_variant variant; /* WMMA or MMA */
+  cf_im2tensor_variant variant; /* WMMA, MMA or MMA_REGS */
   im2tensor_pad_geometry pad_geo;       /* planes of the padded image */
   __half *pad;                  /* the padded image (pad_geo) */
   float out_scale;              /* 1 / (s_in s_k), a power of two */
@@ -465,7 +466,11 @@ cf_cuda_convolve_im2tensor_new (int width, int height, const float *f,
   cf_cuda_convolve_im2tensor *p = NULL;
   float k_scale;
   size_t pad_bytes;
+  static const cf_im2tensor_variant mma_variants[] = {
+    CF_IM2TENSOR_VARIANT_MMA, CF_IM2TENSOR_VARIANT_MMA_REGS
+  };
   int device, major = 0, mma_runs = 0;
+  size_t i;
 
   if (state != NULL)
     *state = NULL;
@@ -474,7 +479,7 @@ cf_cuda_convolve_im2tensor_new (int width, int height, const float *f,
       || kw < 1 || kh < 1 || kw > CF_KERNEL_MAX_SIZE
       || kh > CF_KERNEL_MAX_SIZE || ax < 0 || ax >= kw || ay < 0 || ay >= kh
       || (unsigned) border >= CF_BORDER_COUNT
-      || (unsigned) variant > CF_IM2TENSOR_VARIANT_MMA)
+      || (unsigned) variant > CF_IM2TENSOR_VARIANT_MMA_REGS)
     return CF_ERROR_INVALID;
 
   /* tensor cores: compute capability 7.0 or newer */
@@ -496,24 +501,31 @@ cf_cuda_convolve_im2tensor_new (int width, int height, const float *f,
   p->kw = kw;
   p->kh = kh;
 
-  /* the MMA kernel where it runs (or where asked for), else WMMA */
+  /* the kernel asked for; for AUTO the first that runs of MMA, MMA_REGS
+   * (the band alone fits where the band and the rings do not), WMMA */
   im2tensor_mma_geometry_init (width, height, kw, kh, &p->mma);
-  if (variant != CF_IM2TENSOR_VARIANT_WMMA) {
-    status = im2tensor_mma_prepare (&p->mma, &mma_runs);
+  p->variant = CF_IM2TENSOR_VARIANT_WMMA;
+  for (i = 0; i < sizeof (mma_variants) / sizeof (mma_variants[0])
+      && variant != CF_IM2TENSOR_VARIANT_WMMA; i++) {
+    if (variant != CF_IM2TENSOR_VARIANT_AUTO && variant != mma_variants[i])
+      continue;
+    status = im2tensor_mma_prepare (&p->mma, mma_variants[i], &mma_runs);
     if (status != CF_OK)
       goto out;
-    if (!mma_runs && variant == CF_IM2TENSOR_VARIANT_MMA) {
+    if (mma_runs) {
+      p->variant = mma_variants[i];
+      break;
+    }
+    if (variant != CF_IM2TENSOR_VARIANT_AUTO) {
       status = CF_ERROR_UNSUPPORTED;
       goto out;
     }
   }
-  p->variant = mma_runs ? CF_IM2TENSOR_VARIANT_MMA
-      : CF_IM2TENSOR_VARIANT_WMMA;
 
   /* s_k, exact power of two: out_scale undoes it exactly */
   k_scale = im2tensor_kernel_scale (f, kw, kh);
   p->out_scale = 1.0f / (CF_IM2TENSOR_INPUT_SCALE * k_scale);
-  if (p->variant == CF_IM2TENSOR_VARIANT_MMA)
+  if (p->variant != CF_IM2TENSOR_VARIANT_WMMA)
     status = mma_new (p, f, ax, ay, border, k_scale);
   else
     status = wmma_new (p, f, ax, ay, border, k_scale);
@@ -590,8 +602,9 @@ cf_cuda_convolve_im2tensor_run (cf_cuda_convolve_im2tensor * state,
         state->pad_geo, state->pad);
     CF_CUDA_TRY_LAUNCH ();
   }
-  if (state->variant == CF_IM2TENSOR_VARIANT_MMA)
-    return im2tensor_mma_launch (&state->mma, state->pad, state->band,
+  if (state->variant != CF_IM2TENSOR_VARIANT_WMMA)
+    return im2tensor_mma_launch (&state->mma, state->variant, state->pad,
+        state->band,
         state->kh, dst, dst_pitch, state->width, state->height,
         state->out_scale, stream);
   {

@@ -138,21 +138,22 @@ size_t im2tensor_mma_band_bytes (const im2tensor_mma_geometry * geo);
 void im2tensor_mma_band_fill (const float *f, int kw, int kh, float k_scale,
     const im2tensor_mma_geometry * geo, __half * band);
 
-/* Whether this device runs the MMA kernel for @geo: compute capability 8.0
+/* Whether this device runs the MMA kernel of @variant (MMA: the staged
+ * loop, MMA_REGS: the register loop) for @geo: compute capability 8.0
  * or newer, the kernel built for such a device (a compute_75 PTX
- * JIT-compiled for it would have an empty body), and the band within
- * CF_IM2TENSOR_MMA_BAND_MAX bytes and the device's shared memory per
- * block. Raises the kernel's dynamic shared memory limit when the band
- * needs it. */
+ * JIT-compiled for it would have an empty body), the band within
+ * CF_IM2TENSOR_MMA_BAND_MAX bytes, and the band (and the staged loop's
+ * rings) within the device's shared memory per block. Raises the
+ * kernel's dynamic shared memory limit when they need it. */
 cf_status im2tensor_mma_prepare (const im2tensor_mma_geometry * geo,
-    int *supported);
+    cf_im2tensor_variant variant, int *supported);
 
-/* Queue the MMA kernel: correlation of the padded planes @pad with the
- * band @band (device memory) into @dst, scaled by @out_scale. */
+/* Queue the MMA kernel of @variant: correlation of the padded planes @pad
+ * with the band @band (device memory) into @dst, scaled by @out_scale. */
 cf_status im2tensor_mma_launch (const im2tensor_mma_geometry * geo,
-    const __half * pad, const __half * band, int kh, float *dst,
-    size_t dst_pitch, int width, int height, float out_scale,
-    cudaStream_t stream);
+    cf_im2tensor_variant variant, const __half * pad, const __half * band,
+    int kh, float *dst, size_t dst_pitch, int width, int height,
+    float out_scale, cudaStream_t stream);
 
 /* The pad geometry of the MMA kernel (two planes) or of the WMMA kernel
  * (one plane of @pitch halves and @rows rows). */

@@ -59,11 +59,13 @@ typedef struct cf_cuda_convolve_im2tensor cf_cuda_convolve_im2tensor;
  * \param[in]  border  border rule for out-of-image taps
  * \param[in]  variant CF_IM2TENSOR_VARIANT_AUTO: MMA where this device
  *                     runs it for this kernel (compute capability 8.0+,
- *                     band within CF_IM2TENSOR_MMA_BAND_MAX), else WMMA;
- *                     or the one asked for
+ *                     band within CF_IM2TENSOR_MMA_BAND_MAX, band and
+ *                     rings within shared memory), else MMA_REGS where
+ *                     it runs, else WMMA; or the one asked for
  * \param[out] state   the new state, NULL on failure
  * \return CF_OK; CF_ERROR_UNSUPPORTED on a device without tensor cores,
- *         or for CF_IM2TENSOR_VARIANT_MMA where it cannot run;
+ *         or for CF_IM2TENSOR_VARIANT_MMA or _MMA_REGS where it
+ *         cannot run;
  *         CF_ERROR_INVALID, CF_ERROR_NO_MEMORY or CF_ERROR_CUDA
  */
 cf_status cf_cuda_convolve_im2tensor_new (int width, int height,
@@ -99,19 +101,21 @@ cf_status cf_cuda_convolve_im2tensor_run (cf_cuda_convolve_im2tensor * state,
 
 void cf_cuda_convolve_im2tensor_free (cf_cuda_convolve_im2tensor * state);
 
-/* The MMA kernel run on the CPU: what a CF_IM2TENSOR_VARIANT_MMA plan
- * computes for src and kernel (the arguments of cf_convolve ()), from the
- * same padded planes, band and scales, with the warp's program of
- * the kernel run for all 32 lanes and each mma.sync emulated from its
- * fragment layouts (fp16 products, fp32 sums). For tests of the kernel's
+/* The MMA kernel run on the CPU: what a plan of @variant
+ * (CF_IM2TENSOR_VARIANT_MMA or _MMA_REGS) computes for src and kernel
+ * (the arguments of cf_convolve ()), from the same padded planes, band
+ * and scales, with the warp's program of the kernel run for all 32 lanes
+ * and each mma.sync emulated from its fragment layouts (fp16 products,
+ * fp32 sums); MMA's copies into shared memory land at the latest moment
+ * the kernel allows, and read as NaN before. For tests of the kernel's
  * indexing without a GPU; slow (about the kernel's multiply-adds, one at
- * a time). @stray_reads (may be NULL): the reads of the image planes or
- * the band that fall outside them (each reads 0), 0 when the plan's
- * buffers are large enough. CF_OK, CF_ERROR_INVALID or
- * CF_ERROR_NO_MEMORY. */
+ * a time). @stray_reads (may be NULL): the reads of the image planes, the
+ * band or a warp's ring, and the copies into the ring, that fall outside
+ * them (each reads 0 or is dropped), 0 when the plan's buffers are large
+ * enough. CF_OK, CF_ERROR_INVALID or CF_ERROR_NO_MEMORY. */
 cf_status cf_im2tensor_mma_emulate (const cf_image * src,
     const cf_kernel * kernel, cf_border border, cf_conv_mode mode,
-    cf_image * dst, long *stray_reads);
+    cf_im2tensor_variant variant, cf_image * dst, long *stray_reads);
 
 /* Rows R_C of the partial-sum buffer C when blocks of h_b kernel columns
  * (kw_hat a multiple of h_b) by w_b image columns write row

@@ -298,7 +298,7 @@ cf_cuda_convolve_plan_new_variant (int width, int height,
       || kernel->height > CF_KERNEL_MAX_SIZE
       || (unsigned) params->border >= CF_BORDER_COUNT
       || (params->mode != CF_CONVOLUTION && params->mode != CF_CORRELATION)
-      || (unsigned) variant > CF_IM2TENSOR_VARIANT_MMA)
+      || (unsigned) variant > CF_IM2TENSOR_VARIANT_MMA_REGS)
     return CF_ERROR_INVALID;
 
   p = (cf_cuda_convolve_plan *) calloc (1, sizeof (*p));
@@ -461,6 +461,8 @@ cf_im2tensor_variant_name (cf_im2tensor_variant variant)
       return "wmma";
     case CF_IM2TENSOR_VARIANT_MMA:
       return "mma";
+    case CF_IM2TENSOR_VARIANT_MMA_REGS:
+      return "mma-regs";
     default:
       return "unknown";
   }

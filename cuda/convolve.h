@@ -50,13 +50,19 @@ typedef struct
  * the same sums: fp16 inputs, fp32 products and sums). */
 typedef enum
 {
-  CF_IM2TENSOR_VARIANT_AUTO = 0,        /* MMA where it runs, else WMMA */
+  CF_IM2TENSOR_VARIANT_AUTO = 0,        /* MMA where it runs, else
+                                         * MMA_REGS, else WMMA */
   CF_IM2TENSOR_VARIANT_WMMA,    /* WMMA m16n16k16, partial-sum buffer and
                                  * reduce; compute capability 7.0+ */
-  CF_IM2TENSOR_VARIANT_MMA      /* mma.sync m16n8k16, diagonal sums in the
-                                 * accumulators; compute capability 8.0+,
-                                 * kernels whose band fits in shared memory
+  CF_IM2TENSOR_VARIANT_MMA,     /* mma.sync m16n8k16, diagonal sums in the
+                                 * accumulators, image rows staged in
+                                 * shared memory by cp.async; compute
+                                 * capability 8.0+, kernels whose band fits
+                                 * in shared memory
                                  * (CF_IM2TENSOR_MMA_BAND_MAX) */
+  CF_IM2TENSOR_VARIANT_MMA_REGS /* the same products, image rows loaded
+                                 * into registers one row ahead; where MMA
+                                 * runs, and where the band alone fits */
 } cf_im2tensor_variant;
 
 typedef struct cf_cuda_convolve_plan cf_cuda_convolve_plan;
@@ -97,7 +103,7 @@ cf_conv_method cf_cuda_convolve_plan_method (const cf_cuda_convolve_plan *
 /* Internal, for tests and tools/gst-cudaflow-conv-bench: plan_new () with
  * the im2tensor kernel chosen (plan_new () is CF_IM2TENSOR_VARIANT_AUTO;
  * other methods ignore it). CF_ERROR_UNSUPPORTED for
- * CF_IM2TENSOR_VARIANT_MMA where that kernel cannot run. */
+ * CF_IM2TENSOR_VARIANT_MMA or _MMA_REGS where that kernel cannot run. */
 cf_status cf_cuda_convolve_plan_new_variant (int width, int height,
     const cf_kernel * kernel, const cf_convolve_params * params,
     cf_im2tensor_variant variant, cf_cuda_convolve_plan ** plan);

@@ -13,9 +13,11 @@
  * and the minimum are reported.
  *
  * im2tensor runs the kernel its plan picks (the MMA kernel where the device
- * runs it, else WMMA); im2tensor-wmma and im2tensor-mma ask for one of
- * them (cf_cuda_convolve_plan_new_variant ()). Each im2tensor row names
- * the kernel that ran ("variant" in the JSON, the note in the table).
+ * runs it, else WMMA); im2tensor-wmma, im2tensor-mma (image rows staged
+ * in shared memory) and im2tensor-mma-regs (image rows loaded into
+ * registers) ask for one of them (cf_cuda_convolve_plan_new_variant ()).
+ * Each im2tensor row names the kernel that ran ("variant" in the JSON:
+ * wmma, mma or mma-regs; the note in the table).
  *
  * Kernels: a dense random kernel (positive taps, sum 1) for
  * direct, stencil, fft, im2tensor and auto; a sampled Gaussian of sigma K/6 built as
@@ -54,7 +56,7 @@
 #define PROG "gst-cudaflow-conv-bench"
 #define MAX_SIZES 16
 #define MAX_KS 32
-#define MAX_METHODS 8
+#define MAX_METHODS 12
 #define WARMUP_RUNS 3
 #define NOTE_MAX 256
 #define CHECK_CUDA(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
@@ -88,6 +90,8 @@ static const bench_method all_methods[] = {
   {"im2tensor", CF_CONV_METHOD_IM2TENSOR, CF_IM2TENSOR_VARIANT_AUTO},
   {"im2tensor-wmma", CF_CONV_METHOD_IM2TENSOR, CF_IM2TENSOR_VARIANT_WMMA},
   {"im2tensor-mma", CF_CONV_METHOD_IM2TENSOR, CF_IM2TENSOR_VARIANT_MMA},
+  {"im2tensor-mma-regs", CF_CONV_METHOD_IM2TENSOR,
+      CF_IM2TENSOR_VARIANT_MMA_REGS},
   {"auto", CF_CONV_METHOD_AUTO, CF_IM2TENSOR_VARIANT_AUTO},
 };
 
@@ -165,10 +169,12 @@ unsupported_reason (const bench_method * method, char *note, size_t n)
           cf_cuda_convolve_fft_load_error ());
       break;
     case CF_CONV_METHOD_IM2TENSOR:
-      if (method->variant == CF_IM2TENSOR_VARIANT_MMA)
+      if (method->variant == CF_IM2TENSOR_VARIANT_MMA
+          || method->variant == CF_IM2TENSOR_VARIANT_MMA_REGS)
         snprintf (note, n, "the MMA kernel needs compute capability 8.0 "
-            "(and a build for it) and a band of at most %d bytes",
-            CF_IM2TENSOR_MMA_BAND_MAX);
+            "(and a build for it) and a band of at most %d bytes, within "
+            "the device's shared memory per block (with the rings of "
+            "im2tensor-mma)", CF_IM2TENSOR_MMA_BAND_MAX);
       else
         snprintf (note, n, "no tensor cores (compute capability below "
             "7.0)");
@@ -451,8 +457,8 @@ main (int argc, char **argv)
       {"ks", 0, 0, G_OPTION_ARG_STRING, &ks_opt, ks_help, "K,..."},
       {"methods", 0, 0, G_OPTION_ARG_STRING, &methods_opt,
           "direct, stencil, separable, fft, im2tensor, im2tensor-wmma, "
-          "im2tensor-mma, auto (default: all but im2tensor-wmma and "
-          "im2tensor-mma)",
+          "im2tensor-mma, im2tensor-mma-regs, auto (default: all but "
+          "im2tensor-wmma, im2tensor-mma and im2tensor-mma-regs)",
           "NAME,..."},
       {"reps", 0, 0, G_OPTION_ARG_STRING, &reps_opt,
           "Timed runs per row (default 20)", "N"},
@@ -533,8 +539,8 @@ main (int argc, char **argv)
       tok = strtok_r (NULL, ",", &save)) {
     if (n_methods == MAX_METHODS || !parse_method (tok, &method[n_methods]))
       cf_args_usage_error (PROG, "unknown method '%s' (direct, stencil, "
-          "separable, fft, im2tensor, im2tensor-wmma, im2tensor-mma or auto, "
-          "at most %d)", tok, MAX_METHODS);
+          "separable, fft, im2tensor, im2tensor-wmma, im2tensor-mma, "
+          "im2tensor-mma-regs or auto, at most %d)", tok, MAX_METHODS);
     n_methods++;
   }
   free (list);

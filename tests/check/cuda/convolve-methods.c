@@ -15,10 +15,11 @@
  * per pixel, against sum |F| |in| over the pixel's taps
  * (cf_test_assert_im2tensor_close (), cf-test-util.h, which says why).
  * Both of its kernels run where the device has them (WMMA from compute
- * capability 7.0, MMA from 8.0), each compared with the CPU; the MMA
- * kernel's indexing is also tested without a GPU against its CPU
- * emulation (im2tensor-emu.c). Also checked: the median relative error on
- * positive data (the metric of Seznec et al. 2022, Table 5).
+ * capability 7.0, MMA from 8.0, the latter in both row loops: MMA and
+ * MMA_REGS), each compared with the CPU; the MMA kernel's indexing is also
+ * tested without a GPU against its CPU emulation (im2tensor-emu.c). Also
+ * checked: the median relative error on positive data (the metric of
+ * Seznec et al. 2022, Table 5).
  * The FFT tests are skipped (with a note) where cuFFT cannot be loaded;
  * then plan_new must answer CF_ERROR_UNSUPPORTED. Exits 77 (skip) without
  * a CUDA device.
@@ -49,6 +50,9 @@
  * figure is 2e-4; with an fp32 output a CPU model of this method (fp16
  * roundings, fp32 sums) gives 9e-6 at K = 31 and 4e-6 at K = 63 */
 #define IM2TENSOR_MEDIAN_TOLERANCE 1e-3
+
+/* im2tensor's kernels: WMMA, and the MMA kernel's two row loops. */
+#define IM2TENSOR_VARIANTS 3
 
 static const cf_border all_borders[CF_BORDER_COUNT] = {
   CF_BORDER_ZERO, CF_BORDER_CLAMP, CF_BORDER_REFLECT, CF_BORDER_WRAP
@@ -129,10 +133,11 @@ assert_method_close (cf_conv_method method, const cf_image * gpu,
 }
 
 /* The im2tensor kernels this device runs into @variants (returns how
- * many): WMMA, and MMA from compute capability 8.0 (a build without an
- * sm_80-or-newer image of it fails here rather than test WMMA twice). */
+ * many): WMMA, and MMA and MMA_REGS from compute capability 8.0 (a build
+ * without an sm_80-or-newer image of them fails here rather than test
+ * WMMA three times). */
 static int
-im2tensor_variants (cf_im2tensor_variant variants[2])
+im2tensor_variants (cf_im2tensor_variant variants[IM2TENSOR_VARIANTS])
 {
   float taps[9] = { 0, 0, 0, 0, 1, 0, 0, 0, 0 };
   cf_kernel k = { 3, 3, taps };
@@ -150,8 +155,20 @@ im2tensor_variants (cf_im2tensor_variant variants[2])
             &params, CF_IM2TENSOR_VARIANT_MMA, &plan), CF_OK);
     cf_cuda_convolve_plan_free (plan);
     variants[n++] = CF_IM2TENSOR_VARIANT_MMA;
+    fail_unless_equals_int (cf_cuda_convolve_plan_new_variant (16, 16, &k,
+            &params, CF_IM2TENSOR_VARIANT_MMA_REGS, &plan), CF_OK);
+    cf_cuda_convolve_plan_free (plan);
+    variants[n++] = CF_IM2TENSOR_VARIANT_MMA_REGS;
   }
   return n;
+}
+
+/* Whether @variant is one of the MMA kernel's loops. */
+static gboolean
+is_mma (cf_im2tensor_variant variant)
+{
+  return variant == CF_IM2TENSOR_VARIANT_MMA
+      || variant == CF_IM2TENSOR_VARIANT_MMA_REGS;
 }
 
 /* "im2tensor (mma)", or the method's name for the others. */
@@ -288,7 +305,7 @@ GST_END_TEST;
  * im2tensor the device runs. */
 GST_START_TEST (test_im2tensor_matches_cpu)
 {
-  cf_im2tensor_variant variants[2];
+  cf_im2tensor_variant variants[IM2TENSOR_VARIANTS];
   int v, n = im2tensor_variants (variants);
 
   for (v = 0; v < n; v++)
@@ -314,7 +331,7 @@ GST_START_TEST (test_im2tensor_uneven_geometries)
     {300, 1, 9, 9}, {40, 30, 200, 3}, {30, 40, 3, 200}, {700, 50, 65, 65},
   };
   cudaStream_t stream = cf_test_make_stream ();
-  cf_im2tensor_variant variants[2];
+  cf_im2tensor_variant variants[IM2TENSOR_VARIANTS];
   int v, n = im2tensor_variants (variants);
   guint c;
 
@@ -327,11 +344,12 @@ GST_START_TEST (test_im2tensor_uneven_geometries)
 
 GST_END_TEST;
 
-/* AUTO runs the MMA kernel wherever the device runs it and the band
- * fits in shared memory (CF_IM2TENSOR_MMA_BAND_MAX), else the WMMA
- * kernel; asking for MMA where it cannot run is refused. A 255 x 255
- * kernel has a band of 269 rows of 264 halves (142 KB). Plans of other
- * methods report no im2tensor kernel. */
+/* AUTO runs the MMA kernel (its staged loop) wherever the device runs it
+ * and the band fits in shared memory (CF_IM2TENSOR_MMA_BAND_MAX), else
+ * the WMMA kernel; each kernel and loop can be asked for, and asking for
+ * MMA or MMA_REGS where it cannot run is refused. A 255 x 255 kernel has
+ * a band of 269 rows of 264 halves (142 KB). Plans of other methods
+ * report no im2tensor kernel. */
 GST_START_TEST (test_im2tensor_variant_choice)
 {
   cf_kernel *small = cf_test_random_kernel (31, 31, 77);
@@ -339,8 +357,8 @@ GST_START_TEST (test_im2tensor_variant_choice)
   cf_convolve_params params = { CF_BORDER_CLAMP, CF_CONVOLUTION,
     CF_CONV_METHOD_IM2TENSOR, 0 };
   cf_cuda_convolve_plan *plan = NULL;
-  cf_im2tensor_variant variants[2];
-  const gboolean mma = im2tensor_variants (variants) == 2;
+  cf_im2tensor_variant variants[IM2TENSOR_VARIANTS];
+  const gboolean mma = im2tensor_variants (variants) > 1;
 
   fail_unless_equals_int (cf_cuda_convolve_plan_new (64, 64, small, &params,
           &plan), CF_OK);
@@ -352,9 +370,19 @@ GST_START_TEST (test_im2tensor_variant_choice)
   fail_unless_equals_int (cf_cuda_convolve_plan_im2tensor_variant (plan),
       CF_IM2TENSOR_VARIANT_WMMA);
   cf_cuda_convolve_plan_free (plan);
-  if (!mma) {
+  if (mma) {
+    fail_unless_equals_int (cf_cuda_convolve_plan_new_variant (64, 64, small,
+            &params, CF_IM2TENSOR_VARIANT_MMA_REGS, &plan), CF_OK);
+    fail_unless_equals_int (cf_cuda_convolve_plan_im2tensor_variant (plan),
+        CF_IM2TENSOR_VARIANT_MMA_REGS);
+    cf_cuda_convolve_plan_free (plan);
+  } else {
     fail_unless_equals_int (cf_cuda_convolve_plan_new_variant (64, 64, small,
             &params, CF_IM2TENSOR_VARIANT_MMA, &plan), CF_ERROR_UNSUPPORTED);
+    fail_unless (plan == NULL);
+    fail_unless_equals_int (cf_cuda_convolve_plan_new_variant (64, 64, small,
+            &params, CF_IM2TENSOR_VARIANT_MMA_REGS, &plan),
+        CF_ERROR_UNSUPPORTED);
     fail_unless (plan == NULL);
   }
 
@@ -365,6 +393,10 @@ GST_START_TEST (test_im2tensor_variant_choice)
   cf_cuda_convolve_plan_free (plan);
   fail_unless_equals_int (cf_cuda_convolve_plan_new_variant (64, 64, large,
           &params, CF_IM2TENSOR_VARIANT_MMA, &plan), CF_ERROR_UNSUPPORTED);
+  fail_unless (plan == NULL);
+  fail_unless_equals_int (cf_cuda_convolve_plan_new_variant (64, 64, large,
+          &params, CF_IM2TENSOR_VARIANT_MMA_REGS, &plan),
+      CF_ERROR_UNSUPPORTED);
   fail_unless (plan == NULL);
 
   params.method = CF_CONV_METHOD_DIRECT;
@@ -385,7 +417,7 @@ GST_START_TEST (test_im2tensor_large_images)
   cudaStream_t stream = cf_test_make_stream ();
   cf_kernel *k3 = cf_test_random_kernel (3, 3, 8192);
   cf_kernel *k31 = cf_test_random_kernel (31, 31, 2000);
-  cf_im2tensor_variant variants[2];
+  cf_im2tensor_variant variants[IM2TENSOR_VARIANTS];
   int v, n = im2tensor_variants (variants);
 
   for (v = 0; v < n; v++) {
@@ -441,7 +473,7 @@ GST_START_TEST (test_im2tensor_median_relative_error)
 {
   static const int sizes[] = { 31, 63 };
   cudaStream_t stream = cf_test_make_stream ();
-  cf_im2tensor_variant variants[2];
+  cf_im2tensor_variant variants[IM2TENSOR_VARIANTS];
   int n = im2tensor_variants (variants);
   guint s;
 
@@ -505,6 +537,8 @@ GST_START_TEST (test_accuracy_against_float64)
     {CF_CONV_METHOD_FFT, CF_IM2TENSOR_VARIANT_AUTO, FALSE, 2e-5, 1e-3},
     {CF_CONV_METHOD_IM2TENSOR, CF_IM2TENSOR_VARIANT_WMMA, FALSE, 1e-3, 1e-2},
     {CF_CONV_METHOD_IM2TENSOR, CF_IM2TENSOR_VARIANT_MMA, FALSE, 1e-3, 1e-2},
+    {CF_CONV_METHOD_IM2TENSOR, CF_IM2TENSOR_VARIANT_MMA_REGS, FALSE, 1e-3,
+        1e-2},
     {CF_CONV_METHOD_SEPARABLE, CF_IM2TENSOR_VARIANT_AUTO, TRUE, 2e-5, 2e-4},
   };
   const int w = 160, h = 96;
@@ -512,8 +546,8 @@ GST_START_TEST (test_accuracy_against_float64)
   cf_image *src = cf_test_random_image (w, h, 4242, 0.0f, 1.0f);
   cf_image *gpu = cf_image_new (w, h);
   double *ref = g_new (double, (gsize) w * h);
-  cf_im2tensor_variant variants[2];
-  const gboolean mma = im2tensor_variants (variants) == 2;
+  cf_im2tensor_variant variants[IM2TENSOR_VARIANTS];
+  const gboolean mma = im2tensor_variants (variants) > 1;
   guint ki, r;
 
   fail_unless (gpu != NULL);
@@ -528,7 +562,7 @@ GST_START_TEST (test_accuracy_against_float64)
       int i, j;
 
       if ((runs[r].method == CF_CONV_METHOD_FFT && !fft_usable ())
-          || (runs[r].variant == CF_IM2TENSOR_VARIANT_MMA && !mma))
+          || (is_mma (runs[r].variant) && !mma))
         continue;
       fail_unless (kern != NULL);
       if (runs[r].rank1) {
@@ -582,7 +616,7 @@ GST_START_TEST (test_im2tensor_16bit_range)
   cf_image *src = cf_image_new (w, h);
   cf_image *cpu = cf_image_new (w, h);
   cf_image *gpu = cf_image_new (w, h);
-  cf_im2tensor_variant variants[2];
+  cf_im2tensor_variant variants[IM2TENSOR_VARIANTS];
   int i, v, n = im2tensor_variants (variants);
 
   fail_unless (k != NULL && src != NULL && cpu != NULL && gpu != NULL);
@@ -706,10 +740,11 @@ GST_START_TEST (test_kernel_larger_than_image)
     {CF_CONV_METHOD_FFT, CF_IM2TENSOR_VARIANT_AUTO},
     {CF_CONV_METHOD_IM2TENSOR, CF_IM2TENSOR_VARIANT_WMMA},
     {CF_CONV_METHOD_IM2TENSOR, CF_IM2TENSOR_VARIANT_MMA},
+    {CF_CONV_METHOD_IM2TENSOR, CF_IM2TENSOR_VARIANT_MMA_REGS},
   };
   cudaStream_t stream = cf_test_make_stream ();
-  cf_im2tensor_variant variants[2];
-  const gboolean mma = im2tensor_variants (variants) == 2;
+  cf_im2tensor_variant variants[IM2TENSOR_VARIANTS];
+  const gboolean mma = im2tensor_variants (variants) > 1;
   guint m;
 
   for (m = 0; m < G_N_ELEMENTS (methods); m++) {
@@ -717,7 +752,7 @@ GST_START_TEST (test_kernel_larger_than_image)
     const cf_im2tensor_variant variant = methods[m].variant;
 
     if ((method == CF_CONV_METHOD_FFT && !fft_usable ())
-        || (variant == CF_IM2TENSOR_VARIANT_MMA && !mma))
+        || (is_mma (variant) && !mma))
       continue;
     check_all_borders_and_modes (7, 5, 15, 15, method, variant, stream);
     check_all_borders_and_modes (3, 2, 8, 6, method, variant, stream);
@@ -1065,7 +1100,7 @@ GST_START_TEST (test_plan_reuse_gives_identical_output)
 {
   cf_kernel *k1 = random_rank1_kernel (11, 6, 1234);
   cf_kernel *k2 = cf_test_random_kernel (11, 6, 1235);
-  cf_im2tensor_variant variants[2];
+  cf_im2tensor_variant variants[IM2TENSOR_VARIANTS];
   int v, n = im2tensor_variants (variants);
 
   check_plan_reuse (CF_CONV_METHOD_SEPARABLE, CF_IM2TENSOR_VARIANT_AUTO, k1);
@@ -1143,7 +1178,7 @@ GST_START_TEST (test_pitched_buffers_with_pitch_above_width)
 {
   cf_kernel *k1 = random_rank1_kernel (9, 7, 4321);
   cf_kernel *k2 = cf_test_random_kernel (9, 7, 4322);
-  cf_im2tensor_variant variants[2];
+  cf_im2tensor_variant variants[IM2TENSOR_VARIANTS];
   int v, n = im2tensor_variants (variants);
 
   check_pitched (CF_CONV_METHOD_DIRECT, CF_IM2TENSOR_VARIANT_AUTO, k2);

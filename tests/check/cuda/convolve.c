@@ -420,6 +420,8 @@ GST_START_TEST (test_method_names)
       (CF_IM2TENSOR_VARIANT_WMMA), "wmma");
   fail_unless_equals_string (cf_im2tensor_variant_name
       (CF_IM2TENSOR_VARIANT_MMA), "mma");
+  fail_unless_equals_string (cf_im2tensor_variant_name
+      (CF_IM2TENSOR_VARIANT_MMA_REGS), "mma-regs");
 }
 
 GST_END_TEST;

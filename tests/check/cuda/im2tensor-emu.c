@@ -1,20 +1,22 @@
 /* gst-cudaflow — the MMA im2tensor kernel's indexing, on the CPU
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * cf_im2tensor_mma_emulate () runs the warp program of the MMA
- * kernel (cuda/convolve-im2tensor-mma.cu) for all 32 lanes on the CPU,
- * with every mma.sync assembled from the lanes' registers by the PTX
- * fragment layouts, on padded planes and a band built by the plan's own
- * functions. Every case here compares it with the CPU reference
- * cf_convolve () under im2tensor's bar (cf_test_assert_im2tensor_close
- * (), cf-test-util.h: per pixel, 2e-3 of sum |F| |in|, fp16 inputs), on
- * an output poisoned with NaN, and asks for no read outside the planes
- * or the band. The kernels cover one to four k-steps of 16 taps (1, 3,
- * 7, 15, 16, 17, 31, 33, 64 taps wide), chunks of 64 taps (65, 127),
+ * cf_im2tensor_mma_emulate () runs the warp program of the MMA kernel
+ * (cuda/convolve-im2tensor-mma.cu) for all 32 lanes on the CPU, with every
+ * mma.sync assembled from the lanes' registers by the PTX fragment
+ * layouts, on padded planes and a band built by the plan's own functions,
+ * in both row loops: MMA (rows staged in a ring per warp; a copy lands
+ * only at the wait that guarantees it and reads as NaN before) and
+ * MMA_REGS (rows loaded into registers). Every case here compares each
+ * loop with the CPU reference cf_convolve () under im2tensor's bar
+ * (cf_test_assert_im2tensor_close (), cf-test-util.h: per pixel, 2e-3 of
+ * sum |F| |in|, fp16 inputs), on an output poisoned with NaN, and asks for
+ * no read outside the planes, the band or the warp's ring, and no copy
+ * outside the ring. The kernels cover one to four k-steps of 16 taps (1,
+ * 3, 7, 15, 16, 17, 31, 33, 64 taps wide), chunks of 64 taps (65, 127),
  * kernel rows from 1 to 65, even sides (the anchor), kernels larger than
- * the image; the images are smaller than, equal to and larger than a
- * block (64 x 128), most of odd sizes. Runs without a GPU (never
- * skipped).
+ * the image; the images are smaller than, equal to and larger than a block
+ * (64 x 128), most of odd sizes. Runs without a GPU (never skipped).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -57,28 +59,38 @@ static const cf_conv_mode all_modes[2] = { CF_CONVOLUTION, CF_CORRELATION };
 /* One seed per case, so no two cases share their data. */
 static guint32 next_seed = 1;
 
-/* The emulation of src with k against cf_convolve (). */
+/* The row loops of the MMA kernel. */
+static const cf_im2tensor_variant mma_loops[] = {
+  CF_IM2TENSOR_VARIANT_MMA, CF_IM2TENSOR_VARIANT_MMA_REGS
+};
+
+/* The emulation of src with k, in each row loop, against cf_convolve (). */
 static void
 check_emulation (const cf_image * src, const cf_kernel * k, cf_border border,
     cf_conv_mode mode)
 {
   cf_image *cpu = cf_image_new (src->width, src->height);
   cf_image *emu = cf_image_new (src->width, src->height);
-  gchar *what = g_strdup_printf ("%dx%d image, %dx%d kernel, %s, %s",
-      src->width, src->height, k->width, k->height, cf_border_name (border),
-      mode == CF_CONVOLUTION ? "convolution" : "correlation");
-  long stray = -1;
+  guint v;
 
   fail_unless (cpu != NULL && emu != NULL);
-  cf_image_fill (emu, NAN);
   fail_unless_equals_int (cf_convolve (src, k, border, mode, cpu), CF_OK);
-  fail_unless_equals_int (cf_im2tensor_mma_emulate (src, k, border, mode,
-          emu, &stray), CF_OK);
-  fail_unless (stray == 0, "%s: %ld reads outside the planes or the band",
-      what, stray);
-  cf_test_assert_im2tensor_close (emu, cpu, src, k, border, mode, what);
+  for (v = 0; v < G_N_ELEMENTS (mma_loops); v++) {
+    gchar *what = g_strdup_printf ("%s: %dx%d image, %dx%d kernel, %s, %s",
+        cf_im2tensor_variant_name (mma_loops[v]), src->width, src->height,
+        k->width, k->height, cf_border_name (border),
+        mode == CF_CONVOLUTION ? "convolution" : "correlation");
+    long stray = -1;
 
-  g_free (what);
+    cf_image_fill (emu, NAN);
+    fail_unless_equals_int (cf_im2tensor_mma_emulate (src, k, border, mode,
+            mma_loops[v], emu, &stray), CF_OK);
+    fail_unless (stray == 0, "%s: %ld reads outside the planes, the band "
+        "or the ring, or copies outside the ring", what, stray);
+    cf_test_assert_im2tensor_close (emu, cpu, src, k, border, mode, what);
+    g_free (what);
+  }
+
   cf_image_free (cpu);
   cf_image_free (emu);
 }
@@ -168,6 +180,29 @@ GST_START_TEST (test_16bit_range)
 
 GST_END_TEST;
 
+/* The emulation runs the MMA kernel's loops only. */
+GST_START_TEST (test_emulation_refuses_other_kernels)
+{
+  cf_image *src = cf_test_random_image (5, 3, 5, 0.0f, 1.0f);
+  cf_image *dst = cf_image_new (5, 3);
+  cf_kernel *k = cf_kernel_new (3, 3);
+  long stray = -1;
+
+  fail_unless (dst != NULL && k != NULL);
+  fail_unless_equals_int (cf_im2tensor_mma_emulate (src, k, CF_BORDER_ZERO,
+          CF_CORRELATION, CF_IM2TENSOR_VARIANT_WMMA, dst, &stray),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_im2tensor_mma_emulate (src, k, CF_BORDER_ZERO,
+          CF_CORRELATION, CF_IM2TENSOR_VARIANT_AUTO, dst, &stray),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (stray, -1);
+  cf_kernel_free (k);
+  cf_image_free (dst);
+  cf_image_free (src);
+}
+
+GST_END_TEST;
+
 static Suite *
 im2tensor_emu_suite (void)
 {
@@ -178,6 +213,7 @@ im2tensor_emu_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_single_tap_kernels_shift_the_image);
   tcase_add_test (tc, test_16bit_range);
+  tcase_add_test (tc, test_emulation_refuses_other_kernels);
   tcase_add_test (tc, test_emulation_matches_cpu);
   return s;
 }
