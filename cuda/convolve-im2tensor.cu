@@ -457,6 +457,11 @@ out:
   return status;
 }
 
+/* AUTO's order of preference among the MMA kernels */
+static const cf_im2tensor_variant mma_variants[] = {
+  CF_IM2TENSOR_VARIANT_MMA, CF_IM2TENSOR_VARIANT_MMA_REGS
+};
+
 extern "C" cf_status
 cf_cuda_convolve_im2tensor_new (int width, int height, const float *f,
     int kw, int kh, int ax, int ay, cf_border border,
@@ -466,9 +471,6 @@ cf_cuda_convolve_im2tensor_new (int width, int height, const float *f,
   cf_cuda_convolve_im2tensor *p = NULL;
   float k_scale;
   size_t pad_bytes;
-  static const cf_im2tensor_variant mma_variants[] = {
-    CF_IM2TENSOR_VARIANT_MMA, CF_IM2TENSOR_VARIANT_MMA_REGS
-  };
   int device, major = 0, mma_runs = 0;
   size_t i;
 
@@ -565,12 +567,14 @@ cf_cuda_convolve_im2tensor_mma_runs (int kw, int kh)
   }
   if (major < 7)
     return 0;
-  /* the band's size does not depend on the image's */
+  /* the band's size does not depend on the image's; either MMA loop */
   im2tensor_mma_geometry_init (1, 1, kw, kh, &geo);
-  if (im2tensor_mma_prepare (&geo, &runs) != CF_OK) {
-    (void) cudaGetLastError ();
-    return 0;
-  }
+  for (size_t i = 0; i < sizeof (mma_variants) / sizeof (mma_variants[0])
+      && !runs; i++)
+    if (im2tensor_mma_prepare (&geo, mma_variants[i], &runs) != CF_OK) {
+      (void) cudaGetLastError ();
+      return 0;
+    }
   return runs;
 }
 

@@ -72,10 +72,11 @@ cf_status cf_cuda_convolve_im2tensor_new (int width, int height,
     const float *f, int kw, int kh, int ax, int ay, cf_border border,
     cf_im2tensor_variant variant, cf_cuda_convolve_im2tensor ** state);
 
-/* 1 when a CF_IM2TENSOR_VARIANT_AUTO state for a kw x kh kernel runs the
- * MMA kernel on the current device (what cf_cuda_convolve_im2tensor_new ()
- * would pick), 0 otherwise and on any CUDA error. Method AUTO asks this:
- * its im2tensor window was measured with that kernel. */
+/* 1 when a CF_IM2TENSOR_VARIANT_AUTO state for a kw x kh kernel runs an
+ * MMA kernel (either row loop) on the current device (what
+ * cf_cuda_convolve_im2tensor_new () would pick), 0 otherwise and on any
+ * CUDA error. Method AUTO asks this: its im2tensor window was measured
+ * with those kernels. */
 int cf_cuda_convolve_im2tensor_mma_runs (int kw, int kh);
 
 /* The kernel a state runs (never AUTO); AUTO for NULL. */
