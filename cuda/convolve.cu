@@ -97,14 +97,15 @@ static_assert (CF_CONV_STENCIL_MAX_SIZE == CF_STENCIL_MAX_SIZE,
     "the public bound is the stencil's");
 
 static const auto_crossover auto_table[] = {
-  /* NVIDIA H100 80GB HBM3 (132 SMs); scripts/bench/conv-crossovers.py */
-  {153600, 441, 9, 766, 0, 0},             /* 320x240 */
-  {532086, 625, 9, 766, 0, 0},             /* 640x480 */
-  {1382400, 841, 9, 510, 0, 0},            /* 1280x720 */
-  {4147200, 729, 81, 510, 225, 2210},      /* 1920x1080 */
-  {11796480, 1225, 81, 510, 0, 0},         /* 3840x2160 */
-  {33554432, 1225, 81, 510, 225, 3970},    /* 4096x4096 */
-  {LONG_MAX, 961, 81, 510, 0, 0},          /* 8192x8192 */
+  /* NVIDIA H100 80GB HBM3 (132 SMs) for the first three columns, NVIDIA
+   * H200 (132 SMs) for im2tensor's two; scripts/bench/conv-crossovers.py */
+  {153600, 441, 9, 766, 361, 962},         /* 320x240 */
+  {532086, 625, 9, 766, 225, 1850},        /* 640x480 */
+  {1382400, 841, 9, 510, 169, 2602},       /* 1280x720 */
+  {4147200, 729, 81, 510, 169, 2602},      /* 1920x1080 */
+  {11796480, 1225, 81, 510, 81, 3970},     /* 3840x2160 */
+  {33554432, 1225, 81, 510, 81, 3970},     /* 4096x4096 */
+  {LONG_MAX, 961, 81, 510, 81, 3970},      /* 8192x8192 */
 };
 
 /* The method AUTO picks for a kw x kh kernel on a width x height image;

@@ -392,8 +392,7 @@ GST_END_TEST;
 
 /* median-size-per-level: a list of 0, 3 and 5, finest first, whose last
  * entry serves the coarser levels and which overrides median-size; blank
- * text clears it; every preset sets it (fast filters the coarse levels
- * only). */
+ * text clears it; every preset clears it. */
 GST_START_TEST (test_median_size_per_level)
 {
   static const char *const refused[] = { "4", "0,1", "5,7", "-3", "0,,5",
@@ -463,12 +462,8 @@ GST_START_TEST (test_median_size_per_level)
 
     for (set = preset->settings; set->name != NULL; set++)
       if (!strcmp (set->name, "median-size-per-level")) {
-        if (!strcmp (preset->name, "fast")) {
-          fail_unless_equals_string (set->text, "0,5");
-        } else {
-          fail_unless (set->text == NULL, "preset %s: '%s'", preset->name,
-              set->text);
-        }
+        fail_unless (set->text == NULL, "preset %s: '%s'", preset->name,
+            set->text);
         found = TRUE;
       }
     fail_unless (found, "preset %s leaves median-size-per-level as it is",
