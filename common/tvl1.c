@@ -313,7 +313,7 @@ cf_tvl1_parse_iterations_per_level (cf_tvl1_params * params,
 static int
 median_size_valid (int size)
 {
-  return size == 0 || size == 3 || size == 5;
+  return size == 0 || cf_median_size_valid (size);
 }
 
 cf_status
