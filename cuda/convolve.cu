@@ -22,11 +22,12 @@
  *   fft        any kernel, when cuFFT can be loaded (convolve-fft.cu)
  *   im2tensor  any kernel, on tensor cores: fp16 inputs, fp32 sums; the
  *              MMA kernel where it runs (convolve-im2tensor-mma.cu), else
- *              the WMMA kernel (convolve-im2tensor.cu); never chosen by
- *              AUTO
+ *              the WMMA kernel (convolve-im2tensor.cu)
  *   auto       stencil for kernels up to CF_CONV_AUTO_STENCIL_SIZE on a
- *              side, else direct, separable or fft by
- *              measured crossovers (auto_table)
+ *              side; im2tensor for dense kernels in its measured window
+ *              when params->auto_im2tensor allows it and the MMA kernel
+ *              runs; else direct, separable or fft by measured crossovers
+ *              (auto_table)
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
