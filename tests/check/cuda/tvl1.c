@@ -750,6 +750,21 @@ cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
   return count;
 }
 
+/* cf_tvl1_flow of @sc into @ref, checked bit for bit against the steps
+ * written out (cpu_run_counting, into @mirror); the steps' iterations. */
+static long
+cpu_reference (const scene * sc, const cf_tvl1_params * params, cf_flow * ref,
+    cf_flow * mirror, const char *what)
+{
+  long n;
+
+  fail_unless_equals_int (cf_tvl1_flow (sc->c0, sc->c1, params, 0, ref),
+      CF_OK);
+  n = cpu_run_counting (sc, params, 0, mirror);
+  cf_test_assert_flow_identical (mirror, ref, what);
+  return n;
+}
+
 static void
 assert_iterations_close (long gpu, long cpu, const char *what)
 {
@@ -1066,10 +1081,7 @@ GST_START_TEST (test_plan_matches_cpu_flow)
     fail_unless_equals_int (sc.c0->n_levels, 4);
     ref = cf_flow_new (sc.width, sc.height);
     mirror = cf_flow_new (sc.width, sc.height);
-    fail_unless_equals_int (cf_tvl1_flow (sc.c0, sc.c1, &params, 0, ref),
-        CF_OK);
-    n_cpu = cpu_run_counting (&sc, &params, 0, mirror);
-    cf_test_assert_flow_identical (mirror, ref,
+    n_cpu = cpu_reference (&sc, &params, ref, mirror,
         "counting mirror vs cf_tvl1_flow");
 
     gpu = gpu_run (&sc, CF_TVL1_KERNEL_AUTO, &params, NULL, &n_gpu);
@@ -1120,10 +1132,7 @@ GST_START_TEST (test_per_level_schedule_matches_cpu)
   fail_unless_equals_int (sc.c0->n_levels, 4);
   ref = cf_flow_new (sc.width, sc.height);
   mirror = cf_flow_new (sc.width, sc.height);
-  fail_unless_equals_int (cf_tvl1_flow (sc.c0, sc.c1, &params, 0, ref),
-      CF_OK);
-  n_cpu = cpu_run_counting (&sc, &params, 0, mirror);
-  cf_test_assert_flow_identical (mirror, ref,
+  n_cpu = cpu_reference (&sc, &params, ref, mirror,
       "per-level counting mirror vs cf_tvl1_flow");
   fail_unless_equals_int (n_cpu, expected);
 
@@ -1179,10 +1188,7 @@ GST_START_TEST (test_per_level_schedule_matches_cpu)
   params.epsilon = 0.02f;
   fail_unless_equals_int (cf_tvl1_parse_iterations_per_level (&params,
           "30,100,300", NULL), CF_OK);
-  fail_unless_equals_int (cf_tvl1_flow (sc.c0, sc.c1, &params, 0, ref),
-      CF_OK);
-  n_cpu = cpu_run_counting (&sc, &params, 0, mirror);
-  cf_test_assert_flow_identical (mirror, ref,
+  n_cpu = cpu_reference (&sc, &params, ref, mirror,
       "per-level counting mirror vs cf_tvl1_flow, eps 0.02");
   fail_unless (n_cpu < 1 * 30 + 2 * 100 + 3 * 300 + 3 * 300);
   for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
@@ -1404,10 +1410,7 @@ GST_START_TEST (test_plan_with_median_matches_cpu)
         scene_synth (&sc, 160, 128, motions[m], 4, &params);
         ref = cf_flow_new (sc.width, sc.height);
         mirror = cf_flow_new (sc.width, sc.height);
-        fail_unless_equals_int (cf_tvl1_flow (sc.c0, sc.c1, &params, 0,
-                ref), CF_OK);
-        n_cpu = cpu_run_counting (&sc, &params, 0, mirror);
-        cf_test_assert_flow_identical (mirror, ref,
+        n_cpu = cpu_reference (&sc, &params, ref, mirror,
             "counting mirror vs cf_tvl1_flow, median");
         for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
           long n_gpu = -1;
@@ -1462,10 +1465,7 @@ GST_START_TEST (test_plan_with_median_per_level_matches_cpu)
     scene_synth (&sc, 160, 128, CF_SYNTH_ROTATION_ZOOM, 4, &params);
     ref = cf_flow_new (sc.width, sc.height);
     mirror = cf_flow_new (sc.width, sc.height);
-    fail_unless_equals_int (cf_tvl1_flow (sc.c0, sc.c1, &params, 0, ref),
-        CF_OK);
-    n_cpu = cpu_run_counting (&sc, &params, 0, mirror);
-    cf_test_assert_flow_identical (mirror, ref,
+    n_cpu = cpu_reference (&sc, &params, ref, mirror,
         "counting mirror vs cf_tvl1_flow, median per level");
     for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
       long n_gpu = -1;
