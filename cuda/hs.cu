@@ -20,6 +20,15 @@
  * allow 1e-4 relative per sweep and 1e-3 px mean after a full run; a CPU
  * emulation of this arithmetic stays within 2e-6 px mean of cf_hs_flow).
  *
+ * The coefficients a, b, c depend on the warp, not on the sweep: each warp
+ * computes them once into three fp32 planes (hs_coefficients_kernel,
+ * straight from the two frames; the derivatives themselves are never
+ * stored) and every Jacobi kernel reads them. Recomputing them in each
+ * launch from Ix, Iy, It, as before, read as many bytes but put a
+ * correctly rounded reciprocal square root per cell into the load phase
+ * of every launch, which no sweep overlaps; reading them cut `cuda-samples`
+ * at 1080p by 6 % and `fast` / `balanced` by 4-5 % (docs/flow-speed.md).
+ *
  * Every per-cell operation is spelled with __fadd_rn / __fmul_rn /
  * __fmaf_rn / __frsqrt_rn, so nvcc cannot contract or reorder it
  * differently in different kernels: SIMPLE and FUSED use the same inline
@@ -40,7 +49,7 @@
  *    A thread owns one region column and a strip of R = RH / BY rows; it
  *    walks the strip with a 3 x 3 register window ((R + 2) x 3 shared loads
  *    for R cells) and keeps its cells' coefficients in registers for the
- *    whole launch. The region is held once, with one cell of padding: each
+ *    whole launch, loaded from the coefficient planes. The region is held once, with one cell of padding: each
  *    sweep computes into registers, barriers, writes back, barriers; the
  *    last sweep stores to global memory from registers. Image borders use
  *    ghost cells (copies of the edge cells, rewritten with them), so every
@@ -69,11 +78,12 @@
  *    reports; a geometry the device cannot hold is never picked.
  *    On compute capability 9.0 and later its launches use programmatic
  *    dependent launch: a launch starts once every block of the previous
- *    one has started, zeroes its planes and loads its coefficients while
- *    the previous one sweeps, then waits for it (griddepcontrol.wait:
- *    complete, memory visible) before it reads the increments; launch
- *    gaps and coefficient loads leave the critical path, which matters
- *    most on coarse levels, where a launch is mostly fixed cost.
+ *    one has started, zeroes its planes and loads its coefficients (which
+ *    no Jacobi launch writes) while the previous one sweeps, then waits
+ *    for it (griddepcontrol.wait: complete, memory visible) before it
+ *    reads the increments; launch gaps and coefficient loads leave the
+ *    critical path, which matters most on coarse levels, where a launch
+ *    is mostly fixed cost.
  *  - AUTO = FUSED_DB: faster than FUSED on every preset measured, fp32
  *    and fp16 (tests/gpu/hs-speed.sh; docs/flow-speed.md).
  *
@@ -90,7 +100,7 @@
  * increment. Precision: half keeps 11 significant bits, so increments of
  * a few pixels carry ~1e-3 px of rounding.
  *
- * Launch overhead: a run is levels x warps x (warp, derivatives,
+ * Launch overhead: a run is levels x warps x (warp, coefficients,
  * iterations, add) with iterations / K fused launches each. The per-level
  * iteration sequence touches only plan-owned buffers, so the plan captures
  * it once into a CUDA graph (on a private capture stream, not the caller's,
@@ -245,21 +255,27 @@ hs_update (float2 m, hs_coef k)
   return make_float2 (__fmaf_rn (-k.a, r, m.x), __fmaf_rn (-k.b, r, m.y));
 }
 
-/* Ix, Iy, It planes as the Jacobi kernels read them */
-struct hs_grads
+/* The coefficients a, b, c of every cell, three fp32 planes, as the Jacobi
+ * kernels read them: hs_coefs of the cell's derivatives, computed once per
+ * warp (hs_coefficients_kernel, hs_coefs_from_derivatives_kernel) instead
+ * of once per launch of every sweep sequence (file comment). */
+struct hs_coef_planes
 {
-  const float *ix;
-  const float *iy;
-  const float *it;
-  size_t px, py, pt;            /* pitches, elements */
+  const float *a;
+  const float *b;
+  const float *c;
+  size_t pa, pb, pc;            /* pitches, elements */
 };
 
 static __device__ __forceinline__ hs_coef
-hs_coefs_at (const hs_grads & g, int x, int y, float alpha2)
+hs_coef_at (const hs_coef_planes & k, int x, int y)
 {
-  return hs_coefs (__ldg (g.ix + x + (size_t) y * g.px),
-      __ldg (g.iy + x + (size_t) y * g.py),
-      __ldg (g.it + x + (size_t) y * g.pt), alpha2);
+  hs_coef q;
+
+  q.a = __ldg (k.a + x + (size_t) y * k.pa);
+  q.b = __ldg (k.b + x + (size_t) y * k.pb);
+  q.c = __ldg (k.c + x + (size_t) y * k.pc);
+  return q;
 }
 
 /* ---------------------------------------------------------------------
@@ -270,22 +286,16 @@ hs_coefs_at (const hs_grads & g, int x, int y, float alpha2)
  *  over the 2x2x2 cube of I0 and I1w, the far row/column clamped (twin of
  *  cf_hs_derivatives, same order of operations).
  *  \param[in] i0, i1w   frame t-1 and warped frame t
- *  \param[out] ix, iy, it  cell-grid derivatives */
-__global__ static void
-hs_derivatives_kernel (const float *__restrict__ i0, size_t p0,
-    const float *__restrict__ i1w, size_t p1, int width, int height,
-    float *__restrict__ ix, size_t px, float *__restrict__ iy, size_t py,
-    float *__restrict__ it, size_t pt)
+ *  \param[out] ix, iy, it  the cell's derivatives */
+static __device__ __forceinline__ void
+hs_cell_derivatives (const float *__restrict__ i0, size_t p0,
+    const float *__restrict__ i1w, size_t p1, int width, int height, int x,
+    int y, float *ix, float *iy, float *it)
 {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
-  int x1, y1;
+  const int x1 = min (x + 1, width - 1);
+  const int y1 = min (y + 1, height - 1);
   float a0x, a0x1, b0x, b0x1, a1x, a1x1, b1x, b1x1, s;
 
-  if (x >= width || y >= height)
-    return;
-  x1 = min (x + 1, width - 1);
-  y1 = min (y + 1, height - 1);
   /* a = row y, b = row y+1; 0 = frame t-1, 1 = warped frame t */
   a0x = i0[x + (size_t) y * p0];
   a0x1 = i0[x1 + (size_t) y * p0];
@@ -299,15 +309,79 @@ hs_derivatives_kernel (const float *__restrict__ i0, size_t p0,
   s = __fadd_rn (__fadd_rn (__fadd_rn (__fsub_rn (a0x1, a0x),
               __fsub_rn (b0x1, b0x)), __fsub_rn (a1x1, a1x)),
       __fsub_rn (b1x1, b1x));
-  ix[x + (size_t) y * px] = __fmul_rn (0.25f, s);
+  *ix = __fmul_rn (0.25f, s);
   s = __fadd_rn (__fadd_rn (__fadd_rn (__fsub_rn (b0x, a0x),
               __fsub_rn (b0x1, a0x1)), __fsub_rn (b1x, a1x)),
       __fsub_rn (b1x1, a1x1));
-  iy[x + (size_t) y * py] = __fmul_rn (0.25f, s);
+  *iy = __fmul_rn (0.25f, s);
   s = __fadd_rn (__fadd_rn (__fadd_rn (__fsub_rn (a1x, a0x),
               __fsub_rn (b1x, b0x)), __fsub_rn (a1x1, a0x1)),
       __fsub_rn (b1x1, b0x1));
-  it[x + (size_t) y * pt] = __fmul_rn (0.25f, s);
+  *it = __fmul_rn (0.25f, s);
+}
+
+/** \brief The derivative planes (hs_cell_derivatives per cell). */
+__global__ static void
+hs_derivatives_kernel (const float *__restrict__ i0, size_t p0,
+    const float *__restrict__ i1w, size_t p1, int width, int height,
+    float *__restrict__ ix, size_t px, float *__restrict__ iy, size_t py,
+    float *__restrict__ it, size_t pt)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  float dx, dy, dt;
+
+  if (x >= width || y >= height)
+    return;
+  hs_cell_derivatives (i0, p0, i1w, p1, width, height, x, y, &dx, &dy, &dt);
+  ix[x + (size_t) y * px] = dx;
+  iy[x + (size_t) y * py] = dy;
+  it[x + (size_t) y * pt] = dt;
+}
+
+/** \brief The coefficient planes straight from the frames: hs_coefs of
+ *  hs_cell_derivatives, the derivatives never stored (the plan's step).
+ *  \param[out] a, b, c  coefficient planes */
+__global__ static void
+hs_coefficients_kernel (const float *__restrict__ i0, size_t p0,
+    const float *__restrict__ i1w, size_t p1, int width, int height,
+    float alpha2, float *__restrict__ a, size_t pa, float *__restrict__ b,
+    size_t pb, float *__restrict__ c, size_t pc)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  float dx, dy, dt;
+  hs_coef k;
+
+  if (x >= width || y >= height)
+    return;
+  hs_cell_derivatives (i0, p0, i1w, p1, width, height, x, y, &dx, &dy, &dt);
+  k = hs_coefs (dx, dy, dt, alpha2);
+  a[x + (size_t) y * pa] = k.a;
+  b[x + (size_t) y * pb] = k.b;
+  c[x + (size_t) y * pc] = k.c;
+}
+
+/** \brief The coefficient planes from given derivative planes (the
+ *  single-step API, whose callers pass Ix, Iy, It). */
+__global__ static void
+hs_coefs_from_derivatives_kernel (const float *__restrict__ ix, size_t px,
+    const float *__restrict__ iy, size_t py, const float *__restrict__ it,
+    size_t pt, int width, int height, float alpha2, float *__restrict__ a,
+    size_t pa, float *__restrict__ b, size_t pb, float *__restrict__ c,
+    size_t pc)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  hs_coef k;
+
+  if (x >= width || y >= height)
+    return;
+  k = hs_coefs (ix[x + (size_t) y * px], iy[x + (size_t) y * py],
+      it[x + (size_t) y * pt], alpha2);
+  a[x + (size_t) y * pa] = k.a;
+  b[x + (size_t) y * pb] = k.b;
+  c[x + (size_t) y * pc] = k.c;
 }
 
 /* ---------------------------------------------------------------------
@@ -323,7 +397,7 @@ hs_derivatives_kernel (const float *__restrict__ i0, size_t p0,
  *  \param in       increments of sweep n
  *  \param out      increments of sweep n + 1 (another buffer) */
 template < typename S > __global__ static void
-hs_jacobi_simple_kernel (hs_grads g, int width, int height, float alpha2,
+hs_jacobi_simple_kernel (hs_coef_planes g, int width, int height,
     int zero_in, S in, S out)
 {
   typedef hs_traits < S > T;
@@ -352,7 +426,7 @@ hs_jacobi_simple_kernel (hs_grads g, int width, int height, float alpha2,
   }
   T::store (out, x + (size_t) y * out.pitch,
       T::pack (hs_update (T::mean (n, s, w, e, nw, ne, sw, se),
-              hs_coefs_at (g, x, y, alpha2))));
+              hs_coef_at (g, x, y))));
 }
 
 /* ---------------------------------------------------------------------
@@ -423,7 +497,7 @@ template < int RW, int RH, typename C > struct hs_region
  *  \param sweeps  1 .. HS_FUSED_DEPTH */
 template < int RW, int RH, int BY, int MIN_BLOCKS, typename S >
 __global__ static void __launch_bounds__ (RW * BY, MIN_BLOCKS)
-hs_jacobi_fused_kernel (hs_grads g, int width, int height, float alpha2,
+hs_jacobi_fused_kernel (hs_coef_planes g, int width, int height,
     int sweeps, int zero_in, S in, S out)
 {
   typedef hs_traits < S > T;
@@ -467,7 +541,7 @@ hs_jacobi_fused_kernel (hs_grads g, int width, int height, float alpha2,
     k[j].a = k[j].b = k[j].c = 0.0f;
     if (col_in && y >= 0 && y < height) {
       in_image |= 1u << j;
-      k[j] = hs_coefs_at (g, x, y, alpha2);
+      k[j] = hs_coef_at (g, x, y);
       region.put (r0 + j, c, zero_in ? T::zero () :
           T::load (in, x + (size_t) y * in.pitch), left, right, j == j_top,
           j == j_bottom);
@@ -650,7 +724,7 @@ hs_db_sweep (const typename hs_traits < S >::cell * src,
  *  \param sweeps  1 .. G::K */
 template < class G, typename S >
 __global__ static void __launch_bounds__ (G::RW * G::BY, G::MIN_BLOCKS)
-hs_jacobi_db_kernel (hs_grads g, int width, int height, float alpha2,
+hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
     int sweeps, int zero_in, S in, S out)
 {
   typedef hs_traits < S > T;
@@ -698,7 +772,7 @@ hs_jacobi_db_kernel (hs_grads g, int width, int height, float alpha2,
     k[j].a = k[j].b = k[j].c = 0.0f;
     if (col_in && y >= 0 && y < height) {
       in_image |= 1u << j;
-      k[j] = hs_coefs_at (g, x, y, alpha2);
+      k[j] = hs_coef_at (g, x, y);
     } else {
       planes[(r0 + j + 1) * PW + c + 1] = T::zero ();
       planes[G::PLANE + (r0 + j + 1) * PW + c + 1] = T::zero ();
@@ -801,7 +875,7 @@ hs_fused_pick_small (int width, int height, int n_sm)
 
 template < int RW, int RH, int BY, int MIN_BLOCKS, typename S >
 static cf_status
-hs_launch_fused (const hs_grads & g, int width, int height, float alpha2,
+hs_launch_fused (const hs_coef_planes & g, int width, int height,
     int sweeps, int zero_in, const S & in, const S & out,
     cudaStream_t stream)
 {
@@ -811,7 +885,7 @@ hs_launch_fused (const hs_grads & g, int width, int height, float alpha2,
 
   hs_jacobi_fused_kernel < RW, RH, BY, MIN_BLOCKS, S > <<< grid,
       dim3 (RW, BY), 0,
-      stream >>> (g, width, height, alpha2, sweeps, zero_in, in, out);
+      stream >>> (g, width, height, sweeps, zero_in, in, out);
   CF_CUDA_TRY_LAUNCH ();
 out:
   return status;
@@ -968,7 +1042,7 @@ hs_db_pick (const hs_db_caps * caps, cf_hs_geometry forced, int width,
 /* One launch of G; with @pdl it may start before the previous kernel of
  * @stream ends (hs_pdl_wait orders what must be ordered). */
 template < class G, typename S > static cf_status
-hs_launch_db (const hs_grads & g, int width, int height, float alpha2,
+hs_launch_db (const hs_coef_planes & g, int width, int height,
     int sweeps, int zero_in, const S & in, const S & out, int pdl,
     cudaStream_t stream)
 {
@@ -985,7 +1059,7 @@ hs_launch_db (const hs_grads & g, int width, int height, float alpha2,
   config.attrs = attr;
   config.numAttrs = pdl ? 1 : 0;
   CF_CUDA_TRY (cudaLaunchKernelEx (&config, hs_jacobi_db_kernel < G, S >, g,
-          width, height, alpha2, sweeps, zero_in, in, out));
+          width, height, sweeps, zero_in, in, out));
   CF_CUDA_TRY_LAUNCH ();
 out:
   return status;
@@ -993,15 +1067,15 @@ out:
 
 /* One FUSED_DB launch of @geom (not AUTO), @sweeps <= its depth. */
 template < typename S > static cf_status
-hs_launch_db_geometry (cf_hs_geometry geom, const hs_grads & g, int width,
-    int height, float alpha2, int sweeps, int zero_in, const S & in,
+hs_launch_db_geometry (cf_hs_geometry geom, const hs_coef_planes & g,
+    int width, int height, int sweeps, int zero_in, const S & in,
     const S & out, int pdl, cudaStream_t stream)
 {
   switch (geom) {
 #define HS_DB_CASE(e, name, rw, rh, by, k, mb) \
     case e: \
       return hs_launch_db < hs_geom < rw, rh, by, k, mb >, S > (g, width, \
-          height, alpha2, sweeps, zero_in, in, out, pdl, stream);
+          height, sweeps, zero_in, in, out, pdl, stream);
       HS_DB_GEOMETRIES (HS_DB_CASE)
 #undef HS_DB_CASE
     default:
@@ -1041,8 +1115,8 @@ cf_cuda_hs_geometry_depth (cf_hs_geometry geometry)
 /* Enqueue @iterations sweeps ping-ponging between state[0] (input) and
  * state[1]; *result = index of the buffer holding the last sweep. */
 template < typename S > static cf_status
-hs_enqueue_iterations (const hs_grads & g, int width, int height,
-    float alpha2, int iterations, cf_hs_kernel kernel, int n_sm,
+hs_enqueue_iterations (const hs_coef_planes & g, int width, int height,
+    int iterations, cf_hs_kernel kernel, int n_sm,
     const hs_db_caps * caps, cf_hs_geometry geometry, int zero_in,
     const S state[2], int *result, cudaStream_t stream)
 {
@@ -1057,7 +1131,7 @@ hs_enqueue_iterations (const hs_grads & g, int width, int height,
 
     for (int left = iterations; left > 0; left -= depth) {
       int sweeps = left < depth ? left : depth;
-      status = hs_launch_db_geometry < S > (geom, g, width, height, alpha2,
+      status = hs_launch_db_geometry < S > (geom, g, width, height,
           sweeps, first, state[cur], state[1 - cur], caps->pdl, stream);
       if (status != CF_OK)
         goto out;
@@ -1068,7 +1142,7 @@ hs_enqueue_iterations (const hs_grads & g, int width, int height,
     for (int n = 0; n < iterations; n++) {
       hs_jacobi_simple_kernel < S > <<< cell_grid (width, height),
           dim3 (HS_BLOCK_X, HS_BLOCK_Y), 0, stream >>> (g, width, height,
-          alpha2, zero_in && n == 0, state[cur], state[1 - cur]);
+          zero_in && n == 0, state[cur], state[1 - cur]);
       CF_CUDA_TRY_LAUNCH ();
       cur = 1 - cur;
     }
@@ -1080,11 +1154,11 @@ hs_enqueue_iterations (const hs_grads & g, int width, int height,
       int sweeps = left < HS_FUSED_DEPTH ? left : HS_FUSED_DEPTH;
       if (small)
         status = hs_launch_fused < HS_SMALL_RW, HS_SMALL_RH, HS_SMALL_BY,
-            HS_SMALL_MIN_BLOCKS, S > (g, width, height, alpha2, sweeps,
+            HS_SMALL_MIN_BLOCKS, S > (g, width, height, sweeps,
             first, state[cur], state[1 - cur], stream);
       else
         status = hs_launch_fused < HS_BIG_RW, HS_BIG_RH, HS_BIG_BY,
-            HS_BIG_MIN_BLOCKS, S > (g, width, height, alpha2, sweeps,
+            HS_BIG_MIN_BLOCKS, S > (g, width, height, sweeps,
             first, state[cur], state[1 - cur], stream);
       if (status != CF_OK)
         goto out;
@@ -1132,19 +1206,19 @@ same_size (const cf_cuda_image * a, const cf_cuda_image * b)
   return a->width == b->width && a->height == b->height;
 }
 
-static hs_grads
-make_grads (const cf_cuda_image * ix, const cf_cuda_image * iy,
-    const cf_cuda_image * it)
+static hs_coef_planes
+coef_planes (const float *a, size_t pa, const float *b, size_t pb,
+    const float *c, size_t pc)
 {
-  hs_grads g;
+  hs_coef_planes k;
 
-  g.ix = ix->data;
-  g.iy = iy->data;
-  g.it = it->data;
-  g.px = ix->pitch;
-  g.py = iy->pitch;
-  g.pt = it->pitch;
-  return g;
+  k.a = a;
+  k.b = b;
+  k.c = c;
+  k.pa = pa;
+  k.pb = pb;
+  k.pc = pc;
+  return k;
 }
 
 static hs_state_f32
@@ -1174,6 +1248,28 @@ cf_cuda_hs_derivatives (const cf_cuda_image * i0, const cf_cuda_image * i1w,
       dim3 (HS_BLOCK_X, HS_BLOCK_Y), 0, stream >>> (i0->data, i0->pitch,
       i1w->data, i1w->pitch, i0->width, i0->height, ix->data, ix->pitch,
       iy->data, iy->pitch, it->data, it->pitch);
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+extern "C" cf_status
+cf_cuda_hs_coefficients (const cf_cuda_image * i0, const cf_cuda_image * i1w,
+    float alpha, cf_cuda_image * a, cf_cuda_image * b, cf_cuda_image * c,
+    cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+
+  if (!cf_cuda_image_is_valid (i0) || !cf_cuda_image_is_valid (i1w) ||
+      !cf_cuda_image_is_valid (a) || !cf_cuda_image_is_valid (b) ||
+      !cf_cuda_image_is_valid (c) || !same_size (i0, i1w) ||
+      !same_size (i0, a) || !same_size (i0, b) || !same_size (i0, c) ||
+      !(alpha > 0.0f) || !isfinite (alpha))
+    return CF_ERROR_INVALID;
+  hs_coefficients_kernel <<< cell_grid (i0->width, i0->height),
+      dim3 (HS_BLOCK_X, HS_BLOCK_Y), 0, stream >>> (i0->data, i0->pitch,
+      i1w->data, i1w->pitch, i0->width, i0->height, alpha * alpha, a->data,
+      a->pitch, b->data, b->pitch, c->data, c->pitch);
   CF_CUDA_TRY_LAUNCH ();
 out:
   return status;
@@ -1213,7 +1309,7 @@ hs_from_half2_kernel (hs_state_f16 src, hs_state_f32 dst, int width,
 
 /* @iterations half2 sweeps from *d (rounded) back into *d. */
 static cf_status
-hs_jacobi_fp16 (const hs_grads & g, int width, int height, float alpha2,
+hs_jacobi_fp16 (const hs_coef_planes & g, int width, int height,
     int iterations, cf_hs_kernel kernel, int n_sm, cf_hs_geometry geometry,
     cf_cuda_flow * d, cudaStream_t stream)
 {
@@ -1235,7 +1331,7 @@ hs_jacobi_fp16 (const hs_grads & g, int width, int height, float alpha2,
   hs_to_half2_kernel <<< cell_grid (width, height), dim3 (HS_BLOCK_X,
           HS_BLOCK_Y), 0, stream >>> (state_f32 (d), s[0], width, height);
   CF_CUDA_TRY_LAUNCH ();
-  run = hs_enqueue_iterations (g, width, height, alpha2, iterations, kernel,
+  run = hs_enqueue_iterations (g, width, height, iterations, kernel,
       n_sm, &caps, geometry, 0, s, &result, stream);
   if (run != CF_OK) {
     status = run;
@@ -1258,10 +1354,13 @@ cf_cuda_hs_jacobi_ex (const cf_cuda_image * ix, const cf_cuda_image * iy,
     cf_hs_kernel kernel, cf_hs_geometry geometry, cf_precision precision,
     cf_cuda_flow * d, cf_cuda_flow * tmp, cudaStream_t stream)
 {
-  cf_status status;
+  cf_status status = CF_OK;
   hs_state_f32 state[2];
   hs_db_caps caps;
-  int n_sm, result = 0;
+  hs_coef_planes g;
+  float *coef[3] = { NULL, NULL, NULL };
+  size_t plane;
+  int n_sm, result = 0, l, w, h;
 
   if (!cf_cuda_image_is_valid (ix) || !cf_cuda_image_is_valid (iy) ||
       !cf_cuda_image_is_valid (it) || !same_size (ix, iy) ||
@@ -1276,26 +1375,46 @@ cf_cuda_hs_jacobi_ex (const cf_cuda_image * ix, const cf_cuda_image * iy,
     return CF_ERROR_INVALID;
   if (iterations == 0)
     return CF_OK;
+  w = ix->width;
+  h = ix->height;
+  plane = (size_t) w * h * sizeof (float);
   status = query_sm_count (&n_sm);
   if (status != CF_OK)
     return status;
   kernel = resolve_kernel (kernel);
-  if (precision == CF_PRECISION_FP16)
-    return hs_jacobi_fp16 (make_grads (ix, iy, it), ix->width, ix->height,
-        alpha * alpha, iterations, kernel, n_sm, geometry, d, stream);
-  if (kernel == CF_HS_KERNEL_FUSED_DB &&
+  if (kernel == CF_HS_KERNEL_FUSED_DB && precision == CF_PRECISION_FP32 &&
       (status = hs_db_prepare < hs_state_f32 > (&caps, n_sm)) != CF_OK)
     return status;
+
+  /* the coefficients of the given derivatives, in stream-ordered scratch
+   * planes (the plan computes them straight from the frames instead) */
+  for (l = 0; l < 3; l++)
+    CF_CUDA_TRY (cudaMallocAsync ((void **) &coef[l], plane, stream));
+  hs_coefs_from_derivatives_kernel <<< cell_grid (w, h), dim3 (HS_BLOCK_X,
+          HS_BLOCK_Y), 0, stream >>> (ix->data, ix->pitch, iy->data,
+      iy->pitch, it->data, it->pitch, w, h, alpha * alpha, coef[0],
+      (size_t) w, coef[1], (size_t) w, coef[2], (size_t) w);
+  CF_CUDA_TRY_LAUNCH ();
+  g = coef_planes (coef[0], w, coef[1], w, coef[2], w);
+
+  if (precision == CF_PRECISION_FP16) {
+    status = hs_jacobi_fp16 (g, w, h, iterations, kernel, n_sm, geometry, d,
+        stream);
+    goto out;
+  }
   state[0] = state_f32 (d);
   state[1] = state_f32 (tmp);
-  status = hs_enqueue_iterations (make_grads (ix, iy, it), ix->width,
-      ix->height, alpha * alpha, iterations, kernel, n_sm, &caps, geometry,
-      0, state, &result, stream);
+  status = hs_enqueue_iterations (g, w, h, iterations, kernel, n_sm, &caps,
+      geometry, 0, state, &result, stream);
   if (result == 1) {
     cf_cuda_flow t = *d;
     *d = *tmp;
     *tmp = t;
   }
+out:
+  for (l = 0; l < 3; l++)
+    if (coef[l] != NULL)
+      cf_cuda_check (cudaFreeAsync (coef[l], stream));
   return status;
 }
 
@@ -1343,7 +1462,8 @@ struct cf_cuda_hs_plan
   int pdl_supported;            /* FUSED_DB: the device has PDL */
 
   cf_cuda_flow u;               /* pixel-grid flow of the current level */
-  cf_cuda_image i1w, ix, iy, it;
+  cf_cuda_image i1w;
+  cf_cuda_image coef[3];        /* a, b, c of the current warp */
   cf_cuda_flow d[2];            /* fp32 increments (fp32 plans) */
   __half2 *h[2];                /* fp16 increments (fp16 plans) */
   size_t h_pitch;               /* half2 elements */
@@ -1365,9 +1485,8 @@ cf_cuda_hs_plan_free (cf_cuda_hs_plan * plan)
     cf_cuda_check (cudaStreamDestroy (plan->capture_stream));
   cf_cuda_flow_release (&plan->u);
   cf_cuda_image_release (&plan->i1w);
-  cf_cuda_image_release (&plan->ix);
-  cf_cuda_image_release (&plan->iy);
-  cf_cuda_image_release (&plan->it);
+  for (l = 0; l < 3; l++)
+    cf_cuda_image_release (&plan->coef[l]);
   for (l = 0; l < 2; l++) {
     cf_cuda_flow_release (&plan->d[l]);
     if (plan->h[l] != NULL)
@@ -1412,9 +1531,11 @@ cf_cuda_hs_plan_new (int width, int height, cf_precision precision,
   }
   if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
       (status = cf_cuda_image_alloc (&plan->i1w, width, height)) != CF_OK ||
-      (status = cf_cuda_image_alloc (&plan->ix, width, height)) != CF_OK ||
-      (status = cf_cuda_image_alloc (&plan->iy, width, height)) != CF_OK ||
-      (status = cf_cuda_image_alloc (&plan->it, width, height)) != CF_OK)
+      (status = cf_cuda_image_alloc (&plan->coef[0], width, height)) != CF_OK
+      || (status = cf_cuda_image_alloc (&plan->coef[1], width,
+              height)) != CF_OK
+      || (status = cf_cuda_image_alloc (&plan->coef[2], width,
+              height)) != CF_OK)
     goto out;
   for (l = 0; l < 2; l++) {
     if (precision == CF_PRECISION_FP32) {
@@ -1494,24 +1615,21 @@ image_view (const cf_cuda_image * img, int width, int height)
 }
 
 /* Enqueue one warp's Jacobi sequence (du = 0, then @iterations sweeps) of
- * a width x height level on @stream, reading the plan's Ix, Iy, It. */
+ * a width x height level on @stream, reading the plan's coefficients
+ * (computed with @alpha by plan_coefficients). */
 static cf_status
 plan_enqueue_iterations (void *data, int width, int height, float alpha,
     int iterations, int *result, cudaStream_t stream)
 {
   cf_cuda_hs_plan *plan = (cf_cuda_hs_plan *) data;
-  hs_grads g;
-  float alpha2 = alpha * alpha;
+  hs_coef_planes g = coef_planes (plan->coef[0].data, plan->coef[0].pitch,
+      plan->coef[1].data, plan->coef[1].pitch, plan->coef[2].data,
+      plan->coef[2].pitch);
 
-  g.ix = plan->ix.data;
-  g.iy = plan->iy.data;
-  g.it = plan->it.data;
-  g.px = plan->ix.pitch;
-  g.py = plan->iy.pitch;
-  g.pt = plan->it.pitch;
+  (void) alpha;                 /* in the coefficients; a key of the graph */
   if (plan->precision == CF_PRECISION_FP32) {
     hs_state_f32 s[2] = { state_f32 (&plan->d[0]), state_f32 (&plan->d[1]) };
-    return hs_enqueue_iterations (g, width, height, alpha2, iterations,
+    return hs_enqueue_iterations (g, width, height, iterations,
         plan->kernel, plan->n_sm, &plan->caps, plan->geometry, 1, s, result,
         stream);
   } else {
@@ -1519,10 +1637,23 @@ plan_enqueue_iterations (void *data, int width, int height, float alpha,
     s[0].uv = plan->h[0];
     s[1].uv = plan->h[1];
     s[0].pitch = s[1].pitch = plan->h_pitch;
-    return hs_enqueue_iterations (g, width, height, alpha2, iterations,
+    return hs_enqueue_iterations (g, width, height, iterations,
         plan->kernel, plan->n_sm, &plan->caps, plan->geometry, 1, s, result,
         stream);
   }
+}
+
+/* The coefficient planes of one warp of a level, from frame t-1 @f0 and
+ * the warped frame t @f1w (views of the level's size). */
+static cf_status
+plan_coefficients (cf_cuda_hs_plan * plan, const cf_cuda_image * f0,
+    const cf_cuda_image * f1w, float alpha, cudaStream_t stream)
+{
+  cf_cuda_image a = image_view (&plan->coef[0], f0->width, f0->height);
+  cf_cuda_image b = image_view (&plan->coef[1], f0->width, f0->height);
+  cf_cuda_image c = image_view (&plan->coef[2], f0->width, f0->height);
+
+  return cf_cuda_hs_coefficients (f0, f1w, alpha, &a, &b, &c, stream);
 }
 
 /* Run the level's iteration sequence on @stream through its cached graph,
@@ -1619,9 +1750,6 @@ cf_cuda_hs_plan_run (cf_cuda_hs_plan * plan, const cf_cuda_pyramid * p0,
     cf_cuda_flow ul = cf_cuda_flow_view (&plan->u, w, h);
     cf_cuda_flow parked = cf_cuda_flow_view (flow, w, h);
     cf_cuda_image wl = image_view (&plan->i1w, w, h);
-    cf_cuda_image xl = image_view (&plan->ix, w, h);
-    cf_cuda_image yl = image_view (&plan->iy, w, h);
-    cf_cuda_image tl = image_view (&plan->it, w, h);
 
     /* the flow entering this level */
     if (l == p0->n_levels - 1) {
@@ -1643,7 +1771,7 @@ cf_cuda_hs_plan_run (cf_cuda_hs_plan * plan, const cf_cuda_pyramid * p0,
 
       status = cf_cuda_warp_bicubic (f1, &ul, CF_WARP_CLAMP, &wl, stream);
       if (status == CF_OK)
-        status = cf_cuda_hs_derivatives (f0, &wl, &xl, &yl, &tl, stream);
+        status = plan_coefficients (plan, f0, &wl, params->alpha, stream);
       if (status != CF_OK)
         return status;
       /* du = 0 then the sweeps; 0 sweeps leave u as it is */

@@ -95,6 +95,13 @@ cf_status cf_cuda_hs_plan_set_pdl (cf_cuda_hs_plan * plan, int pdl);
 cf_status cf_cuda_hs_derivatives (const cf_cuda_image * i0,
     const cf_cuda_image * i1w, cf_cuda_image * ix, cf_cuda_image * iy,
     cf_cuda_image * it, cudaStream_t stream);
+/* The coefficients the Jacobi sweeps read, straight from the frames, as
+ * the plan computes them once per warp: with Ix, Iy, It those of
+ * cf_cuda_hs_derivatives and s = 1 / sqrt(alpha² + Ix² + Iy²) (correctly
+ * rounded fp32), a = Ix s, b = Iy s, c = It s. */
+cf_status cf_cuda_hs_coefficients (const cf_cuda_image * i0,
+    const cf_cuda_image * i1w, float alpha, cf_cuda_image * a,
+    cf_cuda_image * b, cf_cuda_image * c, cudaStream_t stream);
 cf_status cf_cuda_hs_jacobi (const cf_cuda_image * ix,
     const cf_cuda_image * iy, const cf_cuda_image * it, float alpha,
     int iterations, cf_hs_kernel kernel, cf_cuda_flow * d, cf_cuda_flow * tmp,

@@ -2,6 +2,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Single steps against common/hs.c (max |Δ| <= 1e-4 · max(1, max |ref|)),
+ * the sweeps' coefficients against a CPU normalisation of the GPU's
+ * derivatives (<= 1 ulp, 99.9 % exact),
  * SIMPLE vs FUSED and vs FUSED_DB (every region geometry) bit for bit in
  * fp32 and fp16, full runs against cf_hs_flow (mean |Δflow| <= 1e-3 px),
  * fp16 accuracy against ground truth, plan reuse and warm starts. Outputs
@@ -99,6 +101,128 @@ GST_START_TEST (test_derivatives_match_cpu)
     cf_image_free (ix);
     cf_image_free (iy);
     cf_image_free (it);
+  }
+}
+
+GST_END_TEST;
+
+/* ulps between two finite floats of the same sign (or both zero) */
+static guint32
+ulps_apart (float x, float y)
+{
+  gint32 ix, iy;
+
+  memcpy (&ix, &x, sizeof (ix));
+  memcpy (&iy, &y, sizeof (iy));
+  return ix > iy ? (guint32) (ix - iy) : (guint32) (iy - ix);
+}
+
+/* The coefficients the sweeps read: the GPU's own derivatives
+ * (cf_cuda_hs_derivatives, held to the CPU above) normalised on the CPU as
+ * the file comment of cuda/hs.cu writes it: den summed as common/hs.c in
+ * fp32, s = 1 / sqrt(den) correctly rounded (computed here in double and
+ * rounded once, which can differ from the correctly rounded fp32 value
+ * by an ulp only in rare double-rounding cases), then a = Ix s, b = Iy s,
+ * c = It s rounded to fp32. */
+GST_START_TEST (test_coefficients_match_cpu)
+{
+  static const test_size sizes[] = { {1, 1}, {2, 3}, {17, 13}, {641, 479},
+  {1920, 1080}
+  };
+  static const float alphas[] = { 1.0f, 15.0f, 51.0f };
+  int i, j;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (sizes); i++) {
+    int w = sizes[i].width, h = sizes[i].height;
+    cf_image *i0 = cf_test_random_image (w, h, 11 + i, 0.0f, 255.0f);
+    cf_image *i1 = cf_test_random_image (w, h, 111 + i, 0.0f, 255.0f);
+    cf_cuda_image g0, g1, gx, gy, gt, ga, gb, gc;
+    cf_image *ix, *iy, *it;
+
+    cf_test_upload_image (i0, &g0, stream);
+    cf_test_upload_image (i1, &g1, stream);
+    cf_test_poisoned_image (w, h, &gx, stream);
+    cf_test_poisoned_image (w, h, &gy, stream);
+    cf_test_poisoned_image (w, h, &gt, stream);
+    fail_unless_equals_int (cf_cuda_hs_derivatives (&g0, &g1, &gx, &gy, &gt,
+            stream), CF_OK);
+    ix = cf_test_download_image (&gx, stream);
+    iy = cf_test_download_image (&gy, stream);
+    it = cf_test_download_image (&gt, stream);
+
+    for (j = 0; j < (int) G_N_ELEMENTS (alphas); j++) {
+      float alpha2 = alphas[j] * alphas[j];
+      cf_image *a, *b, *c;
+      long cells = 0, exact = 0;
+      guint32 worst = 0;
+      int x, y;
+
+      cf_test_poisoned_image (w, h, &ga, stream);
+      cf_test_poisoned_image (w, h, &gb, stream);
+      cf_test_poisoned_image (w, h, &gc, stream);
+      fail_unless_equals_int (cf_cuda_hs_coefficients (&g0, &g1, alphas[j],
+              &ga, &gb, &gc, stream), CF_OK);
+      a = cf_test_download_image (&ga, stream);
+      b = cf_test_download_image (&gb, stream);
+      c = cf_test_download_image (&gc, stream);
+      for (y = 0; y < h; y++)
+        for (x = 0; x < w; x++) {
+          size_t n = x + (size_t) y * ix->pitch;
+          volatile float dx = ix->data[n], dy = iy->data[n];
+          volatile float xx = dx * dx, yy = dy * dy;
+          volatile float den0 = alpha2 + xx;
+          volatile float den = den0 + yy;
+          float s = (float) (1.0 / sqrt ((double) den));
+          float ref[3], got[3];
+          int q;
+
+          ref[0] = dx * s;
+          ref[1] = dy * s;
+          ref[2] = it->data[n] * s;
+          got[0] = a->data[x + (size_t) y * a->pitch];
+          got[1] = b->data[x + (size_t) y * b->pitch];
+          got[2] = c->data[x + (size_t) y * c->pitch];
+          for (q = 0; q < 3; q++) {
+            guint32 d;
+
+            fail_unless (isfinite (got[q]), "%dx%d alpha %g: coefficient %d "
+                "at (%d, %d) not finite", w, h, alphas[j], q, x, y);
+            d = ref[q] == got[q] ? 0 : ulps_apart (ref[q], got[q]);
+            worst = MAX (worst, d);
+            exact += d == 0;
+            cells++;
+          }
+        }
+      fail_unless (worst <= 1, "%dx%d alpha %g: a coefficient is %u ulps "
+          "from the CPU's", w, h, alphas[j], worst);
+      fail_unless (exact >= cells - cells / 1000, "%dx%d alpha %g: only "
+          "%ld of %ld coefficients equal the CPU's", w, h, alphas[j], exact,
+          cells);
+      cf_image_free (a);
+      cf_image_free (b);
+      cf_image_free (c);
+      cf_cuda_image_release (&ga);
+      cf_cuda_image_release (&gb);
+      cf_cuda_image_release (&gc);
+    }
+    /* bad arguments */
+    fail_unless_equals_int (cf_cuda_hs_coefficients (&g0, &g1, 0.0f, &gx,
+            &gy, &gt, stream), CF_ERROR_INVALID);
+    fail_unless_equals_int (cf_cuda_hs_coefficients (&g0, &g1, NAN, &gx,
+            &gy, &gt, stream), CF_ERROR_INVALID);
+    fail_unless_equals_int (cf_cuda_hs_coefficients (&g0, NULL, 1.0f, &gx,
+            &gy, &gt, stream), CF_ERROR_INVALID);
+
+    cf_image_free (ix);
+    cf_image_free (iy);
+    cf_image_free (it);
+    cf_cuda_image_release (&g0);
+    cf_cuda_image_release (&g1);
+    cf_cuda_image_release (&gx);
+    cf_cuda_image_release (&gy);
+    cf_cuda_image_release (&gt);
+    cf_image_free (i0);
+    cf_image_free (i1);
   }
 }
 
@@ -892,6 +1016,7 @@ cuda_hs_suite (void)
 
   tcase_add_checked_fixture (tc, setup, teardown);
   tcase_add_test (tc, test_derivatives_match_cpu);
+  tcase_add_test (tc, test_coefficients_match_cpu);
   tcase_add_test (tc, test_jacobi_matches_cpu);
   tcase_add_test (tc, test_fused_is_bit_identical_to_simple);
   tcase_add_test (tc, test_fused_db_is_bit_identical_to_simple);
