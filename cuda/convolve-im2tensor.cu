@@ -90,6 +90,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct cf_cuda_convolve_im2tensor
 {
@@ -631,6 +632,68 @@ cf_cuda_convolve_im2tensor_run (cf_cuda_convolve_im2tensor * state,
   }
 out:
   return status;
+}
+
+extern "C" cf_status
+cf_im2tensor_pad_compare (const cf_image * src, int kw, int kh, int ax,
+    int ay, cf_border border, size_t pitch, int rows, int planes,
+    long *mismatches, long *first)
+{
+  im2tensor_pad_geometry g;
+  size_t count, bytes, n;
+  uint16_t *by_pair, *by_run;   /* the halves' bits */
+  long bad = 0, at = -1;
+  int v;
+
+  if (src == NULL || src->data == NULL || mismatches == NULL
+      || src->width < 1 || src->height < 1 || src->width > CF_MAX_DIMENSION
+      || src->height > CF_MAX_DIMENSION || kw < 1 || kh < 1
+      || kw > CF_KERNEL_MAX_SIZE || kh > CF_KERNEL_MAX_SIZE
+      || ax < 0 || ax >= kw || ay < 0 || ay >= kh
+      || (unsigned) border >= CF_BORDER_COUNT || pitch < I2T_PAD_RUN
+      || pitch % I2T_PAD_RUN != 0 || pitch > (size_t) INT32_MAX / 2
+      || rows < 1 || rows > CF_MAX_DIMENSION + CF_KERNEL_MAX_SIZE
+      || (planes != 1 && planes != 2))
+    return CF_ERROR_INVALID;
+
+  g = im2tensor_pad_geometry_make (src->width, src->height, kw, kh, ax, ay,
+      border, pitch, rows, planes);
+  count = (size_t) planes * pitch * rows;
+  /* whole 16-byte vectors: the runs' stores are aligned */
+  bytes = count * sizeof (__half);
+  by_pair = (uint16_t *) aligned_alloc (16, bytes);
+  by_run = (uint16_t *) aligned_alloc (16, bytes);
+  if (by_pair == NULL || by_run == NULL) {
+    free (by_pair);
+    free (by_run);
+    return CF_ERROR_NO_MEMORY;
+  }
+  /* poisoned differently, so a half that either leaves unwritten differs */
+  memset (by_pair, 0x55, bytes);
+  memset (by_run, 0xaa, bytes);
+
+  for (v = 0; v < rows; v++) {
+    for (size_t u = 0; u < pitch; u += 2)
+      im2tensor_pad_pair (src->data, src->pitch, &g,
+          reinterpret_cast < __half * >(by_pair), u, v);
+    /* the threads of the pad kernel's grid, as its guard keeps them */
+    for (size_t u = 0; u < pitch; u += I2T_PAD_RUN)
+      im2tensor_pad_run (src->data, src->pitch, &g,
+          reinterpret_cast < __half * >(by_run), u, v);
+  }
+
+  for (n = 0; n < count; n++)
+    if (by_pair[n] != by_run[n]) {
+      if (at < 0)
+        at = (long) n;
+      bad++;
+    }
+  *mismatches = bad;
+  if (first != NULL)
+    *first = at;
+  free (by_pair);
+  free (by_run);
+  return CF_OK;
 }
 
 extern "C" void

@@ -6,8 +6,10 @@
  * kernel, the WMMA kernel) and convolve-im2tensor-mma.cu (the MMA kernel
  * and its emulation) only. The padded image is built by one function,
  * im2tensor_pad_pair (), run by the pad kernel on the GPU and by the
- * emulation on the CPU; the kernel scale s_k and the band of the MMA
- * kernel likewise come from one host function each.
+ * emulation on the CPU; im2tensor_pad_run () writes the same samples a run
+ * of I2T_PAD_RUN columns at a time, checked against it bit for bit on the
+ * CPU (cf_im2tensor_pad_compare ()). The kernel scale s_k and the band of
+ * the MMA kernel likewise come from one host function each.
  */
 #ifndef CF_CUDA_CONVOLVE_IM2TENSOR_CUH
 #define CF_CUDA_CONVOLVE_IM2TENSOR_CUH
@@ -42,7 +44,9 @@ typedef struct
   int ay;                       /* top padding */
   cf_border border;
   float scale;                  /* s_in, CF_IM2TENSOR_INPUT_SCALE */
-  size_t pitch;                 /* halves per row of a plane; even */
+  size_t pitch;                 /* halves per row of a plane; even, and a
+                                 * multiple of I2T_PAD_RUN for the pad
+                                 * kernel */
   int rows;                     /* rows of a plane */
   int planes;                   /* 1 or 2 */
 } im2tensor_pad_geometry;
@@ -92,6 +96,119 @@ im2tensor_pad_pair (const float *src, size_t src_pitch,
         __halves2half2 (h1, im2tensor_pad_sample (src, src_pitch, g,
             (int) u + 2, v));
 }
+
+/* Columns of each plane the pad kernel writes per thread: one 16-byte
+ * store per plane. */
+#define I2T_PAD_RUN 8
+
+/* Full unrolling of a run's loops (its samples stay in registers) on the
+ * device; the host compiler does not know nvcc's pragma. */
+#ifdef __CUDA_ARCH__
+#define I2T_UNROLL _Pragma ("unroll")
+#else
+#define I2T_UNROLL
+#endif
+
+/* The source row of padded row @v, folded once for the whole row; NULL
+ * where every sample of the row is 0 (v >= ext_h, or a row outside the
+ * image under the zero rule). */
+static inline __host__ __device__ const float *
+im2tensor_pad_source_row (const float *src, size_t src_pitch,
+    const im2tensor_pad_geometry * g, int v)
+{
+  int sy;
+
+  if (v >= g->ext_h)
+    return NULL;
+  sy = cf_border_fold (v - g->ay, g->height, g->border);
+  return sy >= 0 ? src + (size_t) sy * src_pitch : NULL;
+}
+
+/* I(u, v) on padded row v whose source row @row (im2tensor_pad_source_row
+ * ()) is already folded: im2tensor_pad_sample () with the row's fold done
+ * once. */
+static inline __host__ __device__ __half
+im2tensor_pad_sample_in_row (const float *row,
+    const im2tensor_pad_geometry * g, int u)
+{
+  float value = 0.0f;
+
+  if (row != NULL && u < g->ext_w) {
+    const int sx = cf_border_fold (u - g->ax, g->width, g->border);
+
+    if (sx >= 0)
+      value = row[sx];
+  }
+  return im2tensor_to_half (value, g->scale);
+}
+
+/* Two halves as the 32-bit word mma and wmma read: @lo (the sample of
+ * lower index) in the low half. */
+static inline __host__ __device__ uint32_t
+im2tensor_half_word (__half lo, __half hi)
+{
+  return (uint32_t) __half_as_ushort (lo)
+      | (uint32_t) __half_as_ushort (hi) << 16;
+}
+
+/* Write columns u .. u + I2T_PAD_RUN - 1 of row v of every plane, one
+ * 16-byte store per plane: exactly what im2tensor_pad_pair () writes at
+ * u, u + 2, .., u + I2T_PAD_RUN - 2 (cf_im2tensor_pad_compare () checks
+ * it). @u and the pitch are multiples of I2T_PAD_RUN and @pad is 16-byte
+ * aligned, so both stores are aligned.
+ *
+ * Plane 1 needs one column more than plane 0 (P1(u + 7) = I(u + 8)).
+ * Where all n = I2T_PAD_RUN + planes - 1 columns fold to themselves
+ * (source columns u - ax .. u - ax + n - 1 in [0, W), u + n - 1 below
+ * ext_w) the run reads them straight from the row, with no fold; other
+ * runs (the left and right borders, the pitch's tail) fold each column.
+ * The row is folded once per run either way, so the rows above and below
+ * the image (clamp, reflect, wrap) take the fast path too. Every value
+ * goes through the same im2tensor_to_half () as the reference, the zero
+ * rule's 0 as well, so the bits cannot differ. The source has no
+ * alignment (any pitch, any anchor): plain scalar loads. */
+static inline __host__ __device__ void
+im2tensor_pad_run (const float *src, size_t src_pitch,
+    const im2tensor_pad_geometry * g, __half * pad, size_t u, int v)
+{
+  const float *row = im2tensor_pad_source_row (src, src_pitch, g, v);
+  const bool two = g->planes == 2;
+  const int n = two ? I2T_PAD_RUN + 1 : I2T_PAD_RUN;    /* columns needed */
+  const int x0 = (int) u - g->ax;       /* source column of u */
+  __half h[I2T_PAD_RUN + 1];
+  uint4 w;
+  __half *p = pad + (size_t) v * g->pitch + u;
+
+  /* column I2T_PAD_RUN only for plane 1: one plane never reads it */
+  h[I2T_PAD_RUN] = __ushort_as_half (0);
+  if (row != NULL && x0 >= 0 && x0 + n <= g->width
+      && (int) u + n <= g->ext_w) {
+    I2T_UNROLL
+    for (int i = 0; i < I2T_PAD_RUN + 1; i++)
+      if (i < I2T_PAD_RUN || two)
+        h[i] = im2tensor_to_half (row[x0 + i], g->scale);
+  } else {
+    I2T_UNROLL
+    for (int i = 0; i < I2T_PAD_RUN + 1; i++)
+      if (i < I2T_PAD_RUN || two)
+        h[i] = im2tensor_pad_sample_in_row (row, g, (int) u + i);
+  }
+
+  w.x = im2tensor_half_word (h[0], h[1]);
+  w.y = im2tensor_half_word (h[2], h[3]);
+  w.z = im2tensor_half_word (h[4], h[5]);
+  w.w = im2tensor_half_word (h[6], h[7]);
+  *reinterpret_cast < uint4 * >(p) = w;
+  if (two) {
+    w.x = im2tensor_half_word (h[1], h[2]);
+    w.y = im2tensor_half_word (h[3], h[4]);
+    w.z = im2tensor_half_word (h[5], h[6]);
+    w.w = im2tensor_half_word (h[7], h[8]);
+    *reinterpret_cast < uint4 * >(p + g->pitch * g->rows) = w;
+  }
+}
+
+static_assert (I2T_PAD_RUN == 8, "im2tensor_pad_run () packs 8 halves");
 
 /* s_k: the power of two with max |F| s_k in [1, 2), so small taps stay
  * normal fp16 numbers and 1 / (s_in s_k) undoes the scaling exactly. An

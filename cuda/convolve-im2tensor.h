@@ -118,6 +118,22 @@ cf_status cf_im2tensor_mma_emulate (const cf_image * src,
     const cf_kernel * kernel, cf_border border, cf_conv_mode mode,
     cf_im2tensor_variant variant, cf_image * dst, long *stray_reads);
 
+/* The pad kernel's runs on the CPU against the padded image's definition:
+ * the @planes (1 or 2) padded planes of src (cuda/convolve-im2tensor.cuh)
+ * for a kw x kh kernel anchored at (ax, ay) under @border, @rows rows of
+ * @pitch halves (a multiple of 8), built once as the pad kernel builds
+ * them (im2tensor_pad_run (), 8 columns of each plane at a time) and once
+ * a pair at a time as the CPU emulation does (im2tensor_pad_pair ()),
+ * into buffers poisoned differently, and compared bit for bit.
+ * @mismatches: the halves that differ (a half one of them leaves
+ * unwritten counts); @first (may be NULL): the index of the first of
+ * them, in halves from the start of plane 0, -1 when there is none. For
+ * tests of the pad kernel without a GPU. CF_OK, CF_ERROR_INVALID or
+ * CF_ERROR_NO_MEMORY. */
+cf_status cf_im2tensor_pad_compare (const cf_image * src, int kw, int kh,
+    int ax, int ay, cf_border border, size_t pitch, int rows, int planes,
+    long *mismatches, long *first);
+
 /* Rows R_C of the partial-sum buffer C when blocks of h_b kernel columns
  * (kw_hat a multiple of h_b) by w_b image columns write row
  * (bi + bj) mod R_C: ceil ((kw_hat - 1) / w_b) + kw_hat / h_b, the safe

@@ -16,7 +16,15 @@
  * 3, 7, 15, 16, 17, 31, 33, 64 taps wide), chunks of 64 taps (65, 127),
  * kernel rows from 1 to 65, even sides (the anchor), kernels larger than
  * the image; the images are smaller than, equal to and larger than a block
- * (64 x 128), most of odd sizes. Runs without a GPU (never skipped).
+ * (64 x 128), most of odd sizes.
+ *
+ * The pad kernel writes the padded planes a run of 8 columns at a time,
+ * without folding inside the image; cf_im2tensor_pad_compare () builds
+ * them that way and a pair at a time (the emulation's way, the planes'
+ * definition) and asks for the same bits, for every border rule, one and
+ * two planes, anchors at 0, the middle and the last tap, images narrower
+ * than a run, and pitches from just past the padded width to well beyond.
+ * Runs without a GPU (never skipped).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -28,6 +36,7 @@
 
 #include "cf-test-util.h"
 #include "common/convolve.h"
+#include "common/image.h"
 #include "common/kernel.h"
 #include "cuda/convolve-im2tensor.h"
 
@@ -203,6 +212,145 @@ GST_START_TEST (test_emulation_refuses_other_kernels)
 
 GST_END_TEST;
 
+/* A w x h image with samples of every kind the conversion to fp16 meets
+ * (in range, saturating past 131008, +-Inf, NaN, -0, subnormal), in rows
+ * of w + 3 floats whose last 3 are NaN: a run that reads past the right
+ * edge of a row reads NaN instead of a neighbour that might match. The
+ * caller frees data. */
+static cf_image
+pad_test_image (int w, int h, guint32 n, float **data)
+{
+  const size_t pitch = (size_t) w + 3;
+  cf_image view;
+  int x, y;
+
+  *data = g_new (float, pitch * h);
+  for (size_t i = 0; i < pitch * h; i++)
+    (*data)[i] = NAN;
+  view = cf_image_view (*data, w, h, pitch);
+  cf_test_fill_random (&view, n, -2.0e5f, 2.0e5f);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      const guint k = (guint) (x * 7 + y * 13) % 29;
+
+      if (k == 0)
+        cf_image_row (&view, y)[x] = -0.0f;
+      else if (k == 1)
+        cf_image_row (&view, y)[x] = INFINITY;
+      else if (k == 2)
+        cf_image_row (&view, y)[x] = -INFINITY;
+      else if (k == 3)
+        cf_image_row (&view, y)[x] = NAN;
+      else if (k == 4)
+        cf_image_row (&view, y)[x] = 1.0e-7f;   /* subnormal in fp16 */
+    }
+  return view;
+}
+
+/* The runs of the pad kernel against the pairs of the emulation for one
+ * geometry: @planes planes of @rows rows of @pitch halves. */
+static void
+check_pad_runs (const cf_image * src, int kw, int kh, int ax, int ay,
+    cf_border border, int planes, size_t pitch, int rows)
+{
+  long mismatches = -1, first = -2;
+  cf_status status;
+
+  /* outside fail_unless_equals_int (), whose local "first" would hide ours */
+  status = cf_im2tensor_pad_compare (src, kw, kh, ax, ay, border, pitch,
+      rows, planes, &mismatches, &first);
+  fail_unless_equals_int (status, CF_OK);
+  if (mismatches != 0) {
+    const long plane_halves = (long) pitch * rows;
+
+    fail ("%dx%d image, %dx%d kernel anchored at (%d, %d), %s, %d "
+        "plane(s) of %d rows of %zu: %ld halves differ, the first in "
+        "plane %ld, row %ld, column %ld", src->width, src->height, kw, kh,
+        ax, ay, cf_border_name (border), planes, rows, pitch, mismatches,
+        first / plane_halves, first % plane_halves / (long) pitch,
+        first % (long) pitch);
+  }
+}
+
+/* Bit for bit, the pad kernel's runs (im2tensor_pad_run ()) build the
+ * planes im2tensor_pad_pair () defines: widths around one run (8 columns,
+ * plus the one more column plane 1 reads), odd sizes, kernels wider and
+ * taller than the image, every anchor class, every border rule, one and
+ * two planes, a pitch just past the padded width (the tail within one
+ * run) and one a block beyond it, as many rows as the padding needs and
+ * more. */
+GST_START_TEST (test_pad_runs_match_pairs)
+{
+  static const int widths[] = { 1, 2, 3, 7, 8, 9, 10, 16, 17, 33, 67 };
+  static const int heights[] = { 1, 2, 5, 9 };
+  static const size2d pad_kernels[] = {
+    {1, 1}, {2, 2}, {3, 3}, {5, 4}, {8, 3}, {9, 9}, {31, 31}, {65, 3}
+  };
+  guint wi, hi, ki;
+  guint32 n = 1;
+
+  for (wi = 0; wi < G_N_ELEMENTS (widths); wi++)
+    for (hi = 0; hi < G_N_ELEMENTS (heights); hi++) {
+      float *data;
+      const cf_image src = pad_test_image (widths[wi], heights[hi], n++,
+          &data);
+
+      for (ki = 0; ki < G_N_ELEMENTS (pad_kernels); ki++) {
+        const int kw = pad_kernels[ki].w, kh = pad_kernels[ki].h;
+        const int anchors[4][2] = {
+          {0, 0}, {kw / 2, kh / 2}, {kw - 1, kh - 1}, {kw - 1, 0}
+        };
+        const int ext_w = src.width + kw - 1, ext_h = src.height + kh - 1;
+        int a, b, planes;
+
+        for (a = 0; a < 4; a++)
+          for (b = 0; b < CF_BORDER_COUNT; b++)
+            for (planes = 1; planes <= 2; planes++) {
+              /* tight: the first run past ext_w; wide: whole 64-half
+               * blocks and one more, as the plans' pitches are */
+              check_pad_runs (&src, kw, kh, anchors[a][0], anchors[a][1],
+                  all_borders[b], planes, (size_t) (ext_w + 8) / 8 * 8,
+                  ext_h);
+              check_pad_runs (&src, kw, kh, anchors[a][0], anchors[a][1],
+                  all_borders[b], planes, (size_t) (ext_w + 63) / 64 * 64
+                  + 64, ext_h + 3);
+            }
+      }
+      g_free (data);
+    }
+}
+
+GST_END_TEST;
+
+/* The plans' own sizes: a 200 x 129 image with a 31 x 31 kernel (the
+ * MMA kernel's pitch, 4 blocks of 64 and a chunk, and its rows, two
+ * blocks of 128 and kh - 1) and with a 64 x 5 kernel (kw - 1 odd columns
+ * of padding), and a pitch that is not a multiple of 8 refused. */
+GST_START_TEST (test_pad_runs_match_pairs_at_plan_sizes)
+{
+  float *data;
+  const cf_image src = pad_test_image (200, 129, 4711, &data);
+  long mismatches = -1;
+  int b;
+
+  for (b = 0; b < CF_BORDER_COUNT; b++) {
+    check_pad_runs (&src, 31, 31, 15, 15, all_borders[b], 2, 4 * 64 + 64,
+        2 * 128 + 30);
+    check_pad_runs (&src, 31, 31, 15, 15, all_borders[b], 1, 4 * 64,
+        129 + 32 - 1);
+    check_pad_runs (&src, 64, 5, 32, 2, all_borders[b], 2, 4 * 64 + 64,
+        2 * 128 + 4);
+  }
+  fail_unless_equals_int (cf_im2tensor_pad_compare (&src, 3, 3, 1, 1,
+          CF_BORDER_ZERO, 204, 131, 2, &mismatches, NULL), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_im2tensor_pad_compare (&src, 3, 3, 3, 1,
+          CF_BORDER_ZERO, 256, 131, 2, &mismatches, NULL), CF_ERROR_INVALID);
+  fail_unless (mismatches == -1);
+  g_free (data);
+}
+
+GST_END_TEST;
+
 static Suite *
 im2tensor_emu_suite (void)
 {
@@ -214,6 +362,8 @@ im2tensor_emu_suite (void)
   tcase_add_test (tc, test_single_tap_kernels_shift_the_image);
   tcase_add_test (tc, test_16bit_range);
   tcase_add_test (tc, test_emulation_refuses_other_kernels);
+  tcase_add_test (tc, test_pad_runs_match_pairs);
+  tcase_add_test (tc, test_pad_runs_match_pairs_at_plan_sizes);
   tcase_add_test (tc, test_emulation_matches_cpu);
   return s;
 }
