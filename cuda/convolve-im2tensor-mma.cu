@@ -146,6 +146,9 @@ constexpr uint32_t MMA_STAGE_POISON = 0x7e007e00u;
 
 static_assert (MMA_TILE_W == 64 && MMA_BLOCK_H == 128 && MMA_CHUNK == 64,
     "the geometry of the file comment and of im2tensor_mma_geometry_init ()");
+static_assert (MMA_TILE_W % I2T_PAD_RUN == 0 && MMA_CHUNK % I2T_PAD_RUN == 0,
+    "the pad pitch of im2tensor_mma_geometry_init () is whole runs of the "
+    "pad kernel, so its 16-byte stores stay aligned");
 
 /* Words of one plane's row that the pairs of a lane reach: pair c of lane
  * (g, t) is word g / 2 + t + 4c (rounded down), at most 6 + 4 (PAIRS - 1)

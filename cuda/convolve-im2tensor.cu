@@ -71,7 +71,7 @@
  * (15 + kh_hat) x 64 halves, which L1 serves (the paper found staging no
  * faster).
  *
- * Launch: pad (32 x 8 threads, 2 halves of each plane each), fused (128
+ * Launch: pad (32 x 8 threads, 8 halves of each plane each), fused (128
  * threads = 4 warps, grid ceil ((W + kw - 1) / 64) x ceil (H / 16),
  * dynamic shared memory 4 x (32 x 72 + ceil8 (kw_hat + 63)) floats: 38 KB
  * for kw <= 32, 53 KB at kw = 1023), reduce (32 x 8 threads, one per
@@ -151,6 +151,8 @@ static_assert (I2T_LDP % 4 == 0, "WMMA float ldm must be a multiple of 4");
 static_assert ((I2T_FRAG * I2T_LDP * sizeof (float)) % 32 == 0,
     "every P fragment row block must start 32-byte aligned");
 static_assert (I2T_TILE_FLOATS % 8 == 0, "warp regions stay 32-byte aligned");
+static_assert (I2T_WB % I2T_PAD_RUN == 0,
+    "the pitch of the WMMA kernel's plane, n_bj W_B, is whole runs");
 
 /* Floats of a warp's row accumulator: kw_hat + W_B - 1 partial sums,
  * rounded up to 8 so the next warp's tile stays 32-byte aligned. */
@@ -176,22 +178,28 @@ round_up (int n, int m)
 
 /**
  * \brief The padded fp16 image, every plane, every sample of the pitched
- * buffer (im2tensor_pad_pair (), file comment).
+ * buffer (im2tensor_pad_pair (), file comment), I2T_PAD_RUN columns of
+ * each plane per thread (im2tensor_pad_run ()): one 16-byte store per
+ * plane, and no fold at all inside the image, so the kernel moves bytes
+ * instead of folding coordinates.
  *
  * \param[in]  src        input plane
  * \param[in]  src_pitch  elements between rows of src
- * \param[in]  geo        sizes, anchor, border rule, s_in, planes
- * \param[out] pad        geo.planes planes of geo.rows x geo.pitch halves
+ * \param[in]  geo        sizes, anchor, border rule, s_in, planes; pitch a
+ *                        multiple of I2T_PAD_RUN
+ * \param[out] pad        geo.planes planes of geo.rows x geo.pitch halves,
+ *                        16-byte aligned
  */
 __global__ void
 im2tensor_pad_kernel (const float *__restrict__ src, size_t src_pitch,
     im2tensor_pad_geometry geo, __half * __restrict__ pad)
 {
-  const size_t u = 2 * ((size_t) blockIdx.x * blockDim.x + threadIdx.x);
+  const size_t u =
+      I2T_PAD_RUN * ((size_t) blockIdx.x * blockDim.x + threadIdx.x);
   const int v = blockIdx.y * blockDim.y + threadIdx.y;
 
   if (u < geo.pitch && v < geo.rows)
-    im2tensor_pad_pair (src, src_pitch, &geo, pad, u, v);
+    im2tensor_pad_run (src, src_pitch, &geo, pad, u, v);
 }
 
 /**
@@ -536,7 +544,9 @@ cf_cuda_convolve_im2tensor_new (int width, int height, const float *f,
     goto out;
 
   /* every run rewrites the whole padded image; zeroed anyway, so nothing
-   * a kernel could read is ever uninitialised */
+   * a kernel could read is ever uninitialised. cudaMalloc aligns to 256
+   * bytes and the pitch is whole runs of the pad kernel, so its 16-byte
+   * stores are aligned in both planes. */
   pad_bytes = (size_t) p->pad_geo.planes * p->pad_geo.pitch
       * p->pad_geo.rows * sizeof (__half);
   CF_CUDA_TRY (cudaMalloc ((void **) &p->pad, pad_bytes));
@@ -599,8 +609,10 @@ cf_cuda_convolve_im2tensor_run (cf_cuda_convolve_im2tensor * state,
     return CF_ERROR_INVALID;
 
   {
-    /* one thread per pair of halves of each plane, over the whole buffer */
-    const dim3 grid (cf_div_up ((int) (state->pad_geo.pitch / 2),
+    /* one thread per run of I2T_PAD_RUN halves of each plane, over the
+     * whole buffer (the pitch is a multiple of 64 halves: n_bj W_B, or
+     * im2tensor_mma_geometry_init ()) */
+    const dim3 grid (cf_div_up ((int) (state->pad_geo.pitch / I2T_PAD_RUN),
             I2T_BLOCK_X), cf_div_up (state->pad_geo.rows, I2T_BLOCK_Y));
 
     im2tensor_pad_kernel <<< grid, block2d, 0, stream >>> (src, src_pitch,

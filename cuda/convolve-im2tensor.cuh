@@ -4,10 +4,10 @@
  *
  * Device and host code (C++), for convolve-im2tensor.cu (the plan, the pad
  * kernel, the WMMA kernel) and convolve-im2tensor-mma.cu (the MMA kernel
- * and its emulation) only. The padded image is built by one function,
- * im2tensor_pad_pair (), run by the pad kernel on the GPU and by the
- * emulation on the CPU; im2tensor_pad_run () writes the same samples a run
- * of I2T_PAD_RUN columns at a time, checked against it bit for bit on the
+ * and its emulation) only. The padded image is defined by one function,
+ * im2tensor_pad_pair (), which the emulation runs on the CPU; the pad
+ * kernel runs im2tensor_pad_run (), the same samples a run of
+ * I2T_PAD_RUN columns at a time, checked against it bit for bit on the
  * CPU (cf_im2tensor_pad_compare ()). The kernel scale s_k and the band of
  * the MMA kernel likewise come from one host function each.
  */
