@@ -23,11 +23,11 @@
  * The coefficients a, b, c depend on the warp, not on the sweep: each warp
  * computes them once into three fp32 planes (hs_coefficients_kernel,
  * straight from the two frames; the derivatives themselves are never
- * stored) and every Jacobi kernel reads them. Recomputing them in each
- * launch from Ix, Iy, It, as before, read as many bytes but put a
- * correctly rounded reciprocal square root per cell into the load phase
- * of every launch, which no sweep overlaps; reading them cut `cuda-samples`
- * at 1080p by 6 % and `fast` / `balanced` by 4-5 % (docs/flow-speed.md).
+ * stored) and every Jacobi kernel reads them. Computing them in each
+ * launch instead would read as many bytes but put a correctly rounded
+ * reciprocal square root per cell into the load phase of every launch,
+ * which no sweep overlaps (6 % of `cuda-samples` at 1080p,
+ * docs/flow-speed.md).
  *
  * Every per-cell operation is spelled with __fadd_rn / __fmul_rn /
  * __fmaf_rn / __frsqrt_rn, so nvcc cannot contract or reorder it
@@ -49,7 +49,8 @@
  *    A thread owns one region column and a strip of R = RH / BY rows; it
  *    walks the strip with a 3 x 3 register window ((R + 2) x 3 shared loads
  *    for R cells) and keeps its cells' coefficients in registers for the
- *    whole launch, loaded from the coefficient planes. The region is held once, with one cell of padding: each
+ *    whole launch, loaded from the coefficient planes. The region is
+ *    held once, with one cell of padding: each
  *    sweep computes into registers, barriers, writes back, barriers; the
  *    last sweep stores to global memory from registers. Image borders use
  *    ghost cells (copies of the edge cells, rewritten with them), so every
