@@ -67,9 +67,16 @@ struct cf_cuda_convolve_fft
 
 namespace {
 
-/* 2-D launch shape of the pad and crop kernels. */
+/* 2-D launch shape of the pad and crop kernels: a warp per row, each
+ * lane FFT_RUN samples of it, 32 apart, so every load and store of the
+ * warp is one contiguous 128-byte row segment and a thread has FFT_RUN
+ * independent loads in flight (with one sample per thread the two passes
+ * ran at half the DRAM bandwidth: too few bytes in flight to cover the
+ * latency). */
 constexpr int FFT_BLOCK_X = 32;
 constexpr int FFT_BLOCK_Y = 8;
+constexpr int FFT_RUN = 8;
+constexpr int FFT_SPAN = FFT_BLOCK_X * FFT_RUN;  /* columns per block */
 /* 1-D launch shape of the spectrum product; grid-stride beyond the cap. */
 constexpr int MUL_THREADS = 256;
 constexpr int MUL_MAX_BLOCKS = 65535;
@@ -136,20 +143,35 @@ pad_kernel (const float *__restrict__ src, size_t src_pitch,
     float *__restrict__ real, int pw, int ph, int width, int height,
     int ext_w, int ext_h, int ax, int ay, cf_border border)
 {
-  const int u = blockIdx.x * blockDim.x + threadIdx.x;
+  const int u0 = blockIdx.x * FFT_SPAN + threadIdx.x;
   const int v = blockIdx.y * blockDim.y + threadIdx.y;
-  float value = 0.0f;
+  const float *row = NULL;      /* the source row of v, folded once */
+  float value[FFT_RUN];
 
-  if (u >= pw || v >= ph)
+  if (v >= ph)
     return;
-  if (u < ext_w && v < ext_h) {
-    const int sx = cf_border_fold (u - ax, width, border);
+  if (v < ext_h) {
     const int sy = cf_border_fold (v - ay, height, border);
 
-    if (sx >= 0 && sy >= 0)
-      value = src[(size_t) sy * src_pitch + sx];
+    if (sy >= 0)
+      row = src + (size_t) sy * src_pitch;
   }
-  real[(size_t) v * pw + u] = value;
+#pragma unroll
+  for (int i = 0; i < FFT_RUN; i++) {
+    const int u = u0 + i * FFT_BLOCK_X;
+
+    value[i] = 0.0f;
+    if (row != NULL && u < ext_w) {
+      const int sx = cf_border_fold (u - ax, width, border);
+
+      if (sx >= 0)
+        value[i] = row[sx];
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < FFT_RUN; i++)
+    if (u0 + i * FFT_BLOCK_X < pw)
+      real[(size_t) v * pw + u0 + i * FFT_BLOCK_X] = value[i];
 }
 
 /**
@@ -223,12 +245,22 @@ __global__ void
 crop_kernel (const float *__restrict__ real, int pw, int ax, int ay,
     float *__restrict__ dst, size_t dst_pitch, int width, int height)
 {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int x0 = blockIdx.x * FFT_SPAN + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const float *in;
+  float value[FFT_RUN];
 
-  if (x < width && y < height)
-    dst[(size_t) y * dst_pitch + x] =
-        real[(size_t) (y + ay) * pw + (x + ax)];
+  if (y >= height)
+    return;
+  in = real + (size_t) (y + ay) * pw + ax;
+#pragma unroll
+  for (int i = 0; i < FFT_RUN; i++)
+    if (x0 + i * FFT_BLOCK_X < width)
+      value[i] = in[x0 + i * FFT_BLOCK_X];
+#pragma unroll
+  for (int i = 0; i < FFT_RUN; i++)
+    if (x0 + i * FFT_BLOCK_X < width)
+      dst[(size_t) y * dst_pitch + x0 + i * FFT_BLOCK_X] = value[i];
 }
 
 }                               /* namespace */
@@ -340,7 +372,7 @@ cf_cuda_convolve_fft_run (cf_cuda_convolve_fft * fft, const float *src,
     return CF_ERROR_INVALID;
 
   {
-    const dim3 grid (cf_div_up (fft->pw, FFT_BLOCK_X),
+    const dim3 grid (cf_div_up (fft->pw, FFT_SPAN),
         cf_div_up (fft->ph, FFT_BLOCK_Y));
 
     pad_kernel <<< grid, block, 0, stream >>> (src, src_pitch, fft->real,
@@ -366,7 +398,7 @@ cf_cuda_convolve_fft_run (cf_cuda_convolve_fft * fft, const float *src,
   CF_CUFFT_TRY (fft->api->exec_c2r (fft->c2r, fft->spec, fft->real));
 
   {
-    const dim3 grid (cf_div_up (fft->width, FFT_BLOCK_X),
+    const dim3 grid (cf_div_up (fft->width, FFT_SPAN),
         cf_div_up (fft->height, FFT_BLOCK_Y));
 
     crop_kernel <<< grid, block, 0, stream >>> (fft->real, fft->pw, fft->ax,
