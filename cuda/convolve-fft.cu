@@ -18,9 +18,18 @@
  *    y + pad_top) with pad_left = ax, pad_top = ay. For x < W the indices
  *    x + i stay below W + kw - 1 <= PW, so nothing wraps; the same holds
  *    for even kernel sizes, whatever anchor the plan chose.
- *  - PW = the smallest even 2^a 3^b 5^c 7^d >= W + kw - 1 (R2C runs on
- *    the contiguous axis, where an even length is cheaper); PH = the
- *    smallest 2^a 3^b 5^c 7^d >= max (H + kh - 1, 2).
+ *  - With the zero rule the extent is shorter than it looks: P is 0 in
+ *    its first ax and last kw - 1 - ax columns, so P may wrap onto itself
+ *    there. PW >= W + max (ax, kw - 1 - ax) (and >= kw) keeps every
+ *    sample an output reads apart from every non-zero one it could alias
+ *    (P(u) is stored at u mod PW; a needed u and an image column differ
+ *    by less than PW). The other rules fill those columns with image
+ *    samples and need the full W + kw - 1 (cf_fft_padded_length ()).
+ *  - PW = the smallest even 2^a 3^b 5^c >= that length (R2C runs on the
+ *    contiguous axis, where an even length is cheaper); PH = the smallest
+ *    2^a 3^b 5^c >= max (that length for the rows, 2). No factor 7:
+ *    cuFFT's time does not follow the length alone (on an H200 4200^2,
+ *    with a 7, took longer than 4320^2; docs/convolution.md).
  *
  * The spectrum of G is computed once at plan creation. Per run: pad (one
  * kernel), R2C, multiply by the kernel spectrum and by 1 / (PW PH) (cuFFT
@@ -106,14 +115,14 @@ cufft_status (cufftResult r)
     }                                                       \
   } while (0)
 
-/* 1 when n has no prime factor above 7. */
+/* 1 when n has no prime factor above 5. */
 static int
 is_fast_size (int n)
 {
-  static const int primes[] = { 2, 3, 5, 7 };
+  static const int primes[] = { 2, 3, 5 };
   int k;
 
-  for (k = 0; k < 4; k++)
+  for (k = 0; k < 3; k++)
     while (n % primes[k] == 0)
       n /= primes[k];
   return n == 1;
@@ -276,10 +285,23 @@ cf_fft_fast_size (int m)
 {
   int n = m < 1 ? 1 : m;
 
-  /* at most a few percent above m: 7-smooth numbers are dense */
+  /* a few steps: from 1000 up, the next 5-smooth number is never more
+   * than 7 % higher (2700 -> 2880; 4096 -> 4320 is 5.5 %) */
   while (!is_fast_size (n))
     n++;
   return n;
+}
+
+extern "C" int
+cf_fft_padded_length (int n, int k, int anchor, cf_border border)
+{
+  const int after = k - 1 - anchor;
+  const int len = n + (anchor > after ? anchor : after);
+
+  if (border != CF_BORDER_ZERO)
+    return n + k - 1;
+  /* file comment; at least k, so that no two taps of G share a sample */
+  return len > k ? len : k;
 }
 
 extern "C" cf_status
@@ -315,9 +337,14 @@ cf_cuda_convolve_fft_new (int width, int height, const float *taps, int kw,
   p->ay = ay;
   p->border = border;
   /* sizes: file comment; 2 * fast (ceil (m / 2)) is the smallest even
-   * 7-smooth number >= m */
-  p->pw = 2 * cf_fft_fast_size ((width + kw - 1 + 1) / 2);
-  p->ph = cf_fft_fast_size (height + kh - 1 > 2 ? height + kh - 1 : 2);
+   * 5-smooth number >= m */
+  {
+    const int lw = cf_fft_padded_length (width, kw, ax, border);
+    const int lh = cf_fft_padded_length (height, kh, ay, border);
+
+    p->pw = 2 * cf_fft_fast_size ((lw + 1) / 2);
+    p->ph = cf_fft_fast_size (lh > 2 ? lh : 2);
+  }
   p->cw = p->pw / 2 + 1;
 
   real_bytes = (size_t) p->pw * p->ph * sizeof (cufftReal);

@@ -24,8 +24,14 @@ typedef struct cf_cuda_convolve_fft cf_cuda_convolve_fft;
 /* 1 when cuFFT could be loaded (cf_cufft_load ()). */
 int cf_cuda_convolve_fft_available (void);
 
-/* Smallest n >= max (m, 1) of the form 2^a 3^b 5^c 7^d. */
+/* Smallest n >= max (m, 1) of the form 2^a 3^b 5^c. */
 int cf_fft_fast_size (int m);
+
+/* Shortest circular length that holds the padded extent of n samples for
+ * a k-tap kernel anchored at anchor under border without aliasing: n + k
+ * - 1, or max (n + max (anchor, k - 1 - anchor), k) for the zero rule
+ * (convolve-fft.cu). The transform length is the next fast size. */
+int cf_fft_padded_length (int n, int k, int anchor, cf_border border);
 
 /**
  * \brief Prepare FFT correlation of width x height planes with F.

@@ -764,8 +764,9 @@ GST_START_TEST (test_kernel_larger_than_image)
 
 GST_END_TEST;
 
-/* FFT at a size whose padded extent is not 7-smooth (2000 + 30 = 2030 =
- * 2 5 7 29 pads to 2048 columns; 1000 + 30 = 1030 pads to 1050 rows). */
+/* FFT at a size whose padded extent is not 5-smooth: reflect needs 2000 +
+ * 30 = 2030 = 2 5 7 29 columns (padded to 2048) and 1000 + 30 = 1030 rows
+ * (1080); zero needs 2015 (2048) and 1015 (1024). */
 GST_START_TEST (test_fft_non_smooth_extent)
 {
   cudaStream_t stream = cf_test_make_stream ();
@@ -791,10 +792,119 @@ GST_START_TEST (test_fft_fast_sizes)
   fail_unless_equals_int (cf_fft_fast_size (0), 1);
   fail_unless_equals_int (cf_fft_fast_size (1), 1);
   fail_unless_equals_int (cf_fft_fast_size (11), 12);
-  fail_unless_equals_int (cf_fft_fast_size (13), 14);
-  fail_unless_equals_int (cf_fft_fast_size (97), 98);
-  fail_unless_equals_int (cf_fft_fast_size (4096 + 30), 4200);
+  fail_unless_equals_int (cf_fft_fast_size (13), 15);
+  fail_unless_equals_int (cf_fft_fast_size (97), 100);
+  /* no factor 7 (convolve-fft.cu): not 4116 or 4200 */
+  fail_unless_equals_int (cf_fft_fast_size (4096 + 15), 4320);
+  fail_unless_equals_int (cf_fft_fast_size (4096 + 30), 4320);
   fail_unless_equals_int (cf_fft_fast_size (4096), 4096);
+  fail_unless_equals_int (cf_fft_fast_size (1030), 1080);
+}
+
+GST_END_TEST;
+
+/* The circular length the FFT method pads each axis to before rounding
+ * up to a fast size: the full extent n + k - 1 except under the zero rule,
+ * whose padding may wrap onto itself (convolve-fft.cu). */
+GST_START_TEST (test_fft_padded_length)
+{
+  int b;
+
+  for (b = 1; b < CF_BORDER_COUNT; b++) {
+    fail_unless_equals_int (cf_fft_padded_length (4096, 127, 63,
+            all_borders[b]), 4222);
+    fail_unless_equals_int (cf_fft_padded_length (1, 127, 63,
+            all_borders[b]), 127);
+  }
+  /* centred: the longer padding side */
+  fail_unless_equals_int (cf_fft_padded_length (4096, 127, 63,
+          CF_BORDER_ZERO), 4159);
+  fail_unless_equals_int (cf_fft_padded_length (1080, 127, 63,
+          CF_BORDER_ZERO), 1143);
+  /* even kernel: anchor 64 leaves 63 after */
+  fail_unless_equals_int (cf_fft_padded_length (4096, 128, 64,
+          CF_BORDER_ZERO), 4160);
+  /* off-centre anchors need the long side */
+  fail_unless_equals_int (cf_fft_padded_length (4096, 127, 0,
+          CF_BORDER_ZERO), 4222);
+  fail_unless_equals_int (cf_fft_padded_length (4096, 127, 126,
+          CF_BORDER_ZERO), 4222);
+  /* never shorter than the kernel, so no two taps of G collide */
+  fail_unless_equals_int (cf_fft_padded_length (1, 127, 63,
+          CF_BORDER_ZERO), 127);
+  fail_unless_equals_int (cf_fft_padded_length (7, 31, 15,
+          CF_BORDER_ZERO), 31);
+  fail_unless_equals_int (cf_fft_padded_length (1, 1, 0, CF_BORDER_ZERO), 1);
+  /* 1080 rows, K = 127: 1152 rows instead of 1215 */
+  fail_unless_equals_int (cf_fft_fast_size (cf_fft_padded_length (1080, 127,
+              63, CF_BORDER_ZERO)), 1152);
+  fail_unless_equals_int (cf_fft_fast_size (1080 + 126), 1215);
+}
+
+GST_END_TEST;
+
+/* One FFT plan, two runs queued back to back on one stream with other
+ * buffers and pitches: each run reads and writes its own, and the zero
+ * rule's shortened padding (203 + 7 columns, not 203 + 14) holds. */
+GST_START_TEST (test_fft_runs_follow_their_buffers)
+{
+  const int w = 203, h = 97;
+  const int pitch[2] = { w, w + 9 };
+  cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
+    CF_CONV_METHOD_FFT, 0
+  };
+  cudaStream_t stream;
+  cf_cuda_convolve_plan *plan = NULL;
+  cf_kernel *k;
+  cf_image *src[2], *cpu[2], *got[2];
+  float *dsrc[2], *ddst[2];
+  int r;
+
+  if (!fft_usable ())
+    return;
+  stream = cf_test_make_stream ();
+  k = cf_test_random_kernel (15, 11, 4242);
+  fail_unless_equals_int (cf_cuda_convolve_plan_new (w, h, k, &params,
+          &plan), CF_OK);
+  for (r = 0; r < 2; r++) {
+    const size_t bytes = (size_t) pitch[r] * h * sizeof (float);
+
+    src[r] = cf_test_random_image (w, h, 900 + r, 0.0f, 1.0f);
+    cpu[r] = cf_image_new (w, h);
+    got[r] = cf_image_new (pitch[r], h);
+    fail_unless (cpu[r] != NULL && got[r] != NULL);
+    fail_unless_equals_int (cf_convolve (src[r], k, params.border,
+            params.mode, cpu[r]), CF_OK);
+    CUDA_OK (cudaMalloc ((void **) &dsrc[r], bytes));
+    CUDA_OK (cudaMalloc ((void **) &ddst[r], bytes));
+    CUDA_OK (cudaMemcpy2D (dsrc[r], pitch[r] * sizeof (float),
+            src[r]->data, src[r]->pitch * sizeof (float),
+            w * sizeof (float), h, cudaMemcpyHostToDevice));
+    CUDA_OK (cudaMemset (ddst[r], 0xff, bytes));        /* NaN */
+  }
+  for (r = 0; r < 2; r++)
+    fail_unless_equals_int (cf_cuda_convolve_plan_run (plan, dsrc[r],
+            pitch[r], ddst[r], pitch[r], stream), CF_OK);
+  CUDA_OK (cudaStreamSynchronize (stream));
+  for (r = 0; r < 2; r++) {
+    gchar *what = g_strdup_printf ("run %d of one FFT plan", r);
+    cf_image view;
+
+    CUDA_OK (cudaMemcpy (got[r]->data, ddst[r],
+            (size_t) pitch[r] * h * sizeof (float), cudaMemcpyDeviceToHost));
+    view = cf_image_view (got[r]->data, w, h, pitch[r]);
+    assert_method_close (CF_CONV_METHOD_FFT, &view, cpu[r], src[r], k,
+        params.border, params.mode, what);
+    g_free (what);
+    CUDA_OK (cudaFree (dsrc[r]));
+    CUDA_OK (cudaFree (ddst[r]));
+    cf_image_free (src[r]);
+    cf_image_free (cpu[r]);
+    cf_image_free (got[r]);
+  }
+  cf_cuda_convolve_plan_free (plan);
+  cf_kernel_free (k);
+  CUDA_OK (cudaStreamDestroy (stream));
 }
 
 GST_END_TEST;
@@ -1230,6 +1340,7 @@ cuda_convolve_methods_suite (void)
   tcase_set_timeout (tc, 600);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_fft_fast_sizes);
+  tcase_add_test (tc, test_fft_padded_length);
   tcase_add_test (tc, test_rank1_factorisation);
   tcase_add_test (tc, test_fft_availability);
   tcase_add_test (tc, test_separable_rejects_non_rank1_kernels);
@@ -1238,6 +1349,7 @@ cuda_convolve_methods_suite (void)
   tcase_add_test (tc, test_auto_picks_im2tensor_in_its_window);
   tcase_add_test (tc, test_separable_matches_cpu);
   tcase_add_test (tc, test_fft_matches_cpu);
+  tcase_add_test (tc, test_fft_runs_follow_their_buffers);
   tcase_add_test (tc, test_im2tensor_c_rows_bound_is_collision_free);
   tcase_add_test (tc, test_im2tensor_variant_choice);
   tcase_add_test (tc, test_im2tensor_matches_cpu);
