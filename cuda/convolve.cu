@@ -98,15 +98,16 @@ static_assert (CF_CONV_STENCIL_MAX_SIZE == CF_STENCIL_MAX_SIZE,
     "the public bound is the stencil's");
 
 static const auto_crossover auto_table[] = {
-  /* NVIDIA H100 80GB HBM3 (132 SMs) for the first three columns, NVIDIA
-   * H200 (132 SMs) for im2tensor's two; scripts/bench/conv-crossovers.py */
-  {153600, 441, 9, 766, 361, 962},         /* 320x240 */
-  {532086, 625, 9, 766, 225, 1850},        /* 640x480 */
-  {1382400, 841, 9, 510, 169, 2602},       /* 1280x720 */
-  {4147200, 729, 81, 510, 169, 2602},      /* 1920x1080 */
-  {11796480, 1225, 81, 510, 81, 3970},     /* 3840x2160 */
-  {33554432, 1225, 81, 510, 81, 3970},     /* 4096x4096 */
-  {LONG_MAX, 961, 81, 510, 81, 3970},      /* 8192x8192 */
+  /* NVIDIA H100 80GB HBM3 (132 SMs) for separable_taps; NVIDIA H200 (132
+   * SMs) for the other columns (PARTS="df sf i2t"
+   * tests/gpu/conv-crossovers.sh, scripts/bench/conv-crossovers.py) */
+  {153600, 441, 9, 766, 289, 962},          /* 320x240 */
+  {532086, 961, 9, 510, 225, 1522},         /* 640x480 */
+  {1382400, 625, 9, 510, 289, 2210},        /* 1280x720 */
+  {4147200, 625, 81, 382, 121, 2210},       /* 1920x1080 */
+  {11796480, 625, 81, 254, 81, 3970},       /* 3840x2160 */
+  {33554432, 729, 81, 382, 81, 3970},       /* 4096x4096 */
+  {LONG_MAX, 729, 81, 382, 81, 3970},       /* 8192x8192 */
 };
 
 /* The method AUTO picks for a kw x kh kernel on a width x height image;
