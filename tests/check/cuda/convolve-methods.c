@@ -808,33 +808,29 @@ GST_END_TEST;
  * whose padding may wrap onto itself (convolve-fft.cu). */
 GST_START_TEST (test_fft_padded_length)
 {
+  static const struct
+  {
+    int n, k, anchor, zero;     /* zero: the length under the zero rule */
+  } cases[] = {
+    {4096, 127, 63, 4159},      /* centred: the longer padding side */
+    {1080, 127, 63, 1143},
+    {4096, 128, 64, 4160},      /* even kernel: anchor 64 leaves 63 after */
+    {4096, 127, 0, 4222},       /* off-centre anchors: the long side */
+    {4096, 127, 126, 4222},
+    {1, 127, 63, 127},          /* never shorter than the kernel, so no */
+    {7, 31, 15, 31},            /* two taps of G collide */
+    {1, 1, 0, 1},
+  };
+  guint c;
   int b;
 
-  for (b = 1; b < CF_BORDER_COUNT; b++) {
-    fail_unless_equals_int (cf_fft_padded_length (4096, 127, 63,
-            all_borders[b]), 4222);
-    fail_unless_equals_int (cf_fft_padded_length (1, 127, 63,
-            all_borders[b]), 127);
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    fail_unless_equals_int (cf_fft_padded_length (cases[c].n, cases[c].k,
+            cases[c].anchor, CF_BORDER_ZERO), cases[c].zero);
+    for (b = 1; b < CF_BORDER_COUNT; b++)
+      fail_unless_equals_int (cf_fft_padded_length (cases[c].n, cases[c].k,
+              cases[c].anchor, all_borders[b]), cases[c].n + cases[c].k - 1);
   }
-  /* centred: the longer padding side */
-  fail_unless_equals_int (cf_fft_padded_length (4096, 127, 63,
-          CF_BORDER_ZERO), 4159);
-  fail_unless_equals_int (cf_fft_padded_length (1080, 127, 63,
-          CF_BORDER_ZERO), 1143);
-  /* even kernel: anchor 64 leaves 63 after */
-  fail_unless_equals_int (cf_fft_padded_length (4096, 128, 64,
-          CF_BORDER_ZERO), 4160);
-  /* off-centre anchors need the long side */
-  fail_unless_equals_int (cf_fft_padded_length (4096, 127, 0,
-          CF_BORDER_ZERO), 4222);
-  fail_unless_equals_int (cf_fft_padded_length (4096, 127, 126,
-          CF_BORDER_ZERO), 4222);
-  /* never shorter than the kernel, so no two taps of G collide */
-  fail_unless_equals_int (cf_fft_padded_length (1, 127, 63,
-          CF_BORDER_ZERO), 127);
-  fail_unless_equals_int (cf_fft_padded_length (7, 31, 15,
-          CF_BORDER_ZERO), 31);
-  fail_unless_equals_int (cf_fft_padded_length (1, 1, 0, CF_BORDER_ZERO), 1);
   /* 1080 rows, K = 127: 1152 rows instead of 1215 */
   fail_unless_equals_int (cf_fft_fast_size (cf_fft_padded_length (1080, 127,
               63, CF_BORDER_ZERO)), 1152);
