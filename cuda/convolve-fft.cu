@@ -25,11 +25,16 @@
  *    (P(u) is stored at u mod PW; a needed u and an image column differ
  *    by less than PW). The other rules fill those columns with image
  *    samples and need the full W + kw - 1 (cf_fft_padded_length ()).
- *  - PW = the smallest even 2^a 3^b 5^c >= that length (R2C runs on the
- *    contiguous axis, where an even length is cheaper); PH = the smallest
- *    2^a 3^b 5^c >= max (that length for the rows, 2). No factor 7:
- *    cuFFT's time does not follow the length alone (on an H200 4200^2,
- *    with a 7, took longer than 4320^2; docs/convolution.md).
+ *  - PW is an even 2^a 3^b 5^c >= that length (R2C runs on the
+ *    contiguous axis, where an even length is cheaper), PH a 2^a 3^b 5^c
+ *    >= max (that length for the rows, 2): the smallest ones, except on
+ *    large images, where plan creation times cuFFT on the few candidates
+ *    up to 12.5 % longer and keeps a longer one that is at least 3 %
+ *    faster (choose_sizes ()). cuFFT's time does not follow the length:
+ *    on an H200 the 4608 x 4320 transforms took 0.434 ms against 0.501
+ *    for 4320 x 4320, and 4200^2 (a factor 7) longer than 4320^2
+ *    (docs/convolution.md). The choice is remembered per device and
+ *    lengths for the life of the process, so plans of one geometry agree.
  *
  * The spectrum of G is computed once at plan creation. Per run: pad (one
  * kernel), R2C, multiply by the kernel spectrum and by 1 / (PW PH) (cuFFT
@@ -50,6 +55,7 @@
 #include "common/border.h"
 #include "common/kernel.h"
 
+#include <mutex>
 #include <stdlib.h>
 
 struct cf_cuda_convolve_fft
@@ -86,6 +92,14 @@ constexpr int FFT_BLOCK_X = 32;
 constexpr int FFT_BLOCK_Y = 8;
 constexpr int FFT_RUN = 8;
 constexpr int FFT_SPAN = FFT_BLOCK_X * FFT_RUN;  /* columns per block */
+/* Transform sizes by timing (choose_sizes ()): only from this many points,
+ * among the 5-smooth lengths up to TUNE_SPAN times the shortest (at most
+ * TUNE_CANDIDATES per axis); a longer one must take at most TUNE_MARGIN of
+ * the time of the one it replaces. */
+constexpr long TUNE_MIN_POINTS = 1L << 20;
+constexpr double TUNE_SPAN = 1.125;
+constexpr int TUNE_CANDIDATES = 6;
+constexpr double TUNE_MARGIN = 0.97;
 /* 1-D launch shape of the spectrum product; grid-stride beyond the cap. */
 constexpr int MUL_THREADS = 256;
 constexpr int MUL_MAX_BLOCKS = 65535;
@@ -272,7 +286,153 @@ crop_kernel (const float *__restrict__ real, int pw, int ax, int ay,
       dst[(size_t) y * dst_pitch + x0 + i * FFT_BLOCK_X] = value[i];
 }
 
+/* The even (or any) 5-smooth lengths >= len up to TUNE_SPAN times the
+ * first, at most TUNE_CANDIDATES; the first is the shortest. */
+static int
+size_candidates (int len, int even, int *out)
+{
+  const int first = even ? 2 * cf_fft_fast_size ((len + 1) / 2)
+      : cf_fft_fast_size (len);
+  int n = 0;
+
+  for (int c = first; c <= first * TUNE_SPAN && n < TUNE_CANDIDATES; c++)
+    if (is_fast_size (even ? c / 2 : c) && (!even || c % 2 == 0))
+      out[n++] = c;
+  return n;
+}
+
+/* Milliseconds of one R2C + C2R pair of pw x ph transforms (the better of
+ * two after a warm-up run), on buffers large enough for them; < 0 when
+ * cuFFT or CUDA failed. */
+static float
+time_transforms (const cf_cufft_api * api, int pw, int ph, cufftReal * real,
+    cufftComplex * spec)
+{
+  cufftHandle r2c, c2r;
+  cudaEvent_t a = NULL, b = NULL;
+  float best = -1.0f;
+
+  if (api->plan_2d (&r2c, ph, pw, CUFFT_R2C) != CUFFT_SUCCESS)
+    return -1.0f;
+  if (api->plan_2d (&c2r, ph, pw, CUFFT_C2R) != CUFFT_SUCCESS) {
+    api->destroy (r2c);
+    return -1.0f;
+  }
+  if (cudaEventCreate (&a) == cudaSuccess
+      && cudaEventCreate (&b) == cudaSuccess
+      && api->set_stream (r2c, 0) == CUFFT_SUCCESS
+      && api->set_stream (c2r, 0) == CUFFT_SUCCESS) {
+    for (int rep = 0; rep < 3; rep++) {
+      float ms;
+
+      if (cudaEventRecord (a, 0) != cudaSuccess
+          || api->exec_r2c (r2c, real, spec) != CUFFT_SUCCESS
+          || api->exec_c2r (c2r, spec, real) != CUFFT_SUCCESS
+          || cudaEventRecord (b, 0) != cudaSuccess
+          || cudaEventSynchronize (b) != cudaSuccess
+          || cudaEventElapsedTime (&ms, a, b) != cudaSuccess) {
+        best = -1.0f;
+        break;
+      }
+      if (rep > 0 && (best < 0.0f || ms < best))
+        best = ms;
+    }
+  }
+  if (a != NULL)
+    cudaEventDestroy (a);
+  if (b != NULL)
+    cudaEventDestroy (b);
+  api->destroy (r2c);
+  api->destroy (c2r);
+  return best;
+}
+
+/* Sizes chosen for (device, lw, lh) in this process. */
+struct tuned_sizes
+{
+  int device, lw, lh, pw, ph;
+};
+
+static std::mutex tune_lock;
+static tuned_sizes tune_cache[32];
+static int tune_next;           /* slot the next new entry takes */
+
+/* PW and PH for circular lengths lw x lh (file comment): the shortest
+ * fast sizes, or on large images the fastest of the candidates by the
+ * timing above, first along the rows' (contiguous) axis with PH the
+ * shortest, then along the columns with that PW. A failed timing is not
+ * an error: the shortest sizes are always correct. */
+static void
+choose_sizes (const cf_cufft_api * api, int lw, int lh, int *pw, int *ph)
+{
+  int cand_w[TUNE_CANDIDATES], cand_h[TUNE_CANDIDATES], nw, nh, device = 0;
+  cufftReal *real = NULL;
+  cufftComplex *spec = NULL;
+  float base, t;
+
+  nw = size_candidates (lw, 1, cand_w);
+  nh = size_candidates (lh > 2 ? lh : 2, 0, cand_h);
+  *pw = cand_w[0];
+  *ph = cand_h[0];
+  if ((long) *pw * *ph < TUNE_MIN_POINTS || (nw == 1 && nh == 1)
+      || cudaGetDevice (&device) != cudaSuccess)
+    return;
+
+  std::lock_guard < std::mutex > hold (tune_lock);
+  for (const tuned_sizes & e : tune_cache)
+    if (e.pw > 0 && e.device == device && e.lw == lw && e.lh == lh) {
+      *pw = e.pw;
+      *ph = e.ph;
+      return;
+    }
+  if (cudaMalloc ((void **) &real, (size_t) cand_w[nw - 1] * cand_h[nh - 1]
+          * sizeof (cufftReal)) != cudaSuccess
+      || cudaMalloc ((void **) &spec, (size_t) (cand_w[nw - 1] / 2 + 1)
+          * cand_h[nh - 1] * sizeof (cufftComplex)) != cudaSuccess
+      || cudaMemset (real, 0, (size_t) cand_w[nw - 1] * cand_h[nh - 1]
+          * sizeof (cufftReal)) != cudaSuccess
+      || (base = time_transforms (api, *pw, *ph, real, spec)) < 0.0f)
+    goto out;
+  {
+    const int ph0 = *ph;
+    float best = base;
+
+    for (int i = 1; i < nw; i++)
+      if ((t = time_transforms (api, cand_w[i], ph0, real, spec)) >= 0.0f
+          && t < TUNE_MARGIN * base && t < best) {
+        best = t;
+        *pw = cand_w[i];
+      }
+    base = best;
+    for (int i = 1; i < nh; i++)
+      if ((t = time_transforms (api, *pw, cand_h[i], real, spec)) >= 0.0f
+          && t < TUNE_MARGIN * base && t < best) {
+        best = t;
+        *ph = cand_h[i];
+      }
+  }
+  tune_cache[tune_next] = (tuned_sizes) {
+  device, lw, lh, *pw, *ph};
+  tune_next = (tune_next + 1) % (int) (sizeof (tune_cache)
+      / sizeof (tune_cache[0]));
+
+out:
+  cudaGetLastError ();          /* a failed timing leaves no error behind */
+  if (real != NULL)
+    cudaFree (real);
+  if (spec != NULL)
+    cudaFree (spec);
+}
+
 }                               /* namespace */
+
+extern "C" void
+cf_cuda_convolve_fft_sizes (const cf_cuda_convolve_fft * fft, int *pw,
+    int *ph)
+{
+  *pw = fft->pw;
+  *ph = fft->ph;
+}
 
 extern "C" int
 cf_cuda_convolve_fft_available (void)
@@ -336,15 +496,9 @@ cf_cuda_convolve_fft_new (int width, int height, const float *taps, int kw,
   p->ax = ax;
   p->ay = ay;
   p->border = border;
-  /* sizes: file comment; 2 * fast (ceil (m / 2)) is the smallest even
-   * 5-smooth number >= m */
-  {
-    const int lw = cf_fft_padded_length (width, kw, ax, border);
-    const int lh = cf_fft_padded_length (height, kh, ay, border);
-
-    p->pw = 2 * cf_fft_fast_size ((lw + 1) / 2);
-    p->ph = cf_fft_fast_size (lh > 2 ? lh : 2);
-  }
+  /* sizes: file comment */
+  choose_sizes (api, cf_fft_padded_length (width, kw, ax, border),
+      cf_fft_padded_length (height, kh, ay, border), &p->pw, &p->ph);
   p->cw = p->pw / 2 + 1;
 
   real_bytes = (size_t) p->pw * p->ph * sizeof (cufftReal);

@@ -71,6 +71,12 @@ cf_status cf_cuda_convolve_fft_run (cf_cuda_convolve_fft * fft,
 
 void cf_cuda_convolve_fft_free (cf_cuda_convolve_fft * fft);
 
+/* The transform sizes fft runs: pw columns (even), ph rows; at least the
+ * padded lengths, 5-smooth, and on large images chosen by timing at
+ * creation (convolve-fft.cu). */
+void cf_cuda_convolve_fft_sizes (const cf_cuda_convolve_fft * fft, int *pw,
+    int *ph);
+
 #ifdef __cplusplus
 }
 #endif

@@ -416,6 +416,16 @@ cf_cuda_convolve_plan_im2tensor_variant (const cf_cuda_convolve_plan * plan)
       : CF_IM2TENSOR_VARIANT_AUTO;
 }
 
+extern "C" int
+cf_cuda_convolve_plan_fft_sizes (const cf_cuda_convolve_plan * plan,
+    int *columns, int *rows)
+{
+  if (plan == NULL || plan->fft == NULL || columns == NULL || rows == NULL)
+    return 0;
+  cf_cuda_convolve_fft_sizes (plan->fft, columns, rows);
+  return 1;
+}
+
 extern "C" void
 cf_cuda_convolve_plan_free (cf_cuda_convolve_plan * plan)
 {

@@ -115,6 +115,13 @@ cf_im2tensor_variant cf_cuda_convolve_plan_im2tensor_variant (const
 
 const char *cf_im2tensor_variant_name (cf_im2tensor_variant variant);
 
+/* The FFT method's transform sizes (columns, rows) for a plan of that
+ * method: 1, or 0 for a plan of another method. They depend on the image,
+ * the kernel and the border, and on large images on cuFFT's measured
+ * speed on this device (see docs/convolution.md). */
+int cf_cuda_convolve_plan_fft_sizes (const cf_cuda_convolve_plan * plan,
+    int *columns, int *rows);
+
 /* Internal: the correlation kernel F of @kernel under @mode into @f (kw kh
  * floats) and its anchor, as every plan runs it (convolution flips the
  * taps in both axes; cuda/convolve.cu). Host code. */

@@ -249,6 +249,14 @@ run_one (const bench_method * method, const cf_cuda_image * src,
   else if (r->resolved == CF_CONV_METHOD_IM2TENSOR)
     snprintf (r->note, NOTE_MAX, "%s kernel",
         cf_im2tensor_variant_name (r->variant));
+  if (r->resolved == CF_CONV_METHOD_FFT) {
+    int columns, rows;
+    size_t used = strlen (r->note);
+
+    if (cf_cuda_convolve_plan_fft_sizes (plan, &columns, &rows))
+      snprintf (r->note + used, NOTE_MAX - used, "%s%dx%d transforms",
+          used > 0 ? "; " : "", columns, rows);
+  }
 
   t = calloc (reps, sizeof (double));
   CHECK_CUDA (cudaEventCreate (&a));

@@ -905,6 +905,63 @@ GST_START_TEST (test_fft_runs_follow_their_buffers)
 
 GST_END_TEST;
 
+/* Transform sizes: the shortest fast sizes on small images; on large ones
+ * a choice among the 5-smooth lengths up to 12.5 % longer, timed once per
+ * geometry and process (convolve-fft.cu), so two plans of one geometry
+ * agree. */
+GST_START_TEST (test_fft_tuned_sizes)
+{
+  static const struct
+  {
+    int w, h, k;
+    cf_border border;
+  } cases[] = {
+    {64, 48, 7, CF_BORDER_ZERO}, {2000, 1000, 31, CF_BORDER_ZERO},
+    {1920, 1080, 127, CF_BORDER_REFLECT},
+  };
+  guint c;
+
+  if (!fft_usable ())
+    return;
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const int k = cases[c].k, w = cases[c].w, h = cases[c].h;
+    const int lw = cf_fft_padded_length (w, k, k / 2, cases[c].border);
+    const int lh = cf_fft_padded_length (h, k, k / 2, cases[c].border);
+    const int pw0 = 2 * cf_fft_fast_size ((lw + 1) / 2);
+    const int ph0 = cf_fft_fast_size (lh);
+    cf_kernel *kernel = cf_test_random_kernel (k, k, 31 + c);
+    cf_convolve_params params = { cases[c].border, CF_CORRELATION,
+      CF_CONV_METHOD_FFT, 0
+    };
+    cf_cuda_convolve_plan *plan = NULL, *again = NULL;
+    int pw, ph, pw2, ph2;
+
+    fail_unless_equals_int (cf_cuda_convolve_plan_new (w, h, kernel,
+            &params, &plan), CF_OK);
+    fail_unless (cf_cuda_convolve_plan_fft_sizes (plan, &pw, &ph));
+    g_print ("%dx%d, K = %d, %s: %dx%d transforms (shortest %dx%d)\n", w, h,
+        k, cf_border_name (cases[c].border), pw, ph, pw0, ph0);
+    if ((long) pw0 * ph0 < (1L << 20)) {
+      fail_unless_equals_int (pw, pw0);
+      fail_unless_equals_int (ph, ph0);
+    }
+    fail_unless (pw >= pw0 && pw <= pw0 * 1.125 && pw % 2 == 0
+        && cf_fft_fast_size (pw) == pw, "columns %d", pw);
+    fail_unless (ph >= ph0 && ph <= ph0 * 1.125
+        && cf_fft_fast_size (ph) == ph, "rows %d", ph);
+    fail_unless_equals_int (cf_cuda_convolve_plan_new (w, h, kernel,
+            &params, &again), CF_OK);
+    fail_unless (cf_cuda_convolve_plan_fft_sizes (again, &pw2, &ph2));
+    fail_unless_equals_int (pw2, pw);
+    fail_unless_equals_int (ph2, ph);
+    cf_cuda_convolve_plan_free (plan);
+    cf_cuda_convolve_plan_free (again);
+    cf_kernel_free (kernel);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_rank1_factorisation)
 {
   float col[3], row[3];
@@ -1337,6 +1394,7 @@ cuda_convolve_methods_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_fft_fast_sizes);
   tcase_add_test (tc, test_fft_padded_length);
+  tcase_add_test (tc, test_fft_tuned_sizes);
   tcase_add_test (tc, test_rank1_factorisation);
   tcase_add_test (tc, test_fft_availability);
   tcase_add_test (tc, test_separable_rejects_non_rank1_kernels);
