@@ -64,6 +64,22 @@ teardown (void)
 
 /* ------------------------------------------------------------------ */
 
+/* The frames on the device (g0, g1) and their derivatives there (gx, gy,
+ * gt; poisoned first, so every sample must be written). */
+static void
+gpu_derivatives (const cf_image * i0, const cf_image * i1, cf_cuda_image * g0,
+    cf_cuda_image * g1, cf_cuda_image * gx, cf_cuda_image * gy,
+    cf_cuda_image * gt)
+{
+  cf_test_upload_image (i0, g0, stream);
+  cf_test_upload_image (i1, g1, stream);
+  cf_test_poisoned_image (i0->width, i0->height, gx, stream);
+  cf_test_poisoned_image (i0->width, i0->height, gy, stream);
+  cf_test_poisoned_image (i0->width, i0->height, gt, stream);
+  fail_unless_equals_int (cf_cuda_hs_derivatives (g0, g1, gx, gy, gt,
+          stream), CF_OK);
+}
+
 GST_START_TEST (test_derivatives_match_cpu)
 {
   static const test_size sizes[] = { {1, 1}, {2, 3}, {17, 13}, {641, 479},
@@ -80,13 +96,7 @@ GST_START_TEST (test_derivatives_match_cpu)
     cf_cuda_image g0, g1, gx, gy, gt;
 
     fail_unless_equals_int (cf_hs_derivatives (i0, i1, ix, iy, it), CF_OK);
-    cf_test_upload_image (i0, &g0, stream);
-    cf_test_upload_image (i1, &g1, stream);
-    cf_test_poisoned_image (w, h, &gx, stream);
-    cf_test_poisoned_image (w, h, &gy, stream);
-    cf_test_poisoned_image (w, h, &gt, stream);
-    fail_unless_equals_int (cf_cuda_hs_derivatives (&g0, &g1, &gx, &gy, &gt,
-            stream), CF_OK);
+    gpu_derivatives (i0, i1, &g0, &g1, &gx, &gy, &gt);
     cf_test_assert_cuda_image_close (&gx, ix, REL_TOL, "Ix", stream);
     cf_test_assert_cuda_image_close (&gy, iy, REL_TOL, "Iy", stream);
     cf_test_assert_cuda_image_close (&gt, it, REL_TOL, "It", stream);
@@ -139,13 +149,7 @@ GST_START_TEST (test_coefficients_match_cpu)
     cf_cuda_image g0, g1, gx, gy, gt, ga, gb, gc;
     cf_image *ix, *iy, *it;
 
-    cf_test_upload_image (i0, &g0, stream);
-    cf_test_upload_image (i1, &g1, stream);
-    cf_test_poisoned_image (w, h, &gx, stream);
-    cf_test_poisoned_image (w, h, &gy, stream);
-    cf_test_poisoned_image (w, h, &gt, stream);
-    fail_unless_equals_int (cf_cuda_hs_derivatives (&g0, &g1, &gx, &gy, &gt,
-            stream), CF_OK);
+    gpu_derivatives (i0, i1, &g0, &g1, &gx, &gy, &gt);
     ix = cf_test_download_image (&gx, stream);
     iy = cf_test_download_image (&gy, stream);
     it = cf_test_download_image (&gt, stream);
