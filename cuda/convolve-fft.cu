@@ -28,9 +28,10 @@
  *  - PW is an even 2^a 3^b 5^c >= that length (R2C runs on the
  *    contiguous axis, where an even length is cheaper), PH a 2^a 3^b 5^c
  *    >= max (that length for the rows, 2): the smallest ones, except on
- *    large images, where plan creation times cuFFT on the few candidates
- *    up to 12.5 % longer and keeps a longer one that is at least 3 %
- *    faster (choose_sizes ()). cuFFT's time does not follow the length:
+ *    large images, where plan creation times cuFFT on every pair of the
+ *    few lengths up to 12.5 % longer on each axis (at most 6 x 6 pairs)
+ *    and keeps the fastest pair if it is at least 3 % faster
+ *    (choose_sizes ()). cuFFT's time does not follow the length:
  *    on an H200 a 1080p convolution took 0.069 ms on 2048 columns and
  *    0.081 ms on the shorter 2000, and 4200^2 transforms (a factor 7)
  *    took longer than 4320^2 (docs/convolution.md). The choice is
@@ -95,8 +96,8 @@ constexpr int FFT_RUN = 8;
 constexpr int FFT_SPAN = FFT_BLOCK_X * FFT_RUN;  /* columns per block */
 /* Transform sizes by timing (choose_sizes ()): only from this many points,
  * among the 5-smooth lengths up to TUNE_SPAN times the shortest (at most
- * TUNE_CANDIDATES per axis); a longer one must take at most TUNE_MARGIN of
- * the time of the one it replaces. */
+ * TUNE_CANDIDATES per axis, every pair timed); a longer pair must take at
+ * most TUNE_MARGIN of the time of the shortest. */
 constexpr long TUNE_MIN_POINTS = 1L << 20;
 constexpr double TUNE_SPAN = 1.125;
 constexpr int TUNE_CANDIDATES = 6;
@@ -302,8 +303,8 @@ size_candidates (int len, int even, int *out)
   return n;
 }
 
-/* Milliseconds of one R2C + C2R pair of pw x ph transforms (the better of
- * two after a warm-up run), on buffers large enough for them; < 0 when
+/* Milliseconds of one R2C + C2R pair of pw x ph transforms (the best of
+ * three after a warm-up run), on buffers large enough for them; < 0 when
  * cuFFT or CUDA failed. */
 static float
 time_transforms (const cf_cufft_api * api, int pw, int ph, cufftReal * real,
@@ -323,7 +324,7 @@ time_transforms (const cf_cufft_api * api, int pw, int ph, cufftReal * real,
       && cudaEventCreate (&b) == cudaSuccess
       && api->set_stream (r2c, 0) == CUFFT_SUCCESS
       && api->set_stream (c2r, 0) == CUFFT_SUCCESS) {
-    for (int rep = 0; rep < 3; rep++) {
+    for (int rep = 0; rep < 4; rep++) {
       float ms;
 
       if (cudaEventRecord (a, 0) != cudaSuccess
@@ -359,17 +360,19 @@ static tuned_sizes tune_cache[32];
 static int tune_next;           /* slot the next new entry takes */
 
 /* PW and PH for circular lengths lw x lh (file comment): the shortest
- * fast sizes, or on large images the fastest of the candidates by the
- * timing above: first PW (the row length, the contiguous axis) with the
- * shortest PH, then PH with that PW. A failed timing is not an error:
- * the shortest sizes are always correct. */
+ * fast sizes, or on large images the fastest pair of candidates by the
+ * timing above. Every pair is timed, not one axis after the other:
+ * cuFFT's time is not separable (on an H200, 4608 rows of 4374 took
+ * 0.37 ms against 0.43 ms for 4320 x 4320, while 4608 rows of 4320 and
+ * 4320 rows of 4374 each gained less than 3 %). A failed timing is not an
+ * error: the shortest sizes are always correct. */
 static void
 choose_sizes (const cf_cufft_api * api, int lw, int lh, int *pw, int *ph)
 {
   int cand_w[TUNE_CANDIDATES], cand_h[TUNE_CANDIDATES], nw, nh, device = 0;
   cufftReal *real = NULL;
   cufftComplex *spec = NULL;
-  float base, t;
+  float base, best, t;
 
   nw = size_candidates (lw, 1, cand_w);
   nh = size_candidates (lh > 2 ? lh : 2, 0, cand_h);
@@ -394,24 +397,16 @@ choose_sizes (const cf_cufft_api * api, int lw, int lh, int *pw, int *ph)
           * sizeof (cufftReal)) != cudaSuccess
       || (base = time_transforms (api, *pw, *ph, real, spec)) < 0.0f)
     goto out;
-  {
-    const int ph0 = *ph;
-    float best = base;
-
-    for (int i = 1; i < nw; i++)
-      if ((t = time_transforms (api, cand_w[i], ph0, real, spec)) >= 0.0f
-          && t < TUNE_MARGIN * base && t < best) {
+  best = base;
+  for (int j = 0; j < nh; j++)
+    for (int i = 0; i < nw; i++)
+      if ((i > 0 || j > 0)
+          && (t = time_transforms (api, cand_w[i], cand_h[j], real,
+                  spec)) >= 0.0f && t < TUNE_MARGIN * base && t < best) {
         best = t;
         *pw = cand_w[i];
+        *ph = cand_h[j];
       }
-    base = best;
-    for (int i = 1; i < nh; i++)
-      if ((t = time_transforms (api, *pw, cand_h[i], real, spec)) >= 0.0f
-          && t < TUNE_MARGIN * base && t < best) {
-        best = t;
-        *ph = cand_h[i];
-      }
-  }
   tune_cache[tune_next] = tuned_sizes { device, lw, lh, *pw, *ph };
   tune_next = (tune_next + 1) % (int) (sizeof (tune_cache)
       / sizeof (tune_cache[0]));
