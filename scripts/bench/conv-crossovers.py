@@ -60,10 +60,12 @@ def im2tensor_window(times):
 def main(paths):
     times = {}      # (w, h) -> k -> method -> median ms
     device = "?"
-    for path in paths:
+    swept = []      # the methods of each sweep: a pair is compared only
+    for path in paths:  # where one sweep timed both
         with open(path) as f:
             data = json.load(f)
         device = data.get("device", device)
+        swept.append({r["method"] for r in data["results"]})
         for r in data["results"]:
             # forced kernels (im2tensor-wmma, ...) are not what auto runs
             if r.get("status") != "ok" or \
@@ -96,11 +98,17 @@ def main(paths):
             limit = "%d" % int(math.sqrt(w * h * nw * nh))
         else:
             limit = "LONG_MAX"
-        # never measured to win: beyond the largest K of the sweep
-        fft_taps = fft_k * fft_k if fft_k else (largest + 1) ** 2
-        sep_taps = sep_k * sep_k if sep_k else (largest + 1) ** 2
-        sep_fft = 2 * sep_fft_k if sep_fft_k else 2 * (largest + 1)
-        row = "  {%s, %d, %d, %d, %s}," % (limit, fft_taps, sep_taps, sep_fft,
+        # never measured to win: beyond the largest K of the sweep; a pair
+        # no sweep timed (a PARTS subset) prints "unmeasured",
+        # which does not compile: keep that column's old values
+        def column(k, a, b, value):
+            if not any({a, b} <= m for m in swept):
+                return "unmeasured"
+            return "%d" % value(k if k else largest + 1)
+        fft_taps = column(fft_k, "direct", "fft", lambda k: k * k)
+        sep_taps = column(sep_k, "direct", "separable", lambda k: k * k)
+        sep_fft = column(sep_fft_k, "separable", "fft", lambda k: 2 * k)
+        row = "  {%s, %s, %s, %s, %s}," % (limit, fft_taps, sep_taps, sep_fft,
                                           i2t)
         print("%s /* %dx%d */" % (row.ljust(44), w, h))
 
