@@ -99,14 +99,14 @@ static_assert (CF_CONV_STENCIL_MAX_SIZE == CF_STENCIL_MAX_SIZE,
 
 static const auto_crossover auto_table[] = {
   /* NVIDIA H100 80GB HBM3 (132 SMs) for separable_taps; NVIDIA H200 (132
-   * SMs) for the other columns (PARTS="df sf i2t"
-   * tests/gpu/conv-crossovers.sh, scripts/bench/conv-crossovers.py) */
-  {153600, 441, 9, 766, 289, 962},          /* 320x240 */
-  {532086, 961, 9, 510, 225, 1522},         /* 640x480 */
-  {1382400, 625, 9, 510, 289, 2210},        /* 1280x720 */
-  {4147200, 625, 81, 382, 121, 2210},       /* 1920x1080 */
-  {11796480, 625, 81, 254, 81, 3970},       /* 3840x2160 */
-  {33554432, 729, 81, 382, 81, 3970},       /* 4096x4096 */
+   * SMs), FFT sizes timed per pair, for the other columns (PARTS="df sf
+   * i2t" tests/gpu/conv-crossovers.sh, scripts/bench/conv-crossovers.py) */
+  {153600, 441, 9, 766, 289, 730},          /* 320x240 */
+  {532086, 841, 9, 510, 225, 1522},         /* 640x480 */
+  {1382400, 625, 9, 382, 169, 2210},        /* 1280x720 */
+  {4147200, 625, 81, 254, 169, 2210},       /* 1920x1080 */
+  {11796480, 441, 81, 254, 81, 2602},       /* 3840x2160 */
+  {33554432, 625, 81, 254, 81, 3970},       /* 4096x4096 */
   {LONG_MAX, 729, 81, 382, 81, 3970},       /* 8192x8192 */
 };
 
