@@ -35,8 +35,9 @@
  *    on an H200 a 1080p convolution took 0.069 ms on 2048 columns and
  *    0.081 ms on the shorter 2000, and 4200^2 transforms (a factor 7)
  *    took longer than 4320^2 (docs/convolution.md). The choice is
- *    remembered per device and lengths for the life of the process, so
- *    plans of one geometry agree.
+ *    remembered per device and shortest sizes for the life of the
+ *    process, so plans whose lengths round up to the same sizes (one
+ *    image, kernels of different sizes) agree and time cuFFT once.
  *
  * The spectrum of G is computed once at plan creation. Per run: pad (one
  * kernel), R2C, multiply by the kernel spectrum and by 1 / (PW PH) (cuFFT
@@ -349,10 +350,12 @@ time_transforms (const cf_cufft_api * api, int pw, int ph, cufftReal * real,
   return best;
 }
 
-/* Sizes chosen for (device, lw, lh) in this process. */
+/* Sizes chosen on @device among the candidates from the shortest sizes
+ * (sw, sh) in this process: the candidates depend on nothing else, so
+ * every geometry whose lengths round up to (sw, sh) shares the choice. */
 struct tuned_sizes
 {
-  int device, lw, lh, pw, ph;
+  int device, sw, sh, pw, ph;
 };
 
 static std::mutex tune_lock;
@@ -384,7 +387,8 @@ choose_sizes (const cf_cufft_api * api, int lw, int lh, int *pw, int *ph)
 
   std::lock_guard < std::mutex > hold (tune_lock);
   for (const tuned_sizes & e : tune_cache)
-    if (e.pw > 0 && e.device == device && e.lw == lw && e.lh == lh) {
+    if (e.pw > 0 && e.device == device && e.sw == cand_w[0]
+        && e.sh == cand_h[0]) {
       *pw = e.pw;
       *ph = e.ph;
       return;
@@ -407,7 +411,8 @@ choose_sizes (const cf_cufft_api * api, int lw, int lh, int *pw, int *ph)
         *pw = cand_w[i];
         *ph = cand_h[j];
       }
-  tune_cache[tune_next] = tuned_sizes { device, lw, lh, *pw, *ph };
+  tune_cache[tune_next] = tuned_sizes { device, cand_w[0], cand_h[0], *pw,
+    *ph };
   tune_next = (tune_next + 1) % (int) (sizeof (tune_cache)
       / sizeof (tune_cache[0]));
 
