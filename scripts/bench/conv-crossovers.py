@@ -57,6 +57,15 @@ def im2tensor_window(times):
     return (best[0], best[-1]) if best else None
 
 
+def column(swept, a, b, value):
+    """A crossover of a and b as the table's text; "unmeasured" (which
+    does not compile: keep that column's old values) when no sweep timed
+    both, as with a subset of PARTS."""
+    if not any({a, b} <= methods for methods in swept):
+        return "unmeasured"
+    return "%d" % value
+
+
 def main(paths):
     times = {}      # (w, h) -> k -> method -> median ms
     device = "?"
@@ -98,16 +107,11 @@ def main(paths):
             limit = "%d" % int(math.sqrt(w * h * nw * nh))
         else:
             limit = "LONG_MAX"
-        # never measured to win: beyond the largest K of the sweep; a pair
-        # no sweep timed (a PARTS subset) prints "unmeasured",
-        # which does not compile: keep that column's old values
-        def column(k, a, b, value):
-            if not any({a, b} <= m for m in swept):
-                return "unmeasured"
-            return "%d" % value(k if k else largest + 1)
-        fft_taps = column(fft_k, "direct", "fft", lambda k: k * k)
-        sep_taps = column(sep_k, "direct", "separable", lambda k: k * k)
-        sep_fft = column(sep_fft_k, "separable", "fft", lambda k: 2 * k)
+        # never measured to win: beyond the largest K of the sweep
+        beyond = largest + 1
+        fft_taps = column(swept, "direct", "fft", (fft_k or beyond) ** 2)
+        sep_taps = column(swept, "direct", "separable", (sep_k or beyond) ** 2)
+        sep_fft = column(swept, "separable", "fft", 2 * (sep_fft_k or beyond))
         row = "  {%s, %s, %s, %s, %s}," % (limit, fft_taps, sep_taps, sep_fft,
                                           i2t)
         print("%s /* %dx%d */" % (row.ljust(44), w, h))
