@@ -1,0 +1,32 @@
+#!/bin/sh
+# Build tests/gpu/cufft-pairs.c (cuFFT's R2C + C2R time over a grid of
+# transform shapes, as the FFT method's size timing measures it) with the
+# CUDA toolkit a configured tree found. No GPU needed; run the binary on
+# the GPU machine (it loads libcufft from the CUDA toolkit there).
+#
+#   tests/gpu/cufft-pairs.sh BUILD_DIR OUT_BIN
+#   OUT_BIN --rows R,... --columns C,... [--reps N] [--rounds N]
+#
+# For instance, after tests/gpu/stage.sh _build _gpu:
+#   tests/gpu/cufft-pairs.sh _build _gpu/tools/cufft-pairs
+# and on the GPU machine:
+#   _gpu/tools/cufft-pairs --rows 4320,4374,4500,4608 \
+#       --columns 4320,4374,4500,4608 --reps 20
+set -u
+if [ $# -ne 2 ]; then
+  echo "usage: $0 BUILD_DIR OUT_BIN" >&2
+  exit 2
+fi
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "$1" && pwd) || exit 2
+out=$2
+if [ ! -f "$build/Makefile" ]; then
+  echo "$0: $build/Makefile missing: configure the tree first" >&2
+  exit 1
+fi
+cuda_cflags=$(sed -n 's/^CUDA_CFLAGS = //p' "$build/Makefile")
+cuda_libs=$(sed -n 's/^CUDA_LIBS = //p' "$build/Makefile")
+mkdir -p "$(dirname "$out")" || exit 1
+# shellcheck disable=SC2086
+${CC:-cc} -std=gnu11 -O2 -Wall $cuda_cflags "$top/tests/gpu/cufft-pairs.c" \
+    -o "$out" $cuda_libs -lcufft || exit 1
