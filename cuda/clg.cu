@@ -1222,14 +1222,8 @@ cf_cuda_clg_plan_new (int width, int height, cf_precision precision,
   plan->precision = precision;
   plan->kernel = resolve_kernel (kernel);
   plan->depth = plan_depth (precision, 0);
-  {
-    int dev = 0;
-
-    plan->n_sm = 1;
-    CF_CUDA_TRY (cudaGetDevice (&dev));
-    CF_CUDA_TRY (cudaDeviceGetAttribute (&plan->n_sm,
-            cudaDevAttrMultiProcessorCount, dev));
-  }
+  if ((status = cf_cuda_sm_count (&plan->n_sm)) != CF_OK)
+    goto out;
 
   for (int l = 0; l < 2; l++) {
     if (precision == CF_PRECISION_FP32) {

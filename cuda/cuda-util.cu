@@ -106,6 +106,22 @@ cf_cuda_check (cudaError_t err)
   }
 }
 
+cf_status
+cf_cuda_sm_count (int *n_sm)
+{
+  int dev = 0;
+  cudaError_t err;
+
+  *n_sm = 1;
+  if ((err = cudaGetDevice (&dev)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute (n_sm, cudaDevAttrMultiProcessorCount,
+              dev)) != cudaSuccess) {
+    *n_sm = 1;
+    return cf_cuda_check (err);
+  }
+  return CF_OK;
+}
+
 extern "C" int
 cf_cuda_image_is_valid (const cf_cuda_image * img)
 {

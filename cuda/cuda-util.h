@@ -30,6 +30,10 @@ const char *cf_cuda_last_error_name (void);
 /* Record err (if it is an error) and map it to a status. */
 cf_status cf_cuda_check (cudaError_t err);
 
+/* The SMs of the current device (the caller's context decides which),
+ * for the plans that size their grids by them; *n_sm = 1 on error. */
+cf_status cf_cuda_sm_count (int *n_sm);
+
 /* A pitched float plane in device memory; pitch in elements. */
 typedef struct
 {

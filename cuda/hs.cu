@@ -1186,21 +1186,6 @@ kernel_valid (cf_hs_kernel kernel)
       kernel == CF_HS_KERNEL_FUSED || kernel == CF_HS_KERNEL_FUSED_DB;
 }
 
-/* SMs of the current device (the caller's context decides which). */
-static cf_status
-query_sm_count (int *n_sm)
-{
-  cf_status status = CF_OK;
-  int dev = 0;
-
-  *n_sm = 1;
-  CF_CUDA_TRY (cudaGetDevice (&dev));
-  CF_CUDA_TRY (cudaDeviceGetAttribute (n_sm, cudaDevAttrMultiProcessorCount,
-          dev));
-out:
-  return status;
-}
-
 static int
 same_size (const cf_cuda_image * a, const cf_cuda_image * b)
 {
@@ -1379,7 +1364,7 @@ cf_cuda_hs_jacobi_ex (const cf_cuda_image * ix, const cf_cuda_image * iy,
   w = ix->width;
   h = ix->height;
   plane = (size_t) w * h * sizeof (float);
-  status = query_sm_count (&n_sm);
+  status = cf_cuda_sm_count (&n_sm);
   if (status != CF_OK)
     return status;
   kernel = resolve_kernel (kernel);
@@ -1519,7 +1504,7 @@ cf_cuda_hs_plan_new (int width, int height, cf_precision precision,
   plan->precision = precision;
   plan->kernel = resolve_kernel (kernel);
 
-  status = query_sm_count (&plan->n_sm);
+  status = cf_cuda_sm_count (&plan->n_sm);
   if (status != CF_OK)
     goto out;
   if (plan->kernel == CF_HS_KERNEL_FUSED_DB) {
