@@ -16,9 +16,9 @@
  *    functions are the ones STEPS uses (tvl1-ops.cuh), so the two paths
  *    are bit-identical.
  *  - BLOCKED (temporal blocking, ε = 0 only): one launch runs t <= T
- *    iterations of FUSED's U and P steps on a 64 x 32 or 64 x 64 tile in
- *    shared memory (u and both p fields: 24 B per cell in fp32, 12 in
- *    fp16; the warp constants stay in registers, each thread owning
+ *    iterations of FUSED's U and P steps on a 64 x 16, 64 x 32 or 64 x 64
+ *    tile in shared memory (u and both p fields: 24 B per cell in fp32,
+ *    12 in fp16; the warp constants stay in registers, each thread owning
  *    2 x NY fixed cells). The tile is loaded with a halo of t on every
  *    side; step s of the launch computes U on tile cells [s+1, C−s) and P
  *    on [s+1, C−s−1) per axis (U reads p from the west / north, P reads u
@@ -322,7 +322,7 @@ template <> struct tvl1_traits <tvl1_state_f16 >
   };
   static constexpr int blocked_min_blocks (int rows)
   {
-    return rows == 64 ? 1 : 2;
+    return rows == 64 ? 1 : rows == 32 ? 2 : 4;
   }
 
   static __device__ __forceinline__ ucon ucon_at (const consts & k, int x,
@@ -435,6 +435,16 @@ template <> struct tvl1_traits <tvl1_state_f16 >
   }
 };
 
+/* BLOCKED's thread rows on a tile of @rows: the traits' BLOCKED_BY, or
+ * the tile's height where that is lower (fp16's 16-row tiles run 32 x 16
+ * threads, one row each; fp32 keeps 32 x 8 threads, two rows each). */
+template < typename S > static __host__ __device__ constexpr int
+tvl1_blocked_by (int rows)
+{
+  return rows < tvl1_traits < S >::BLOCKED_BY ? rows :
+      tvl1_traits < S >::BLOCKED_BY;
+}
+
 /* ---------------------------------------------------------------------
  * FUSED
  * --------------------------------------------------------------------- */
@@ -506,16 +516,16 @@ struct tvl1_ends
  *  and writing the tile's (64 − 2t) x (ROWS − 2t) interior to @out (or,
  *  as @e says, u0 + du to e.out). Dynamic shared memory:
  *  tvl1_traits::tile_bytes (ROWS). Blocks of 32 x BY threads
- *  (tvl1_traits::BLOCKED_BY); thread (tx, ty) owns the cells
+ *  (tvl1_blocked_by); thread (tx, ty) owns the cells
  *  (tx + 32 i, ty + BY j), i < 2, j < NY = ROWS / BY. */
 template < typename S, int ROWS > __global__ static void
-__launch_bounds__ (TVL1_BLOCK_X * tvl1_traits < S >::BLOCKED_BY,
+__launch_bounds__ (TVL1_BLOCK_X * tvl1_blocked_by < S > (ROWS),
     tvl1_traits < S >::blocked_min_blocks (ROWS))
 tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
     int w, int h, float lt, float theta, float taut, int t, tvl1_ends e)
 {
   typedef tvl1_traits < S > T;
-  const int BY = T::BLOCKED_BY, NY = ROWS / BY;
+  const int BY = tvl1_blocked_by < S > (ROWS), NY = ROWS / BY;
   const int CX = TVL1_TILE_X, CY = ROWS, NX = 2;
   static_assert (ROWS % BY == 0, "thread rows must divide the tile");
   extern __shared__ __align__ (16) unsigned char tvl1_smem[];

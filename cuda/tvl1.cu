@@ -112,7 +112,9 @@ struct cf_cuda_tvl1_plan
   cf_tvl1_kernel kernel;        /* STEPS, FUSED or BLOCKED (AUTO
                                  * resolved) */
   int block_iterations;         /* BLOCKED: T, iterations per launch */
-  int tile_rows;                /* BLOCKED: 32 or 64 */
+  int tile_rows;                /* BLOCKED: 16, 32 or 64; 0: chosen per
+                                 * launch (blocked_rows) */
+  int n_sm;                     /* SMs of the plan's device */
 
   cf_cuda_flow u;               /* flow of the current level */
   cf_cuda_flow u_med;           /* median_size > 0: the filtered u, which
@@ -532,6 +534,9 @@ ensure_blocked_buffers (tvl1_plan < S > *plan)
   if ((status = alloc_alt (plan)) != CF_OK)
     goto out;
   /* the 64-row fp32 tiles take more than the default 48 KB */
+  CF_CUDA_TRY (cudaFuncSetAttribute (tvl1_blocked_kernel < S, 16 >,
+          cudaFuncAttributeMaxDynamicSharedMemorySize,
+          (int) T::tile_bytes (16)));
   CF_CUDA_TRY (cudaFuncSetAttribute (tvl1_blocked_kernel < S, 32 >,
           cudaFuncAttributeMaxDynamicSharedMemorySize,
           (int) T::tile_bytes (32)));
@@ -540,6 +545,37 @@ ensure_blocked_buffers (tvl1_plan < S > *plan)
           (int) T::tile_bytes (64)));
 out:
   return status;
+}
+
+/* Blocks of a BLOCKED launch of @t iterations on 64 x @rows tiles */
+static long
+blocked_blocks (int width, int height, int t, int rows)
+{
+  return (long) cf_div_up (width, TVL1_TILE_X - 2 * t) *
+      cf_div_up (height, rows - 2 * t);
+}
+
+/* The tile height of a BLOCKED launch of @t iterations on a @width x
+ * @height level: the plan's, or with the default shape (tile_rows 0) the
+ * traits' 32 rows, or 16 where a grid of 32-row tiles leaves SMs idle and
+ * one of 16-row tiles is shorter by a first-order model: a launch lasts
+ * about the cells of one block times the blocks each SM runs, at least
+ * one. On coarse levels, whose 32-row grids fill a fraction of the SMs,
+ * each block then does half the work although more cells are computed
+ * twice (the halo); on full levels 32 rows stay. */
+template < typename S > static int
+blocked_rows (const cf_cuda_tvl1_plan * plan, int width, int height, int t)
+{
+  const int rows = tvl1_traits < S >::DEFAULT_TILE_ROWS;
+  long n, n16, sm = plan->n_sm;
+
+  if (plan->tile_rows > 0)
+    return plan->tile_rows;
+  if (16 - 2 * t < 1)
+    return rows;
+  n = blocked_blocks (width, height, t, rows);
+  n16 = blocked_blocks (width, height, t, 16);
+  return 16 * (n16 > sm ? n16 : sm) < rows * (n > sm ? n : sm) ? 16 : rows;
 }
 
 /* @iterations BLOCKED iterations, T per launch and a last shorter one:
@@ -554,9 +590,6 @@ run_blocked (tvl1_plan < S > *plan, tvl1_level * lv,
 {
   typedef tvl1_traits < S > T;
   cf_status status = CF_OK;
-  const int rows = plan->tile_rows;
-  const size_t bytes = T::tile_bytes (rows);
-  const dim3 block (TVL1_BLOCK_X, T::BLOCKED_BY);
   int n = 0;
 
   if ((status = ensure_blocked_buffers (plan)) != CF_OK)
@@ -564,6 +597,9 @@ run_blocked (tvl1_plan < S > *plan, tvl1_level * lv,
   while (n < iterations) {
     const int t = iterations - n < plan->block_iterations ?
         iterations - n : plan->block_iterations;
+    const int rows = blocked_rows < S > (plan, lv->width, lv->height, t);
+    const size_t bytes = T::tile_bytes (rows);
+    const dim3 block (TVL1_BLOCK_X, tvl1_blocked_by < S > (rows));
     const dim3 grid (cf_div_up (lv->width, TVL1_TILE_X - 2 * t),
         cf_div_up (lv->height, rows - 2 * t));
     tvl1_ends e;
@@ -576,6 +612,10 @@ run_blocked (tvl1_plan < S > *plan, tvl1_level * lv,
       e.flags |= first;
     if (rows == 64)
       tvl1_blocked_kernel < S, 64 > <<< grid, block, bytes, stream >>>
+          (consts_of (plan), state_of (plan), alt_of (plan), lv->width,
+          lv->height, a->lt, a->theta, a->taut, t, e);
+    else if (rows == 16)
+      tvl1_blocked_kernel < S, 16 > <<< grid, block, bytes, stream >>>
           (consts_of (plan), state_of (plan), alt_of (plan), lv->width,
           lv->height, a->lt, a->theta, a->taut, t, e);
     else
@@ -825,7 +865,8 @@ plan_free (tvl1_plan < S > *plan)
   delete plan;
 }
 
-/* BLOCKED's shape (0: the traits' default) */
+/* BLOCKED's shape (iterations 0: the traits' default; tile_rows 0: per
+ * launch, blocked_rows) */
 template < typename S > static void
 set_blocking (cf_cuda_tvl1_plan * plan, int iterations, int tile_rows)
 {
@@ -833,7 +874,7 @@ set_blocking (cf_cuda_tvl1_plan * plan, int iterations, int tile_rows)
 
   plan->block_iterations = iterations > 0 ? iterations :
       (int) T::DEFAULT_BLOCK_ITERATIONS;
-  plan->tile_rows = tile_rows > 0 ? tile_rows : (int) T::DEFAULT_TILE_ROWS;
+  plan->tile_rows = tile_rows;
 }
 
 template < typename S > static cf_status
@@ -852,7 +893,8 @@ plan_new (int width, int height, cf_precision precision,
   plan->height = height;
   plan->kernel = kernel == CF_TVL1_KERNEL_AUTO ? TVL1_AUTO_KERNEL : kernel;
   set_blocking < S > (plan, 0, 0);
-  if ((status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
+  if ((status = cf_cuda_sm_count (&plan->n_sm)) != CF_OK ||
+      (status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
       (status = alloc_buffers (plan)) != CF_OK)
     goto out;
 
@@ -992,13 +1034,27 @@ cf_cuda_tvl1_plan_set_blocking (cf_cuda_tvl1_plan * plan, int iterations,
 {
   if (plan == NULL || iterations < 0 ||
       iterations > CF_TVL1_MAX_BLOCK_ITERATIONS ||
-      (tile_rows != 0 && tile_rows != 32 && tile_rows != 64))
+      (tile_rows != 0 && tile_rows != 16 && tile_rows != 32 &&
+          tile_rows != 64) ||
+      (tile_rows == 16 && 16 - 2 * iterations < 1))
     return CF_ERROR_INVALID;
   if (plan->precision == CF_PRECISION_FP16)
     set_blocking < tvl1_state_f16 > (plan, iterations, tile_rows);
   else
     set_blocking < tvl1_state_f32 > (plan, iterations, tile_rows);
   return CF_OK;
+}
+
+extern "C" int
+cf_cuda_tvl1_plan_blocked_rows (const cf_cuda_tvl1_plan * plan, int width,
+    int height, int iterations)
+{
+  if (plan == NULL || width < 1 || height < 1 || iterations < 1 ||
+      iterations > plan->block_iterations)
+    return 0;
+  if (plan->precision == CF_PRECISION_FP16)
+    return blocked_rows < tvl1_state_f16 > (plan, width, height, iterations);
+  return blocked_rows < tvl1_state_f32 > (plan, width, height, iterations);
 }
 
 extern "C" long

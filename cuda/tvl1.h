@@ -85,11 +85,20 @@ cf_status cf_cuda_tvl1_plan_run (cf_cuda_tvl1_plan * plan,
 
 /* BLOCKED's shape, for benchmarks and tests: @iterations per launch (0:
  * the measured default, else 1 ... CF_TVL1_MAX_BLOCK_ITERATIONS) and
- * @tile_rows, the tile's height including its halo (0: default, 32 or
- * 64; tiles are 64 wide). Applies to the plan's later runs; any value
- * gives the same bits. CF_ERROR_INVALID for other values. */
+ * @tile_rows, the tile's height including its halo (16, 32 or 64; tiles
+ * are 64 wide; 16 only up to 7 iterations per launch), or 0, the
+ * default: chosen per launch, 32 rows, or 16 where the level is too
+ * small for 32-row tiles to fill the GPU (cuda/tvl1.cu, blocked_rows).
+ * Applies to the plan's later runs; any value gives the same bits.
+ * CF_ERROR_INVALID for other values. */
 cf_status cf_cuda_tvl1_plan_set_blocking (cf_cuda_tvl1_plan * plan,
     int iterations, int tile_rows);
+
+/* The tile height BLOCKED uses for a launch of @iterations (1 ... the
+ * plan's iterations per launch) on a @width x @height level, as its runs
+ * choose it; 0 for invalid arguments. For tests and benchmarks. */
+int cf_cuda_tvl1_plan_blocked_rows (const cf_cuda_tvl1_plan * plan,
+    int width, int height, int iterations);
 
 /* Iterations run in the last plan_run, summed over levels and warps
  * (after the stream is synchronised): with ε = 0 the sum over levels of

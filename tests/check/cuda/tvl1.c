@@ -825,7 +825,7 @@ check_blocked_sizes (const test_size * sizes, int n_sizes,
     cf_precision precision)
 {
   static const int ts[] = { 1, 2, 3, 4, 5, 8 };
-  static const int rows[] = { 32, 64 };
+  static const int rows[] = { 16, 32, 64 };
   int z;
 
   for (z = 0; z < n_sizes; z++) {
@@ -852,6 +852,12 @@ check_blocked_sizes (const test_size * sizes, int n_sizes,
       const int counts[] = { 1, t - 1, t, t + 1, 10, 31 };
 
       for (r = 0; r < (int) G_N_ELEMENTS (rows); r++) {
+        /* 16-row tiles keep no interior beyond 7 iterations */
+        if (rows[r] == 16 && t > 7) {
+          fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (bplan, t,
+                  rows[r]), CF_ERROR_INVALID);
+          continue;
+        }
         fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (bplan, t,
                 rows[r]), CF_OK);
         for (c = 0; c < (int) G_N_ELEMENTS (counts); c++) {
@@ -963,10 +969,12 @@ GST_START_TEST (test_blocked_plan_identical_to_fused)
   for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++) {
     int rows;
 
-    for (rows = 32; rows <= 64; rows += 32) {
-      gchar *what = g_strdup_printf ("BLOCKED T=%d rows=%d vs FUSED", t,
-          rows);
+    for (rows = 16; rows <= 64; rows *= 2) {
+      gchar *what;
 
+      if (rows == 16 && t > 7)
+        continue;
+      what = g_strdup_printf ("BLOCKED T=%d rows=%d vs FUSED", t, rows);
       fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (plan, t,
               rows), CF_OK);
       blocked = plan_run (plan, &sc, &params, NULL, NULL);
@@ -1008,7 +1016,82 @@ GST_START_TEST (test_blocked_plan_identical_to_fused)
           CF_TVL1_MAX_BLOCK_ITERATIONS + 1, 0), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (plan, 4, 48),
       CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (plan, 8, 16),
+      CF_ERROR_INVALID);
   cf_cuda_tvl1_plan_free (plan);
+  scene_clear (&sc);
+}
+
+GST_END_TEST;
+
+/* The default BLOCKED shape picks each launch's tile height: 32 rows
+ * where a level fills the GPU, 16 on levels whose 32-row grid leaves most
+ * SMs idle (cuda/tvl1.h). A 640x480 run of 3 levels mixes both; it must
+ * equal FUSED bit for bit in either precision. */
+GST_START_TEST (test_blocked_tile_rows_per_level)
+{
+  static const cf_precision precisions[] = { CF_PRECISION_FP32,
+    CF_PRECISION_FP16
+  };
+  cf_tvl1_params params;
+  scene sc;
+  int n_sm = 0, dev = 0, k;
+
+  fail_unless_equals_int (cudaGetDevice (&dev), cudaSuccess);
+  fail_unless_equals_int (cudaDeviceGetAttribute (&n_sm,
+          cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
+  cf_tvl1_params_init_ipol (&params);
+  params.warps = 2;
+  params.max_iterations = 10;
+  params.epsilon = 0.0f;
+  scene_synth (&sc, 640, 480, CF_SYNTH_ROTATION_ZOOM, 3, &params);
+  fail_unless_equals_int (sc.c0->n_levels, 3);
+
+  for (k = 0; k < (int) G_N_ELEMENTS (precisions); k++) {
+    cf_cuda_tvl1_plan *plan = NULL;
+    cf_flow *fused, *blocked;
+
+    fail_unless_equals_int (cf_cuda_tvl1_plan_new (640, 480, precisions[k],
+            CF_TVL1_KERNEL_BLOCKED, &plan), CF_OK);
+    /* 1080p at 5 iterations per launch: 36 x 49 tiles of 32 rows */
+    fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_rows (plan, 1920,
+            1080, 5), 32);
+    /* 160 x 120 (level 2): 3 x 6 tiles of 32 rows, 3 x 20 of 16;
+     * 60 x 34: 2 x 2 tiles of 32 rows, 2 x 6 of 16 */
+    if (n_sm > 64) {
+      fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_rows (plan, 160,
+              120, 5), 16);
+      fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_rows (plan, 60,
+              34, 5), 16);
+    } else {
+      GST_INFO ("%d SMs: the 16-row choice is not asserted", n_sm);
+    }
+    fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_rows (plan, 60,
+            34, 0), 0);
+    fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_rows (NULL, 60,
+            34, 1), 0);
+
+    fused = gpu_run_at (&sc, precisions[k], CF_TVL1_KERNEL_FUSED, &params,
+        NULL, NULL);
+    blocked = plan_run (plan, &sc, &params, NULL, NULL);
+    cf_test_assert_flow_identical (blocked, fused,
+        "BLOCKED, tile rows per launch, vs FUSED");
+    cf_flow_free (blocked);
+
+    /* a fixed height applies to every launch */
+    fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (plan, 5, 64),
+        CF_OK);
+    fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_rows (plan, 60,
+            34, 5), 64);
+    fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_rows (plan, 60,
+            34, 6), 0);
+    blocked = plan_run (plan, &sc, &params, NULL, NULL);
+    cf_test_assert_flow_identical (blocked, fused,
+        "BLOCKED, 64-row tiles, vs FUSED");
+    cf_flow_free (blocked);
+    cf_flow_free (fused);
+    cf_cuda_tvl1_plan_free (plan);
+  }
   scene_clear (&sc);
 }
 
@@ -1850,6 +1933,7 @@ cuda_tvl1_suite (void)
   tcase_add_test (plans, test_fp16_blocked_identical_to_fused);
   tcase_add_test (plans, test_blocked_identical_to_fused_640x480);
   tcase_add_test (plans, test_blocked_plan_identical_to_fused);
+  tcase_add_test (plans, test_blocked_tile_rows_per_level);
   tcase_add_test (plans, test_epsilon_stop_and_iteration_counts);
   tcase_add_test (plans, test_plan_matches_cpu_flow);
   tcase_add_test (plans, test_per_level_schedule_matches_cpu);
