@@ -2,13 +2,15 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  *   cf-tvl1-blocking-bench [--sizes WxH,...] [--runs N] [--iterations N]
- *                          [--precision fp32|fp16]
+ *                          [--levels N] [--precision fp32|fp16]
  *
  * Times cf_cuda_tvl1_plan_run alone (CUDA events around it, median of
  * --runs runs after 3 warm-ups) with the realtime preset's parameters (3
- * levels x 1 warp x --iterations, default 10; ε = 0) for FUSED and for
- * BLOCKED with T = 1 ... CF_TVL1_MAX_BLOCK_ITERATIONS on 64 x 32 and
- * 64 x 64 tiles, in fp32 or fp16 plans. The pyramids are built once, as
+ * levels x 1 warp x --iterations, default 10; ε = 0; --levels changes
+ * the pyramid) for FUSED and for BLOCKED with T = 1 ...
+ * CF_TVL1_MAX_BLOCK_ITERATIONS: with the tile height chosen per launch
+ * (the default, "auto") and on 64 x 16, 64 x 32 and 64 x 64 tiles
+ * everywhere, in fp32 or fp16 plans. The pyramids are built once, as
  * gst-cudaflow-flow-bench builds them: a synthetic pair (common/synth)
  * rounded to 8 bits, TV-L1's presmoothing, cf_cuda_pyramid_build. Each
  * BLOCKED flow is compared with FUSED's bit for bit. Prints a markdown
@@ -38,7 +40,7 @@
 #define PROG "cf-tvl1-blocking-bench"
 #define MAX_SIZES 16
 #define WARMUP_RUNS 3
-#define N_ROWS 2
+#define N_ROWS 4
 #define CHECK(call) do { cf_status s_ = (call); if (s_ != CF_OK) { \
   fprintf (stderr, "cf-tvl1-blocking-bench: %s failed: %s (%s)\n", #call, \
       cf_status_name (s_), cf_cuda_last_error_name ()); exit (1); } } while (0)
@@ -46,7 +48,8 @@
   fprintf (stderr, "cf-tvl1-blocking-bench: %s failed: %s\n", #call, \
       cudaGetErrorString (e_)); exit (1); } } while (0)
 
-static const int tile_rows[N_ROWS] = { 32, 64 };
+/* 0: per launch, the plans' default */
+static const int tile_rows[N_ROWS] = { 0, 16, 32, 64 };
 
 /* @image rounded to 8 bits and clamped, as an 8-bit frame's luma */
 static void
@@ -117,7 +120,7 @@ same_bits (const cf_cuda_flow * a, const cf_cuda_flow * b)
 
 /* One size: FUSED, then BLOCKED per T and tile height; one table row. */
 static int
-bench_size (int width, int height, int iterations, int runs,
+bench_size (int width, int height, int iterations, int levels, int runs,
     cf_precision precision)
 {
   double ms[CF_TVL1_MAX_BLOCK_ITERATIONS + 1][N_ROWS], fused_ms, best;
@@ -143,7 +146,7 @@ bench_size (int width, int height, int iterations, int runs,
   params.max_iterations = iterations;
   params.epsilon = 0.0f;
   cf_pyramid_params_init (&pp);
-  pp.max_levels = 3;
+  pp.max_levels = levels;
   cf_tvl1_prepare_pyramid_params (&params, &pp);
 
   CHECK_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
@@ -166,6 +169,10 @@ bench_size (int width, int height, int iterations, int runs,
   best = fused_ms;
   for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++)
     for (r = 0; r < N_ROWS; r++) {
+      ms[t][r] = -1.0;
+      /* a 16-row tile keeps no interior beyond 7 iterations */
+      if (tile_rows[r] == 16 && 16 - 2 * t < 1)
+        continue;
       CHECK (cf_cuda_tvl1_plan_set_blocking (blocked, t, tile_rows[r]));
       ms[t][r] = time_runs (blocked, &pyr[0], &pyr[1], &params, &flow, runs,
           stream);
@@ -183,8 +190,16 @@ bench_size (int width, int height, int iterations, int runs,
 
   printf ("| %dx%d | %.3f |", width, height, fused_ms);
   for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++)
-    printf (" %.3f / %.3f |", ms[t][0], ms[t][1]);
-  if (best_t > 0)
+    for (r = 0; r < N_ROWS; r++) {
+      if (ms[t][r] < 0.0)
+        printf (r == 0 ? " -" : " / -");
+      else
+        printf (r == 0 ? " %.3f" : " / %.3f", ms[t][r]);
+      printf (r == N_ROWS - 1 ? " |" : "");
+    }
+  if (best_t > 0 && tile_rows[best_r] == 0)
+    printf (" T=%d, auto rows (%.2fx) |\n", best_t, fused_ms / best);
+  else if (best_t > 0)
     printf (" T=%d, %d rows (%.2fx) |\n", best_t, tile_rows[best_r],
         fused_ms / best);
   else
@@ -208,14 +223,15 @@ int
 main (int argc, char **argv)
 {
   const char *sizes = "1280x720,1920x1080,3840x2160";
-  int runs = 20, iterations = 10, w[MAX_SIZES], h[MAX_SIZES], n_sizes = 0;
+  int runs = 20, iterations = 10, levels = 3, w[MAX_SIZES], h[MAX_SIZES];
+  int n_sizes = 0;
   cf_precision precision = CF_PRECISION_FP32;
   int i, t, ok = 1;
   struct cudaDeviceProp prop;
 
   {
     gchar *sizes_opt = NULL, *runs_opt = NULL, *iter_opt = NULL,
-        *precision_opt = NULL, **rest = NULL;
+        *levels_opt = NULL, *precision_opt = NULL, **rest = NULL;
     GOptionEntry entries[] = {
       {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_opt,
           "Frame sizes (default 1280x720,1920x1080,3840x2160)", "WxH,..."},
@@ -224,21 +240,25 @@ main (int argc, char **argv)
       {"iterations", 0, 0, G_OPTION_ARG_STRING, &iter_opt,
           "Iterations per level (default 10; 3 levels x 1 warp, epsilon 0)",
           "N"},
+      {"levels", 0, 0, G_OPTION_ARG_STRING, &levels_opt,
+          "Pyramid levels at most (default 3)", "N"},
       {"precision", 0, 0, G_OPTION_ARG_STRING, &precision_opt,
           "fp32 (default) or fp16 plans", "NAME"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL,
           NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}
     };
-    const char *v[2];
-    int *dst[2] = { &runs, &iterations }, k;
+    const char *v[3];
+    const char *names[3] = { "runs", "iterations", "levels" };
+    int *dst[3] = { &runs, &iterations, &levels }, k;
 
     cf_args_parse (cf_args_context_new (PROG, NULL, entries,
             "GPU time of cf_cuda_tvl1_plan_run with TV-L1's realtime "
             "parameters, FUSED\nagainst BLOCKED with T = 1 ... "
-            "CF_TVL1_MAX_BLOCK_ITERATIONS on 64x32 and 64x64\ntiles; each "
-            "BLOCKED flow is compared with FUSED's bit for bit. A markdown\n"
-            "table (median ms per solve) goes to stdout.",
+            "CF_TVL1_MAX_BLOCK_ITERATIONS, the tile height chosen per "
+            "launch (auto)\nand 64x16, 64x32 and 64x64 tiles; each BLOCKED "
+            "flow is compared with\nFUSED's bit for bit. A markdown table "
+            "(median ms per solve) goes to stdout.",
             "Exit status: 0 on success, 1 when a flow differs, 2 on a usage "
             "error, 77\nwithout a usable CUDA device.\n\n"
             "Example:\n"
@@ -250,7 +270,8 @@ main (int argc, char **argv)
       sizes = sizes_opt;
     v[0] = runs_opt;
     v[1] = iter_opt;
-    for (k = 0; k < 2; k++) {
+    v[2] = levels_opt;
+    for (k = 0; k < 3; k++) {
       char *end;
       long n;
 
@@ -258,8 +279,8 @@ main (int argc, char **argv)
         continue;
       n = strtol (v[k], &end, 10);
       if (end == v[k] || *end != '\0' || n < 1 || n > INT_MAX)
-        cf_args_usage_error (PROG, "bad --%s '%s' (1 or more)",
-            k == 0 ? "runs" : "iterations", v[k]);
+        cf_args_usage_error (PROG, "bad --%s '%s' (1 or more)", names[k],
+            v[k]);
       *dst[k] = (int) n;
     }
     if (precision_opt != NULL) {
@@ -270,6 +291,9 @@ main (int argc, char **argv)
             precision_opt);
     }
   }
+  if (levels > CF_PYRAMID_MAX_LEVELS)
+    cf_args_usage_error (PROG, "bad --levels %d (1 ... %d)", levels,
+        CF_PYRAMID_MAX_LEVELS);
   n_sizes = cf_args_parse_sizes (PROG, "--sizes", sizes, w, h, MAX_SIZES);
   if (!cf_cuda_device_available ()) {
     fprintf (stderr, PROG ": no usable CUDA device\n");
@@ -277,10 +301,11 @@ main (int argc, char **argv)
   }
   CHECK_CUDA (cudaGetDeviceProperties (&prop, 0));
 
-  printf ("%s (%d SMs); %s plan_run, 3 levels x 1 warp x %d iterations, "
-      "epsilon 0; median ms of %d runs; BLOCKED cells: 64x32 / 64x64 "
-      "tiles\n\n", prop.name, prop.multiProcessorCount,
-      precision == CF_PRECISION_FP16 ? "fp16" : "fp32", iterations, runs);
+  printf ("%s (%d SMs); %s plan_run, %d levels at most x 1 warp x %d "
+      "iterations, epsilon 0; median ms of %d runs; BLOCKED cells: auto / "
+      "64x16 / 64x32 / 64x64 tiles\n\n", prop.name, prop.multiProcessorCount,
+      precision == CF_PRECISION_FP16 ? "fp16" : "fp32", levels, iterations,
+      runs);
   printf ("| size | FUSED |");
   for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++)
     printf (" T=%d |", t);
@@ -289,6 +314,6 @@ main (int argc, char **argv)
     printf ("---|");
   printf ("---|\n");
   for (i = 0; i < n_sizes; i++)
-    ok &= bench_size (w[i], h[i], iterations, runs, precision);
+    ok &= bench_size (w[i], h[i], iterations, levels, runs, precision);
   return ok ? 0 : 1;
 }
