@@ -27,6 +27,30 @@
  * out-of-memory, say) is not reported again by every later launch. */
 #define CF_CUDA_TRY_LAUNCH() CF_CUDA_TRY (cudaGetLastError ())
 
+/* Programmatic dependent launch (sm_90 and later; no-ops elsewhere and
+ * when the launch did not ask for it). A kernel launched with
+ * cudaLaunchAttributeProgrammaticStreamSerialization may start once every
+ * block of the stream's previous kernel has called
+ * cf_pdl_launch_dependents (or exited); it does what does not depend on
+ * that kernel, then cf_pdl_wait: the previous kernel complete, its memory
+ * visible. Read what it wrote through L2 (__ldcg), not the read-only
+ * path. */
+static __device__ __forceinline__ void
+cf_pdl_launch_dependents (void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion ();
+#endif
+}
+
+static __device__ __forceinline__ void
+cf_pdl_wait (void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize ();
+#endif
+}
+
 static inline int
 cf_div_up (int n, int d)
 {

@@ -122,6 +122,20 @@ cf_cuda_sm_count (int *n_sm)
   return CF_OK;
 }
 
+int
+cf_cuda_pdl_supported (void)
+{
+  int dev = 0, major = 0;
+
+  if (cudaGetDevice (&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+          dev) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return 0;
+  }
+  return major >= 9;
+}
+
 extern "C" int
 cf_cuda_image_is_valid (const cf_cuda_image * img)
 {

@@ -34,6 +34,10 @@ cf_status cf_cuda_check (cudaError_t err);
  * for the plans that size their grids by them; *n_sm = 1 on error. */
 cf_status cf_cuda_sm_count (int *n_sm);
 
+/* 1 when the current device has programmatic dependent launch (compute
+ * capability 9.0 and later; cuda/cuda-internal.h), else 0. */
+int cf_cuda_pdl_supported (void);
+
 /* A pitched float plane in device memory; pitch in elements. */
 typedef struct
 {

@@ -608,28 +608,12 @@ hs_jacobi_fused_kernel (hs_coef_planes g, int width, int height,
  * Jacobi, FUSED_DB: up to K sweeps per launch on double-buffered regions
  * --------------------------------------------------------------------- */
 
-/* Programmatic dependent launch (sm_90 and later; no-ops elsewhere and
- * when the launch did not ask for it): a block lets the next launch of
- * the stream start as soon as every block of this one has started, and
- * that launch's blocks zero their planes and load their coefficients
- * (which no Jacobi launch writes) before they wait for this launch to
- * complete, its memory visible, and only then read the increments it
- * wrote. */
-static __device__ __forceinline__ void
-hs_pdl_launch_dependents (void)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaTriggerProgrammaticLaunchCompletion ();
-#endif
-}
-
-static __device__ __forceinline__ void
-hs_pdl_wait (void)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaGridDependencySynchronize ();
-#endif
-}
+/* Programmatic dependent launch (cf_pdl_*, cuda-internal.h): a block
+ * lets the next launch of the stream start as soon as every block of
+ * this one has started, and that launch's blocks zero their planes and
+ * load their coefficients (which no Jacobi launch writes) before they
+ * wait for this launch to complete, its memory visible, and only then
+ * read the increments it wrote. */
 
 /* A cell of the increments the previous launch wrote, read through L2
  * only (ld.global.cg): no line an SM's L1 kept from an earlier launch can
@@ -748,7 +732,7 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
   bool plain;                   /* all R cells in the image, no ghosts */
   hs_coef k[R];
 
-  hs_pdl_launch_dependents ();
+  cf_pdl_launch_dependents ();
 
   /* zeros where nothing is ever written, in both planes: the padding ring
    * here, the region cells outside the image below (ghosts among them are
@@ -782,7 +766,7 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
 
   /* the previous launch's increments: after it completed, and after every
    * thread's zeros */
-  hs_pdl_wait ();
+  cf_pdl_wait ();
   __syncthreads ();
 #pragma unroll
   for (int j = 0; j < R; j++) {
@@ -956,15 +940,9 @@ hs_db_prepare_one (void)
 template < typename S > static cf_status
 hs_db_prepare (hs_db_caps * caps, int n_sm)
 {
-  int dev = 0, major = 0;
-
   memset (caps, 0, sizeof (*caps));
   caps->n_sm = n_sm < 1 ? 1 : n_sm;
-  if (cudaGetDevice (&dev) == cudaSuccess &&
-      cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
-          dev) == cudaSuccess)
-    caps->pdl = major >= 9;
-  (void) cudaGetLastError ();
+  caps->pdl = cf_cuda_pdl_supported ();
 #define HS_DB_PREPARE(e, name, rw, rh, by, k, mb) \
   caps->blocks_per_sm[e] = \
       hs_db_prepare_one < hs_geom < rw, rh, by, k, mb >, S > ();
@@ -1041,7 +1019,7 @@ hs_db_pick (const hs_db_caps * caps, cf_hs_geometry forced, int width,
 }
 
 /* One launch of G; with @pdl it may start before the previous kernel of
- * @stream ends (hs_pdl_wait orders what must be ordered). */
+ * @stream ends (cf_pdl_wait orders what must be ordered). */
 template < class G, typename S > static cf_status
 hs_launch_db (const hs_coef_planes & g, int width, int height,
     int sweeps, int zero_in, const S & in, const S & out, int pdl,

@@ -207,15 +207,15 @@ template <> struct tvl1_traits <tvl1_state_f32 >
   {
     const size_t i = x + (size_t) y * s.u.pitch;
 
-    return make_float2 (__ldg (s.u.a + i), __ldg (s.u.b + i));
+    return make_float2 (__ldcg (s.u.a + i), __ldcg (s.u.b + i));
   }
   static __device__ __forceinline__ pcell load_p (const S & s, int x, int y)
   {
     const size_t i1 = x + (size_t) y * s.p1.pitch;
     const size_t i2 = x + (size_t) y * s.p2.pitch;
 
-    return make_float4 (__ldg (s.p1.a + i1), __ldg (s.p1.b + i1),
-        __ldg (s.p2.a + i2), __ldg (s.p2.b + i2));
+    return make_float4 (__ldcg (s.p1.a + i1), __ldcg (s.p1.b + i1),
+        __ldcg (s.p2.a + i2), __ldcg (s.p2.b + i2));
   }
   static __device__ __forceinline__ ucell zero_u ()
   {
@@ -366,11 +366,16 @@ template <> struct tvl1_traits <tvl1_state_f16 >
   }
   static __device__ __forceinline__ ucell load_u (const S & s, int x, int y)
   {
-    return get_u (s, x, y);
+    return __ldcg (s.du.d + x + (size_t) y * s.du.pitch);
   }
   static __device__ __forceinline__ pcell load_p (const S & s, int x, int y)
   {
-    return get_p (s, x, y);
+    const uint2 r = __ldcg ((const uint2 *) (s.p.d + x + (size_t) y *
+            s.p.pitch));
+    pcell c;
+
+    memcpy (&c, &r, sizeof (c));
+    return c;
   }
   static __device__ __forceinline__ ucell zero_u ()
   {
@@ -539,6 +544,8 @@ tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
   unsigned inside = 0;          /* bit j NX + i: cell (i, j) in the image */
   int i, j, s;
 
+  cf_pdl_launch_dependents ();
+  /* the warp's constants, which no BLOCKED launch writes */
 #pragma unroll
   for (j = 0; j < NY; j++) {
 #pragma unroll
@@ -551,6 +558,23 @@ tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
         inside |= 1u << (j * NX + i);
         cu[j][i] = T::ucon_at (k, x, y);
         cp[j][i] = T::pcon_at (k, x, y);
+      } else {
+        T::no_consts (cu[j][i], cp[j][i]);
+      }
+    }
+  }
+  /* the state, once the launch that wrote it has completed (launched as a
+   * programmatic dependent of it, this one may have started earlier) */
+  cf_pdl_wait ();
+#pragma unroll
+  for (j = 0; j < NY; j++) {
+#pragma unroll
+    for (i = 0; i < NX; i++) {
+      const int lx = threadIdx.x + TVL1_BLOCK_X * i;
+      const int ly = threadIdx.y + BY * j;
+      const int x = ox + lx, y = oy + ly;
+
+      if (inside >> (j * NX + i) & 1u) {
         if (T::increments && (e.flags & TVL1_ENDS_DU_ZERO))
           T::set_u (tile, lx, ly, T::zero_u ());
         else
@@ -559,8 +583,6 @@ tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
           T::set_p (tile, lx, ly, T::zero_p ());
         else
           T::set_p (tile, lx, ly, T::load_p (in, x, y));
-      } else {
-        T::no_consts (cu[j][i], cp[j][i]);
       }
     }
   }

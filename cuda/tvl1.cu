@@ -115,6 +115,9 @@ struct cf_cuda_tvl1_plan
   int tile_rows;                /* BLOCKED: 16, 32 or 64; 0: chosen per
                                  * launch (blocked_rows) */
   int n_sm;                     /* SMs of the plan's device */
+  int pdl;                      /* BLOCKED: a warp's later launches start
+                                 * as programmatic dependents */
+  int pdl_supported;            /* the device has PDL */
 
   cf_cuda_flow u;               /* flow of the current level */
   cf_cuda_flow u_med;           /* median_size > 0: the filtered u, which
@@ -578,6 +581,36 @@ blocked_rows (const cf_cuda_tvl1_plan * plan, int width, int height, int t)
   return 16 * (n16 > sm ? n16 : sm) < rows * (n > sm ? n : sm) ? 16 : rows;
 }
 
+/* One BLOCKED launch on 64 x ROWS tiles; with @pdl it may start before
+ * the stream's previous kernel ends, which must then be a BLOCKED launch
+ * of the same warp (the kernel waits for it before it reads the state,
+ * but not before it reads the warp's constants). */
+template < typename S, int ROWS > static cf_status
+launch_blocked (const tvl1_plan < S > *plan, const tvl1_level * lv,
+    const tvl1_iter_args * a, int t, const tvl1_ends & e, int pdl,
+    cudaStream_t stream)
+{
+  typedef tvl1_traits < S > T;
+  cf_status status = CF_OK;
+  cudaLaunchConfig_t config = cudaLaunchConfig_t ();
+  cudaLaunchAttribute attr[1] = { cudaLaunchAttribute () };
+
+  config.gridDim = dim3 (cf_div_up (lv->width, TVL1_TILE_X - 2 * t),
+      cf_div_up (lv->height, ROWS - 2 * t));
+  config.blockDim = dim3 (TVL1_BLOCK_X, tvl1_blocked_by < S > (ROWS));
+  config.dynamicSmemBytes = T::tile_bytes (ROWS);
+  config.stream = stream;
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attr;
+  config.numAttrs = pdl ? 1 : 0;
+  CF_CUDA_TRY (cudaLaunchKernelEx (&config, tvl1_blocked_kernel < S, ROWS >,
+          consts_of (plan), state_of (plan), alt_of (plan), lv->width,
+          lv->height, a->lt, a->theta, a->taut, t, e));
+out:
+  return status;
+}
+
 /* @iterations BLOCKED iterations, T per launch and a last shorter one:
  * each launch reads the plan's state and writes the other copy, which
  * then becomes the plan's (and the level's u, for fp32). The first
@@ -588,7 +621,6 @@ run_blocked (tvl1_plan < S > *plan, tvl1_level * lv,
     const tvl1_iter_args * a, int iterations, unsigned first,
     const tvl1_ends * last, cudaStream_t stream)
 {
-  typedef tvl1_traits < S > T;
   cf_status status = CF_OK;
   int n = 0;
 
@@ -598,10 +630,8 @@ run_blocked (tvl1_plan < S > *plan, tvl1_level * lv,
     const int t = iterations - n < plan->block_iterations ?
         iterations - n : plan->block_iterations;
     const int rows = blocked_rows < S > (plan, lv->width, lv->height, t);
-    const size_t bytes = T::tile_bytes (rows);
-    const dim3 block (TVL1_BLOCK_X, tvl1_blocked_by < S > (rows));
-    const dim3 grid (cf_div_up (lv->width, TVL1_TILE_X - 2 * t),
-        cf_div_up (lv->height, rows - 2 * t));
+    /* the first launch follows the kernel that wrote the constants */
+    const int pdl = plan->pdl && n > 0;
     tvl1_ends e;
 
     if (n + t == iterations)
@@ -611,18 +641,13 @@ run_blocked (tvl1_plan < S > *plan, tvl1_level * lv,
     if (n == 0)
       e.flags |= first;
     if (rows == 64)
-      tvl1_blocked_kernel < S, 64 > <<< grid, block, bytes, stream >>>
-          (consts_of (plan), state_of (plan), alt_of (plan), lv->width,
-          lv->height, a->lt, a->theta, a->taut, t, e);
+      status = launch_blocked < S, 64 > (plan, lv, a, t, e, pdl, stream);
     else if (rows == 16)
-      tvl1_blocked_kernel < S, 16 > <<< grid, block, bytes, stream >>>
-          (consts_of (plan), state_of (plan), alt_of (plan), lv->width,
-          lv->height, a->lt, a->theta, a->taut, t, e);
+      status = launch_blocked < S, 16 > (plan, lv, a, t, e, pdl, stream);
     else
-      tvl1_blocked_kernel < S, 32 > <<< grid, block, bytes, stream >>>
-          (consts_of (plan), state_of (plan), alt_of (plan), lv->width,
-          lv->height, a->lt, a->theta, a->taut, t, e);
-    CF_CUDA_TRY_LAUNCH ();
+      status = launch_blocked < S, 32 > (plan, lv, a, t, e, pdl, stream);
+    if (status != CF_OK)
+      goto out;
     swap_state (plan);
     lv->u = cf_cuda_flow_view (&plan->u, lv->width, lv->height);
     n += t;
@@ -893,6 +918,7 @@ plan_new (int width, int height, cf_precision precision,
   plan->height = height;
   plan->kernel = kernel == CF_TVL1_KERNEL_AUTO ? TVL1_AUTO_KERNEL : kernel;
   set_blocking < S > (plan, 0, 0);
+  plan->pdl = plan->pdl_supported = cf_cuda_pdl_supported ();
   if ((status = cf_cuda_sm_count (&plan->n_sm)) != CF_OK ||
       (status = cf_cuda_flow_alloc (&plan->u, width, height)) != CF_OK ||
       (status = alloc_buffers (plan)) != CF_OK)
@@ -1042,6 +1068,15 @@ cf_cuda_tvl1_plan_set_blocking (cf_cuda_tvl1_plan * plan, int iterations,
     set_blocking < tvl1_state_f16 > (plan, iterations, tile_rows);
   else
     set_blocking < tvl1_state_f32 > (plan, iterations, tile_rows);
+  return CF_OK;
+}
+
+extern "C" cf_status
+cf_cuda_tvl1_plan_set_pdl (cf_cuda_tvl1_plan * plan, int pdl)
+{
+  if (plan == NULL)
+    return CF_ERROR_INVALID;
+  plan->pdl = pdl && plan->pdl_supported;
   return CF_OK;
 }
 

@@ -94,6 +94,13 @@ cf_status cf_cuda_tvl1_plan_run (cf_cuda_tvl1_plan * plan,
 cf_status cf_cuda_tvl1_plan_set_blocking (cf_cuda_tvl1_plan * plan,
     int iterations, int tile_rows);
 
+/* BLOCKED's later launches of a warp as programmatic dependents of the
+ * one before (1, the default where the device has it: compute capability
+ * 9.0 and later), so that a launch starts and loads the warp's constants
+ * while the previous one ends, or as plain launches (0); the results do
+ * not depend on it. */
+cf_status cf_cuda_tvl1_plan_set_pdl (cf_cuda_tvl1_plan * plan, int pdl);
+
 /* The tile height BLOCKED uses for a launch of @iterations (1 ... the
  * plan's iterations per launch) on a @width x @height level, as its runs
  * choose it; 0 for invalid arguments. For tests and benchmarks. */

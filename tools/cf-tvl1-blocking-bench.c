@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  *   cf-tvl1-blocking-bench [--sizes WxH,...] [--runs N] [--iterations N]
- *                          [--levels N] [--precision fp32|fp16]
+ *                          [--levels N] [--precision fp32|fp16] [--no-pdl]
  *
  * Times cf_cuda_tvl1_plan_run alone (CUDA events around it, median of
  * --runs runs after 3 warm-ups) with the realtime preset's parameters (3
@@ -10,7 +10,8 @@
  * the pyramid) for FUSED and for BLOCKED with T = 1 ...
  * CF_TVL1_MAX_BLOCK_ITERATIONS: with the tile height chosen per launch
  * (the default, "auto") and on 64 x 16, 64 x 32 and 64 x 64 tiles
- * everywhere, in fp32 or fp16 plans. The pyramids are built once, as
+ * everywhere, in fp32 or fp16 plans; --no-pdl launches a warp's BLOCKED
+ * launches without programmatic dependent launch. The pyramids are built once, as
  * gst-cudaflow-flow-bench builds them: a synthetic pair (common/synth)
  * rounded to 8 bits, TV-L1's presmoothing, cf_cuda_pyramid_build. Each
  * BLOCKED flow is compared with FUSED's bit for bit. Prints a markdown
@@ -121,7 +122,7 @@ same_bits (const cf_cuda_flow * a, const cf_cuda_flow * b)
 /* One size: FUSED, then BLOCKED per T and tile height; one table row. */
 static int
 bench_size (int width, int height, int iterations, int levels, int runs,
-    cf_precision precision)
+    cf_precision precision, int pdl)
 {
   double ms[CF_TVL1_MAX_BLOCK_ITERATIONS + 1][N_ROWS], fused_ms, best;
   cf_synth_params sp;
@@ -163,6 +164,7 @@ bench_size (int width, int height, int iterations, int levels, int runs,
           CF_TVL1_KERNEL_FUSED, &fused));
   CHECK (cf_cuda_tvl1_plan_new (width, height, precision,
           CF_TVL1_KERNEL_BLOCKED, &blocked));
+  CHECK (cf_cuda_tvl1_plan_set_pdl (blocked, pdl));
 
   fused_ms = time_runs (fused, &pyr[0], &pyr[1], &params, &ref, runs,
       stream);
@@ -225,6 +227,7 @@ main (int argc, char **argv)
   const char *sizes = "1280x720,1920x1080,3840x2160";
   int runs = 20, iterations = 10, levels = 3, w[MAX_SIZES], h[MAX_SIZES];
   int n_sizes = 0;
+  gboolean no_pdl = FALSE;
   cf_precision precision = CF_PRECISION_FP32;
   int i, t, ok = 1;
   struct cudaDeviceProp prop;
@@ -242,6 +245,8 @@ main (int argc, char **argv)
           "N"},
       {"levels", 0, 0, G_OPTION_ARG_STRING, &levels_opt,
           "Pyramid levels at most (default 3)", "N"},
+      {"no-pdl", 0, 0, G_OPTION_ARG_NONE, &no_pdl,
+          "BLOCKED launches without programmatic dependent launch", NULL},
       {"precision", 0, 0, G_OPTION_ARG_STRING, &precision_opt,
           "fp32 (default) or fp16 plans", "NAME"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL,
@@ -303,9 +308,9 @@ main (int argc, char **argv)
 
   printf ("%s (%d SMs); %s plan_run, %d levels at most x 1 warp x %d "
       "iterations, epsilon 0; median ms of %d runs; BLOCKED cells: auto / "
-      "64x16 / 64x32 / 64x64 tiles\n\n", prop.name, prop.multiProcessorCount,
-      precision == CF_PRECISION_FP16 ? "fp16" : "fp32", levels, iterations,
-      runs);
+      "64x16 / 64x32 / 64x64 tiles%s\n\n", prop.name,
+      prop.multiProcessorCount, precision == CF_PRECISION_FP16 ? "fp16" :
+      "fp32", levels, iterations, runs, no_pdl ? "; no PDL" : "");
   printf ("| size | FUSED |");
   for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++)
     printf (" T=%d |", t);
@@ -314,6 +319,7 @@ main (int argc, char **argv)
     printf ("---|");
   printf ("---|\n");
   for (i = 0; i < n_sizes; i++)
-    ok &= bench_size (w[i], h[i], iterations, levels, runs, precision);
+    ok &= bench_size (w[i], h[i], iterations, levels, runs, precision,
+        !no_pdl);
   return ok ? 0 : 1;
 }

@@ -1027,7 +1027,8 @@ GST_END_TEST;
 /* The default BLOCKED shape picks each launch's tile height: 32 rows
  * where a level fills the GPU, 16 on levels whose 32-row grid leaves most
  * SMs idle (cuda/tvl1.h). A 640x480 run of 3 levels mixes both; it must
- * equal FUSED bit for bit in either precision. */
+ * equal FUSED bit for bit in either precision, with and without
+ * programmatic dependent launch. */
 GST_START_TEST (test_blocked_tile_rows_per_level)
 {
   static const cf_precision precisions[] = { CF_PRECISION_FP32,
@@ -1077,6 +1078,15 @@ GST_START_TEST (test_blocked_tile_rows_per_level)
     cf_test_assert_flow_identical (blocked, fused,
         "BLOCKED, tile rows per launch, vs FUSED");
     cf_flow_free (blocked);
+    /* plain launches where the device has programmatic dependent ones */
+    fail_unless_equals_int (cf_cuda_tvl1_plan_set_pdl (plan, 0), CF_OK);
+    blocked = plan_run (plan, &sc, &params, NULL, NULL);
+    cf_test_assert_flow_identical (blocked, fused,
+        "BLOCKED without PDL vs FUSED");
+    cf_flow_free (blocked);
+    fail_unless_equals_int (cf_cuda_tvl1_plan_set_pdl (plan, 1), CF_OK);
+    fail_unless_equals_int (cf_cuda_tvl1_plan_set_pdl (NULL, 1),
+        CF_ERROR_INVALID);
 
     /* a fixed height applies to every launch */
     fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (plan, 5, 64),
