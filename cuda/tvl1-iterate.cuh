@@ -19,7 +19,7 @@
  *    iterations of FUSED's U and P steps on a 64 x 16, 64 x 32 or 64 x 64
  *    tile in shared memory (u and both p fields: 24 B per cell in fp32,
  *    12 in fp16; the warp constants stay in registers, each thread owning
- *    2 x NY fixed cells). The tile is loaded with a halo of t on every
+ *    NX x NY fixed cells). The tile is loaded with a halo of t on every
  *    side; step s of the launch computes U on tile cells [s+1, C−s) and P
  *    on [s+1, C−s−1) per axis (U reads p from the west / north, P reads u
  *    from the east / south, so each valid region loses one cell per side
@@ -142,7 +142,8 @@ template <> struct tvl1_traits <tvl1_state_f32 >
   };
   static constexpr int blocked_min_blocks (int rows)
   {
-    return rows == 64 ? 2 : 4;
+    /* 256 threads at 32 and 64 rows (98 KB of tile), 512 at 16 */
+    return rows == 32 ? 4 : 2;
   }
 
   static __device__ __forceinline__ ucon ucon_at (const consts & k, int x,
@@ -322,7 +323,7 @@ template <> struct tvl1_traits <tvl1_state_f16 >
   };
   static constexpr int blocked_min_blocks (int rows)
   {
-    return rows == 64 ? 1 : rows == 32 ? 2 : 4;
+    return rows == 64 ? 1 : 2;  /* 1024 threads at 16 and 32 rows */
   }
 
   static __device__ __forceinline__ ucon ucon_at (const consts & k, int x,
@@ -441,13 +442,31 @@ template <> struct tvl1_traits <tvl1_state_f16 >
 };
 
 /* BLOCKED's thread rows on a tile of @rows: the traits' BLOCKED_BY, or
- * the tile's height where that is lower (fp16's 16-row tiles run 32 x 16
- * threads, one row each; fp32 keeps 32 x 8 threads, two rows each). */
+ * the tile's height where that is lower (fp16's 16-row tiles: one row
+ * per thread; fp32's: two). */
 template < typename S > static __host__ __device__ constexpr int
 tvl1_blocked_by (int rows)
 {
   return rows < tvl1_traits < S >::BLOCKED_BY ? rows :
       tvl1_traits < S >::BLOCKED_BY;
+}
+
+/* BLOCKED's cells per thread along x on a tile of @rows: two (32 thread
+ * columns), or on the 16-row tiles of coarse levels one (64 columns):
+ * there a launch is as long as one block's iterations, and each thread's
+ * share of them is a chain of dependent steps, so halving it shortens
+ * the launch. */
+static __host__ __device__ constexpr int
+tvl1_blocked_nx (int rows)
+{
+  return rows == 16 ? 1 : 2;
+}
+
+/* BLOCKED's threads along x */
+static __host__ __device__ constexpr int
+tvl1_blocked_bx (int rows)
+{
+  return TVL1_TILE_X / tvl1_blocked_nx (rows);
 }
 
 /* ---------------------------------------------------------------------
@@ -516,22 +535,42 @@ struct tvl1_ends
 #define TVL1_ENDS_FINISH 4u
 #define TVL1_ENDS_KEEP_P 8u
 
+/* BLOCKED's start: tile cell (lx, ly) of image pixel (x, y) from @in, or
+ * the zeros a warp starts from (tvl1_ends). After cf_pdl_wait: @in is
+ * the previous launch's output, read through L2. */
+template < typename S > static __device__ __forceinline__ void
+tvl1_blocked_load (const tvl1_tile < S > &tile, const S & in,
+    const tvl1_ends & e, int lx, int ly, int x, int y)
+{
+  typedef tvl1_traits < S > T;
+
+  if (T::increments && (e.flags & TVL1_ENDS_DU_ZERO))
+    T::set_u (tile, lx, ly, T::zero_u ());
+  else
+    T::set_u (tile, lx, ly, T::load_u (in, x, y));
+  if (T::increments && (e.flags & TVL1_ENDS_P_ZERO))
+    T::set_p (tile, lx, ly, T::zero_p ());
+  else
+    T::set_p (tile, lx, ly, T::load_p (in, x, y));
+}
+
 /** \brief BLOCKED: @t iterations of the FUSED U and P steps on one tile of
  *  64 x ROWS cells (see the top of the file), reading the state from @in
  *  and writing the tile's (64 − 2t) x (ROWS − 2t) interior to @out (or,
  *  as @e says, u0 + du to e.out). Dynamic shared memory:
- *  tvl1_traits::tile_bytes (ROWS). Blocks of 32 x BY threads
- *  (tvl1_blocked_by); thread (tx, ty) owns the cells
- *  (tx + 32 i, ty + BY j), i < 2, j < NY = ROWS / BY. */
+ *  tvl1_traits::tile_bytes (ROWS). Blocks of BX x BY threads
+ *  (tvl1_blocked_bx, tvl1_blocked_by); thread (tx, ty) owns the cells
+ *  (tx + BX i, ty + BY j), i < NX = 64 / BX, j < NY = ROWS / BY. */
 template < typename S, int ROWS > __global__ static void
-__launch_bounds__ (TVL1_BLOCK_X * tvl1_blocked_by < S > (ROWS),
+__launch_bounds__ (tvl1_blocked_bx (ROWS) * tvl1_blocked_by < S > (ROWS),
     tvl1_traits < S >::blocked_min_blocks (ROWS))
 tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
     int w, int h, float lt, float theta, float taut, int t, tvl1_ends e)
 {
   typedef tvl1_traits < S > T;
   const int BY = tvl1_blocked_by < S > (ROWS), NY = ROWS / BY;
-  const int CX = TVL1_TILE_X, CY = ROWS, NX = 2;
+  const int CX = TVL1_TILE_X, CY = ROWS, NX = tvl1_blocked_nx (ROWS);
+  const int BX = tvl1_blocked_bx (ROWS);
   static_assert (ROWS % BY == 0, "thread rows must divide the tile");
   extern __shared__ __align__ (16) unsigned char tvl1_smem[];
   const tvl1_tile < S > tile = T::tile (tvl1_smem, CY);
@@ -545,12 +584,18 @@ tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
   int i, j, s;
 
   cf_pdl_launch_dependents ();
-  /* the warp's constants, which no BLOCKED launch writes */
+  /* fp16 loads the warp's constants (which no BLOCKED launch writes)
+   * before it waits for the launch that wrote the state, fp32 after:
+   * holding 4 of them for each of its 8 cells across the wait made ptxas
+   * spill, so it waits first and loads each cell's constants and state
+   * together */
+  if (!T::increments)
+    cf_pdl_wait ();
 #pragma unroll
   for (j = 0; j < NY; j++) {
 #pragma unroll
     for (i = 0; i < NX; i++) {
-      const int lx = threadIdx.x + TVL1_BLOCK_X * i;
+      const int lx = threadIdx.x + BX * i;
       const int ly = threadIdx.y + BY * j;
       const int x = ox + lx, y = oy + ly;
 
@@ -558,31 +603,24 @@ tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
         inside |= 1u << (j * NX + i);
         cu[j][i] = T::ucon_at (k, x, y);
         cp[j][i] = T::pcon_at (k, x, y);
+        if (!T::increments)
+          tvl1_blocked_load < S > (tile, in, e, lx, ly, x, y);
       } else {
         T::no_consts (cu[j][i], cp[j][i]);
       }
     }
   }
-  /* the state, once the launch that wrote it has completed (launched as a
-   * programmatic dependent of it, this one may have started earlier) */
-  cf_pdl_wait ();
+  if (T::increments) {
+    cf_pdl_wait ();
 #pragma unroll
-  for (j = 0; j < NY; j++) {
+    for (j = 0; j < NY; j++) {
 #pragma unroll
-    for (i = 0; i < NX; i++) {
-      const int lx = threadIdx.x + TVL1_BLOCK_X * i;
-      const int ly = threadIdx.y + BY * j;
-      const int x = ox + lx, y = oy + ly;
+      for (i = 0; i < NX; i++) {
+        const int lx = threadIdx.x + BX * i;
+        const int ly = threadIdx.y + BY * j;
 
-      if (inside >> (j * NX + i) & 1u) {
-        if (T::increments && (e.flags & TVL1_ENDS_DU_ZERO))
-          T::set_u (tile, lx, ly, T::zero_u ());
-        else
-          T::set_u (tile, lx, ly, T::load_u (in, x, y));
-        if (T::increments && (e.flags & TVL1_ENDS_P_ZERO))
-          T::set_p (tile, lx, ly, T::zero_p ());
-        else
-          T::set_p (tile, lx, ly, T::load_p (in, x, y));
+        if (inside >> (j * NX + i) & 1u)
+          tvl1_blocked_load < S > (tile, in, e, lx, ly, ox + lx, oy + ly);
       }
     }
   }
@@ -594,7 +632,7 @@ tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
     for (j = 0; j < NY; j++) {
 #pragma unroll
       for (i = 0; i < NX; i++) {
-        const int lx = threadIdx.x + TVL1_BLOCK_X * i;
+        const int lx = threadIdx.x + BX * i;
         const int ly = threadIdx.y + BY * j;
 
         if ((inside >> (j * NX + i) & 1u) && lx > s && lx < CX - s &&
@@ -609,7 +647,7 @@ tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
     for (j = 0; j < NY; j++) {
 #pragma unroll
       for (i = 0; i < NX; i++) {
-        const int lx = threadIdx.x + TVL1_BLOCK_X * i;
+        const int lx = threadIdx.x + BX * i;
         const int ly = threadIdx.y + BY * j;
 
         if ((inside >> (j * NX + i) & 1u) && lx > s && lx < CX - s - 1 &&
@@ -625,7 +663,7 @@ tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
   for (j = 0; j < NY; j++) {
 #pragma unroll
     for (i = 0; i < NX; i++) {
-      const int lx = threadIdx.x + TVL1_BLOCK_X * i;
+      const int lx = threadIdx.x + BX * i;
       const int ly = threadIdx.y + BY * j;
 
       if ((inside >> (j * NX + i) & 1u) && lx >= t && lx < CX - t &&

@@ -597,7 +597,8 @@ launch_blocked (const tvl1_plan < S > *plan, const tvl1_level * lv,
 
   config.gridDim = dim3 (cf_div_up (lv->width, TVL1_TILE_X - 2 * t),
       cf_div_up (lv->height, ROWS - 2 * t));
-  config.blockDim = dim3 (TVL1_BLOCK_X, tvl1_blocked_by < S > (ROWS));
+  config.blockDim = dim3 (tvl1_blocked_bx (ROWS),
+      tvl1_blocked_by < S > (ROWS));
   config.dynamicSmemBytes = T::tile_bytes (ROWS);
   config.stream = stream;
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
