@@ -34,7 +34,11 @@
  * cf_pdl_launch_dependents (or exited); it does what does not depend on
  * that kernel, then cf_pdl_wait: the previous kernel complete, its memory
  * visible. Read what it wrote through L2 (__ldcg), not the read-only
- * path. */
+ * path. Completion is not transitive before the wait: when kernels that
+ * trigger at once are chained, a kernel may start while several before
+ * it still run, so whatever a kernel reads before its wait must come
+ * from a kernel that completed before its predecessor could trigger
+ * (that is, the predecessor triggers after its own wait). */
 static __device__ __forceinline__ void
 cf_pdl_launch_dependents (void)
 {
@@ -49,6 +53,27 @@ cf_pdl_wait (void)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize ();
 #endif
+}
+
+/* <<< grid, block, smem, stream >>> (args), as a programmatic dependent
+ * of the stream's previous kernel when @pdl (the kernel then calls
+ * cf_pdl_wait before it touches what earlier work writes or reads). */
+template < typename... P, typename... A > static inline cudaError_t
+cf_cuda_launch (void (*kernel) (P...), dim3 grid, dim3 block, size_t smem,
+    cudaStream_t stream, int pdl, A &&... args)
+{
+  cudaLaunchConfig_t config = cudaLaunchConfig_t ();
+  cudaLaunchAttribute attr[1] = { cudaLaunchAttribute () };
+
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attr;
+  config.numAttrs = pdl ? 1 : 0;
+  return cudaLaunchKernelEx (&config, kernel, static_cast < A && >(args)...);
 }
 
 static inline int

@@ -1026,20 +1026,11 @@ hs_launch_db (const hs_coef_planes & g, int width, int height,
     cudaStream_t stream)
 {
   cf_status status = CF_OK;
-  cudaLaunchConfig_t config = cudaLaunchConfig_t ();
-  cudaLaunchAttribute attr[1] = { cudaLaunchAttribute () };
 
-  config.gridDim = dim3 (cf_div_up (width, G::TW), cf_div_up (height, G::TH));
-  config.blockDim = dim3 (G::RW, G::BY);
-  config.dynamicSmemBytes = hs_db_smem_bytes < G, S > ();
-  config.stream = stream;
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = attr;
-  config.numAttrs = pdl ? 1 : 0;
-  CF_CUDA_TRY (cudaLaunchKernelEx (&config, hs_jacobi_db_kernel < G, S >, g,
+  CF_CUDA_TRY (cf_cuda_launch (hs_jacobi_db_kernel < G, S >,
+          dim3 (cf_div_up (width, G::TW), cf_div_up (height, G::TH)),
+          dim3 (G::RW, G::BY), hs_db_smem_bytes < G, S > (), stream, pdl, g,
           width, height, sweeps, zero_in, in, out));
-  CF_CUDA_TRY_LAUNCH ();
 out:
   return status;
 }

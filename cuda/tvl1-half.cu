@@ -211,11 +211,16 @@ tvl1h_upsample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
   tvl1h_taps k;
   int i, j, r;
 
+  /* the source is the previous kernel's output (through L2: PDL) */
+  cf_pdl_launch_dependents ();
+  cf_pdl_wait ();
   for (i = t; i < TVL1H_UP_TX * rows; i += blockDim.x * blockDim.y) {
     const int cx = min (max (ox + i % TVL1H_UP_TX, 0), sw - 1);
     const int cy = min (max (oy + i / TVL1H_UP_TX, 0), sh - 1);
-    wa[i / TVL1H_UP_TX][i % TVL1H_UP_TX] = src.a[cx + (size_t) cy * src.pitch];
-    wb[i / TVL1H_UP_TX][i % TVL1H_UP_TX] = src.b[cx + (size_t) cy * src.pitch];
+    const size_t at = cx + (size_t) cy * src.pitch;
+
+    wa[i / TVL1H_UP_TX][i % TVL1H_UP_TX] = __ldcg (src.a + at);
+    wb[i / TVL1H_UP_TX][i % TVL1H_UP_TX] = __ldcg (src.b + at);
   }
   __syncthreads ();
   /* the x taps depend on x alone; the taps' clamped cells are the
@@ -277,10 +282,14 @@ tvl1h_constants_kernel (const float *__restrict__ i0, size_t p0,
   float gx1 = 0.0f, gx2 = 0.0f, gy1 = 0.0f, gy2 = 0.0f;
   tvl1h_pair k, g;
 
+  /* u0 is the previous kernel's output, read through L2 (PDL); th and
+   * gu0 may still be read by it; the frames are older */
+  cf_pdl_launch_dependents ();
+  cf_pdl_wait ();
   if (x >= w || y >= h)
     return;
-  a = u0[iu];
-  b = v0[iu];
+  a = __ldcg (u0 + iu);
+  b = __ldcg (v0 + iu);
   px = __fadd_rn ((float) x, a);
   py = __fadd_rn ((float) y, b);
   {
@@ -294,12 +303,12 @@ tvl1h_constants_kernel (const float *__restrict__ i0, size_t p0,
   k.a = __floats2half2_rn (sx, sy);
   k.b = __floats2half2_rn (sx * sx + sy * sy, s - i0[x + (size_t) y * p0]);
   if (x < w - 1) {
-    gx1 = u0[iu + 1] - a;
-    gx2 = v0[iu + 1] - b;
+    gx1 = __ldcg (u0 + iu + 1) - a;
+    gx2 = __ldcg (v0 + iu + 1) - b;
   }
   if (y < h - 1) {
-    gy1 = u0[iu + pu] - a;
-    gy2 = v0[iu + pu] - b;
+    gy1 = __ldcg (u0 + iu + pu) - a;
+    gy2 = __ldcg (v0 + iu + pu) - b;
   }
   g.a = __floats2half2_rn (gx1, gx2);
   g.b = __floats2half2_rn (gy1, gy2);
@@ -335,15 +344,15 @@ tvl1h_apply_kernel (tvl1_field u0, tvl1h_cells du, tvl1_field out, int w,
 cf_status
 tvl1h_enqueue_constants (const cf_cuda_image * f0, const cf_cuda_image * f1,
     const cf_cuda_flow * u0, cf_warp_border border, tvl1h_pairs th,
-    tvl1h_pairs gu0, tvl1h_cells du, cudaStream_t stream)
+    tvl1h_pairs gu0, tvl1h_cells du, int pdl, cudaStream_t stream)
 {
   cf_status status = CF_OK;
 
-  tvl1h_constants_kernel <<< tvl1_grid (u0->width, u0->height),
-      tvl1_block (), 0, stream >>> (f0->data, f0->pitch, f1->data,
-      f1->pitch, u0->u, u0->v, u0->pitch, u0->width, u0->height, border, th,
-      gu0, du);
-  CF_CUDA_TRY_LAUNCH ();
+  CF_CUDA_TRY (cf_cuda_launch (tvl1h_constants_kernel, tvl1_grid (u0->width,
+              u0->height), tvl1_block (), 0, stream, pdl,
+          (const float *) f0->data, f0->pitch, (const float *) f1->data,
+          f1->pitch, (const float *) u0->u, (const float *) u0->v, u0->pitch,
+          u0->width, u0->height, border, th, gu0, du));
 out:
   return status;
 }
@@ -364,7 +373,7 @@ out:
 
 /* cf_cuda_flow_resample for fp16 plans (tvl1h_resample_kernel). */
 cf_status
-tvl1h_resample (const cf_cuda_flow * src, cf_cuda_flow * dst,
+tvl1h_resample (const cf_cuda_flow * src, cf_cuda_flow * dst, int pdl,
     cudaStream_t stream)
 {
   cf_status status = CF_OK;
@@ -375,12 +384,13 @@ tvl1h_resample (const cf_cuda_flow * src, cf_cuda_flow * dst,
   /* upsampling (every pyramid step) from a shared-memory window; the
    * gathering kernel for anything else */
   if (fx <= 1.0f && fy <= 1.0f)
-    tvl1h_upsample_kernel <<< dim3 (cf_div_up (dst->width, TVL1_BLOCK_X),
-        cf_div_up (dst->height, TVL1H_UP_ROWS)), tvl1_block (), 0,
-        stream >>> (make_field (src), src->width,
-        src->height, fx, fy, (float) dst->width / (float) src->width,
-        (float) dst->height / (float) src->height, make_field (dst),
-        dst->width, dst->height);
+    CF_CUDA_TRY (cf_cuda_launch (tvl1h_upsample_kernel,
+            dim3 (cf_div_up (dst->width, TVL1_BLOCK_X),
+                cf_div_up (dst->height, TVL1H_UP_ROWS)), tvl1_block (), 0,
+            stream, pdl, make_field (src), src->width, src->height, fx, fy,
+            (float) dst->width / (float) src->width,
+            (float) dst->height / (float) src->height, make_field (dst),
+            dst->width, dst->height));
   else
     tvl1h_resample_kernel <<< tvl1_grid (dst->width, dst->height),
         tvl1_block (), 0, stream >>> (make_field (src), src->width,

@@ -11,13 +11,16 @@
  * @du.d is set */
 cf_status tvl1h_enqueue_constants (const cf_cuda_image * f0,
     const cf_cuda_image * f1, const cf_cuda_flow * u0, cf_warp_border border,
-    tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du, cudaStream_t stream);
+    tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du, int pdl,
+    cudaStream_t stream);
 /* The end of a warp: @out ← @u0 + du (@out may be @u0) */
 cf_status tvl1h_enqueue_apply (const cf_cuda_flow * u0, tvl1h_cells du,
     cf_cuda_flow * out, cudaStream_t stream);
 /* cf_cuda_flow_resample for fp16 plans: @dst (x, y) = scale · @src at
  * (x, y) scaled to its size */
 cf_status tvl1h_resample (const cf_cuda_flow * src, cf_cuda_flow * dst,
-    cudaStream_t stream);
+    int pdl, cudaStream_t stream);
+/* (@pdl: launched as programmatic dependents of the stream's previous
+ * kernel, cf_cuda_launch; the kernels wait for it before they read.) */
 
 #endif /* CF_CUDA_TVL1_HALF_CUH */

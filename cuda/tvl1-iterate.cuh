@@ -534,6 +534,8 @@ struct tvl1_ends
 #define TVL1_ENDS_P_ZERO 2u
 #define TVL1_ENDS_FINISH 4u
 #define TVL1_ENDS_KEEP_P 8u
+/* the kernel before wrote the warp's constants: wait for it first */
+#define TVL1_ENDS_WAIT_FIRST 16u
 
 /* BLOCKED's start: tile cell (lx, ly) of image pixel (x, y) from @in, or
  * the zeros a warp starts from (tvl1_ends). After cf_pdl_wait: @in is
@@ -583,13 +585,12 @@ tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
   unsigned inside = 0;          /* bit j NX + i: cell (i, j) in the image */
   int i, j, s;
 
-  cf_pdl_launch_dependents ();
   /* fp16 loads the warp's constants (which no BLOCKED launch writes)
-   * before it waits for the launch that wrote the state, fp32 after:
-   * holding 4 of them for each of its 8 cells across the wait made ptxas
-   * spill, so it waits first and loads each cell's constants and state
-   * together */
-  if (!T::increments)
+   * before it waits for the launch that wrote the state, except on the
+   * warp's first launch, fp32 after: holding 4 of them for each of its 8
+   * cells across the wait made ptxas spill, so it waits first and loads
+   * each cell's constants and state together */
+  if (!T::increments || (e.flags & TVL1_ENDS_WAIT_FIRST))
     cf_pdl_wait ();
 #pragma unroll
   for (j = 0; j < NY; j++) {
@@ -624,6 +625,13 @@ tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
       }
     }
   }
+  /* The next launch may start now, after this one's wait: it reads the
+   * warp's constants before its own wait, which is safe only once the
+   * kernel that wrote them (the constants kernel, which lets its
+   * dependents start at once) has completed, as this wait implies.
+   * Triggering before the wait would let a chain of launches start while
+   * the constants are still being written. */
+  cf_pdl_launch_dependents ();
   __syncthreads ();
 
   for (s = 0; s < t; s++) {

@@ -582,9 +582,9 @@ blocked_rows (const cf_cuda_tvl1_plan * plan, int width, int height, int t)
 }
 
 /* One BLOCKED launch on 64 x ROWS tiles; with @pdl it may start before
- * the stream's previous kernel ends, which must then be a BLOCKED launch
- * of the same warp (the kernel waits for it before it reads the state,
- * but not before it reads the warp's constants). */
+ * the stream's previous kernel ends (the kernel waits for it before it
+ * reads the state, and before the warp's constants on the warp's first
+ * launch, TVL1_ENDS_WAIT_FIRST). */
 template < typename S, int ROWS > static cf_status
 launch_blocked (const tvl1_plan < S > *plan, const tvl1_level * lv,
     const tvl1_iter_args * a, int t, const tvl1_ends & e, int pdl,
@@ -592,22 +592,14 @@ launch_blocked (const tvl1_plan < S > *plan, const tvl1_level * lv,
 {
   typedef tvl1_traits < S > T;
   cf_status status = CF_OK;
-  cudaLaunchConfig_t config = cudaLaunchConfig_t ();
-  cudaLaunchAttribute attr[1] = { cudaLaunchAttribute () };
 
-  config.gridDim = dim3 (cf_div_up (lv->width, TVL1_TILE_X - 2 * t),
-      cf_div_up (lv->height, ROWS - 2 * t));
-  config.blockDim = dim3 (tvl1_blocked_bx (ROWS),
-      tvl1_blocked_by < S > (ROWS));
-  config.dynamicSmemBytes = T::tile_bytes (ROWS);
-  config.stream = stream;
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = attr;
-  config.numAttrs = pdl ? 1 : 0;
-  CF_CUDA_TRY (cudaLaunchKernelEx (&config, tvl1_blocked_kernel < S, ROWS >,
-          consts_of (plan), state_of (plan), alt_of (plan), lv->width,
-          lv->height, a->lt, a->theta, a->taut, t, e));
+  CF_CUDA_TRY (cf_cuda_launch (tvl1_blocked_kernel < S, ROWS >,
+          dim3 (cf_div_up (lv->width, TVL1_TILE_X - 2 * t),
+              cf_div_up (lv->height, ROWS - 2 * t)),
+          dim3 (tvl1_blocked_bx (ROWS), tvl1_blocked_by < S > (ROWS)),
+          T::tile_bytes (ROWS), stream, pdl, consts_of (plan),
+          state_of (plan), alt_of (plan), lv->width, lv->height, a->lt,
+          a->theta, a->taut, t, e));
 out:
   return status;
 }
@@ -631,22 +623,24 @@ run_blocked (tvl1_plan < S > *plan, tvl1_level * lv,
     const int t = iterations - n < plan->block_iterations ?
         iterations - n : plan->block_iterations;
     const int rows = blocked_rows < S > (plan, lv->width, lv->height, t);
-    /* the first launch follows the kernel that wrote the constants */
-    const int pdl = plan->pdl && n > 0;
     tvl1_ends e;
 
     if (n + t == iterations)
       e = *last;
     else
       memset (&e, 0, sizeof (e));
+    /* the first launch follows the kernel that wrote the constants */
     if (n == 0)
-      e.flags |= first;
+      e.flags |= first | TVL1_ENDS_WAIT_FIRST;
     if (rows == 64)
-      status = launch_blocked < S, 64 > (plan, lv, a, t, e, pdl, stream);
+      status = launch_blocked < S, 64 > (plan, lv, a, t, e, plan->pdl,
+          stream);
     else if (rows == 16)
-      status = launch_blocked < S, 16 > (plan, lv, a, t, e, pdl, stream);
+      status = launch_blocked < S, 16 > (plan, lv, a, t, e, plan->pdl,
+          stream);
     else
-      status = launch_blocked < S, 32 > (plan, lv, a, t, e, pdl, stream);
+      status = launch_blocked < S, 32 > (plan, lv, a, t, e, plan->pdl,
+          stream);
     if (status != CF_OK)
       goto out;
     swap_state (plan);
@@ -776,10 +770,10 @@ resample_level (tvl1_plan_f32 *, const cf_cuda_flow * src,
 }
 
 static cf_status
-resample_level (tvl1_plan_f16 *, const cf_cuda_flow * src,
+resample_level (tvl1_plan_f16 * plan, const cf_cuda_flow * src,
     cf_cuda_flow * dst, cudaStream_t stream)
 {
-  return tvl1h_resample (src, dst, stream);
+  return tvl1h_resample (src, dst, plan->pdl, stream);
 }
 
 /* Solve one fp32 level (solve_level of common/tvl1.c): ∇I1 and p = 0
@@ -848,7 +842,8 @@ solve_level (tvl1_plan_f16 * plan, const cf_cuda_image * f0,
     tvl1_ends last;
 
     status = tvl1h_enqueue_constants (f0, f1, &lv->u, params->warp_border,
-        plan->k.th, plan->k.gu0, blocked ? no_du : plan->state.du, stream);
+        plan->k.th, plan->k.gu0, blocked ? no_du : plan->state.du,
+        plan->pdl, stream);
     if (status != CF_OK)
       goto out;
     last.flags = TVL1_ENDS_FINISH;
