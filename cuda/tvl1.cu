@@ -94,8 +94,8 @@
 #define TVL1_CHECK_EVERY 10
 
 /* AUTO's choice: BLOCKED beats FUSED at every size (docs/flow-speed.md),
- * and runs FUSED when ε > 0. BLOCKED's default shape is the traits'
- * (tvl1-iterate.cuh). */
+ * and runs FUSED when ε > 0. BLOCKED's default shape is the traits' T
+ * (tvl1-iterate.cuh) with a tile height per launch (blocked_rows). */
 #define TVL1_AUTO_KERNEL CF_TVL1_KERNEL_BLOCKED
 
 /* ---------------------------------------------------------------------
