@@ -94,6 +94,10 @@ flow_fill_kernel (float *u, float *v, size_t pitch, int width, int height,
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
 
+  /* a programmatic dependent (cf_cuda_launch): the kernel before may
+   * still read the planes */
+  cf_pdl_launch_dependents ();
+  cf_pdl_wait ();
   if (x < width && y < height) {
     u[x + (size_t) y * pitch] = fu;
     v[x + (size_t) y * pitch] = fv;
@@ -107,10 +111,10 @@ cf_cuda_flow_fill (cf_cuda_flow * flow, float u, float v, cudaStream_t stream)
 
   if (!cf_cuda_flow_is_valid (flow))
     return CF_ERROR_INVALID;
-  flow_fill_kernel <<< flow_grid (flow->width, flow->height),
-      dim3 (FLOW_BLOCK_X, FLOW_BLOCK_Y), 0, stream >>> (flow->u, flow->v,
-      flow->pitch, flow->width, flow->height, u, v);
-  CF_CUDA_TRY_LAUNCH ();
+  CF_CUDA_TRY (cf_cuda_launch (flow_fill_kernel, flow_grid (flow->width,
+              flow->height), dim3 (FLOW_BLOCK_X, FLOW_BLOCK_Y), 0, stream,
+          cf_cuda_pdl_supported (), flow->u, flow->v, flow->pitch,
+          flow->width, flow->height, u, v));
 out:
   return status;
 }
@@ -134,11 +138,15 @@ flow_to_interleaved_kernel (const float *u, const float *v, size_t pitch,
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
 
+  /* a programmatic dependent: the flow is the kernel before's output,
+   * read through L2 */
+  cf_pdl_launch_dependents ();
+  cf_pdl_wait ();
   if (x < width && y < height) {
     /* two float stores: the caller's stride need not keep float2 aligned */
     float *row = (float *) ((char *) uv + (size_t) y * stride);
-    row[2 * (size_t) x] = u[x + (size_t) y * pitch];
-    row[2 * (size_t) x + 1] = v[x + (size_t) y * pitch];
+    row[2 * (size_t) x] = __ldcg (u + x + (size_t) y * pitch);
+    row[2 * (size_t) x + 1] = __ldcg (v + x + (size_t) y * pitch);
   }
 }
 
@@ -177,10 +185,11 @@ cf_cuda_flow_to_interleaved (const cf_cuda_flow * flow, float *uv,
   if (!cf_cuda_flow_is_valid (flow) ||
       !stride_is_valid (uv, stride, flow->width))
     return CF_ERROR_INVALID;
-  flow_to_interleaved_kernel <<< flow_grid (flow->width, flow->height),
-      dim3 (FLOW_BLOCK_X, FLOW_BLOCK_Y), 0, stream >>> (flow->u, flow->v,
-      flow->pitch, flow->width, flow->height, uv, stride);
-  CF_CUDA_TRY_LAUNCH ();
+  CF_CUDA_TRY (cf_cuda_launch (flow_to_interleaved_kernel,
+          flow_grid (flow->width, flow->height), dim3 (FLOW_BLOCK_X,
+              FLOW_BLOCK_Y), 0, stream, cf_cuda_pdl_supported (),
+          (const float *) flow->u, (const float *) flow->v, flow->pitch,
+          flow->width, flow->height, uv, stride));
 out:
   return status;
 }

@@ -147,6 +147,10 @@ min_max_kernel (const float *data, int width, int height, size_t pitch,
   float lo = INFINITY, hi = -INFINITY;
   int t = threadIdx.x;
 
+  /* a programmatic dependent (cf_cuda_launch): the plane or the pairs
+   * are the kernel before's output, read through L2 */
+  cf_pdl_launch_dependents ();
+  cf_pdl_wait ();
   if (data) {
     /* rows over the blocks, columns over the threads: no per-element
      * 64-bit division */
@@ -157,7 +161,7 @@ min_max_kernel (const float *data, int width, int height, size_t pitch,
         float v[MIN_MAX_LOADS];
 #pragma unroll
         for (int k = 0; k < MIN_MAX_LOADS; k++)
-          v[k] = x + k * step < width ? row[x + k * step] : row[x];
+          v[k] = __ldcg (row + (x + k * step < width ? x + k * step : x));
 #pragma unroll
         for (int k = 0; k < MIN_MAX_LOADS; k++) {
           lo = fminf (lo, v[k]);
@@ -167,8 +171,8 @@ min_max_kernel (const float *data, int width, int height, size_t pitch,
     }
   } else {
     for (int i = t; i < n_pairs; i += blockDim.x) {
-      lo = fminf (lo, pairs_in[2 * i]);
-      hi = fmaxf (hi, pairs_in[2 * i + 1]);
+      lo = fminf (lo, __ldcg (pairs_in + 2 * i));
+      hi = fmaxf (hi, __ldcg (pairs_in + 2 * i + 1));
     }
   }
   s_min[t] = lo;
@@ -193,19 +197,21 @@ cf_cuda_image_min_max_async (const cf_cuda_image * img, float *scratch,
 {
   cf_status status = CF_OK;
   long n;
-  int blocks;
+  int blocks, pdl;
 
   if (!plane_is_valid (img) || scratch == NULL || host_range == NULL)
     return CF_ERROR_INVALID;
   n = img->height;
   blocks = n < MIN_MAX_BLOCKS ? (int) n : MIN_MAX_BLOCKS;
-  min_max_kernel <<< blocks, MIN_MAX_THREADS, 0, stream >>> (img->data,
-      img->width, img->height, img->pitch, NULL, 0, scratch);
-  CF_CUDA_TRY_LAUNCH ();
+  pdl = cf_cuda_pdl_supported ();
+  CF_CUDA_TRY (cf_cuda_launch (min_max_kernel, dim3 (blocks),
+          dim3 (MIN_MAX_THREADS), 0, stream, pdl, (const float *) img->data,
+          img->width, img->height, img->pitch, (const float *) NULL, 0,
+          scratch));
   /* the pairs of pass 1 are read before pass 2's block writes pair 0 */
-  min_max_kernel <<< 1, MIN_MAX_THREADS, 0, stream >>> (NULL, 0, 0, 0,
-      scratch, blocks, scratch);
-  CF_CUDA_TRY_LAUNCH ();
+  CF_CUDA_TRY (cf_cuda_launch (min_max_kernel, dim3 (1),
+          dim3 (MIN_MAX_THREADS), 0, stream, pdl, (const float *) NULL, 0, 0,
+          (size_t) 0, (const float *) scratch, blocks, scratch));
   CF_CUDA_TRY (cudaMemcpyAsync (host_range, scratch, 2 * sizeof (float),
           cudaMemcpyDeviceToHost, stream));
 out:

@@ -139,6 +139,10 @@ blur_2d_kernel (const float *__restrict__ src, size_t src_pitch, int width,
   float tap[2 * R + 1];
   int i, k;
 
+  /* a programmatic dependent (the pyramid's chain): @src is the kernel
+   * before's output, read through L2; the taps are older */
+  cf_pdl_launch_dependents ();
+  cf_pdl_wait ();
 #pragma unroll
   for (k = 0; k <= 2 * R; k++)
     tap[k] = __ldg (taps + k);
@@ -146,7 +150,7 @@ blur_2d_kernel (const float *__restrict__ src, size_t src_pitch, int width,
     const int sx = cf_border_fold (x0 - R + i % WX, width, CF_BORDER_REFLECT);
     const int sy = cf_border_fold (y0 - R + i / WX, height,
         CF_BORDER_REFLECT);
-    win[i / WX][i % WX] = src[sx + (size_t) sy * src_pitch];
+    win[i / WX][i % WX] = __ldcg (src + sx + (size_t) sy * src_pitch);
   }
   __syncthreads ();
 
@@ -276,11 +280,12 @@ blur_pass (const cf_cuda_image * src, const float *device_taps, int radius,
         radius, dst->data, dst->pitch);
 }
 
-/* Both passes in one launch (blur_2d_kernel) for radii up to 8 when @dst
- * is not @src; 0 when the radius or the aliasing needs the two passes. */
+/* Both passes in one launch (blur_2d_kernel, a programmatic dependent of
+ * the kernel before) for radii up to 8 when @dst is not @src, its launch
+ * error in @err; 0 when the radius or the aliasing needs the two passes. */
 static int
 blur_2d (const cf_cuda_image * src, const float *device_taps, int radius,
-    cf_cuda_image * dst, cudaStream_t stream)
+    cf_cuda_image * dst, cudaError_t * err, cudaStream_t stream)
 {
   dim3 block (BLUR_BLOCK_X, BLUR_BLOCK_Y);
   dim3 grid (cf_div_up (src->width, BLUR_TILE_X),
@@ -289,8 +294,9 @@ blur_2d (const cf_cuda_image * src, const float *device_taps, int radius,
   if (dst->data == src->data)
     return 0;
   return with_built_radius (radius, [&] (auto r) {
-        blur_2d_kernel < decltype (r)::value > <<< grid, block, 0,
-            stream >>> (src->data, src->pitch, src->width, src->height,
+        *err = cf_cuda_launch (blur_2d_kernel < decltype (r)::value >, grid,
+            block, 0, stream, cf_cuda_pdl_supported (),
+            (const float *) src->data, src->pitch, src->width, src->height,
             device_taps, dst->data, dst->pitch);});
 }
 
@@ -301,9 +307,10 @@ blur_with_taps (const cf_cuda_image * src, const float *device_taps,
     int radius, cf_cuda_image * tmp, cf_cuda_image * dst, cudaStream_t stream)
 {
   cf_status status = CF_OK;
+  cudaError_t err = cudaSuccess;
 
-  if (blur_2d (src, device_taps, radius, dst, stream)) {
-    CF_CUDA_TRY_LAUNCH ();
+  if (blur_2d (src, device_taps, radius, dst, &err, stream)) {
+    CF_CUDA_TRY (err);
     goto out;
   }
   blur_pass < true > (src, device_taps, radius, tmp, stream);

@@ -46,7 +46,7 @@ clamp_index (int i, int n)
 
 /** \brief Bicubic sample of a pitched plane at (x, y); twin of
  *  bicubic_plane () in common/warp.c (4 columns along y, then along x). */
-static __device__ float
+template < bool THROUGH_L2 = false > static __device__ float
 bicubic_plane (const float *__restrict__ data, int width, int height,
     size_t pitch, float x, float y, cf_warp_border border)
 {
@@ -64,7 +64,8 @@ bicubic_plane (const float *__restrict__ data, int width, int height,
 #pragma unroll
     for (int j = 0; j < 4; j++) {
       int sy = clamp_index (iy - 1 + j, height);
-      v[j] = __ldg (data + sx + (size_t) sy * pitch);
+      v[j] = THROUGH_L2 ? __ldcg (data + sx + (size_t) sy * pitch) :
+          __ldg (data + sx + (size_t) sy * pitch);
     }
     col[i] = cubic_cell (v[0], v[1], v[2], v[3], ty);
   }
@@ -125,9 +126,13 @@ bicubic_downscale_kernel (const float *__restrict__ src, size_t src_pitch,
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
 
+  /* a programmatic dependent (the pyramid's chain): @src is the kernel
+   * before's output, read through L2 */
+  cf_pdl_launch_dependents ();
+  cf_pdl_wait ();
   if (x >= dst_width || y >= dst_height)
     return;
-  dst[x + (size_t) y * dst_pitch] = bicubic_plane (src, src_width,
+  dst[x + (size_t) y * dst_pitch] = bicubic_plane < true > (src, src_width,
       src_height, src_pitch, __fdiv_rn ((float) x, eta),
       __fdiv_rn ((float) y, eta), CF_WARP_CLAMP);
 }
@@ -195,11 +200,11 @@ cf_cuda_bicubic_downscale (const cf_cuda_image * src, float eta,
   if (!cf_cuda_image_is_valid (src) || !cf_cuda_image_is_valid (dst) ||
       src->data == dst->data || !(eta > 0.0f && eta < 1.0f))
     return CF_ERROR_INVALID;
-  bicubic_downscale_kernel <<< warp_grid (dst->width, dst->height),
-      dim3 (WARP_BLOCK_X, WARP_BLOCK_Y), 0, stream >>> (src->data,
-      src->pitch, src->width, src->height, eta, dst->data, dst->pitch,
-      dst->width, dst->height);
-  CF_CUDA_TRY_LAUNCH ();
+  CF_CUDA_TRY (cf_cuda_launch (bicubic_downscale_kernel,
+          warp_grid (dst->width, dst->height), dim3 (WARP_BLOCK_X,
+              WARP_BLOCK_Y), 0, stream, cf_cuda_pdl_supported (),
+          (const float *) src->data, src->pitch, src->width, src->height,
+          eta, dst->data, dst->pitch, dst->width, dst->height));
 out:
   return status;
 }
