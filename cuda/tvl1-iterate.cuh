@@ -130,7 +130,8 @@ template <> struct tvl1_traits <tvl1_state_f32 >
 
   static constexpr bool increments = false;
   static constexpr bool steps = true;
-  /* BLOCKED: 32 x 8 threads, NY = 4 (32-row tiles) or 8 rows per thread.
+  /* BLOCKED: 32 x 8 threads, NY = 4 (32-row tiles) or 8 rows per thread
+   * (64 x 8 threads, one cell across and 2 rows, on 16-row tiles).
    * Defaults measured in docs/flow-speed.md (tools/cf-tvl1-blocking-bench,
    * realtime preset): T = 6 on 64 x 32 tiles is the fastest at 720p and
    * 1080p and close to T = 5 at 4K; 64 x 64 tiles are slower at every T;
@@ -310,7 +311,8 @@ template <> struct tvl1_traits <tvl1_state_f16 >
   static constexpr bool steps = false;
   /* BLOCKED: 32 x 32 threads, one tile column pair and NY = 1 (32-row
    * tiles: 32 registers, two blocks = 2048 threads per SM) or 2 rows
-   * (64-row tiles) per thread: faster than fp32's shape (32 x 8 threads,
+   * (64-row tiles) per thread (64 x 16 threads, one cell each, on 16-row
+   * tiles): faster than fp32's shape (32 x 8 threads,
    * NY = 4) at T = 4 and 5 from 720p to 4K. Defaults: the same tool with
    * --precision fp16: T = 5 on 64 x 32 tiles is the fastest from 640 x 480
    * to 4K (ahead of T = 4 since the first and last launches of a warp do

@@ -1036,11 +1036,9 @@ GST_START_TEST (test_blocked_tile_rows_per_level)
   };
   cf_tvl1_params params;
   scene sc;
-  int n_sm = 0, dev = 0, k;
+  int n_sm = 0, k;
 
-  fail_unless_equals_int (cudaGetDevice (&dev), cudaSuccess);
-  fail_unless_equals_int (cudaDeviceGetAttribute (&n_sm,
-          cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
+  fail_unless_equals_int (cf_cuda_sm_count (&n_sm), CF_OK);
   cf_tvl1_params_init_ipol (&params);
   params.warps = 2;
   params.max_iterations = 10;
