@@ -16,25 +16,6 @@ if [ $# -ne 2 ]; then
   echo "usage: $0 BUILD_DIR OUT_BIN" >&2
   exit 2
 fi
-top=$(cd "$(dirname "$0")/../.." && pwd)
-build=$(cd "$1" && pwd) || exit 2
-out=$2
-for a in cuda/.libs/libcfcuda.a common/.libs/libcfcommon.a; do
-  if [ ! -f "$build/$a" ]; then
-    echo "$0: $build/$a missing: build the tree first" >&2
-    exit 1
-  fi
-done
-cuda_cflags=$(sed -n 's/^CUDA_CFLAGS = //p' "$build/Makefile")
-cuda_libs=$(sed -n 's/^CUDA_LIBS = //p' "$build/Makefile")
-mkdir -p "$(dirname "$out")" || exit 1
-# shellcheck disable=SC2086
-${CC:-cc} -std=gnu11 -O2 -Wall -I"$top" -I"$build" $cuda_cflags \
-    -c "$top/tests/gpu/conv-stencil-tune.c" -o "$out.o" || exit 1
-# the archives hold C++ (nvcc) objects: link with the C++ driver; the C++
-# runtime static too, so the binary runs on a host with another one
-# shellcheck disable=SC2086
-${CXX:-c++} -o "$out" "$out.o" "$build/cuda/.libs/libcfcuda.a" \
-    "$build/common/.libs/libcfcommon.a" $cuda_libs -lm \
-    -static-libstdc++ -static-libgcc || exit 1
-rm -f "$out.o"
+here=$(cd "$(dirname "$0")" && pwd)
+exec sh "$here/build-harness.sh" --archives "$here/conv-stencil-tune.c" \
+    "$1" "$2"

@@ -17,16 +17,5 @@ if [ $# -ne 2 ]; then
   echo "usage: $0 BUILD_DIR OUT_BIN" >&2
   exit 2
 fi
-top=$(cd "$(dirname "$0")/../.." && pwd)
-build=$(cd "$1" && pwd) || exit 2
-out=$2
-if [ ! -f "$build/Makefile" ]; then
-  echo "$0: $build/Makefile missing: configure the tree first" >&2
-  exit 1
-fi
-cuda_cflags=$(sed -n 's/^CUDA_CFLAGS = //p' "$build/Makefile")
-cuda_libs=$(sed -n 's/^CUDA_LIBS = //p' "$build/Makefile")
-mkdir -p "$(dirname "$out")" || exit 1
-# shellcheck disable=SC2086
-${CC:-cc} -std=gnu11 -O2 -Wall $cuda_cflags "$top/tests/gpu/cufft-pairs.c" \
-    -o "$out" $cuda_libs -lcufft || exit 1
+here=$(cd "$(dirname "$0")" && pwd)
+exec sh "$here/build-harness.sh" "$here/cufft-pairs.c" "$1" "$2" -lcufft

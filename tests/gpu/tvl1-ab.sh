@@ -27,30 +27,9 @@ if [ "${1:-}" = --build ]; then
     exit 2
   fi
   here=$(cd "$(dirname "$0")" && pwd)
-  src=$(cd "$2" && pwd) || exit 2
-  build=$(cd "$3" && pwd) || exit 2
-  out=$4
-  for a in cuda/.libs/libcfcuda.a common/.libs/libcfcommon.a; do
-    if [ ! -f "$build/$a" ]; then
-      echo "$0: $build/$a missing: build the tree first" >&2
-      exit 1
-    fi
-  done
-  cuda_cflags=$(sed -n 's/^CUDA_CFLAGS = //p' "$build/Makefile")
-  cuda_libs=$(sed -n 's/^CUDA_LIBS = //p' "$build/Makefile")
-  mkdir -p "$(dirname "$out")" || exit 1
   set -x
-  # shellcheck disable=SC2086
-  ${CC:-cc} -std=gnu11 -O2 -Wall -I"$src" -I"$build" $cuda_cflags \
-      -c "$here/tvl1-ab.c" -o "$out.o" || exit 1
-  # the archives hold C++ (nvcc) objects: link with the C++ driver; the
-  # C++ runtime static too, so the binary runs on a host with another one
-  # shellcheck disable=SC2086
-  ${CXX:-c++} -o "$out" "$out.o" "$build/cuda/.libs/libcfcuda.a" \
-      "$build/common/.libs/libcfcommon.a" $cuda_libs -lm \
-      -static-libstdc++ -static-libgcc || exit 1
-  rm -f "$out.o"
-  exit 0
+  exec sh "$here/build-harness.sh" --archives --src "$2" "$here/tvl1-ab.c" \
+      "$3" "$4"
 fi
 
 if [ $# -ne 3 ]; then
