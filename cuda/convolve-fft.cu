@@ -367,8 +367,8 @@ static int tune_next;           /* slot the next new entry takes */
  * timing above. Every pair is timed, not one axis after the other:
  * cuFFT's time is not separable (on an H200, 4608 rows of 4374 took
  * 0.37 ms against 0.43 ms for 4320 x 4320, while 4320 rows of 4374 gained
- * 2 % and 4608 rows of 4320 lost 4 %: tests/gpu/cufft-pairs.c). A failed timing is not an
- * error: the shortest sizes are always correct. */
+ * 2 % and 4608 rows of 4320 lost 4 %: tests/gpu/cufft-pairs.c). A failed
+ * timing is not an error: the shortest sizes are always correct. */
 static void
 choose_sizes (const cf_cufft_api * api, int lw, int lh, int *pw, int *ph)
 {
