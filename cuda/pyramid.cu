@@ -8,6 +8,10 @@
  * sums taps k = -r..r in order with __fmul_rn / __fadd_rn, as the CPU loop
  * does without FMA contraction, so the planes agree bit for bit on x86-64.
  *
+ * At eta 0.5 a level is one launch (blur_halve_kernel): the coarse grid
+ * samples the blurred plane exactly at every second pixel, so the blur is
+ * summed only there, with the same bits.
+ *
  * The taps of the two sigmas a pyramid uses are uploaded once, by its
  * first build, on the build's stream (a pageable cudaMemcpyAsync: no
  * allocation, no synchronisation); later builds upload again only when
@@ -36,6 +40,7 @@
 /* 2-D launch shape of the blur passes */
 #define BLUR_BLOCK_X 32
 #define BLUR_BLOCK_Y 8
+#define BLUR_THREADS (BLUR_BLOCK_X * BLUR_BLOCK_Y)
 
 /* Tap sets in cf_cuda_pyramid.taps */
 enum
@@ -146,11 +151,26 @@ blur_2d_kernel (const float *__restrict__ src, size_t src_pitch, int width,
 #pragma unroll
   for (k = 0; k <= 2 * R; k++)
     tap[k] = __ldg (taps + k);
-  for (i = tid; i < WX * WY; i += nt) {
-    const int sx = cf_border_fold (x0 - R + i % WX, width, CF_BORDER_REFLECT);
-    const int sy = cf_border_fold (y0 - R + i / WX, height,
-        CF_BORDER_REFLECT);
-    win[i / WX][i % WX] = __ldcg (src + sx + (size_t) sy * src_pitch);
+  {
+    /* every load of the thread in flight at once, then the stores: the
+     * window is the previous kernel's output, an L2 round trip each */
+    const int PER = (WX * WY + BLUR_THREADS - 1) / BLUR_THREADS;
+    float s[PER];
+
+#pragma unroll
+    for (k = 0; k < PER; k++) {
+      i = tid + k * BLUR_THREADS;
+      if (i < WX * WY)
+        s[k] = __ldcg (src + cf_border_fold (x0 - R + i % WX, width,
+                CF_BORDER_REFLECT) + src_pitch * (size_t) cf_border_fold (y0 -
+                R + i / WX, height, CF_BORDER_REFLECT));
+    }
+#pragma unroll
+    for (k = 0; k < PER; k++) {
+      i = tid + k * BLUR_THREADS;
+      if (i < WX * WY)
+        win[i / WX][i % WX] = s[k];
+    }
   }
   __syncthreads ();
 
@@ -197,6 +217,108 @@ blur_2d_kernel (const float *__restrict__ src, size_t src_pitch, int width,
         sum = __fadd_rn (sum, __fmul_rn (tap[k], v[r + k]));
       dst[x + (size_t) (y0 + r0 + r) * dst_pitch] = sum;
     }
+  }
+}
+
+/* Output tile of blur_halve_kernel in coarse pixels (its block is
+ * BLUR_BLOCK_X x BLUR_BLOCK_Y threads): 64 x 32 fine pixels. */
+#define HALVE_TILE_X 32
+#define HALVE_TILE_Y 16
+
+/** \brief One pyramid step at eta = 0.5 in one kernel, the same bits as
+ *  blur_2d_kernel followed by bicubic_downscale_kernel. At eta = 0.5
+ *  coarse pixel (x, y) samples the blurred plane exactly at fine pixel
+ *  (2x, 2y), where Keys' cell (fraction 0) returns the sample itself; so
+ *  only the blurred values at even columns and rows are summed, a
+ *  quarter of the vertical pass and half of the horizontal one, each in
+ *  the passes' tap order, and neither the blurred plane nor a second
+ *  launch is needed. The block keeps its source window as two arrays,
+ *  even and odd columns, so that the lanes of a warp (one output column
+ *  each, two fine columns apart) read consecutive words.
+ *  \param[out] dst  the coarse level, (width + 1) / 2 x (height + 1) / 2
+ *  at most */
+template < int R > __global__ static void
+__launch_bounds__ (BLUR_BLOCK_X * BLUR_BLOCK_Y)
+blur_halve_kernel (const float *__restrict__ src, size_t src_pitch, int width,
+    int height, const float *__restrict__ taps, float *__restrict__ dst,
+    size_t dst_pitch, int dst_width, int dst_height)
+{
+  /* window: the fine pixels 2 x0 - R .. 2 (x0 + HALVE_TILE_X - 1) + R of
+   * the tile's first coarse column x0, rows alike */
+  const int WX = 2 * HALVE_TILE_X - 1 + 2 * R;
+  const int WY = 2 * HALVE_TILE_Y - 1 + 2 * R;
+  __shared__ float even[WY][(WX + 1) / 2];
+  __shared__ float odd[WY][WX / 2];
+  __shared__ float hor[WY][HALVE_TILE_X];
+  const int x0 = blockIdx.x * HALVE_TILE_X, y0 = blockIdx.y * HALVE_TILE_Y;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  float tap[2 * R + 1];
+  int j, k;
+
+  /* a programmatic dependent (the pyramid's chain): @src is the kernel
+   * before's output, read through L2; the taps are older */
+  cf_pdl_launch_dependents ();
+  cf_pdl_wait ();
+#pragma unroll
+  for (k = 0; k <= 2 * R; k++)
+    tap[k] = __ldg (taps + k);
+  {
+    /* every load of the thread in flight at once, then the stores: the
+     * window is the previous kernel's output, an L2 round trip each */
+    const int ROWS = (WY + BLUR_BLOCK_Y - 1) / BLUR_BLOCK_Y;
+    const int COLS = (WX + BLUR_BLOCK_X - 1) / BLUR_BLOCK_X;
+    float s[ROWS][COLS];
+
+#pragma unroll
+    for (int q = 0; q < ROWS; q++) {
+      const float *row = src + src_pitch * (size_t) cf_border_fold (2 * y0 -
+          R + ty + q * BLUR_BLOCK_Y, height, CF_BORDER_REFLECT);
+#pragma unroll
+      for (int c = 0; c < COLS; c++) {
+        const int i = tx + c * BLUR_BLOCK_X;
+        if (ty + q * BLUR_BLOCK_Y < WY && i < WX)
+          s[q][c] = __ldcg (row + cf_border_fold (2 * x0 - R + i, width,
+                  CF_BORDER_REFLECT));
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < ROWS; q++) {
+#pragma unroll
+      for (int c = 0; c < COLS; c++) {
+        const int i = tx + c * BLUR_BLOCK_X;
+        if (ty + q * BLUR_BLOCK_Y >= WY || i >= WX)
+          continue;
+        if (i & 1)
+          odd[ty + q * BLUR_BLOCK_Y][i >> 1] = s[q][c];
+        else
+          even[ty + q * BLUR_BLOCK_Y][i >> 1] = s[q][c];
+      }
+    }
+  }
+  __syncthreads ();
+
+  /* horizontal, at fine column 2 (x0 + tx) of every window row: taps k
+   * over window columns 2 tx + k */
+  for (j = ty; j < WY; j += BLUR_BLOCK_Y) {
+    float sum = 0.0f;
+#pragma unroll
+    for (k = 0; k <= 2 * R; k++)
+      sum = __fadd_rn (sum, __fmul_rn (tap[k],
+              (k & 1) ? odd[j][tx + (k >> 1)] : even[j][tx + (k >> 1)]));
+    hor[j][tx] = sum;
+  }
+  __syncthreads ();
+
+  /* vertical, at fine row 2 (y0 + r): taps k over window rows 2 r + k */
+  if (x0 + tx >= dst_width)
+    return;
+  for (int r = ty; r < HALVE_TILE_Y && y0 + r < dst_height;
+      r += BLUR_BLOCK_Y) {
+    float sum = 0.0f;
+#pragma unroll
+    for (k = 0; k <= 2 * R; k++)
+      sum = __fadd_rn (sum, __fmul_rn (tap[k], hor[2 * r + k][tx]));
+    dst[x0 + tx + (size_t) (y0 + r) * dst_pitch] = sum;
   }
 }
 
@@ -317,6 +439,40 @@ blur_with_taps (const cf_cuda_image * src, const float *device_taps,
   CF_CUDA_TRY_LAUNCH ();
   blur_pass < false > (tmp, device_taps, radius, dst, stream);
   CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}
+
+/* @coarse from @fine: the anti-alias blur (taps on the device; @tmp and
+ * @blurred scratch planes of @fine's size), then the bicubic sampling at
+ * (x / eta, y / eta); one launch of blur_halve_kernel where that sampling
+ * lands on every second pixel (eta 0.5, the coarse plane no larger than
+ * half the fine one, rounded up) and the radius has a built kernel. */
+static cf_status
+downsample (const cf_cuda_image * fine, float eta, const float *device_taps,
+    int radius, cf_cuda_image * tmp, cf_cuda_image * blurred,
+    cf_cuda_image * coarse, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  cudaError_t err = cudaSuccess;
+  const dim3 grid (cf_div_up (coarse->width, HALVE_TILE_X),
+      cf_div_up (coarse->height, HALVE_TILE_Y));
+
+  if (eta == 0.5f && 2 * coarse->width - 1 <= fine->width &&
+      2 * coarse->height - 1 <= fine->height &&
+      with_built_radius (radius, [&] (auto r) {
+            err = cf_cuda_launch (blur_halve_kernel < decltype (r)::value >,
+                grid, dim3 (BLUR_BLOCK_X, BLUR_BLOCK_Y), 0, stream,
+                cf_cuda_pdl_supported (), (const float *) fine->data,
+                fine->pitch, fine->width, fine->height, device_taps,
+                coarse->data, coarse->pitch, coarse->width,
+                coarse->height);})) {
+    CF_CUDA_TRY (err);
+    goto out;
+  }
+  status = blur_with_taps (fine, device_taps, radius, tmp, blurred, stream);
+  if (status == CF_OK)
+    status = cf_cuda_bicubic_downscale (blurred, eta, coarse, stream);
 out:
   return status;
 }
@@ -490,7 +646,7 @@ cf_cuda_pyramid_build (cf_cuda_pyramid * pyramid,
   }
 
   /* level l: blur level l-1 into scratch 1 (scratch 0 between passes),
-   * then sample it at (x / eta, y / eta) */
+   * then sample it at (x / eta, y / eta); at eta 0.5 both in one launch */
   if (pyramid->n_levels > 1) {
     status = pyramid_ensure_taps (pyramid, TAPS_DOWNSAMPLE,
         downsample_sigma (params->eta), stream);
@@ -504,12 +660,9 @@ cf_cuda_pyramid_build (cf_cuda_pyramid * pyramid,
     cf_cuda_image blurred = image_view (&pyramid->scratch[1], fine->width,
         fine->height);
 
-    status = blur_with_taps (fine, pyramid->taps +
+    status = downsample (fine, params->eta, pyramid->taps +
         (size_t) TAPS_DOWNSAMPLE * pyramid->max_taps,
-        pyramid->taps_radius[TAPS_DOWNSAMPLE], &tmp, &blurred, stream);
-    if (status != CF_OK)
-      return status;
-    status = cf_cuda_bicubic_downscale (&blurred, params->eta,
+        pyramid->taps_radius[TAPS_DOWNSAMPLE], &tmp, &blurred,
         &pyramid->level[l], stream);
     if (status != CF_OK)
       return status;

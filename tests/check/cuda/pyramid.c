@@ -221,6 +221,68 @@ GST_START_TEST (test_pyramid_matches_cpu)
 
 GST_END_TEST;
 
+/* At eta 0.5 a pyramid step is one launch that sums the blur only where
+ * the coarse grid samples it; its levels must be the bits of the blur
+ * followed by the bicubic sampling, on sizes around its 32 x 16 tile
+ * and on planes narrower than the blur. */
+GST_START_TEST (test_pyramid_halving_equals_blur_then_sample)
+{
+  static const test_size halving_sizes[] = {
+    {1, 1}, {2, 3}, {3, 200}, {63, 31}, {64, 32}, {65, 33}, {130, 67},
+    {641, 479}, {1920, 1080}
+  };
+  const float eta = 0.5f;
+  const float sigma = 0.6f * sqrtf (1.0f / (eta * eta) - 1.0f);
+  cf_pyramid_params params;
+  float *taps = NULL;
+  int i, l;
+
+  fail_unless_equals_int (cudaMalloc ((void **) &taps, 511 * sizeof (float)),
+      cudaSuccess);
+  cf_pyramid_params_init (&params);
+  params.eta = eta;
+  params.max_levels = 4;
+  params.min_size = 1;
+  params.presmooth_sigma = 0.8f;
+  for (i = 0; i < (int) G_N_ELEMENTS (halving_sizes); i++) {
+    const int w = halving_sizes[i].width, h = halving_sizes[i].height;
+    cf_image *frame = cf_test_random_image (w, h, 41 + i, 0.0f, 255.0f);
+    cf_cuda_pyramid gpu;
+
+    fail_unless_equals_int (cf_cuda_pyramid_alloc (&gpu, w, h, &params),
+        CF_OK);
+    fail_unless_equals_int (cf_cuda_image_upload (frame, &gpu.level[0],
+            stream), CF_OK);
+    fail_unless_equals_int (cf_cuda_pyramid_build (&gpu, &params, stream),
+        CF_OK);
+    for (l = 1; l < gpu.n_levels; l++) {
+      const cf_cuda_image *fine = &gpu.level[l - 1];
+      cf_cuda_image tmp, blurred, coarse;
+      cf_image *want;
+
+      cf_test_poisoned_image (fine->width, fine->height, &tmp, stream);
+      cf_test_poisoned_image (fine->width, fine->height, &blurred, stream);
+      cf_test_poisoned_image (gpu.level[l].width, gpu.level[l].height,
+          &coarse, stream);
+      fail_unless_equals_int (cf_cuda_gaussian_blur (fine, sigma, &tmp,
+              &blurred, taps, 511, stream), CF_OK);
+      fail_unless_equals_int (cf_cuda_bicubic_downscale (&blurred, eta,
+              &coarse, stream), CF_OK);
+      want = cf_test_download_image (&coarse, stream);
+      assert_image_equal (&gpu.level[l], want, "halving vs blur + sample");
+      cf_image_free (want);
+      cf_cuda_image_release (&tmp);
+      cf_cuda_image_release (&blurred);
+      cf_cuda_image_release (&coarse);
+    }
+    cf_cuda_pyramid_release (&gpu);
+    cf_image_free (frame);
+  }
+  cudaFree (taps);
+}
+
+GST_END_TEST;
+
 /* Re-building with another presmoothing sigma re-uploads its taps. */
 GST_START_TEST (test_pyramid_rebuild_with_new_sigma)
 {
@@ -655,6 +717,7 @@ cuda_pyramid_suite (void)
   tcase_add_test (tc, test_blur_matches_cpu);
   tcase_add_test (tc, test_blur_rejects_bad_arguments);
   tcase_add_test (tc, test_pyramid_matches_cpu);
+  tcase_add_test (tc, test_pyramid_halving_equals_blur_then_sample);
   tcase_add_test (tc, test_pyramid_rebuild_with_new_sigma);
   tcase_add_test (tc, test_luma_from_channel_is_bit_exact);
   tcase_add_test (tc, test_luma_from_rgb_is_bit_exact);
