@@ -178,10 +178,11 @@ tvl1h_resample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
   dst.b[i] = sy * tvl1h_sample (k, src.b, src.pitch);
 }
 
-/* One tvl1h_upsample_kernel block: 32 x 8 threads, 32 x 16 outputs (two
- * rows per thread); at a step <= 1 their taps reach at most 35 x 19
- * source cells (-1 .. +2 around 33 x 16). */
-#define TVL1H_UP_ROWS 16
+/* One tvl1h_upsample_kernel block: 32 x 8 threads, 32 x 32 outputs (four
+ * rows per thread: fewer, longer blocks hide the window's load better);
+ * at a step <= 1 their taps reach at most 35 x 35 source cells (-1 .. +2
+ * around 33 x 32). */
+#define TVL1H_UP_ROWS 32
 #define TVL1H_UP_TX 36
 #define TVL1H_UP_TY (TVL1H_UP_ROWS + 4)
 static_assert (TVL1_BLOCK_X + 4 <= TVL1H_UP_TX, "upsampling window too small");
@@ -214,13 +215,32 @@ tvl1h_upsample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
   /* the source is the previous kernel's output (through L2: PDL) */
   cf_pdl_launch_dependents ();
   cf_pdl_wait ();
-  for (i = t; i < TVL1H_UP_TX * rows; i += blockDim.x * blockDim.y) {
-    const int cx = min (max (ox + i % TVL1H_UP_TX, 0), sw - 1);
-    const int cy = min (max (oy + i / TVL1H_UP_TX, 0), sh - 1);
-    const size_t at = cx + (size_t) cy * src.pitch;
+  {
+    /* every load of the thread in flight at once, then the stores */
+    const int PER = (TVL1H_UP_TX * TVL1H_UP_TY + TVL1_BLOCK_THREADS - 1) /
+        TVL1_BLOCK_THREADS;
+    float sa[PER], sb[PER];
 
-    wa[i / TVL1H_UP_TX][i % TVL1H_UP_TX] = __ldcg (src.a + at);
-    wb[i / TVL1H_UP_TX][i % TVL1H_UP_TX] = __ldcg (src.b + at);
+#pragma unroll
+    for (j = 0; j < PER; j++) {
+      i = t + j * TVL1_BLOCK_THREADS;
+      if (i < TVL1H_UP_TX * rows) {
+        const int cx = min (max (ox + i % TVL1H_UP_TX, 0), sw - 1);
+        const int cy = min (max (oy + i / TVL1H_UP_TX, 0), sh - 1);
+        const size_t at = cx + (size_t) cy * src.pitch;
+
+        sa[j] = __ldcg (src.a + at);
+        sb[j] = __ldcg (src.b + at);
+      }
+    }
+#pragma unroll
+    for (j = 0; j < PER; j++) {
+      i = t + j * TVL1_BLOCK_THREADS;
+      if (i < TVL1H_UP_TX * rows) {
+        wa[i / TVL1H_UP_TX][i % TVL1H_UP_TX] = sa[j];
+        wb[i / TVL1H_UP_TX][i % TVL1H_UP_TX] = sb[j];
+      }
+    }
   }
   __syncthreads ();
   /* the x taps depend on x alone; the taps' clamped cells are the
