@@ -130,23 +130,38 @@ cf_cuda_flow_view (const cf_cuda_flow * flow, int width, int height)
 }
 
 /** \brief Planar -> interleaved: row y of @uv (@stride bytes apart) gets
- *  u0 v0 u1 v1 ... (twin of cf_flow_to_interleaved). */
+ *  u0 v0 u1 v1 ... (twin of cf_flow_to_interleaved), two pixels per
+ *  thread: one 16-byte store where the row keeps it aligned, else four
+ *  float stores (the caller's stride need only keep floats aligned). */
 __global__ static void
 flow_to_interleaved_kernel (const float *u, const float *v, size_t pitch,
     int width, int height, float *uv, size_t stride)
 {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int x0 = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
 
   /* a programmatic dependent: the flow is the kernel before's output,
    * read through L2 */
   cf_pdl_launch_dependents ();
   cf_pdl_wait ();
-  if (x < width && y < height) {
-    /* two float stores: the caller's stride need not keep float2 aligned */
-    float *row = (float *) ((char *) uv + (size_t) y * stride);
-    row[2 * (size_t) x] = __ldcg (u + x + (size_t) y * pitch);
-    row[2 * (size_t) x + 1] = __ldcg (v + x + (size_t) y * pitch);
+  if (x0 < width && y < height) {
+    const float *pu = u + x0 + (size_t) y * pitch;
+    const float *pv = v + x0 + (size_t) y * pitch;
+    float *out = (float *) ((char *) uv + (size_t) y * stride) + 2 * x0;
+
+    if (x0 + 1 < width && (size_t) out % sizeof (float4) == 0 &&
+        (size_t) pu % sizeof (float2) == 0 &&
+        (size_t) pv % sizeof (float2) == 0) {
+      const float2 a = __ldcg (reinterpret_cast < const float2 *>(pu));
+      const float2 b = __ldcg (reinterpret_cast < const float2 *>(pv));
+
+      *reinterpret_cast < float4 * >(out) = make_float4 (a.x, b.x, a.y, b.y);
+    } else {
+      for (int k = 0; k < 2 && x0 + k < width; k++) {
+        out[2 * k] = __ldcg (pu + k);
+        out[2 * k + 1] = __ldcg (pv + k);
+      }
+    }
   }
 }
 
@@ -186,7 +201,8 @@ cf_cuda_flow_to_interleaved (const cf_cuda_flow * flow, float *uv,
       !stride_is_valid (uv, stride, flow->width))
     return CF_ERROR_INVALID;
   CF_CUDA_TRY (cf_cuda_launch (flow_to_interleaved_kernel,
-          flow_grid (flow->width, flow->height), dim3 (FLOW_BLOCK_X,
+          flow_grid (cf_div_up (flow->width, 2), flow->height),
+          dim3 (FLOW_BLOCK_X,
               FLOW_BLOCK_Y), 0, stream, cf_cuda_pdl_supported (),
           (const float *) flow->u, (const float *) flow->v, flow->pitch,
           flow->width, flow->height, uv, stride));

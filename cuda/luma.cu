@@ -24,7 +24,12 @@ static const int LUMA_BLOCK_Y = 8;
  * `row[x] *= 255.0f / 65535.0f` in common/planes.c. */
 #define LUMA_SCALE_16 (255.0f / 65535.0f)
 
-/** \brief dst(x, y) = sample (x, y) in 0..255.
+/* Pixels of a row per thread of luma_from_channel_kernel: one 16-byte
+ * store of the four values where the row allows it */
+#define LUMA_RUN 4
+
+/** \brief dst(x, y) = sample (x, y) in 0..255, LUMA_RUN pixels of a row
+ *  per thread.
  *  \param[in] data          first sample (device memory)
  *  \param stride            bytes between rows (may be negative)
  *  \param pixel_stride      bytes between samples of a row
@@ -35,21 +40,38 @@ luma_from_channel_kernel (const uint8_t * data, ptrdiff_t stride,
     int pixel_stride, int depth, int width, int height, float *dst,
     size_t pitch)
 {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * LUMA_RUN;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
   const uint8_t *p;
-  float value;
+  float *out;
+  float value[LUMA_RUN];
 
-  if (x >= width || y >= height)
+  if (x0 >= width || y >= height)
     return;
-  p = data + (ptrdiff_t) y * stride + (ptrdiff_t) x * pixel_stride;
-  if (depth == 8) {
-    value = (float) p[0];
-  } else {
-    value = (float) (unsigned) (p[0] | (p[1] << 8));
-    value = __fmul_rn (value, LUMA_SCALE_16);
+  p = data + (ptrdiff_t) y * stride + (ptrdiff_t) x0 * pixel_stride;
+  out = dst + x0 + (size_t) y * pitch;
+#pragma unroll
+  for (int k = 0; k < LUMA_RUN; k++) {
+    const uint8_t *q = p + (ptrdiff_t) k * pixel_stride;
+
+    if (x0 + k >= width)
+      break;
+    if (depth == 8) {
+      value[k] = (float) q[0];
+    } else {
+      value[k] = (float) (unsigned) (q[0] | (q[1] << 8));
+      value[k] = __fmul_rn (value[k], LUMA_SCALE_16);
+    }
   }
-  dst[x + (size_t) y * pitch] = value;
+  if (x0 + LUMA_RUN <= width && (size_t) out % sizeof (float4) == 0) {
+    *reinterpret_cast < float4 * >(out) = make_float4 (value[0], value[1],
+        value[2], value[3]);
+  } else {
+#pragma unroll
+    for (int k = 0; k < LUMA_RUN; k++)
+      if (x0 + k < width)
+        out[k] = value[k];
+  }
 }
 
 /** \brief Rec.601 Y = 0.299 R + 0.587 G + 0.114 B of 8-bit RGB(x) pixels,
@@ -94,7 +116,7 @@ cf_cuda_luma_from_channel (const cf_channel * src, cf_cuda_image * dst,
       src->pixel_stride < src->depth / 8 || !plane_is_valid (dst) ||
       dst->width != src->width || dst->height != src->height)
     return CF_ERROR_INVALID;
-  grid = dim3 (cf_div_up (src->width, LUMA_BLOCK_X),
+  grid = dim3 (cf_div_up (src->width, LUMA_BLOCK_X * LUMA_RUN),
       cf_div_up (src->height, LUMA_BLOCK_Y));
   luma_from_channel_kernel <<< grid, dim3 (LUMA_BLOCK_X, LUMA_BLOCK_Y), 0,
       stream >>> ((const uint8_t *) src->data, src->stride,
