@@ -160,10 +160,11 @@ out:
 #define MIN_MAX_LOADS 4
 
 /** \brief Block-wise (min, max) of @n_pairs pairs (or of the plane when
- *  @data is set), written to pairs_out[2 blockIdx], [2 blockIdx + 1]. */
+ *  @data is set), written to pairs_out[2 blockIdx], [2 blockIdx + 1] and,
+ *  when set, to result[0], result[1] (the last pass, one block). */
 __global__ static void
 min_max_kernel (const float *data, int width, int height, size_t pitch,
-    const float *pairs_in, int n_pairs, float *pairs_out)
+    const float *pairs_in, int n_pairs, float *pairs_out, float *result)
 {
   __shared__ float s_min[MIN_MAX_THREADS], s_max[MIN_MAX_THREADS];
   float lo = INFINITY, hi = -INFINITY;
@@ -192,9 +193,20 @@ min_max_kernel (const float *data, int width, int height, size_t pitch,
       }
     }
   } else {
-    for (int i = t; i < n_pairs; i += blockDim.x) {
-      lo = fminf (lo, __ldcg (pairs_in + 2 * i));
-      hi = fmaxf (hi, __ldcg (pairs_in + 2 * i + 1));
+    /* MIN_MAX_LOADS pairs per thread in flight at once */
+    for (int i0 = t; i0 < n_pairs; i0 += MIN_MAX_LOADS * MIN_MAX_THREADS) {
+      float2 p[MIN_MAX_LOADS];
+#pragma unroll
+      for (int k = 0; k < MIN_MAX_LOADS; k++) {
+        const int i = i0 + k * MIN_MAX_THREADS;
+        p[k] = __ldcg (reinterpret_cast < const float2 *>(pairs_in) +
+            (i < n_pairs ? i : i0));
+      }
+#pragma unroll
+      for (int k = 0; k < MIN_MAX_LOADS; k++) {
+        lo = fminf (lo, p[k].x);
+        hi = fmaxf (hi, p[k].y);
+      }
     }
   }
   s_min[t] = lo;
@@ -210,7 +222,27 @@ min_max_kernel (const float *data, int width, int height, size_t pitch,
   if (t == 0) {
     pairs_out[2 * blockIdx.x] = s_min[0];
     pairs_out[2 * blockIdx.x + 1] = s_max[0];
+    if (result != NULL) {
+      result[0] = s_min[0];
+      result[1] = s_max[0];
+    }
   }
+}
+
+/* The device's address of @host when it is pinned host memory the
+ * device can write (every cudaMallocHost allocation with unified
+ * addressing); NULL for pageable memory. */
+static float *
+mapped_host_pointer (float *host)
+{
+  cudaPointerAttributes attr;
+
+  if (cudaPointerGetAttributes (&attr, host) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return NULL;
+  }
+  return attr.type == cudaMemoryTypeHost ? (float *) attr.devicePointer :
+      NULL;
 }
 
 extern "C" cf_status
@@ -218,6 +250,7 @@ cf_cuda_image_min_max_async (const cf_cuda_image * img, float *scratch,
     float *host_range, cudaStream_t stream)
 {
   cf_status status = CF_OK;
+  float *mapped;
   long n;
   int blocks, pdl;
 
@@ -226,16 +259,21 @@ cf_cuda_image_min_max_async (const cf_cuda_image * img, float *scratch,
   n = img->height;
   blocks = n < MIN_MAX_BLOCKS ? (int) n : MIN_MAX_BLOCKS;
   pdl = cf_cuda_pdl_supported ();
+  /* pinned: pass 2 writes the pair there itself, which spares the stream
+   * a copy (a few microseconds between two kernels, and the kernel after
+   * it a programmatic start) */
+  mapped = mapped_host_pointer (host_range);
   CF_CUDA_TRY (cf_cuda_launch (min_max_kernel, dim3 (blocks),
           dim3 (MIN_MAX_THREADS), 0, stream, pdl, (const float *) img->data,
           img->width, img->height, img->pitch, (const float *) NULL, 0,
-          scratch));
+          scratch, (float *) NULL));
   /* the pairs of pass 1 are read before pass 2's block writes pair 0 */
   CF_CUDA_TRY (cf_cuda_launch (min_max_kernel, dim3 (1),
           dim3 (MIN_MAX_THREADS), 0, stream, pdl, (const float *) NULL, 0, 0,
-          (size_t) 0, (const float *) scratch, blocks, scratch));
-  CF_CUDA_TRY (cudaMemcpyAsync (host_range, scratch, 2 * sizeof (float),
-          cudaMemcpyDeviceToHost, stream));
+          (size_t) 0, (const float *) scratch, blocks, scratch, mapped));
+  if (mapped == NULL)
+    CF_CUDA_TRY (cudaMemcpyAsync (host_range, scratch, 2 * sizeof (float),
+            cudaMemcpyDeviceToHost, stream));
 out:
   return status;
 }
