@@ -181,7 +181,7 @@ static const cf_param tvl1_params[] = {
 static const cf_preset tvl1_presets[] = {
   {"ipol", "IPOL tvl1flow defaults (Sanchez, Meinhardt-Llopis and "
         "Facciolo 2013): 5 levels, 5 warps, up to 300 iterations, epsilon "
-        "0.01, no median filter (H200, 1080p, fp16: 7.7 ms; Middlebury EPE "
+        "0.01, no median filter (H200, 1080p, fp16: 7.4 ms; Middlebury EPE "
         "0.375)",
       {CF_SET ("levels", IPOL_LEVELS), CF_SET ("scale-factor", IPOL_ETA),
             CF_SET ("warps", IPOL_WARPS), CF_SET ("iterations",
@@ -201,7 +201,7 @@ static const cf_preset tvl1_presets[] = {
           CF_SET_TEXT ("median-size-per-level", NULL)}},
   {"fast", "Fastest that keeps large motions: 6 levels, warps 1,1,1,2 and "
         "iterations 3,10,20 per level (finest first, the last entry for "
-        "coarser levels), epsilon 0 (H200, 1080p, fp16: 0.54 ms; "
+        "coarser levels), epsilon 0 (H200, 1080p, fp16: 0.50 ms; "
         "Middlebury EPE 0.586)",
       {CF_SET ("levels", 6), CF_SET ("warps", 2), CF_SET ("iterations", 20),
             CF_SET_TEXT ("warps-per-level", "1,1,1,2"),
@@ -210,7 +210,7 @@ static const cf_preset tvl1_presets[] = {
             CF_SET_TEXT ("median-size-per-level", NULL),
           CF_SET_MODEL}},
   {"balanced", "The defaults: 6 levels, 2 warps, 20 iterations, epsilon 0 "
-        "(H200, 1080p, fp16: 1.49 ms; Middlebury EPE 0.421)",
+        "(H200, 1080p, fp16: 1.45 ms; Middlebury EPE 0.421)",
       {CF_SET ("levels", BALANCED_LEVELS), CF_SET ("warps", BALANCED_WARPS),
             CF_SET ("iterations", BALANCED_ITERATIONS),
             CF_SET ("epsilon", BALANCED_EPSILON), CF_SET ("median-size", 0),
@@ -219,7 +219,7 @@ static const cf_preset tvl1_presets[] = {
             CF_SET_TEXT ("median-size-per-level", NULL),
           CF_SET_MODEL}},
   {"accurate", "6 levels, 3 warps, 20 iterations, epsilon 0, 5 x 5 median "
-        "filter after each warp (H200, 1080p, fp16: 2.51 ms; Middlebury EPE "
+        "filter after each warp (H200, 1080p, fp16: 2.48 ms; Middlebury EPE "
         "0.393)",
       {CF_SET ("levels", 6), CF_SET ("warps", 3), CF_SET ("iterations", 20),
             CF_SET ("epsilon", 0.0), CF_SET ("median-size", 5),
