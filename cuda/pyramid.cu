@@ -108,6 +108,19 @@ blur_pass_kernel (const float *__restrict__ src, size_t src_pitch, int width,
   dst[x + (size_t) y * dst_pitch] = sum;
 }
 
+/* The start of a one-launch blur, a programmatic dependent of the
+ * pyramid's chain: the kernel before wrote the source (read it through L2
+ * after this), the taps are older. */
+template < int R > static __device__ __forceinline__ void
+blur_chain_start (const float *__restrict__ taps, float (&tap)[2 * R + 1])
+{
+  cf_pdl_launch_dependents ();
+  cf_pdl_wait ();
+#pragma unroll
+  for (int k = 0; k <= 2 * R; k++)
+    tap[k] = __ldg (taps + k);
+}
+
 /* Output tile of blur_2d_kernel (its block is BLUR_BLOCK_X x BLUR_BLOCK_Y
  * threads) and the outputs one thread sums per pass: BLUR_RUN_X adjacent
  * ones of a row in the horizontal pass, BLUR_RUN_Y of a column in the
@@ -144,13 +157,7 @@ blur_2d_kernel (const float *__restrict__ src, size_t src_pitch, int width,
   float tap[2 * R + 1];
   int i, k;
 
-  /* a programmatic dependent (the pyramid's chain): @src is the kernel
-   * before's output, read through L2; the taps are older */
-  cf_pdl_launch_dependents ();
-  cf_pdl_wait ();
-#pragma unroll
-  for (k = 0; k <= 2 * R; k++)
-    tap[k] = __ldg (taps + k);
+  blur_chain_start < R > (taps, tap);
   {
     /* every load of the thread in flight at once, then the stores: the
      * window is the previous kernel's output, an L2 round trip each */
@@ -255,13 +262,7 @@ blur_halve_kernel (const float *__restrict__ src, size_t src_pitch, int width,
   float tap[2 * R + 1];
   int j, k;
 
-  /* a programmatic dependent (the pyramid's chain): @src is the kernel
-   * before's output, read through L2; the taps are older */
-  cf_pdl_launch_dependents ();
-  cf_pdl_wait ();
-#pragma unroll
-  for (k = 0; k <= 2 * R; k++)
-    tap[k] = __ldg (taps + k);
+  blur_chain_start < R > (taps, tap);
   {
     /* every load of the thread in flight at once, then the stores: the
      * window is the previous kernel's output, an L2 round trip each */
