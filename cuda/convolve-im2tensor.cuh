@@ -101,14 +101,6 @@ im2tensor_pad_pair (const float *src, size_t src_pitch,
  * store per plane. */
 #define I2T_PAD_RUN 8
 
-/* Full unrolling of a run's loops (its samples stay in registers) on the
- * device; the host compiler does not know nvcc's pragma. */
-#ifdef __CUDA_ARCH__
-#define I2T_UNROLL _Pragma ("unroll")
-#else
-#define I2T_UNROLL
-#endif
-
 /* The source row of padded row @v, folded once for the whole row; NULL
  * where every sample of the row is 0 (v >= ext_h, or a row outside the
  * image under the zero rule). */
@@ -183,12 +175,12 @@ im2tensor_pad_run (const float *src, size_t src_pitch,
   h[I2T_PAD_RUN] = __ushort_as_half (0);
   if (row != NULL && x0 >= 0 && x0 + n <= g->width
       && (int) u + n <= g->ext_w) {
-    I2T_UNROLL
+    CF_UNROLL
     for (int i = 0; i < I2T_PAD_RUN + 1; i++)
       if (i < I2T_PAD_RUN || two)
         h[i] = im2tensor_to_half (row[x0 + i], g->scale);
   } else {
-    I2T_UNROLL
+    CF_UNROLL
     for (int i = 0; i < I2T_PAD_RUN + 1; i++)
       if (i < I2T_PAD_RUN || two)
         h[i] = im2tensor_pad_sample_in_row (row, g, (int) u + i);

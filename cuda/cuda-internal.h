@@ -27,6 +27,15 @@
  * out-of-memory, say) is not reported again by every later launch. */
 #define CF_CUDA_TRY_LAUNCH() CF_CUDA_TRY (cudaGetLastError ())
 
+/* Full unrolling in code written once for the device and the host (the
+ * CPU emulations of kernels): nvcc's pragma on the device, nothing for
+ * the host compiler, which does not know it. */
+#ifdef __CUDA_ARCH__
+#define CF_UNROLL _Pragma ("unroll")
+#else
+#define CF_UNROLL
+#endif
+
 /* Programmatic dependent launch (sm_90 and later; no-ops elsewhere and
  * when the launch did not ask for it). A kernel launched with
  * cudaLaunchAttributeProgrammaticStreamSerialization may start once every
