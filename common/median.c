@@ -94,15 +94,16 @@ planes_overlap (const float *a, size_t pitch_a, const float *b,
   return a0 < b1 && b0 < a1;
 }
 
-cf_status
-cf_flow_median (const cf_flow * src, int size, cf_flow * dst)
+/* 1 when @src and @dst are flows of one size whose planes do not overlap
+ * (a filter reads the neighbours of what it writes). */
+static int
+flows_valid (const cf_flow * src, const cf_flow * dst)
 {
-  if (src == NULL || dst == NULL || !cf_median_size_valid (size) ||
-      src->width != dst->width || src->height != dst->height ||
-      src->width < 1 || src->height < 1 || src->pitch < (size_t) src->width
-      || dst->pitch < (size_t) dst->width || src->u == NULL ||
-      src->v == NULL || dst->u == NULL || dst->v == NULL)
-    return CF_ERROR_INVALID;
+  if (src == NULL || dst == NULL || src->width != dst->width ||
+      src->height != dst->height || src->width < 1 || src->height < 1 ||
+      src->pitch < (size_t) src->width || dst->pitch < (size_t) dst->width
+      || src->u == NULL || src->v == NULL || dst->u == NULL || dst->v == NULL)
+    return 0;
   if (planes_overlap (dst->u, dst->pitch, src->u, src->pitch, src->width,
           src->height) || planes_overlap (dst->u, dst->pitch, src->v,
           src->pitch, src->width, src->height) ||
@@ -111,11 +112,153 @@ cf_flow_median (const cf_flow * src, int size, cf_flow * dst)
           src->pitch, src->width, src->height) ||
       planes_overlap (dst->u, dst->pitch, dst->v, dst->pitch, dst->width,
           dst->height))
-    return CF_ERROR_INVALID;
+    return 0;
+  return 1;
+}
 
+cf_status
+cf_flow_median (const cf_flow * src, int size, cf_flow * dst)
+{
+  if (!cf_median_size_valid (size) || !flows_valid (src, dst))
+    return CF_ERROR_INVALID;
   median_plane (src->u, dst->u, src->pitch, dst->pitch, src->width,
       src->height, size / 2);
   median_plane (src->v, dst->v, src->pitch, dst->pitch, src->width,
       src->height, size / 2);
+  return CF_OK;
+}
+
+/* ---------------------------------------------------------------------
+ * Weighted median
+ * --------------------------------------------------------------------- */
+
+int
+cf_wmedian_size_valid (int size)
+{
+  return size >= CF_WMEDIAN_SIZE_MIN && size <= CF_WMEDIAN_SIZE_MAX &&
+      size % 2 == 1;
+}
+
+void
+cf_wmedian_tables_init (cf_wmedian_tables * tables, float sigma)
+{
+  int k;
+
+  for (k = 0; k < CF_WMEDIAN_RANGE_STEPS - 1; k++) {
+    const double d = (double) k / CF_WMEDIAN_STEPS_PER_SIGMA;
+
+    tables->range[k] = (unsigned int) lround (65536.0 * exp (-0.5 * d * d));
+  }
+  tables->range[CF_WMEDIAN_RANGE_STEPS - 1] = 0;
+  tables->scale = (float) (CF_WMEDIAN_STEPS_PER_SIGMA / (double) sigma);
+}
+
+/* The weight of a neighbour @d away from the pixel in the guide. */
+static unsigned int
+range_weight (const cf_wmedian_tables * tables, float d)
+{
+  const float k = d * tables->scale + 0.5f;
+
+  return k < (float) (CF_WMEDIAN_RANGE_STEPS - 1) ?
+      tables->range[(int) k] : 0;
+}
+
+/* S(t): the weight of the @n values <= @t, in their order. */
+static unsigned int
+weight_at_most (const float *values, const unsigned int *weights, int n,
+    float t)
+{
+  unsigned int s = 0;
+  int i;
+
+  for (i = 0; i < n; i++)
+    if (values[i] <= t)
+      s += weights[i];
+  return s;
+}
+
+/* The weighted median of @n values by the bisection of the definition. */
+static float
+weighted_median_of (const float *values, const unsigned int *weights, int n)
+{
+  unsigned int total = 0, s = 0;
+  float a = values[0], b = values[0], m;
+  int i, k;
+
+  for (i = 0; i < n; i++) {
+    total += weights[i];
+    if (values[i] < a)
+      a = values[i];
+    if (values[i] > b)
+      b = values[i];
+  }
+  for (k = 0; k < CF_WMEDIAN_BISECTIONS; k++) {
+    const float t = (a + b) * 0.5f;
+
+    if (!(t > a && t < b))
+      break;
+    if (2 * weight_at_most (values, weights, n, t) >= total)
+      b = t;
+    else
+      a = t;
+  }
+  /* 2 S(a) < W unless a is still the minimum; then some value in
+   * (a, b] carries weight, so the smallest value above a is <= b */
+  m = b;
+  for (i = 0; i < n; i++) {
+    if (values[i] <= a)
+      s += weights[i];
+    else if (values[i] < m)
+      m = values[i];
+  }
+  return 2 * s >= total ? a : m;
+}
+
+/* One plane: the clipped window's values and weights in raster order. */
+static void
+weighted_median_plane (const float *src, size_t src_pitch,
+    const cf_image * guide, const cf_wmedian_tables * tables, float *dst,
+    size_t dst_pitch, int width, int height, int radius)
+{
+  float values[CF_WMEDIAN_SIZE_MAX * CF_WMEDIAN_SIZE_MAX];
+  unsigned int weights[CF_WMEDIAN_SIZE_MAX * CF_WMEDIAN_SIZE_MAX];
+  int x, y, wx, wy;
+
+  for (y = 0; y < height; y++) {
+    const int y0 = y - radius < 0 ? 0 : y - radius;
+    const int y1 = y + radius > height - 1 ? height - 1 : y + radius;
+
+    for (x = 0; x < width; x++) {
+      const int x0 = x - radius < 0 ? 0 : x - radius;
+      const int x1 = x + radius > width - 1 ? width - 1 : x + radius;
+      const float g = guide->data[x + (size_t) y * guide->pitch];
+      int n = 0;
+
+      for (wy = y0; wy <= y1; wy++)
+        for (wx = x0; wx <= x1; wx++) {
+          values[n] = src[wx + (size_t) wy * src_pitch];
+          weights[n] = range_weight (tables,
+              fabsf (guide->data[wx + (size_t) wy * guide->pitch] - g));
+          n++;
+        }
+      dst[x + (size_t) y * dst_pitch] = weighted_median_of (values, weights,
+          n);
+    }
+  }
+}
+
+cf_status
+cf_flow_weighted_median (const cf_flow * src, const cf_image * guide,
+    int size, const cf_wmedian_tables * tables, cf_flow * dst)
+{
+  if (!cf_wmedian_size_valid (size) || !flows_valid (src, dst) ||
+      guide == NULL || tables == NULL || guide->data == NULL ||
+      guide->width != src->width || guide->height != src->height ||
+      guide->pitch < (size_t) guide->width)
+    return CF_ERROR_INVALID;
+  weighted_median_plane (src->u, src->pitch, guide, tables, dst->u,
+      dst->pitch, src->width, src->height, size / 2);
+  weighted_median_plane (src->v, src->pitch, guide, tables, dst->v,
+      dst->pitch, src->width, src->height, size / 2);
   return CF_OK;
 }

@@ -7,6 +7,13 @@
  * constant fields and 1 x 1 images, outliers removed, pitched views, and
  * the arguments it refuses. Expected values are written out in the tests
  * with the sorted windows they come from.
+ *
+ * The weighted median (cf_flow_weighted_median): its weight table at
+ * values worked out by hand, windows whose weights decide the answer, a
+ * thin structure of the guide that the plain median erases and the
+ * weighted one keeps, the lower median on a flat guide (checked against a
+ * sort in the test), the bisection's bound against an exact weighted
+ * median computed here by sorting, and the arguments it refuses.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -15,6 +22,7 @@
 #include <gst/check/gstcheck.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cf-test-util.h"
@@ -362,6 +370,294 @@ GST_START_TEST (test_rejects_bad_arguments)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------ weighted median */
+
+/* A guide image from row-major @g */
+static cf_image *
+guide_from (int w, int h, const float *g)
+{
+  cf_image *img = cf_image_new (w, h);
+  int x, y;
+
+  fail_unless (img != NULL);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      img->data[x + (size_t) y * img->pitch] = g[x + y * w];
+  return img;
+}
+
+static cf_flow *
+weighted_median_of (const cf_flow * src, const cf_image * guide, int size,
+    float sigma)
+{
+  cf_flow *dst = cf_flow_new (src->width, src->height);
+  cf_wmedian_tables tables;
+
+  fail_unless (dst != NULL);
+  cf_wmedian_tables_init (&tables, sigma);
+  cf_flow_fill (dst, NAN, NAN);
+  fail_unless_equals_int (cf_flow_weighted_median (src, guide, size,
+          &tables, dst), CF_OK);
+  return dst;
+}
+
+/* 2^16 exp(−d² / 2σ²) rounded, one entry per σ/16, 0 from 4σ on:
+ * 65536 e^−1/2 = 39749.6, 65536 e^−2 = 8869.2, 65536 e^−9/2 = 728.2; the
+ * scale is 16/σ; 0.5 past a step rounds up to the next entry. */
+GST_START_TEST (test_weighted_table_values)
+{
+  cf_wmedian_tables t;
+
+  cf_wmedian_tables_init (&t, 10.0f);
+  fail_unless_equals_int (t.range[0], 65536);
+  fail_unless_equals_int (t.range[16], 39750);
+  fail_unless_equals_int (t.range[32], 8869);
+  fail_unless_equals_int (t.range[48], 728);
+  fail_unless_equals_int (t.range[CF_WMEDIAN_RANGE_STEPS - 1], 0);
+  fail_unless_equals_float (t.scale, 1.6f);
+  cf_wmedian_tables_init (&t, 4.0f);
+  fail_unless_equals_float (t.scale, 4.0f);
+  fail_unless_equals_int (t.range[16], 39750);
+}
+
+GST_END_TEST;
+
+/* A 3 x 1 field, u = 5, 1, 3, 3 x 3 windows at σ 10 (clipped to x − 1 ..
+ * x + 1 ∩ 0..2):
+ *  - guide 0, 0, 10 (d = 10: step 16.5 → 16, weight 39750):
+ *    x 0: {5, 1} both 65536, W = 131072, 2 S(1) = W: 1;
+ *    x 1: sorted 1 (65536), 3 (39750), 5 (65536), W = 170822,
+ *         2 S(1) = 131072 < W, 2 S(3) = 210572 >= W: 3;
+ *    x 2: 1 (39750), 3 (65536), W = 105286, 2 S(1) = 79500 < W: 3;
+ *  - guide 0, 0, 40 (d = 40: step 64.5, past the table, weight 0):
+ *    x 1: W = 131072, 2 S(1) = W: 1, where the plain median says 3;
+ *    x 2: only its own 3 weighs: 3. */
+GST_START_TEST (test_weighted_hand_values)
+{
+  static const float u[] = { 5.0f, 1.0f, 3.0f };
+  static const float near[] = { 0.0f, 0.0f, 10.0f };
+  static const float far[] = { 0.0f, 0.0f, 40.0f };
+  cf_flow *src = flow_from (3, 1, u), *out;
+  cf_image *g = guide_from (3, 1, near);
+
+  out = weighted_median_of (src, g, 3, 10.0f);
+  fail_unless_equals_float (FU (out, 0, 0), 1.0f);
+  fail_unless_equals_float (FU (out, 1, 0), 3.0f);
+  fail_unless_equals_float (FU (out, 2, 0), 3.0f);
+  /* v = −u: sorted −5, −3, −1; at x 1 weights 65536, 39750, 65536:
+   * 2 S(−5) = 131072 < 170822, 2 S(−3) = 210572: −3 */
+  fail_unless_equals_float (FV (out, 1, 0), -3.0f);
+  cf_flow_free (out);
+  cf_image_free (g);
+
+  g = guide_from (3, 1, far);
+  out = weighted_median_of (src, g, 3, 10.0f);
+  fail_unless_equals_float (FU (out, 1, 0), 1.0f);
+  fail_unless_equals_float (FU (out, 2, 0), 3.0f);
+  cf_flow_free (out);
+  cf_image_free (g);
+  cf_flow_free (src);
+}
+
+GST_END_TEST;
+
+/* A 1-pixel-wide diagonal line, bright in the guide and moving by 7 on a
+ * still background: the plain 5 x 5 median erases it (5 of 25 values),
+ * the weighted median keeps it, and the background stays 0, because the
+ * line's pixels weigh nothing seen from the background (d = 200 ≥ 4σ) and
+ * the background nothing seen from the line. */
+GST_START_TEST (test_weighted_keeps_thin_structures)
+{
+  const int w = 12, h = 12;
+  float u[12 * 12], g[12 * 12];
+  cf_flow *src, *plain, *weighted;
+  cf_image *guide;
+  int x, y;
+
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      u[x + y * w] = x == y ? 7.0f : 0.0f;
+      g[x + y * w] = x == y ? 220.0f : 20.0f;
+    }
+  src = flow_from (w, h, u);
+  guide = guide_from (w, h, g);
+  plain = median_of (src, 5);
+  weighted = weighted_median_of (src, guide, 5, 10.0f);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      fail_unless_equals_float (FU (weighted, x, y), u[x + y * w]);
+      fail_unless_equals_float (FV (weighted, x, y), -u[x + y * w]);
+    }
+  fail_unless_equals_float (FU (plain, 6, 6), 0.0f);
+  cf_flow_free (src);
+  cf_flow_free (plain);
+  cf_flow_free (weighted);
+  cf_image_free (guide);
+}
+
+GST_END_TEST;
+
+static int
+compare_floats (const void *a, const void *b)
+{
+  const float x = *(const float *) a, y = *(const float *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* On a flat guide every weight is equal: the weighted median is the lower
+ * median of the clipped window, the ((n + 1) / 2)-th smallest value.
+ * Integers below 2^CF_WMEDIAN_BISECTIONS leave at most one value in the
+ * bisection's last interval ((max − min) / 2^CF_WMEDIAN_BISECTIONS < 1),
+ * so it is exact. */
+GST_START_TEST (test_weighted_flat_guide_is_lower_median)
+{
+  const int w = 23, h = 17;
+  cf_flow *src = cf_flow_new (w, h), *out;
+  cf_image *guide = cf_image_new (w, h);
+  guint32 s = 12345u;
+  int x, y, size, i;
+
+  fail_unless (src != NULL && guide != NULL);
+  for (i = 0; i < w * h; i++) {
+    s = s * 1664525u + 1013904223u;
+    src->u[i] = (float) ((s >> 8) % (1u << CF_WMEDIAN_BISECTIONS));
+    src->v[i] = -(float) ((s >> 16) % (1u << CF_WMEDIAN_BISECTIONS));
+    guide->data[i] = 77.0f;
+  }
+  for (size = CF_WMEDIAN_SIZE_MIN; size <= CF_WMEDIAN_SIZE_MAX; size += 2) {
+    const int r = size / 2;
+
+    out = weighted_median_of (src, guide, size, 10.0f);
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++) {
+        float wu[81], wv[81];
+        int n = 0, xx, yy;
+
+        for (yy = MAX (y - r, 0); yy <= MIN (y + r, h - 1); yy++)
+          for (xx = MAX (x - r, 0); xx <= MIN (x + r, w - 1); xx++) {
+            wu[n] = FU (src, xx, yy);
+            wv[n++] = FV (src, xx, yy);
+          }
+        qsort (wu, n, sizeof (float), compare_floats);
+        qsort (wv, n, sizeof (float), compare_floats);
+        fail_unless (FU (out, x, y) == wu[(n - 1) / 2] &&
+            FV (out, x, y) == wv[(n - 1) / 2], "%d x %d at (%d, %d): (%g, "
+            "%g), lower medians (%g, %g)", size, size, x, y, FU (out, x, y),
+            FV (out, x, y), wu[(n - 1) / 2], wv[(n - 1) / 2]);
+      }
+    cf_flow_free (out);
+  }
+  cf_flow_free (src);
+  cf_image_free (guide);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  float value;
+  unsigned int weight;
+} weighted_value;
+
+static int
+compare_weighted (const void *a, const void *b)
+{
+  return compare_floats (&((const weighted_value *) a)->value,
+      &((const weighted_value *) b)->value);
+}
+
+/* Continuous values and guide: the result is one of the window's values,
+ * at most the exact weighted median (sorted here, cumulative weights) and
+ * less than (max − min) / 2^CF_WMEDIAN_BISECTIONS below it. The weights
+ * are the table's (test_weighted_table_values), indexed as the header
+ * says. */
+GST_START_TEST (test_weighted_within_bisection_bound)
+{
+  const int w = 31, h = 19, size = 7, r = 3;
+  cf_flow *src = cf_test_random_flow (w, h, 41u, -30.0f, 30.0f), *out;
+  cf_image *guide = cf_test_random_image (w, h, 43u, 0.0f, 60.0f);
+  cf_wmedian_tables t;
+  int x, y, exact = 0;
+
+  cf_wmedian_tables_init (&t, 10.0f);
+  out = weighted_median_of (src, guide, size, 10.0f);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      const float gc = guide->data[x + (size_t) y * guide->pitch];
+      weighted_value win[49];
+      unsigned int total = 0, s = 0;
+      float lo = INFINITY, hi = -INFINITY, m = NAN, got = FU (out, x, y);
+      int n = 0, i, xx, yy, found = 0;
+
+      for (yy = MAX (y - r, 0); yy <= MIN (y + r, h - 1); yy++)
+        for (xx = MAX (x - r, 0); xx <= MIN (x + r, w - 1); xx++) {
+          const float d = fabsf (guide->data[xx + (size_t) yy *
+                  guide->pitch] - gc);
+          const float k = d * t.scale + 0.5f;
+
+          win[n].value = FU (src, xx, yy);
+          win[n].weight = k < CF_WMEDIAN_RANGE_STEPS - 1 ?
+              t.range[(int) k] : 0;
+          total += win[n].weight;
+          lo = MIN (lo, win[n].value);
+          hi = MAX (hi, win[n].value);
+          found |= win[n].value == got;
+          n++;
+        }
+      qsort (win, n, sizeof (win[0]), compare_weighted);
+      for (i = 0; i < n && isnan (m); i++) {
+        s += win[i].weight;
+        if (2 * s >= total)
+          m = win[i].value;
+      }
+      fail_unless (found, "(%d, %d): %g is not a value of the window", x, y,
+          got);
+      /* the midpoints are rounded: a thousandth of slack */
+      fail_unless (got <= m && m - got <= (hi - lo) / (1 <<
+              CF_WMEDIAN_BISECTIONS) * 1.001f, "(%d, %d): %g, weighted "
+          "median %g, range %g", x, y, got, m, hi - lo);
+      exact += got == m;
+    }
+  GST_INFO ("%d of %d windows exact", exact, w * h);
+  cf_flow_free (src);
+  cf_flow_free (out);
+  cf_image_free (guide);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_weighted_rejects_bad_arguments)
+{
+  static const int bad_sizes[] = { -1, 0, 1, 2, 4, 8, 10, 11 };
+  cf_flow *a = cf_flow_new (6, 4), *b = cf_flow_new (6, 4);
+  cf_image *g = cf_image_new (6, 4), *g5 = cf_image_new (5, 4);
+  cf_wmedian_tables t;
+  guint i;
+
+  cf_wmedian_tables_init (&t, 10.0f);
+  cf_flow_fill (a, 1.0f, 2.0f);
+  for (i = 0; i < G_N_ELEMENTS (bad_sizes); i++)
+    fail_unless_equals_int (cf_flow_weighted_median (a, g, bad_sizes[i], &t,
+            b), CF_ERROR_INVALID);
+  fail_unless (cf_wmedian_size_valid (3) && cf_wmedian_size_valid (9));
+  fail_unless_equals_int (cf_flow_weighted_median (a, NULL, 3, &t, b),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_flow_weighted_median (a, g, 3, NULL, b),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_flow_weighted_median (a, g5, 3, &t, b),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_flow_weighted_median (a, g, 3, &t, a),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_flow_weighted_median (a, g, 9, &t, b), CF_OK);
+  cf_flow_free (a);
+  cf_flow_free (b);
+  cf_image_free (g);
+  cf_image_free (g5);
+}
+
+GST_END_TEST;
+
 static Suite *
 common_median_suite (void)
 {
@@ -378,6 +674,12 @@ common_median_suite (void)
   tcase_add_test (tc, test_outliers_are_removed);
   tcase_add_test (tc, test_pitched_views);
   tcase_add_test (tc, test_rejects_bad_arguments);
+  tcase_add_test (tc, test_weighted_table_values);
+  tcase_add_test (tc, test_weighted_hand_values);
+  tcase_add_test (tc, test_weighted_keeps_thin_structures);
+  tcase_add_test (tc, test_weighted_flat_guide_is_lower_median);
+  tcase_add_test (tc, test_weighted_within_bisection_bound);
+  tcase_add_test (tc, test_weighted_rejects_bad_arguments);
   return s;
 }
 
