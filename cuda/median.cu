@@ -600,3 +600,296 @@ cf_cuda_flow_median (const cf_cuda_flow * src, int size, cf_cuda_flow * dst,
 out:
   return status;
 }
+
+/* ---------------------------------------------------------------------
+ * Weighted median (common/median.h): one pixel and component per thread;
+ * its window's integer weights and values stay in registers for the
+ * bisection's passes. The per-pixel program, wmedian_pixel, is written
+ * once for the device and the host: cf_cuda_wmedian_emulate runs it on
+ * the CPU over the whole image (the test of its arithmetic and indexing
+ * that needs no GPU).
+ * --------------------------------------------------------------------- */
+
+#define WMEDIAN_BLOCK_X 32
+#define WMEDIAN_BLOCK_Y 4
+#define WMEDIAN_THREADS (WMEDIAN_BLOCK_X * WMEDIAN_BLOCK_Y)
+
+/* fp32 operations as the CPU reference rounds them: never contracted
+ * into an FMA on the device; the host compiler (x86-64 without -mfma)
+ * does not contract either */
+static __host__ __device__ __forceinline__ float
+wm_mul (float a, float b)
+{
+#ifdef __CUDA_ARCH__
+  return __fmul_rn (a, b);
+#else
+  return a * b;
+#endif
+}
+
+static __host__ __device__ __forceinline__ float
+wm_add (float a, float b)
+{
+#ifdef __CUDA_ARCH__
+  return __fadd_rn (a, b);
+#else
+  return a + b;
+#endif
+}
+
+static __host__ __device__ __forceinline__ float
+wm_load (const float *p)
+{
+#ifdef __CUDA_ARCH__
+  return __ldg (p);
+#else
+  return *p;
+#endif
+}
+
+/** \brief S(t) of common/median.h: the weight of the values <= @t
+ *  (integers: any order gives the same sum). */
+template < int N > static __host__ __device__ __forceinline__ unsigned int
+weight_at_most (const float (&val)[N], const unsigned int (&wt)[N], float t)
+{
+  unsigned int s = 0;
+
+CF_UNROLL
+  for (int i = 0; i < N; i++)
+    s += val[i] <= t ? wt[i] : 0u;
+  return s;
+}
+
+/** \brief The weighted median of @val by the bisection of common/median.h
+ *  (weighted_median_of there): the same comparisons in fp32, the same
+ *  integer sums, so the same bits. */
+template < int N > static __host__ __device__ __forceinline__ float
+weighted_median_of (const float (&val)[N], const unsigned int (&wt)[N],
+    unsigned int total)
+{
+  float a = val[0], b = val[0], m;
+  unsigned int s = 0;
+
+CF_UNROLL
+  for (int i = 1; i < N; i++) {
+    a = val[i] < a ? val[i] : a;
+    b = val[i] > b ? val[i] : b;
+  }
+  for (int k = 0; k < CF_WMEDIAN_BISECTIONS; k++) {
+    const float t = wm_mul (wm_add (a, b), 0.5f);
+
+    if (!(t > a && t < b))
+      break;
+    if (2u * weight_at_most (val, wt, t) >= total)
+      b = t;
+    else
+      a = t;
+  }
+  m = b;
+CF_UNROLL
+  for (int i = 0; i < N; i++) {
+    if (val[i] <= a)
+      s += wt[i];
+    else
+      m = val[i] < m ? val[i] : m;
+  }
+  return 2u * s >= total ? a : m;
+}
+
+/** \brief The K x K weighted median at (@x, @y) of @plane guided by
+ *  @guide (pitches in elements), with the range weights @range and scale
+ *  of cf_wmedian_tables. Window cells outside the image read the nearest
+ *  row or column inside (a value of the clipped window, so the minimum,
+ *  the maximum and the smallest value above a bound stay the clipped
+ *  window's) with weight 0, which leaves every sum as the clipped
+ *  window's. */
+template < int K > static __host__ __device__ __forceinline__ float
+wmedian_pixel (const float *plane, int spitch, const float *guide,
+    int gpitch, const unsigned int *range, float scale, int x, int y,
+    int w, int h)
+{
+  constexpr int R = K / 2;
+  int col[K], row[K];
+  unsigned int wt[K * K], total = 0;
+  float val[K * K];
+  const float gc = wm_load (guide + x + y * gpitch);
+
+CF_UNROLL
+  for (int i = 0; i < K; i++) {
+    const int cx = x - R + i, ry = y - R + i;
+
+    col[i] = cx < 0 ? 0 : cx > w - 1 ? w - 1 : cx;
+    row[i] = ry < 0 ? 0 : ry > h - 1 ? h - 1 : ry;
+  }
+CF_UNROLL
+  for (int r = 0; r < K; r++)
+CF_UNROLL
+    for (int c = 0; c < K; c++) {
+      const float d = fabsf (wm_add (wm_load (guide + col[c] +
+                  row[r] * gpitch), -gc));
+      const float step = wm_add (wm_mul (d, scale), 0.5f);
+      const bool inside = row[r] == y - R + r && col[c] == x - R + c;
+
+      wt[r * K + c] = inside && step < (float) (CF_WMEDIAN_RANGE_STEPS - 1) ?
+          range[(int) step] : 0u;
+      total += wt[r * K + c];
+    }
+CF_UNROLL
+  for (int r = 0; r < K; r++)
+CF_UNROLL
+    for (int c = 0; c < K; c++)
+      val[r * K + c] = wm_load (plane + col[c] + row[r] * spitch);
+  return weighted_median_of (val, wt, total);
+}
+
+struct wmedian_guide
+{
+  const float *g;
+  size_t pitch;
+};
+
+/** \brief K x K weighted median of one component (blockIdx.z: u, v)
+ *  guided by @guide; each thread weighs its own window. Pitches fit in an
+ *  int (the wrapper checks the planes' spans). */
+template < int K > static __global__ void
+__launch_bounds__ (WMEDIAN_THREADS)
+weighted_median_kernel (median_src src, wmedian_guide guide,
+    cf_wmedian_tables tables, median_dst dst, int w, int h)
+{
+  __shared__ unsigned int range[CF_WMEDIAN_RANGE_STEPS];
+  const int x = blockIdx.x * WMEDIAN_BLOCK_X + threadIdx.x;
+  const int y = blockIdx.y * WMEDIAN_BLOCK_Y + threadIdx.y;
+
+  /* the table is indexed per thread: from shared memory, not the
+   * parameter bank, whose divergent reads serialise */
+  for (int i = threadIdx.x + threadIdx.y * WMEDIAN_BLOCK_X;
+      i < CF_WMEDIAN_RANGE_STEPS; i += WMEDIAN_THREADS)
+    range[i] = tables.range[i];
+  __syncthreads ();
+  if (x >= w || y >= h)
+    return;
+  (blockIdx.z == 0 ? dst.u : dst.v)[x + (size_t) y * dst.pitch] =
+      wmedian_pixel < K > (blockIdx.z == 0 ? src.u : src.v, (int) src.pitch,
+      guide.g, (int) guide.pitch, range, tables.scale, x, y, w, h);
+}
+
+/* One plane through wmedian_pixel on the host */
+template < int K > static void
+wmedian_emulate_plane (const float *plane, size_t spitch,
+    const cf_image * guide, const cf_wmedian_tables * tables, float *out,
+    size_t opitch, int w, int h)
+{
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      out[x + (size_t) y * opitch] = wmedian_pixel < K > (plane,
+          (int) spitch, guide->data, (int) guide->pitch, tables->range,
+          tables->scale, x, y, w, h);
+}
+
+/* 1 when a plane of @pitch elements per row and @h rows is addressed by
+ * int offsets (the kernel's) */
+static int
+int_addressable (size_t pitch, int h)
+{
+  return pitch <= (size_t) INT_MAX / (size_t) h;
+}
+
+extern "C" cf_status
+cf_cuda_wmedian_emulate (const cf_flow * src, const cf_image * guide,
+    int size, const cf_wmedian_tables * tables, cf_flow * dst)
+{
+  if (src == NULL || dst == NULL || guide == NULL || tables == NULL ||
+      guide->data == NULL || !cf_wmedian_size_valid (size) ||
+      src->width < 1 || src->height < 1 || dst->width != src->width ||
+      dst->height != src->height || guide->width != src->width ||
+      guide->height != src->height ||
+      !int_addressable (src->pitch, src->height) ||
+      !int_addressable (guide->pitch, guide->height))
+    return CF_ERROR_INVALID;
+  for (int z = 0; z < 2; z++) {
+    const float *plane = z == 0 ? src->u : src->v;
+    float *out = z == 0 ? dst->u : dst->v;
+
+    switch (size) {
+      case 3:
+        wmedian_emulate_plane < 3 > (plane, src->pitch, guide, tables, out,
+            dst->pitch, src->width, src->height);
+        break;
+      case 5:
+        wmedian_emulate_plane < 5 > (plane, src->pitch, guide, tables, out,
+            dst->pitch, src->width, src->height);
+        break;
+      case 7:
+        wmedian_emulate_plane < 7 > (plane, src->pitch, guide, tables, out,
+            dst->pitch, src->width, src->height);
+        break;
+      default:
+        wmedian_emulate_plane < 9 > (plane, src->pitch, guide, tables, out,
+            dst->pitch, src->width, src->height);
+        break;
+    }
+  }
+  return CF_OK;
+}
+
+extern "C" cf_status
+cf_cuda_flow_weighted_median (const cf_cuda_flow * src,
+    const cf_cuda_image * guide, int size, const cf_wmedian_tables * tables,
+    cf_cuda_flow * dst, cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+  const int w = src != NULL ? src->width : 0, h = src != NULL ?
+      src->height : 0;
+  median_src s;
+  median_dst d;
+  wmedian_guide g;
+
+  if (!cf_cuda_flow_is_valid (src) || !cf_cuda_flow_is_valid (dst) ||
+      !cf_cuda_image_is_valid (guide) || tables == NULL ||
+      !cf_wmedian_size_valid (size) || dst->width != w || dst->height != h
+      || guide->width != w || guide->height != h ||
+      !int_addressable (src->pitch, h) || !int_addressable (guide->pitch, h))
+    return CF_ERROR_INVALID;
+  if (planes_overlap (dst->u, dst->pitch, src->u, src->pitch, w, h) ||
+      planes_overlap (dst->u, dst->pitch, src->v, src->pitch, w, h) ||
+      planes_overlap (dst->v, dst->pitch, src->u, src->pitch, w, h) ||
+      planes_overlap (dst->v, dst->pitch, src->v, src->pitch, w, h) ||
+      planes_overlap (dst->u, dst->pitch, dst->v, dst->pitch, w, h))
+    return CF_ERROR_INVALID;
+
+  s.u = src->u;
+  s.v = src->v;
+  s.pitch = src->pitch;
+  d.u = dst->u;
+  d.v = dst->v;
+  d.pitch = dst->pitch;
+  g.g = guide->data;
+  g.pitch = guide->pitch;
+  {
+    const dim3 block (WMEDIAN_BLOCK_X, WMEDIAN_BLOCK_Y);
+    const dim3 grid (cf_div_up (w, WMEDIAN_BLOCK_X),
+        cf_div_up (h, WMEDIAN_BLOCK_Y), 2);
+
+    switch (size) {
+      case 3:
+        weighted_median_kernel < 3 > <<< grid, block, 0, stream >>> (s, g,
+            *tables, d, w, h);
+        break;
+      case 5:
+        weighted_median_kernel < 5 > <<< grid, block, 0, stream >>> (s, g,
+            *tables, d, w, h);
+        break;
+      case 7:
+        weighted_median_kernel < 7 > <<< grid, block, 0, stream >>> (s, g,
+            *tables, d, w, h);
+        break;
+      default:
+        weighted_median_kernel < 9 > <<< grid, block, 0, stream >>> (s, g,
+            *tables, d, w, h);
+        break;
+    }
+  }
+  CF_CUDA_TRY_LAUNCH ();
+out:
+  return status;
+}

@@ -8,6 +8,9 @@
  * (a + b) · 0.5 of the two middle values of an even one. The selection
  * itself is exact (comparisons only), so the GPU and the CPU agree on every
  * input, whatever order either works in.
+ *
+ * The weighted median (cf_flow_weighted_median) likewise: one thread per
+ * pixel bisects its window's values with integer weight sums.
  */
 #ifndef CF_CUDA_MEDIAN_H
 #define CF_CUDA_MEDIAN_H
@@ -24,6 +27,22 @@ extern "C" {
  * writes). CF_ERROR_INVALID otherwise. Allocates nothing. */
 cf_status cf_cuda_flow_median (const cf_cuda_flow * src, int size,
     cf_cuda_flow * dst, cudaStream_t stream);
+
+/* @dst = the size x size (3, 5, 7 or 9) weighted median of @src guided by
+ * @guide (same size), with the weights of @tables, on @stream: the bits of
+ * cf_flow_weighted_median. @dst must not overlap @src. CF_ERROR_INVALID
+ * otherwise. Allocates nothing. */
+cf_status cf_cuda_flow_weighted_median (const cf_cuda_flow * src,
+    const cf_cuda_image * guide, int size, const cf_wmedian_tables * tables,
+    cf_cuda_flow * dst, cudaStream_t stream);
+
+/* The weighted median kernel's per-pixel program run on the CPU over the
+ * whole of @src (host memory): the test of its arithmetic and indexing
+ * without a GPU. Same arguments and rules as cf_flow_weighted_median
+ * (overlap is not checked). */
+cf_status cf_cuda_wmedian_emulate (const cf_flow * src,
+    const cf_image * guide, int size, const cf_wmedian_tables * tables,
+    cf_flow * dst);
 
 #ifdef __cplusplus
 }
