@@ -42,6 +42,12 @@
 #define BALANCED_ITERATIONS 20
 #define BALANCED_EPSILON 0.0
 
+/* The weighted median's range σ and narrowest level: measured in
+ * docs/flow-frontier.md (σ 10 of 255; levels below 150 px lose smooth
+ * large motions to it). */
+#define WMEDIAN_SIGMA 10.0
+#define WMEDIAN_MIN_WIDTH 150
+
 static cf_status parse_warps_row (void *params, const char *text,
     cf_error * err);
 static cf_status parse_iterations_row (void *params, const char *text,
@@ -61,6 +67,17 @@ static const cf_param_choice median_choices[] = {
   {0, "off", "No median filter (IPOL)"},
   {3, "3x3", "3 x 3 median of u after each warp"},
   {5, "5x5", "5 x 5 median of u after each warp (Sun, Roth and Black)"},
+  {0, NULL, NULL}
+};
+
+/* The window sizes of weighted-median-size (cf_flow_weighted_median's, and
+ * 0) */
+static const cf_param_choice wmedian_choices[] = {
+  {0, "off", "No weighted median"},
+  {3, "3x3", "3 x 3 weighted median of u after each warp"},
+  {5, "5x5", "5 x 5 weighted median of u after each warp"},
+  {7, "7x7", "7 x 7 weighted median of u after each warp"},
+  {9, "9x9", "9 x 9 weighted median of u after each warp"},
   {0, NULL, NULL}
 };
 
@@ -161,6 +178,39 @@ static const cf_param tvl1_params[] = {
         "reuse its last entry; empty = median-size on every level",
   },
   {
+    .name = "weighted-median-size", .nick = "Weighted Median Size",
+    .type = CF_PARAM_INT, .min = 0, .max = CF_WMEDIAN_SIZE_MAX,
+    .choices = wmedian_choices, .def = 0, .unit = "pixels",
+    .offset = offsetof (cf_tvl1_params, wmedian_size),
+    /* live, not controllable: as median-size */
+    .flags = CF_PARAM_LIVE,
+    .blurb = "Weighted median of the flow after each warp on the levels at "
+        "least weighted-median-min-width wide, window side in pixels (0 = "
+        "off, 3, 5, 7 or 9): neighbours of similar brightness in the first "
+        "frame count, so motion edges follow image edges (Sun, Roth and "
+        "Black 2010); replaces median-size there",
+  },
+  {
+    .name = "weighted-median-sigma", .nick = "Weighted Median Sigma",
+    .type = CF_PARAM_FLOAT, .min = CF_WMEDIAN_SIGMA_MIN,
+    .max = CF_WMEDIAN_SIGMA_MAX, .def = WMEDIAN_SIGMA,
+    .unit = "intensity (0..255)",
+    .offset = offsetof (cf_tvl1_params, wmedian_sigma),
+    .flags = CF_PARAM_TUNABLE,
+    .blurb = "Brightness difference at which a neighbour's weight in the "
+        "weighted median falls to exp(-1/2)",
+  },
+  {
+    .name = "weighted-median-min-width", .nick = "Weighted Median Min Width",
+    .type = CF_PARAM_INT, .min = 1, .max = 65535,
+    .def = WMEDIAN_MIN_WIDTH, .unit = "pixels",
+    .offset = offsetof (cf_tvl1_params, wmedian_min_width),
+    .flags = CF_PARAM_TUNABLE,
+    .blurb = "Narrowest pyramid level that takes the weighted median; "
+        "coarser levels keep median-size (on small levels the weighted "
+        "median puts steps into smooth large motions)",
+  },
+  {
     .name = "border", .nick = "Border", .type = CF_PARAM_CHOICE,
     .choices = border_choices, .def = CF_WARP_ZERO_OUTSIDE,
     .offset = offsetof (cf_tvl1_params, warp_border),
@@ -188,6 +238,7 @@ static const cf_preset tvl1_presets[] = {
               IPOL_ITERATIONS), CF_SET ("epsilon", IPOL_EPSILON),
             CF_SET ("tau", IPOL_TAU), CF_SET ("lambda", IPOL_LAMBDA),
             CF_SET ("theta", IPOL_THETA), CF_SET ("median-size", 0),
+            CF_SET ("weighted-median-size", 0),
             CF_SET_TEXT ("warps-per-level", NULL),
           CF_SET_TEXT ("iterations-per-level", NULL),
           CF_SET_TEXT ("median-size-per-level", NULL)}},
@@ -196,6 +247,7 @@ static const cf_preset tvl1_presets[] = {
         "it; fast is more accurate and keeps large motions)",
       {CF_SET ("levels", 3), CF_SET ("warps", 1), CF_SET ("iterations", 10),
             CF_SET ("epsilon", 0.0), CF_SET ("median-size", 0),
+            CF_SET ("weighted-median-size", 0),
             CF_SET_TEXT ("warps-per-level", NULL),
           CF_SET_TEXT ("iterations-per-level", NULL),
           CF_SET_TEXT ("median-size-per-level", NULL)}},
@@ -207,6 +259,7 @@ static const cf_preset tvl1_presets[] = {
             CF_SET_TEXT ("warps-per-level", "1,1,1,2"),
             CF_SET_TEXT ("iterations-per-level", "3,10,20"),
             CF_SET ("epsilon", 0.0), CF_SET ("median-size", 0),
+            CF_SET ("weighted-median-size", 0),
             CF_SET_TEXT ("median-size-per-level", NULL),
           CF_SET_MODEL}},
   {"balanced", "The defaults: 6 levels, 2 warps, 20 iterations, epsilon 0 "
@@ -214,6 +267,7 @@ static const cf_preset tvl1_presets[] = {
       {CF_SET ("levels", BALANCED_LEVELS), CF_SET ("warps", BALANCED_WARPS),
             CF_SET ("iterations", BALANCED_ITERATIONS),
             CF_SET ("epsilon", BALANCED_EPSILON), CF_SET ("median-size", 0),
+            CF_SET ("weighted-median-size", 0),
             CF_SET_TEXT ("warps-per-level", NULL),
             CF_SET_TEXT ("iterations-per-level", NULL),
             CF_SET_TEXT ("median-size-per-level", NULL),
@@ -223,6 +277,7 @@ static const cf_preset tvl1_presets[] = {
         "0.393)",
       {CF_SET ("levels", 6), CF_SET ("warps", 3), CF_SET ("iterations", 20),
             CF_SET ("epsilon", 0.0), CF_SET ("median-size", 5),
+            CF_SET ("weighted-median-size", 0),
             CF_SET_TEXT ("warps-per-level", NULL),
             CF_SET_TEXT ("iterations-per-level", NULL),
             CF_SET_TEXT ("median-size-per-level", NULL),
@@ -419,10 +474,18 @@ cf_tvl1_level_median_size (const cf_tvl1_params * params, int level)
 }
 
 int
+cf_tvl1_level_wmedian_size (const cf_tvl1_params * params, int width)
+{
+  return width >= params->wmedian_min_width ? params->wmedian_size : 0;
+}
+
+int
 cf_tvl1_uses_median (const cf_tvl1_params * params)
 {
   int l;
 
+  if (params->wmedian_size > 0)
+    return 1;
   if (params->n_median_size_per_level == 0)
     return params->median_size > 0;
   for (l = 0; l < params->n_median_size_per_level; l++)
@@ -1046,6 +1109,19 @@ median_after_warp (cf_tvl1_workspace * ws, int size, cf_flow * u)
   return status;
 }
 
+/* The same with the weighted median guided by the level's first frame
+ * @i0 (common/median.h), with weight tables of the params' σ. */
+static cf_status
+weighted_median_after_warp (cf_tvl1_workspace * ws, int size,
+    const cf_image * i0, const cf_wmedian_tables * tables, cf_flow * u)
+{
+  cf_status status = cf_flow_weighted_median (u, i0, size, tables, &ws->v);
+
+  if (status == CF_OK)
+    copy_flow (&ws->v, u);
+  return status;
+}
+
 /* Solve one level (IPOL Dual_TVL1_optic_flow): ∇I1 and p = 0 once, then
  * per warp the constants around the current u and iterations until the
  * mean squared update is <= ε² (IPOL `while (error > ε² && n < MAX)`; the
@@ -1058,9 +1134,13 @@ solve_level (const cf_image * i0, const cf_image * i1,
     long *iterations)
 {
   const double eps2 = (double) params->epsilon * (double) params->epsilon;
+  const int wmedian = cf_tvl1_level_wmedian_size (params, i0->width);
+  cf_wmedian_tables tables;
   cf_status status;
   int k, n;
 
+  if (wmedian > 0)
+    cf_wmedian_tables_init (&tables, params->wmedian_sigma);
   status = cf_tvl1_centered_gradient (i1, &ws->i1x, &ws->i1y);
   if (status != CF_OK)
     return status;
@@ -1084,8 +1164,11 @@ solve_level (const cf_image * i0, const cf_image * i1,
     }
     /* n is the count when the loop ran out, one less when ε stopped it */
     *iterations += n < params->max_iterations ? n + 1 : n;
-    if (params->median_size > 0 &&
-        (status = median_after_warp (ws, params->median_size, u)) != CF_OK)
+    if (wmedian > 0)
+      status = weighted_median_after_warp (ws, wmedian, i0, &tables, u);
+    else if (params->median_size > 0)
+      status = median_after_warp (ws, params->median_size, u);
+    if (status != CF_OK)
       return status;
   }
   return CF_OK;

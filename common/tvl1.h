@@ -23,6 +23,9 @@
  *   The size may differ per level (median-size-per-level): the filter on
  *   the coarse levels keeps their outliers from the finer ones (large
  *   motions) for little time, the finest level's costs the most.
+ *   With wmedian_size > 0, the levels at least wmedian_min_width wide
+ *   take the weighted median guided by I0 instead (cf_flow_weighted_median;
+ *   Sun, Roth and Black 2010).
  *
  * The warps and the iteration cap may differ per level (warps-per-level,
  * iterations-per-level; finest level first): cheap coarse levels can take
@@ -115,14 +118,25 @@ typedef struct
   int n_median_size_per_level;  /* entries used; 0 = `median_size` on
                                  * every level; levels past the list reuse
                                  * its last entry */
+  int wmedian_size;             /* 0: none; 3, 5, 7 or 9: on the levels at
+                                 * least wmedian_min_width pixels wide, u ←
+                                 * the size x size weighted median of u
+                                 * guided by the level's first frame
+                                 * (cf_flow_weighted_median; Sun, Roth and
+                                 * Black 2010) after each warp, instead of
+                                 * the plain median */
+  float wmedian_sigma;          /* σ of its range weight, intensities
+                                 * 0..255 */
+  int wmedian_min_width;        /* narrower levels keep median_size */
 } cf_tvl1_params;
 
 /* The parameters (tau, lambda, theta, warps, iterations, warps-per-level,
  * iterations-per-level, epsilon, sigma, normalize, median-size,
- * median-size-per-level; rows in the
- * property order of cudaflowtvl1, then "border", which is not a property)
- * and presets (ipol, realtime; both clear the per-level lists and the
- * median filter) of TV-L1. */
+ * median-size-per-level, weighted-median-size, weighted-median-sigma,
+ * weighted-median-min-width; rows in the property order of cudaflowtvl1,
+ * then "border", which is not a property) and presets (ipol, realtime,
+ * fast, balanced, accurate; each sets the per-level lists and both median
+ * filters) of TV-L1. */
 extern const cf_param_table cf_tvl1_param_table;
 
 /* The table's defaults, the balanced preset: IPOL's model (τ 0.25,
@@ -174,8 +188,13 @@ int cf_tvl1_level_warps (const cf_tvl1_params * params, int level);
 int cf_tvl1_level_iterations (const cf_tvl1_params * params, int level);
 int cf_tvl1_level_median_size (const cf_tvl1_params * params, int level);
 
-/* 1 when some level of @params filters u (median_size or a list entry
- * above 0): a solver then needs the filter's buffer. */
+/* The weighted median's window on a level @width pixels wide: wmedian_size
+ * when the level is at least wmedian_min_width wide, else 0 (the level
+ * keeps its plain median, if any). */
+int cf_tvl1_level_wmedian_size (const cf_tvl1_params * params, int width);
+
+/* 1 when some level of @params filters u (median_size, a list entry
+ * above 0, or wmedian_size): a solver then needs the filter's buffer. */
 int cf_tvl1_uses_median (const cf_tvl1_params * params);
 
 /* The parameters level @level runs with: @params with warps,

@@ -64,7 +64,10 @@
  * of common/median.c) into the plan's u_med, which then takes u's place
  * by pointer: fp32 after the warp's iterations, fp16 after u ← u0 + du
  * (its own fp32 flow), on a level's last warp straight into the caller's
- * flow. common/tvl1.c's solve_level does the same.
+ * flow. On the levels at least wmedian_min_width wide, wmedian_size > 0
+ * puts the weighted median guided by the level's first frame
+ * (cf_cuda_flow_weighted_median; Sun, Roth and Black 2010) in its place.
+ * common/tvl1.c's solve_level does the same.
  *
  * ε stopping (tvl1-eps.cuh) needs no host round trip per iteration: the
  * device tests ε after every iteration and later kernels of the warp
@@ -723,6 +726,14 @@ out:
   return status;
 }
 
+/* A level's weighted median: its window (0: none), guide and weights */
+typedef struct
+{
+  int size;
+  const cf_cuda_image *guide;
+  cf_wmedian_tables tables;
+} tvl1_wmedian;
+
 /* The median filter's output buffer, on the first run that asks for it:
  * plans of the IPOL defaults never pay for it. */
 static cf_status
@@ -737,23 +748,41 @@ ensure_median_buffer (cf_cuda_tvl1_plan * plan)
  * Cremers 2009; not in IPOL): u ← the @size x @size median of the level's
  * u (cuda/median.h, the bits of common/median.c), into @out when set (the
  * level's last fp16 warp), else into the plan's u_med, which then takes
- * u's place: one read and one write of the flow, no copy. */
+ * u's place: one read and one write of the flow, no copy. With @wm set
+ * (a level that takes the weighted median) the filter is instead the
+ * weighted median guided by @f0 (cf_cuda_flow_weighted_median). */
 static cf_status
 median_after_warp (cf_cuda_tvl1_plan * plan, tvl1_level * lv, int size,
-    cf_cuda_flow * out, cudaStream_t stream)
+    const tvl1_wmedian * wm, cf_cuda_flow * out, cudaStream_t stream)
 {
   cf_cuda_flow filtered;
   cf_status status;
 
-  if (out != NULL)
-    return cf_cuda_flow_median (&lv->u, size, out, stream);
-  filtered = cf_cuda_flow_view (&plan->u_med, lv->width, lv->height);
-  status = cf_cuda_flow_median (&lv->u, size, &filtered, stream);
-  if (status == CF_OK) {
+  filtered = out != NULL ? *out : cf_cuda_flow_view (&plan->u_med,
+      lv->width, lv->height);
+  if (wm->size > 0)
+    status = cf_cuda_flow_weighted_median (&lv->u, wm->guide, wm->size,
+        &wm->tables, &filtered, stream);
+  else
+    status = cf_cuda_flow_median (&lv->u, size, &filtered, stream);
+  if (status == CF_OK && out == NULL) {
     swap_values (&plan->u, &plan->u_med);
     lv->u = cf_cuda_flow_view (&plan->u, lv->width, lv->height);
   }
   return status;
+}
+
+/* The level's weighted median, if it takes one (size 0: it does not). */
+static tvl1_wmedian
+level_wmedian (const cf_tvl1_params * params, const cf_cuda_image * f0)
+{
+  tvl1_wmedian wm;
+
+  wm.size = cf_tvl1_level_wmedian_size (params, f0->width);
+  wm.guide = f0;
+  if (wm.size > 0)
+    cf_wmedian_tables_init (&wm.tables, params->wmedian_sigma);
+  return wm;
 }
 
 /* ---------------------------------------------------------------------
@@ -787,6 +816,7 @@ solve_level (tvl1_plan_f32 * plan, const cf_cuda_image * f0,
 {
   /* v.u goes stale after a BLOCKED warp: lv->u is the current u */
   tvl1_views_f32 v = views_of (plan, lv->width, lv->height);
+  const tvl1_wmedian wm = level_wmedian (params, f0);
   tvl1_ends none;
   cf_status status;
   int k;
@@ -803,8 +833,8 @@ solve_level (tvl1_plan_f32 * plan, const cf_cuda_image * f0,
         stream);
     if (status == CF_OK)
       status = run_iterations (plan, lv, params, 0, &none, stream);
-    if (status == CF_OK && params->median_size > 0)
-      status = median_after_warp (plan, lv, params->median_size, NULL,
+    if (status == CF_OK && (params->median_size > 0 || wm.size > 0))
+      status = median_after_warp (plan, lv, params->median_size, &wm, NULL,
           stream);
   }
   if (status == CF_OK)
@@ -826,6 +856,8 @@ solve_level (tvl1_plan_f16 * plan, const cf_cuda_image * f0,
   cf_status status = CF_OK;
   const int blocked = !(params->epsilon > 0.0f) &&
       plan->kernel == CF_TVL1_KERNEL_BLOCKED;
+  const tvl1_wmedian wm = level_wmedian (params, f0);
+  const int filtered = params->median_size > 0 || wm.size > 0;
   tvl1h_cells no_du;
   int k;
 
@@ -837,8 +869,7 @@ solve_level (tvl1_plan_f16 * plan, const cf_cuda_image * f0,
             sizeof (tvl1h_pair), (size_t) lv->height, stream));
   for (k = 0; k < params->warps; k++) {
     /* with the median filter, u0 + du stays in u: the filter writes @out */
-    cf_cuda_flow *dst = k == params->warps - 1 &&
-        params->median_size == 0 ? out : &lv->u;
+    cf_cuda_flow *dst = k == params->warps - 1 && !filtered ? out : &lv->u;
     tvl1_ends last;
 
     status = tvl1h_enqueue_constants (f0, f1, &lv->u, params->warp_border,
@@ -858,8 +889,8 @@ solve_level (tvl1_plan_f16 * plan, const cf_cuda_image * f0,
     if (!blocked && (status = tvl1h_enqueue_apply (&lv->u, plan->state.du,
                 dst, stream)) != CF_OK)
       goto out;
-    if (params->median_size > 0 && (status = median_after_warp (plan, lv,
-                params->median_size, k == params->warps - 1 ? out : NULL,
+    if (filtered && (status = median_after_warp (plan, lv,
+                params->median_size, &wm, k == params->warps - 1 ? out : NULL,
                 stream)) != CF_OK)
       goto out;
   }

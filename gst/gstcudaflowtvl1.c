@@ -56,8 +56,19 @@
  * edges stay. Each component is filtered on its own over the window
  * clipped to the image (no padding; an even count takes the mean of its
  * two middle values); the GPU and the CPU backends give the same bits for
- * the same flow. Off by default and in both presets, so that the defaults
- * stay IPOL's; it may change while playing.
+ * the same flow. Off by default and in every preset but `accurate`; it
+ * may change while playing.
+ *
+ * `weighted-median-size=9` (or 3, 5, 7) puts the weighted median of Sun,
+ * Roth and Black's non-local term in its place on the pyramid levels at
+ * least `weighted-median-min-width` pixels wide (150): each neighbour
+ * counts by its brightness likeness in the level's first frame
+ * (`weighted-median-sigma`, 10 of 255), so that motion edges follow image
+ * edges instead of being rounded off. Coarser levels keep `median-size`,
+ * because there the filter puts steps into smooth large motions. The
+ * median is found by bisection on the values (common/median.h defines it
+ * to the bit); both backends give the same bits. Off by default and in
+ * every preset.
  *
  * With `post-messages=true` the message's `iterations` is what ran, summed
  * over levels and warps: below the sum over levels of warps × iterations

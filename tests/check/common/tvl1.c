@@ -385,6 +385,14 @@ GST_START_TEST (test_median_size_takes_0_3_5_only)
       }
     fail_unless (found, "preset %s leaves median-size as it is",
         preset->name);
+    found = FALSE;
+    for (set = preset->settings; set->name != NULL; set++)
+      if (!strcmp (set->name, "weighted-median-size")) {
+        fail_unless_equals_float (set->value, 0.0);
+        found = TRUE;
+      }
+    fail_unless (found, "preset %s leaves weighted-median-size as it is",
+        preset->name);
   }
 }
 
@@ -1082,9 +1090,10 @@ documented_median_size (const cf_tvl1_params * params, int l)
 
 /* cf_tvl1_flow_counted written out with the public steps from
  * normalised pyramids: per level ∇I1 and p = 0, per warp the constants
- * and the iterations, then (the level's median size > 0) u ←
- * cf_flow_median (u), between levels cf_flow_resample. Returns the
- * iterations run. */
+ * and the iterations, then u ← cf_flow_weighted_median (u) guided by
+ * the level's first frame on levels at least wmedian_min_width wide when
+ * wmedian_size > 0, else (the level's median size > 0) u ← cf_flow_median
+ * (u); between levels cf_flow_resample. Returns the iterations run. */
 static long
 driver_flow (const cf_pyramid * p0, const cf_pyramid * p1,
     const cf_tvl1_params * params, cf_flow * flow)
@@ -1103,8 +1112,13 @@ driver_flow (const cf_pyramid * p0, const cf_pyramid * p1,
     cf_flow ml = flow_view (m, f0->width, f0->height);
     cf_flow parked = flow_view (flow, f0->width, f0->height);
     const int msize = documented_median_size (params, l);
+    /* the weighted median's rule (common/tvl1.h), written out */
+    const int wsize = f0->width >= params->wmedian_min_width ?
+        params->wmedian_size : 0;
+    cf_wmedian_tables tables;
     cf_tvl1_workspace wl;
 
+    cf_wmedian_tables_init (&tables, params->wmedian_sigma);
     fail_unless_equals_int (cf_tvl1_workspace_level (ws, f0->width,
             f0->height, &wl), CF_OK);
     if (l == p0->n_levels - 1) {
@@ -1131,8 +1145,13 @@ driver_flow (const cf_pyramid * p0, const cf_pyramid * p1,
         if (params->epsilon > 0.0f && !(e > eps2))
           break;
       }
-      if (msize > 0) {
+      if (wsize > 0) {
+        fail_unless_equals_int (cf_flow_weighted_median (&ul, f0, wsize,
+                &tables, &ml), CF_OK);
+      } else if (msize > 0) {
         fail_unless_equals_int (cf_flow_median (&ul, msize, &ml), CF_OK);
+      }
+      if (wsize > 0 || msize > 0) {
         for (y = 0; y < ul.height; y++) {
           memcpy (ul.u + (size_t) y * ul.pitch, ml.u + (size_t) y * ml.pitch,
               ul.width * sizeof (float));
@@ -1228,6 +1247,86 @@ GST_START_TEST (test_median_runs_after_every_warp)
       cf_flow_free (want);
     }
   }
+  cf_pyramid_free (p0);
+  cf_pyramid_free (p1);
+}
+
+GST_END_TEST;
+
+/* weighted-median-size: on the levels at least weighted-median-min-width
+ * wide (of 97, 48, 24: none, the finest, the finest two, all) the
+ * weighted median guided by the level's first frame replaces the plain
+ * median (off or 3 x 3 on the others): the same bits as the steps written
+ * out; the filter changes the flow; the parameters' rules. */
+GST_START_TEST (test_weighted_median_on_wide_levels)
+{
+  static const int min_widths[] = { 98, 97, 40, 1 };
+  cf_pyramid *p0, *p1;
+  cf_tvl1_params params;
+  cf_flow *plain = NULL;
+  guint i;
+  int msize;
+
+  cf_tvl1_params_init (&params);
+  fail_unless_equals_int (params.wmedian_size, 0);
+  fail_unless_equals_float (params.wmedian_sigma, 10.0f);
+  fail_unless_equals_int (params.wmedian_min_width, 150);
+  fail_if (cf_tvl1_uses_median (&params));
+  fail_unless_equals_int (cf_tvl1_params_set (&params,
+          "weighted-median-size", 9), CF_OK);
+  fail_unless (cf_tvl1_uses_median (&params));
+  fail_unless_equals_int (cf_tvl1_level_wmedian_size (&params, 150), 9);
+  fail_unless_equals_int (cf_tvl1_level_wmedian_size (&params, 149), 0);
+  fail_unless (cf_tvl1_params_set (&params, "weighted-median-size", 4) ==
+      CF_ERROR_INVALID);
+  fail_unless (cf_tvl1_params_set (&params, "weighted-median-size", 11) ==
+      CF_ERROR_INVALID);
+  fail_unless (cf_tvl1_params_set (&params, "weighted-median-sigma", 0.0) ==
+      CF_ERROR_INVALID);
+  fail_unless (cf_tvl1_params_set (&params, "weighted-median-min-width",
+          0) == CF_ERROR_INVALID);
+
+  cf_tvl1_params_init (&params);
+  synth_pyramids (97, 61, CF_SYNTH_SMOOTH, 3, &params, &p0, &p1);
+  fail_unless_equals_int (p0->n_levels, 3);
+  params.warps = 2;
+  params.max_iterations = 10;
+  params.epsilon = 0.0f;
+  params.wmedian_size = 5;
+  for (msize = 0; msize <= 3; msize += 3) {
+    for (i = 0; i < G_N_ELEMENTS (min_widths); i++) {
+      cf_flow *got = cf_flow_new (97, 61), *want = cf_flow_new (97, 61);
+      long n_got = -1, n_want;
+
+      params.median_size = msize;
+      params.wmedian_min_width = min_widths[i];
+      fail_unless_equals_int (cf_tvl1_flow_counted (p0, p1, &params, 0, got,
+              &n_got), CF_OK);
+      n_want = driver_flow (p0, p1, &params, want);
+      fail_unless (memcmp (got->u, want->u, 97 * 61 * sizeof (float)) == 0
+          && memcmp (got->v, want->v, 97 * 61 * sizeof (float)) == 0,
+          "median %d, weighted from %d px: solver and written-out steps "
+          "differ", msize, min_widths[i]);
+      fail_unless_equals_int (n_got, n_want);
+      cf_flow_free (want);
+      if (msize == 0 && i == 0) {
+        plain = got;            /* no level takes it: no filter at all */
+        continue;
+      }
+      if (msize == 0) {
+        double mean = 0.0, max = 0.0;
+
+        fail_unless_equals_int (cf_flow_diff (got, plain, &mean, &max),
+            CF_OK);
+        GST_INFO ("weighted 5 x 5 from %d px vs none: mean |diff| %g px",
+            min_widths[i], mean);
+        fail_unless (max > 0.0, "weighted median from %d px left the flow "
+            "unchanged", min_widths[i]);
+      }
+      cf_flow_free (got);
+    }
+  }
+  cf_flow_free (plain);
   cf_pyramid_free (p0);
   cf_pyramid_free (p1);
 }
@@ -1722,6 +1821,7 @@ common_tvl1_suite (void)
   tcase_add_test (solver, test_translation_epe_below_0_03);
   tcase_add_test (solver, test_translation_with_median_epe_below_0_03);
   tcase_add_test (solver, test_median_runs_after_every_warp);
+  tcase_add_test (solver, test_weighted_median_on_wide_levels);
   tcase_add_test (solver, test_median_changes_flow_not_fixed_iteration_count);
   tcase_add_test (solver, test_rotation_zoom_epe_below_0_05);
   tcase_add_test (solver, test_smooth_motion_epe_below_0_16);

@@ -672,7 +672,7 @@ flow_view (const cf_flow * f, int width, int height)
 
 /* cf_tvl1_flow written out with the public steps, counting iterations,
  * each level with its own warps and iteration cap (the per-level lists)
- * and the median filter after each warp; test_plan_matches_cpu_flow,
+ * and the median filters after each warp; test_plan_matches_cpu_flow,
  * test_per_level_schedule_matches_cpu and test_plan_with_median_matches_cpu
  * check that it gives cf_tvl1_flow's bits. */
 static long
@@ -694,6 +694,8 @@ cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
     const int warps = cf_tvl1_level_warps (params, l);
     const int iterations = cf_tvl1_level_iterations (params, l);
     const int msize = cf_tvl1_level_median_size (params, l);
+    const int wsize = cf_tvl1_level_wmedian_size (params, f0->width);
+    cf_wmedian_tables tables;
     cf_tvl1_workspace wl;
 
     fail_unless_equals_int (cf_tvl1_workspace_level (ws, f0->width,
@@ -725,10 +727,16 @@ cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
         if (params->epsilon > 0.0f && !(e > eps2))
           break;
       }
-      if (msize > 0) {
+      if (msize > 0 || wsize > 0) {
         cf_flow ml = flow_view (m, f0->width, f0->height);
 
-        fail_unless_equals_int (cf_flow_median (&ul, msize, &ml), CF_OK);
+        if (wsize > 0) {
+          cf_wmedian_tables_init (&tables, params->wmedian_sigma);
+          fail_unless_equals_int (cf_flow_weighted_median (&ul, f0, wsize,
+                  &tables, &ml), CF_OK);
+        } else {
+          fail_unless_equals_int (cf_flow_median (&ul, msize, &ml), CF_OK);
+        }
         for (y = 0; y < ul.height; y++) {
           memcpy (ul.u + (size_t) y * ul.pitch, ml.u + (size_t) y * ml.pitch,
               ul.width * sizeof (float));
@@ -1592,6 +1600,85 @@ GST_START_TEST (test_plan_with_median_per_level_matches_cpu)
 
 GST_END_TEST;
 
+/* weighted-median-size 5 and 9 on the levels at least 60 px wide (160
+ * and 80 of 160, 80, 40, 20), the plain 5 x 5 median below: the plan
+ * against cf_tvl1_flow for every kernel, fp32 within the tolerance of the
+ * runs without it, fp16 within FP16_MEAN_TOL, and BLOCKED equal to FUSED
+ * in both precisions. The written-out mirror gives cf_tvl1_flow's bits. */
+GST_START_TEST (test_plan_with_weighted_median_matches_cpu)
+{
+  static const cf_tvl1_kernel kernels[] = { CF_TVL1_KERNEL_AUTO,
+    CF_TVL1_KERNEL_STEPS, CF_TVL1_KERNEL_FUSED, CF_TVL1_KERNEL_BLOCKED
+  };
+  static const cf_synth_motion motions[] = { CF_SYNTH_ROTATION_ZOOM,
+    CF_SYNTH_SMOOTH
+  };
+  int k, p, m, size;
+
+  for (m = 0; m < (int) G_N_ELEMENTS (motions); m++) {
+    for (size = 5; size <= 9; size += 4) {
+      cf_tvl1_params params;
+      scene sc;
+      cf_flow *ref, *mirror;
+      long n_cpu;
+
+      cf_tvl1_params_init (&params);
+      params.warps = 2;
+      params.max_iterations = 12;
+      params.epsilon = 0.0f;
+      params.median_size = 5;
+      params.wmedian_size = size;
+      params.wmedian_min_width = 60;
+      scene_synth (&sc, 160, 128, motions[m], 4, &params);
+      ref = cf_flow_new (sc.width, sc.height);
+      mirror = cf_flow_new (sc.width, sc.height);
+      n_cpu = cpu_reference (&sc, &params, ref, mirror,
+          "counting mirror vs cf_tvl1_flow, weighted median");
+      for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
+        long n_gpu = -1;
+        cf_flow *gpu = gpu_run (&sc, kernels[k], &params, NULL, &n_gpu);
+        gchar *what = g_strdup_printf ("motion %d, weighted median %d, "
+            "kernel %d: plan vs cf_tvl1_flow", motions[m], size, kernels[k]);
+
+        assert_flow_mean_close (gpu, ref, what);
+        fail_unless_equals_int (n_gpu, n_cpu);
+        g_free (what);
+        cf_flow_free (gpu);
+      }
+      for (p = 0; p < 2; p++) {
+        const cf_precision precision = p ? CF_PRECISION_FP16 :
+            CF_PRECISION_FP32;
+        cf_flow *fused = gpu_run_at (&sc, precision, CF_TVL1_KERNEL_FUSED,
+            &params, NULL, NULL);
+        cf_flow *blocked = gpu_run_at (&sc, precision,
+            CF_TVL1_KERNEL_BLOCKED, &params, NULL, NULL);
+        gchar *what = g_strdup_printf ("motion %d, weighted median %d, %s: "
+            "BLOCKED vs FUSED", motions[m], size, p ? "fp16" : "fp32");
+
+        if (p) {
+          double mean = 0.0, max = 0.0;
+
+          fail_unless_equals_int (cf_flow_diff (fused, ref, &mean, &max),
+              CF_OK);
+          GST_INFO ("%s: fp16 vs cf_tvl1_flow mean |diff| %.5f px, max "
+              "%.4f", what, mean, max);
+          fail_unless (mean <= FP16_MEAN_TOL, "%s: mean |fp16 − CPU| %g px",
+              what, mean);
+        }
+        cf_test_assert_flow_identical (blocked, fused, what);
+        g_free (what);
+        cf_flow_free (fused);
+        cf_flow_free (blocked);
+      }
+      cf_flow_free (ref);
+      cf_flow_free (mirror);
+      scene_clear (&sc);
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* The kernels of one precision still agree bit for bit with the filter
  * between their warps (STEPS, FUSED, BLOCKED in fp32; FUSED, BLOCKED in
  * fp16), warm started too; a plan reused, and switched between median 5,
@@ -1952,6 +2039,7 @@ cuda_tvl1_suite (void)
   tcase_add_test (plans, test_fp16_epsilon_warm_start_and_reuse);
   tcase_add_test (plans, test_plan_with_median_matches_cpu);
   tcase_add_test (plans, test_plan_with_median_per_level_matches_cpu);
+  tcase_add_test (plans, test_plan_with_weighted_median_matches_cpu);
   tcase_add_test (plans, test_median_kernels_identical_and_plan_reuse);
   tcase_add_test (plans, test_fp16_median_close_to_fp32);
 

@@ -123,12 +123,14 @@ GST_START_TEST (test_backend_notice_in_each_element_category)
 GST_END_TEST;
 
 /* Numbers that may change in PLAYING can follow a GstController, but for
- * three whose in-between values mean nothing: an odd kernel side, a
- * median window of 0, 3 or 5 and a packed 0xRRGGBB colour. */
+ * those whose in-between values mean nothing: an odd kernel side, median
+ * windows of 0, 3 or 5 and of 0, 3, 5, 7 or 9, and a packed 0xRRGGBB
+ * colour. */
 GST_START_TEST (test_numbers_changeable_in_playing_are_controllable)
 {
   static const gchar *exceptions[] = { "cudaconvolve:kernel-size",
-    "cudaflowtvl1:median-size", "flowviz:arrow-color", NULL
+    "cudaflowtvl1:median-size", "cudaflowtvl1:weighted-median-size",
+    "flowviz:arrow-color", NULL
   };
   guint i, p, n;
 
