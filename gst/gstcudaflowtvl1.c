@@ -63,7 +63,7 @@
  * Roth and Black's non-local term in its place on the pyramid levels at
  * least `weighted-median-min-width` pixels wide (150): each neighbour
  * counts by its brightness likeness in the level's first frame
- * (`weighted-median-sigma`, 10 of 255), so that motion edges follow image
+ * (`weighted-median-sigma`, 14 of 255), so that motion edges follow image
  * edges instead of being rounded off. Coarser levels keep `median-size`,
  * because there the filter puts steps into smooth large motions. The
  * median is found by bisection on the values (common/median.h defines it

@@ -108,7 +108,9 @@ fi
 # EXTRA_POINTS: more points, separated by ';' (e.g. other scale factors);
 # EXTRA_POINTS_FILE: one point per line (tests/gpu/frontier-levers.txt: the
 # per-level schedules and the median filter of docs/flow-frontier.md;
-# tests/gpu/frontier-presets.txt: the presets beside their variants);
+# tests/gpu/frontier-presets.txt: the presets beside their variants;
+# tests/gpu/frontier-wmedian.txt: the weighted median in accurate and
+# balanced);
 # POINTS_ONLY=1 leaves the grid out (only the points are measured)
 IFS=';' read -r -a extra <<< "${EXTRA_POINTS:-}"
 for e in "${extra[@]}"; do

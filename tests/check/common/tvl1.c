@@ -1269,7 +1269,7 @@ GST_START_TEST (test_weighted_median_on_wide_levels)
 
   cf_tvl1_params_init (&params);
   fail_unless_equals_int (params.wmedian_size, 0);
-  fail_unless_equals_float (params.wmedian_sigma, 10.0f);
+  fail_unless_equals_float (params.wmedian_sigma, 14.0f);
   fail_unless_equals_int (params.wmedian_min_width, 150);
   fail_if (cf_tvl1_uses_median (&params));
   fail_unless_equals_int (cf_tvl1_params_set (&params,
