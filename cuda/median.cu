@@ -602,12 +602,13 @@ out:
 }
 
 /* ---------------------------------------------------------------------
- * Weighted median (common/median.h): one pixel and component per thread;
- * its window's integer weights and values stay in registers for the
- * bisection's passes. The per-pixel program, wmedian_pixel, is written
- * once for the device and the host: cf_cuda_wmedian_emulate runs it on
- * the CPU over the whole image (the test of its arithmetic and indexing
- * that needs no GPU).
+ * Weighted median (common/median.h): a block of 32 x 4 threads stages the
+ * guide, u and v of its window cells in shared memory; each thread then
+ * weighs its pixel's window once and runs each component's values
+ * through the bisection in registers. The cell fill and the per-pixel
+ * program are written once for the device and the host:
+ * cf_cuda_wmedian_emulate runs the blocks one after another on the CPU
+ * (the test of their arithmetic and indexing that needs no GPU).
  * --------------------------------------------------------------------- */
 
 #define WMEDIAN_BLOCK_X 32
@@ -696,51 +697,15 @@ CF_UNROLL
   return 2u * s >= total ? a : m;
 }
 
-/** \brief The K x K weighted median at (@x, @y) of @plane guided by
- *  @guide (pitches in elements), with the range weights @range and scale
- *  of cf_wmedian_tables. Window cells outside the image read the nearest
- *  row or column inside (a value of the clipped window, so the minimum,
- *  the maximum and the smallest value above a bound stay the clipped
- *  window's) with weight 0, which leaves every sum as the clipped
- *  window's. */
-template < int K > static __host__ __device__ __forceinline__ float
-wmedian_pixel (const float *plane, int spitch, const float *guide,
-    int gpitch, const unsigned int *range, float scale, int x, int y,
-    int w, int h)
+/* The block's window cells: its outputs and a halo of K / 2 on each side,
+ * for the guide, u and v */
+template < int K > struct wmedian_tile
 {
-  constexpr int R = K / 2;
-  int col[K], row[K];
-  unsigned int wt[K * K], total = 0;
-  float val[K * K];
-  const float gc = wm_load (guide + x + y * gpitch);
-
-CF_UNROLL
-  for (int i = 0; i < K; i++) {
-    const int cx = x - R + i, ry = y - R + i;
-
-    col[i] = cx < 0 ? 0 : cx > w - 1 ? w - 1 : cx;
-    row[i] = ry < 0 ? 0 : ry > h - 1 ? h - 1 : ry;
-  }
-CF_UNROLL
-  for (int r = 0; r < K; r++)
-CF_UNROLL
-    for (int c = 0; c < K; c++) {
-      const float d = fabsf (wm_add (wm_load (guide + col[c] +
-                  row[r] * gpitch), -gc));
-      const float step = wm_add (wm_mul (d, scale), 0.5f);
-      const bool inside = row[r] == y - R + r && col[c] == x - R + c;
-
-      wt[r * K + c] = inside && step < (float) (CF_WMEDIAN_RANGE_STEPS - 1) ?
-          range[(int) step] : 0u;
-      total += wt[r * K + c];
-    }
-CF_UNROLL
-  for (int r = 0; r < K; r++)
-CF_UNROLL
-    for (int c = 0; c < K; c++)
-      val[r * K + c] = wm_load (plane + col[c] + row[r] * spitch);
-  return weighted_median_of (val, wt, total);
-}
+  static constexpr int R = K / 2;
+  static constexpr int W = WMEDIAN_BLOCK_X + 2 * R;
+  static constexpr int H = WMEDIAN_BLOCK_Y + 2 * R;
+  float g[H * W], u[H * W], v[H * W];
+};
 
 struct wmedian_guide
 {
@@ -748,42 +713,117 @@ struct wmedian_guide
   size_t pitch;
 };
 
-/** \brief K x K weighted median of one component (blockIdx.z: u, v)
- *  guided by @guide; each thread weighs its own window. Pitches fit in an
- *  int (the wrapper checks the planes' spans). */
+/** \brief Tile cell @i of the block whose outputs start at (@x0, @y0):
+ *  inside the image the guide, u and v there; outside, the guide NaN
+ *  (every weight test is false: weight 0, which leaves every sum as the
+ *  clipped window's) and u, v of the nearest pixel inside (a value of
+ *  the clipped window of every pixel that reads the cell, so the
+ *  minimum, the maximum and the smallest value above a bound stay the
+ *  clipped window's). Pitches fit in an int (the wrapper checks). */
+template < int K > static __host__ __device__ __forceinline__ void
+wmedian_fill_cell (wmedian_tile < K > &t, int i, median_src src,
+    wmedian_guide guide, int x0, int y0, int w, int h)
+{
+  typedef wmedian_tile < K > T;
+  const int gx = x0 - T::R + i % T::W, gy = y0 - T::R + i / T::W;
+  const int cx = gx < 0 ? 0 : gx > w - 1 ? w - 1 : gx;
+  const int cy = gy < 0 ? 0 : gy > h - 1 ? h - 1 : gy;
+  const bool inside = gx == cx && gy == cy;
+
+  t.g[i] = inside ? wm_load (guide.g + cx + cy * (int) guide.pitch) : NAN;
+  t.u[i] = wm_load (src.u + cx + cy * (int) src.pitch);
+  t.v[i] = wm_load (src.v + cx + cy * (int) src.pitch);
+}
+
+/** \brief The K x K weighted medians of u and v at the tile's output
+ *  (@tx, @ty), with the range weights @range and @scale of
+ *  cf_wmedian_tables: the weights once, then each component's window
+ *  through the registers. */
+template < int K > static __host__ __device__ __forceinline__ void
+wmedian_tile_pixel (const wmedian_tile < K > &t, int tx, int ty,
+    const unsigned int *range, float scale, float *out_u, float *out_v)
+{
+  typedef wmedian_tile < K > T;
+  const int at = tx + ty * T::W;
+  const float gc = t.g[at + T::R + T::R * T::W];
+  unsigned int wt[K * K], total = 0;
+  float val[K * K];
+
+CF_UNROLL
+  for (int r = 0; r < K; r++)
+CF_UNROLL
+    for (int c = 0; c < K; c++) {
+      const float d = fabsf (wm_add (t.g[at + c + r * T::W], -gc));
+      const float step = wm_add (wm_mul (d, scale), 0.5f);
+
+      wt[r * K + c] = step < (float) (CF_WMEDIAN_RANGE_STEPS - 1) ?
+          range[(int) step] : 0u;
+      total += wt[r * K + c];
+    }
+CF_UNROLL
+  for (int i = 0; i < K * K; i++)
+    val[i] = t.u[at + i % K + i / K * T::W];
+  *out_u = weighted_median_of (val, wt, total);
+CF_UNROLL
+  for (int i = 0; i < K * K; i++)
+    val[i] = t.v[at + i % K + i / K * T::W];
+  *out_v = weighted_median_of (val, wt, total);
+}
+
+/** \brief K x K weighted median of u and v guided by @guide: the block
+ *  stages its window cells (wmedian_fill_cell), then each thread filters
+ *  one pixel (wmedian_tile_pixel). */
 template < int K > static __global__ void
 __launch_bounds__ (WMEDIAN_THREADS)
 weighted_median_kernel (median_src src, wmedian_guide guide,
     cf_wmedian_tables tables, median_dst dst, int w, int h)
 {
+  typedef wmedian_tile < K > T;
   __shared__ unsigned int range[CF_WMEDIAN_RANGE_STEPS];
-  const int x = blockIdx.x * WMEDIAN_BLOCK_X + threadIdx.x;
-  const int y = blockIdx.y * WMEDIAN_BLOCK_Y + threadIdx.y;
+  __shared__ T tile;
+  const int x0 = blockIdx.x * WMEDIAN_BLOCK_X;
+  const int y0 = blockIdx.y * WMEDIAN_BLOCK_Y;
+  const int tid = threadIdx.x + threadIdx.y * WMEDIAN_BLOCK_X;
+  const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
 
   /* the table is indexed per thread: from shared memory, not the
    * parameter bank, whose divergent reads serialise */
-  for (int i = threadIdx.x + threadIdx.y * WMEDIAN_BLOCK_X;
-      i < CF_WMEDIAN_RANGE_STEPS; i += WMEDIAN_THREADS)
+  for (int i = tid; i < CF_WMEDIAN_RANGE_STEPS; i += WMEDIAN_THREADS)
     range[i] = tables.range[i];
+  for (int i = tid; i < T::W * T::H; i += WMEDIAN_THREADS)
+    wmedian_fill_cell < K > (tile, i, src, guide, x0, y0, w, h);
   __syncthreads ();
   if (x >= w || y >= h)
     return;
-  (blockIdx.z == 0 ? dst.u : dst.v)[x + (size_t) y * dst.pitch] =
-      wmedian_pixel < K > (blockIdx.z == 0 ? src.u : src.v, (int) src.pitch,
-      guide.g, (int) guide.pitch, range, tables.scale, x, y, w, h);
+  wmedian_tile_pixel < K > (tile, threadIdx.x, threadIdx.y, range,
+      tables.scale, &dst.u[x + (size_t) y * dst.pitch],
+      &dst.v[x + (size_t) y * dst.pitch]);
 }
 
-/* One plane through wmedian_pixel on the host */
+/* The kernel's blocks one after another on the host: the same cells,
+ * the same per-pixel program */
 template < int K > static void
-wmedian_emulate_plane (const float *plane, size_t spitch,
-    const cf_image * guide, const cf_wmedian_tables * tables, float *out,
-    size_t opitch, int w, int h)
+wmedian_emulate (const cf_flow * src, const cf_image * guide,
+    const cf_wmedian_tables * tables, cf_flow * dst)
 {
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++)
-      out[x + (size_t) y * opitch] = wmedian_pixel < K > (plane,
-          (int) spitch, guide->data, (int) guide->pitch, tables->range,
-          tables->scale, x, y, w, h);
+  const int w = src->width, h = src->height;
+  wmedian_tile < K > *tile = new wmedian_tile < K >;
+  median_src s = { src->u, src->v, src->pitch };
+  wmedian_guide g = { guide->data, guide->pitch };
+
+  for (int y0 = 0; y0 < h; y0 += WMEDIAN_BLOCK_Y)
+    for (int x0 = 0; x0 < w; x0 += WMEDIAN_BLOCK_X) {
+      for (int i = 0; i < wmedian_tile < K >::W * wmedian_tile < K >::H; i++)
+        wmedian_fill_cell < K > (*tile, i, s, g, x0, y0, w, h);
+      for (int ty = 0; ty < WMEDIAN_BLOCK_Y && y0 + ty < h; ty++)
+        for (int tx = 0; tx < WMEDIAN_BLOCK_X && x0 + tx < w; tx++) {
+          const size_t at = x0 + tx + (size_t) (y0 + ty) * dst->pitch;
+
+          wmedian_tile_pixel < K > (*tile, tx, ty, tables->range,
+              tables->scale, &dst->u[at], &dst->v[at]);
+        }
+    }
+  delete tile;
 }
 
 /* 1 when a plane of @pitch elements per row and @h rows is addressed by
@@ -806,28 +846,19 @@ cf_cuda_wmedian_emulate (const cf_flow * src, const cf_image * guide,
       !int_addressable (src->pitch, src->height) ||
       !int_addressable (guide->pitch, guide->height))
     return CF_ERROR_INVALID;
-  for (int z = 0; z < 2; z++) {
-    const float *plane = z == 0 ? src->u : src->v;
-    float *out = z == 0 ? dst->u : dst->v;
-
-    switch (size) {
-      case 3:
-        wmedian_emulate_plane < 3 > (plane, src->pitch, guide, tables, out,
-            dst->pitch, src->width, src->height);
-        break;
-      case 5:
-        wmedian_emulate_plane < 5 > (plane, src->pitch, guide, tables, out,
-            dst->pitch, src->width, src->height);
-        break;
-      case 7:
-        wmedian_emulate_plane < 7 > (plane, src->pitch, guide, tables, out,
-            dst->pitch, src->width, src->height);
-        break;
-      default:
-        wmedian_emulate_plane < 9 > (plane, src->pitch, guide, tables, out,
-            dst->pitch, src->width, src->height);
-        break;
-    }
+  switch (size) {
+    case 3:
+      wmedian_emulate < 3 > (src, guide, tables, dst);
+      break;
+    case 5:
+      wmedian_emulate < 5 > (src, guide, tables, dst);
+      break;
+    case 7:
+      wmedian_emulate < 7 > (src, guide, tables, dst);
+      break;
+    default:
+      wmedian_emulate < 9 > (src, guide, tables, dst);
+      break;
   }
   return CF_OK;
 }
@@ -868,7 +899,7 @@ cf_cuda_flow_weighted_median (const cf_cuda_flow * src,
   {
     const dim3 block (WMEDIAN_BLOCK_X, WMEDIAN_BLOCK_Y);
     const dim3 grid (cf_div_up (w, WMEDIAN_BLOCK_X),
-        cf_div_up (h, WMEDIAN_BLOCK_Y), 2);
+        cf_div_up (h, WMEDIAN_BLOCK_Y));
 
     switch (size) {
       case 3:

@@ -36,9 +36,9 @@ cf_status cf_cuda_flow_weighted_median (const cf_cuda_flow * src,
     const cf_cuda_image * guide, int size, const cf_wmedian_tables * tables,
     cf_cuda_flow * dst, cudaStream_t stream);
 
-/* The weighted median kernel's per-pixel program run on the CPU over the
- * whole of @src (host memory): the test of its arithmetic and indexing
- * without a GPU. Same arguments and rules as cf_flow_weighted_median
+/* The weighted median kernel's blocks (cell staging and per-pixel
+ * program) run one after another on the CPU over @src (host memory): the
+ * test of their arithmetic and indexing without a GPU. Same arguments and rules as cf_flow_weighted_median
  * (overlap is not checked). */
 cf_status cf_cuda_wmedian_emulate (const cf_flow * src,
     const cf_image * guide, int size, const cf_wmedian_tables * tables,

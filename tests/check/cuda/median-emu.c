@@ -1,16 +1,17 @@
 /* gst-cudaflow — the weighted median kernel's program, on the CPU
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * cf_cuda_wmedian_emulate () runs the per-pixel program of the weighted
- * median kernel (cuda/median.cu, wmedian_pixel: the window's clamped
- * reads with weight 0 outside the image, the table lookup, the integer
- * sums, the bisection) on the CPU for every pixel. Every case asks for
+ * cf_cuda_wmedian_emulate () runs the blocks of the weighted median
+ * kernel (cuda/median.cu: wmedian_fill_cell stages a block's window cells,
+ * a NaN guide and the nearest pixel's u and v outside the image;
+ * wmedian_tile_pixel weighs a window through the table, sums integers
+ * and bisects) on the CPU one after another. Every case asks for
  * the bits of the CPU reference cf_flow_weighted_median (common/median.h),
  * which gathers the clipped window instead: every window size, continuous
  * values and a few values with −0 and +0 (ties), guides of noise and of
  * plateaus (equal weights), σ 10 and 3, images from 1 x 1, thinner than
  * the window and of odd sizes, and pitched planes. The launch itself (the
- * grid, the shared table, blockIdx.z) is the GPU suite cuda/median's.
+ * grid, the shared memory, the barrier) is the GPU suite cuda/median's.
  * Runs without a GPU (never skipped).
  */
 #ifdef HAVE_CONFIG_H
