@@ -549,6 +549,21 @@ planes_overlap (const float *a, size_t pitch_a, const float *b,
   return a0 < b1 && b0 < a1;
 }
 
+/* 1 when a plane of @dst shares a byte with a plane of @src or with the
+ * other plane of @dst (same sizes): a filter reads the neighbours of what
+ * it writes */
+static int
+flows_overlap (const cf_cuda_flow * src, const cf_cuda_flow * dst)
+{
+  const int w = src->width, h = src->height;
+
+  return planes_overlap (dst->u, dst->pitch, src->u, src->pitch, w, h) ||
+      planes_overlap (dst->u, dst->pitch, src->v, src->pitch, w, h) ||
+      planes_overlap (dst->v, dst->pitch, src->u, src->pitch, w, h) ||
+      planes_overlap (dst->v, dst->pitch, src->v, src->pitch, w, h) ||
+      planes_overlap (dst->u, dst->pitch, dst->v, dst->pitch, w, h);
+}
+
 extern "C" cf_status
 cf_cuda_flow_median (const cf_cuda_flow * src, int size, cf_cuda_flow * dst,
     cudaStream_t stream)
@@ -563,11 +578,7 @@ cf_cuda_flow_median (const cf_cuda_flow * src, int size, cf_cuda_flow * dst,
   if (!cf_cuda_flow_is_valid (src) || !cf_cuda_flow_is_valid (dst) ||
       !cf_median_size_valid (size) || dst->width != w || dst->height != h)
     return CF_ERROR_INVALID;
-  if (planes_overlap (dst->u, dst->pitch, src->u, src->pitch, w, h) ||
-      planes_overlap (dst->u, dst->pitch, src->v, src->pitch, w, h) ||
-      planes_overlap (dst->v, dst->pitch, src->u, src->pitch, w, h) ||
-      planes_overlap (dst->v, dst->pitch, src->v, src->pitch, w, h) ||
-      planes_overlap (dst->u, dst->pitch, dst->v, dst->pitch, w, h))
+  if (flows_overlap (src, dst))
     return CF_ERROR_INVALID;
 
   s.u = src->u;
@@ -881,11 +892,7 @@ cf_cuda_flow_weighted_median (const cf_cuda_flow * src,
       || guide->width != w || guide->height != h ||
       !int_addressable (src->pitch, h) || !int_addressable (guide->pitch, h))
     return CF_ERROR_INVALID;
-  if (planes_overlap (dst->u, dst->pitch, src->u, src->pitch, w, h) ||
-      planes_overlap (dst->u, dst->pitch, src->v, src->pitch, w, h) ||
-      planes_overlap (dst->v, dst->pitch, src->u, src->pitch, w, h) ||
-      planes_overlap (dst->v, dst->pitch, src->v, src->pitch, w, h) ||
-      planes_overlap (dst->u, dst->pitch, dst->v, dst->pitch, w, h))
+  if (flows_overlap (src, dst))
     return CF_ERROR_INVALID;
 
   s.u = src->u;

@@ -135,6 +135,41 @@ cf_test_random_flow (int width, int height, guint32 seed, float lo, float hi)
   return flow;
 }
 
+cf_flow *
+cf_test_few_values_flow (int width, int height, guint32 seed)
+{
+  static const float values[] = { -2.5f, -1.0f, -0.0f, 0.0f, 1.0f, 2.0f };
+  cf_flow *f = cf_flow_new (width, height);
+  guint32 s = seed * 2654435761u + 1u;
+  int x, y;
+
+  fail_unless (f != NULL);
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++) {
+      s ^= s << 13;
+      s ^= s >> 17;
+      s ^= s << 5;
+      f->u[x + (size_t) y * f->pitch] = values[s % G_N_ELEMENTS (values)];
+      f->v[x + (size_t) y * f->pitch] =
+          values[(s >> 8) % G_N_ELEMENTS (values)];
+    }
+  return f;
+}
+
+cf_image *
+cf_test_plateau_image (int width, int height)
+{
+  cf_image *g = cf_image_new (width, height);
+  int x, y;
+
+  fail_unless (g != NULL);
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++)
+      g->data[x + (size_t) y * g->pitch] =
+          (float) (30 * (((x / 8) * 7 + (y / 8) * 3) % 4));
+  return g;
+}
+
 void
 cf_test_upload_image (const cf_image * src, cf_cuda_image * dst,
     cudaStream_t stream)

@@ -65,6 +65,15 @@ cf_image *cf_test_random_image (int width, int height, guint32 seed, float lo,
 cf_flow *cf_test_random_flow (int width, int height, guint32 seed, float lo,
     float hi);
 
+/* A new flow of values drawn from {−2.5, −1, −0, +0, 1, 2}: ties in every
+ * window of a median filter, and both zeros. */
+cf_flow *cf_test_few_values_flow (int width, int height, guint32 seed);
+
+/* A new image of plateaus: 8 x 8 cells of 4 levels 30 apart (0..90), so a
+ * guided filter sees equal weights within a cell and a boundary every
+ * few pixels. */
+cf_image *cf_test_plateau_image (int width, int height);
+
 /* A new kw x kh kernel with taps in [-1, 1) (full rank but for 1-wide
  * ones). */
 cf_kernel *cf_test_random_kernel (int kw, int kh, guint32 seed);

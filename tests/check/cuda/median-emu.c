@@ -24,44 +24,6 @@
 #include "common/median.h"
 #include "cuda/median.h"
 
-/* A w x h flow of values drawn from {−2.5, −1, −0, +0, 1, 2}: ties in
- * every window, and both zeros */
-static cf_flow *
-few_values_flow (int w, int h, guint32 seed)
-{
-  static const float values[] = { -2.5f, -1.0f, -0.0f, 0.0f, 1.0f, 2.0f };
-  cf_flow *f = cf_flow_new (w, h);
-  guint32 s = seed * 2654435761u + 1u;
-  int x, y;
-
-  fail_unless (f != NULL);
-  for (y = 0; y < h; y++)
-    for (x = 0; x < w; x++) {
-      s ^= s << 13;
-      s ^= s >> 17;
-      s ^= s << 5;
-      f->u[x + (size_t) y * f->pitch] = values[s % G_N_ELEMENTS (values)];
-      f->v[x + (size_t) y * f->pitch] =
-          values[(s >> 8) % G_N_ELEMENTS (values)];
-    }
-  return f;
-}
-
-/* 8 x 8 cells of 4 levels 30 apart: equal weights within a cell */
-static cf_image *
-plateau_guide (int w, int h)
-{
-  cf_image *g = cf_image_new (w, h);
-  int x, y;
-
-  fail_unless (g != NULL);
-  for (y = 0; y < h; y++)
-    for (x = 0; x < w; x++)
-      g->data[x + (size_t) y * g->pitch] =
-          (float) (30 * (((x / 8) * 7 + (y / 8) * 3) % 4));
-  return g;
-}
-
 static void
 check_emulation (const cf_flow * src, const cf_image * guide, int size,
     float sigma, const char *what)
@@ -98,9 +60,9 @@ GST_START_TEST (test_kernel_program_matches_cpu)
   for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
     const int w = sizes[i][0], h = sizes[i][1];
     cf_flow *smooth = cf_test_random_flow (w, h, 7u + i, -40.0f, 40.0f);
-    cf_flow *ties = few_values_flow (w, h, 11u + i);
+    cf_flow *ties = cf_test_few_values_flow (w, h, 11u + i);
     cf_image *noise = cf_test_random_image (w, h, 13u + i, 0.0f, 255.0f);
-    cf_image *plateaus = plateau_guide (w, h);
+    cf_image *plateaus = cf_test_plateau_image (w, h);
     gchar *what = g_strdup_printf ("%dx%d", w, h);
 
     for (size = CF_WMEDIAN_SIZE_MIN; size <= CF_WMEDIAN_SIZE_MAX;

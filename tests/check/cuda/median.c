@@ -53,27 +53,6 @@ teardown (void)
   cudaStreamDestroy (stream);
 }
 
-/* A w x h flow of values drawn from {−2.5, −1, −0, +0, 1, 2}: ties in
- * every window, and both zeros */
-static cf_flow *
-few_values_flow (int w, int h, guint32 seed)
-{
-  static const float values[] = { -2.5f, -1.0f, -0.0f, 0.0f, 1.0f, 2.0f };
-  cf_flow *f = cf_flow_new (w, h);
-  guint32 s = seed * 2654435761u + 1u;
-  int i;
-
-  fail_unless (f != NULL);
-  for (i = 0; i < w * h; i++) {
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    f->u[i] = values[s % G_N_ELEMENTS (values)];
-    f->v[i] = values[(s >> 8) % G_N_ELEMENTS (values)];
-  }
-  return f;
-}
-
 /* Filter @src on the GPU and the CPU at @size; fail unless the bits
  * agree. */
 static void
@@ -116,7 +95,7 @@ GST_START_TEST (test_matches_cpu_bit_for_bit)
   for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
     const int w = sizes[i][0], h = sizes[i][1];
     cf_flow *smooth = cf_test_random_flow (w, h, 3u + i, -40.0f, 40.0f);
-    cf_flow *ties = few_values_flow (w, h, 5u + i);
+    cf_flow *ties = cf_test_few_values_flow (w, h, 5u + i);
 
     for (size = 3; size <= 5; size += 2) {
       gchar *what = g_strdup_printf ("%dx%d random", w, h);
@@ -280,22 +259,6 @@ GST_END_TEST;
 
 /* ------------------------------------------------------ weighted median */
 
-/* A guide of plateaus: 8 x 8 cells of 4 levels 30 apart, equal weights
- * within a cell and a boundary every few pixels */
-static cf_image *
-plateau_guide (int w, int h)
-{
-  cf_image *g = cf_image_new (w, h);
-  int x, y;
-
-  fail_unless (g != NULL);
-  for (y = 0; y < h; y++)
-    for (x = 0; x < w; x++)
-      g->data[x + (size_t) y * g->pitch] =
-          (float) (30 * (((x / 8) * 7 + (y / 8) * 3) % 4));
-  return g;
-}
-
 /* Weighted-filter @src guided by @guide on the GPU and the CPU; fail
  * unless the bits agree. */
 static void
@@ -343,9 +306,9 @@ GST_START_TEST (test_weighted_matches_cpu_bit_for_bit)
   for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
     const int w = sizes[i][0], h = sizes[i][1];
     cf_flow *smooth = cf_test_random_flow (w, h, 7u + i, -40.0f, 40.0f);
-    cf_flow *ties = few_values_flow (w, h, 11u + i);
+    cf_flow *ties = cf_test_few_values_flow (w, h, 11u + i);
     cf_image *noise = cf_test_random_image (w, h, 13u + i, 0.0f, 255.0f);
-    cf_image *plateaus = plateau_guide (w, h);
+    cf_image *plateaus = cf_test_plateau_image (w, h);
 
     for (size = CF_WMEDIAN_SIZE_MIN; size <= CF_WMEDIAN_SIZE_MAX;
         size += 2) {
