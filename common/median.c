@@ -177,12 +177,15 @@ weight_at_most (const float *values, const unsigned int *weights, int n,
   return s;
 }
 
-/* The weighted median of @n values by the bisection of the definition. */
+/* The weighted median of @n values by the bisection of the definition;
+ * @own is the pixel's value (among them), where the minimum and maximum
+ * start. */
 static float
-weighted_median_of (const float *values, const unsigned int *weights, int n)
+weighted_median_of (const float *values, const unsigned int *weights, int n,
+    float own)
 {
   unsigned int total = 0, s = 0;
-  float a = values[0], b = values[0], m;
+  float a = own, b = own, m;
   int i, k;
 
   for (i = 0; i < n; i++) {
@@ -214,14 +217,15 @@ weighted_median_of (const float *values, const unsigned int *weights, int n)
   return 2 * s >= total ? a : m;
 }
 
-/* One plane: the clipped window's values and weights in raster order. */
+/* One plane: the values and weights of the clipped window's checkerboard
+ * cells, in raster order. */
 static void
 weighted_median_plane (const float *src, size_t src_pitch,
     const cf_image * guide, const cf_wmedian_tables * tables, float *dst,
     size_t dst_pitch, int width, int height, int radius)
 {
-  float values[CF_WMEDIAN_SIZE_MAX * CF_WMEDIAN_SIZE_MAX];
-  unsigned int weights[CF_WMEDIAN_SIZE_MAX * CF_WMEDIAN_SIZE_MAX];
+  float values[CF_WMEDIAN_CELLS (CF_WMEDIAN_SIZE_MAX)];
+  unsigned int weights[CF_WMEDIAN_CELLS (CF_WMEDIAN_SIZE_MAX)];
   int x, y, wx, wy;
 
   for (y = 0; y < height; y++) {
@@ -236,13 +240,15 @@ weighted_median_plane (const float *src, size_t src_pitch,
 
       for (wy = y0; wy <= y1; wy++)
         for (wx = x0; wx <= x1; wx++) {
+          if ((wx - x + wy - y) % 2 != 0)
+            continue;           /* not a cell of the checkerboard */
           values[n] = src[wx + (size_t) wy * src_pitch];
           weights[n] = range_weight (tables,
               fabsf (guide->data[wx + (size_t) wy * guide->pitch] - g));
           n++;
         }
       dst[x + (size_t) y * dst_pitch] = weighted_median_of (values, weights,
-          n);
+          n, src[x + (size_t) y * src_pitch]);
     }
   }
 }

@@ -35,19 +35,25 @@
  *
  * Definition, the same for the GPU twin cf_cuda_flow_weighted_median
  * (cuda/median.h), which gives the same bits:
- *  - each component (u, then v) is filtered on its own, over the size x
- *    size window centred on the pixel and clipped to the image;
+ *  - each component (u, then v) is filtered on its own, over the cells of
+ *    the size x size window centred on the pixel whose offsets (dx, dy)
+ *    from it have an even sum (a checkerboard: 5, 13, 25, 41 cells at
+ *    sizes 3, 5, 7, 9), clipped to the image; the checkerboard gives
+ *    TV-L1 the full window's accuracy for half the work
+ *    (docs/flow-frontier.md);
  *  - the weight of a neighbour q of pixel p is the integer range[k], k =
  *    min(⌊|g(q) − g(p)| · s + 0.5⌋, CF_WMEDIAN_RANGE_STEPS − 1) in fp32,
  *    with g the guide image and s = CF_WMEDIAN_STEPS_PER_SIGMA / σ:
  *    the Gaussian 2^16 · exp(−d² / 2σ²) rounded, sampled every σ /
  *    CF_WMEDIAN_STEPS_PER_SIGMA, and 0 from 4σ on (cf_wmedian_tables_init);
- *    the pixel itself weighs 2^16. Integer sums (at most 81 · 2^16) are
+ *    the pixel itself weighs 2^16. Integer sums (at most 41 · 2^16) are
  *    exact in any order;
  *  - W is the sum of the window's weights and S(t) that of the values
  *    <= t; the weighted median is the smallest value m with 2 S(m) >= W;
  *  - it is found by bisection on the value, not by sorting: a = min, b =
- *    max of the window; CF_WMEDIAN_BISECTIONS times t = (a + b) · 0.5 (fp32;
+ *    max of the window (each starts at the pixel's own value, and a
+ *    value replaces it only when strictly below or above, in raster
+ *    order); CF_WMEDIAN_BISECTIONS times t = (a + b) · 0.5 (fp32;
  *    stop when t is not strictly between them), b = t when 2 S(t) >= W,
  *    else a = t; the result is a when 2 S(a) >= W (then a is the window's
  *    minimum), else the smallest value above a. So it is always one of
@@ -77,9 +83,11 @@ int cf_median_size_valid (int size);
  * size, a size mismatch or overlapping planes. */
 cf_status cf_flow_median (const cf_flow * src, int size, cf_flow * dst);
 
-/* Window sizes (odd) of the weighted median. */
+/* Window sizes (odd) of the weighted median, and the most cells one takes
+ * (the checkerboard of the largest). */
 #define CF_WMEDIAN_SIZE_MIN 3
 #define CF_WMEDIAN_SIZE_MAX 9
+#define CF_WMEDIAN_CELLS(size) (((size) * (size) + 1) / 2)
 
 /* The range weight's table: steps per σ, entries (the last is 0: 4σ and
  * beyond). */

@@ -615,8 +615,8 @@ out:
 /* ---------------------------------------------------------------------
  * Weighted median (common/median.h): a block of 32 x 4 threads stages the
  * guide, u and v of its window cells in shared memory; each thread then
- * weighs its pixel's window once and runs each component's values
- * through the bisection in registers. The cell fill and the per-pixel
+ * weighs its pixel's checkerboard cells once and runs each component's
+ * values through the bisection in registers. The cell fill and the per-pixel
  * program are written once for the device and the host:
  * cf_cuda_wmedian_emulate runs the blocks one after another on the CPU
  * (the test of their arithmetic and indexing that needs no GPU).
@@ -674,16 +674,17 @@ CF_UNROLL
 
 /** \brief The weighted median of @val by the bisection of common/median.h
  *  (weighted_median_of there): the same comparisons in fp32, the same
- *  integer sums, so the same bits. */
+ *  integer sums, so the same bits. A NaN value (a cell outside the
+ *  image, weight 0) fails every comparison: it changes nothing. */
 template < int N > static __host__ __device__ __forceinline__ float
 weighted_median_of (const float (&val)[N], const unsigned int (&wt)[N],
-    unsigned int total)
+    unsigned int total, float own)
 {
-  float a = val[0], b = val[0], m;
+  float a = own, b = own, m;
   unsigned int s = 0;
 
 CF_UNROLL
-  for (int i = 1; i < N; i++) {
+  for (int i = 0; i < N; i++) {
     a = val[i] < a ? val[i] : a;
     b = val[i] > b ? val[i] : b;
   }
@@ -725,67 +726,76 @@ struct wmedian_guide
 };
 
 /** \brief Tile cell @i of the block whose outputs start at (@x0, @y0):
- *  inside the image the guide, u and v there; outside, the guide NaN
- *  (every weight test is false: weight 0, which leaves every sum as the
- *  clipped window's) and u, v of the nearest pixel inside (a value of
- *  the clipped window of every pixel that reads the cell, so the
- *  minimum, the maximum and the smallest value above a bound stay the
- *  clipped window's). Pitches fit in an int (the wrapper checks). */
+ *  the guide, u and v there; NaN outside the image, which every
+ *  comparison of the weights and of the bisection skips (weight 0, never
+ *  a minimum, a maximum or a result), so the cells inside are the
+ *  clipped window's, in its order. Pitches fit in an int (the wrapper
+ *  checks). */
 template < int K > static __host__ __device__ __forceinline__ void
 wmedian_fill_cell (wmedian_tile < K > &t, int i, median_src src,
     wmedian_guide guide, int x0, int y0, int w, int h)
 {
   typedef wmedian_tile < K > T;
   const int gx = x0 - T::R + i % T::W, gy = y0 - T::R + i / T::W;
-  const int cx = gx < 0 ? 0 : gx > w - 1 ? w - 1 : gx;
-  const int cy = gy < 0 ? 0 : gy > h - 1 ? h - 1 : gy;
-  const bool inside = gx == cx && gy == cy;
+  const bool inside = gx >= 0 && gx < w && gy >= 0 && gy < h;
 
-  t.g[i] = inside ? wm_load (guide.g + cx + cy * (int) guide.pitch) : NAN;
-  t.u[i] = wm_load (src.u + cx + cy * (int) src.pitch);
-  t.v[i] = wm_load (src.v + cx + cy * (int) src.pitch);
+  t.g[i] = inside ? wm_load (guide.g + gx + gy * (int) guide.pitch) : NAN;
+  t.u[i] = inside ? wm_load (src.u + gx + gy * (int) src.pitch) : NAN;
+  t.v[i] = inside ? wm_load (src.v + gx + gy * (int) src.pitch) : NAN;
+}
+
+/** \brief Offset in a tile of pitch @W of the @i-th checkerboard cell of a
+ *  K x K window, raster order: rows alternate (K + 1) / 2 cells (even
+ *  columns) and (K − 1) / 2 (odd columns). */
+template < int K, int W > static __host__ __device__ __forceinline__ int
+checker_cell (int i)
+{
+  const int j = i % K, row = 2 * (i / K) + (j < (K + 1) / 2 ? 0 : 1);
+  const int col = j < (K + 1) / 2 ? 2 * j : 2 * (j - (K + 1) / 2) + 1;
+
+  return col + row * W;
 }
 
 /** \brief The K x K weighted medians of u and v at the tile's output
  *  (@tx, @ty), with the range weights @range and @scale of
- *  cf_wmedian_tables: the weights once, then each component's window
- *  through the registers. */
+ *  cf_wmedian_tables: the checkerboard cells' weights once, then each
+ *  component's values through the registers. */
 template < int K > static __host__ __device__ __forceinline__ void
 wmedian_tile_pixel (const wmedian_tile < K > &t, int tx, int ty,
     const unsigned int *range, float scale, float *out_u, float *out_v)
 {
   typedef wmedian_tile < K > T;
-  const int at = tx + ty * T::W;
-  const float gc = t.g[at + T::R + T::R * T::W];
-  unsigned int wt[K * K], total = 0;
-  float val[K * K];
+  constexpr int N = CF_WMEDIAN_CELLS (K);
+  const int at = tx + ty * T::W, own = at + T::R + T::R * T::W;
+  const float gc = t.g[own];
+  unsigned int wt[N], total = 0;
+  float val[N];
 
 CF_UNROLL
-  for (int r = 0; r < K; r++)
-CF_UNROLL
-    for (int c = 0; c < K; c++) {
-      const float d = fabsf (wm_add (t.g[at + c + r * T::W], -gc));
-      const float step = wm_add (wm_mul (d, scale), 0.5f);
+  for (int i = 0; i < N; i++) {
+    const float d = fabsf (wm_add (t.g[at + checker_cell < K, T::W > (i)],
+            -gc));
+    const float step = wm_add (wm_mul (d, scale), 0.5f);
 
-      wt[r * K + c] = step < (float) (CF_WMEDIAN_RANGE_STEPS - 1) ?
-          range[(int) step] : 0u;
-      total += wt[r * K + c];
-    }
+    wt[i] = step < (float) (CF_WMEDIAN_RANGE_STEPS - 1) ?
+        range[(int) step] : 0u;
+    total += wt[i];
+  }
 CF_UNROLL
-  for (int i = 0; i < K * K; i++)
-    val[i] = t.u[at + i % K + i / K * T::W];
-  *out_u = weighted_median_of (val, wt, total);
+  for (int i = 0; i < N; i++)
+    val[i] = t.u[at + checker_cell < K, T::W > (i)];
+  *out_u = weighted_median_of (val, wt, total, t.u[own]);
 CF_UNROLL
-  for (int i = 0; i < K * K; i++)
-    val[i] = t.v[at + i % K + i / K * T::W];
-  *out_v = weighted_median_of (val, wt, total);
+  for (int i = 0; i < N; i++)
+    val[i] = t.v[at + checker_cell < K, T::W > (i)];
+  *out_v = weighted_median_of (val, wt, total, t.v[own]);
 }
 
 /** \brief K x K weighted median of u and v guided by @guide: the block
  *  stages its window cells (wmedian_fill_cell), then each thread filters
  *  one pixel (wmedian_tile_pixel). */
 template < int K > static __global__ void
-__launch_bounds__ (WMEDIAN_THREADS)
+__launch_bounds__ (WMEDIAN_THREADS, 4)
 weighted_median_kernel (median_src src, wmedian_guide guide,
     cf_wmedian_tables tables, median_dst dst, int w, int h)
 {

@@ -65,9 +65,11 @@
  * counts by its brightness likeness in the level's first frame
  * (`weighted-median-sigma`, 14 of 255), so that motion edges follow image
  * edges instead of being rounded off. Coarser levels keep `median-size`,
- * because there the filter puts steps into smooth large motions. The
- * median is found by bisection on the values (common/median.h defines it
- * to the bit); both backends give the same bits. Off by default and in
+ * because there the filter puts steps into smooth large motions. It
+ * takes the window's checkerboard cells (41 of 9 × 9: the whole window's
+ * accuracy for half the work) and finds the median by bisection on their
+ * values (common/median.h defines it to the bit); both backends give the
+ * same bits. Off by default and in
  * every preset.
  *
  * With `post-messages=true` the message's `iterations` is what ran, summed

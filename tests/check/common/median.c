@@ -9,7 +9,8 @@
  * with the sorted windows they come from.
  *
  * The weighted median (cf_flow_weighted_median): its weight table at
- * values worked out by hand, windows whose weights decide the answer, a
+ * values worked out by hand, checkerboard windows whose weights decide the
+ * answer, a
  * thin structure of the guide that the plain median erases and the
  * weighted one keeps, the lower median on a flat guide (checked against a
  * sort in the test), the bisection's bound against an exact weighted
@@ -422,40 +423,36 @@ GST_START_TEST (test_weighted_table_values)
 
 GST_END_TEST;
 
-/* A 3 x 1 field, u = 5, 1, 3, 3 x 3 windows at σ 10 (clipped to x − 1 ..
- * x + 1 ∩ 0..2):
- *  - guide 0, 0, 10 (d = 10: step 16.5 → 16, weight 39750):
- *    x 0: {5, 1} both 65536, W = 131072, 2 S(1) = W: 1;
- *    x 1: sorted 1 (65536), 3 (39750), 5 (65536), W = 170822,
- *         2 S(1) = 131072 < W, 2 S(3) = 210572 >= W: 3;
- *    x 2: 1 (39750), 3 (65536), W = 105286, 2 S(1) = 79500 < W: 3;
- *  - guide 0, 0, 40 (d = 40: step 64.5, past the table, weight 0):
- *    x 1: W = 131072, 2 S(1) = W: 1, where the plain median says 3;
- *    x 2: only its own 3 weighs: 3. */
+/* A 3 x 3 field, 3 x 3 windows at σ 10. The window of the centre (1, 1)
+ * is its checkerboard: the corners and itself (offsets with an even sum);
+ * the 9s sit on the other cells.
+ *     u        guide
+ *   5 9 1    0  0 10
+ *   9 3 9    0  0  0
+ *   0 9 7   40  0  0
+ * Weights from the centre's guide 0: 5, 3, 7 weigh 65536 (d = 0), 1
+ * weighs 39750 (d = 10: step 16.5 → 16), 0 weighs nothing (d = 40: step
+ * 64.5, past the table). W = 236358; sorted 0, 1, 3, 5, 7 with cumulative
+ * 0, 39750, 105286, 170822, 236358: 2 S(3) = 210572 < W, 2 S(5) = 341644
+ * >= W: 5, where the plain median of the five is 3 and the four 9s, were
+ * they cells, would make it 9 (W 498502, 2 S(7) = 472716). v = −u:
+ * sorted −7, −5, −3, −1, −0 weigh 65536, 65536, 65536, 39750, 0:
+ * 2 S(−7) = 131072 < W, 2 S(−5) = 262144 >= W: −5, the plain median −3.
+ * The corner (0, 0) keeps (0, 0) and (1, 1): 5 and 3 at 65536 each,
+ * 2 S(3) = W: 3. */
 GST_START_TEST (test_weighted_hand_values)
 {
-  static const float u[] = { 5.0f, 1.0f, 3.0f };
-  static const float near[] = { 0.0f, 0.0f, 10.0f };
-  static const float far[] = { 0.0f, 0.0f, 40.0f };
-  cf_flow *src = flow_from (3, 1, u), *out;
-  cf_image *g = guide_from (3, 1, near);
+  static const float u[] = { 5, 9, 1, 9, 3, 9, 0, 9, 7 };
+  static const float g[] = { 0, 0, 10, 0, 0, 0, 40, 0, 0 };
+  cf_flow *src = flow_from (3, 3, u), *out;
+  cf_image *guide = guide_from (3, 3, g);
 
-  out = weighted_median_of (src, g, 3, 10.0f);
-  fail_unless_equals_float (FU (out, 0, 0), 1.0f);
-  fail_unless_equals_float (FU (out, 1, 0), 3.0f);
-  fail_unless_equals_float (FU (out, 2, 0), 3.0f);
-  /* v = −u: sorted −5, −3, −1; at x 1 weights 65536, 39750, 65536:
-   * 2 S(−5) = 131072 < 170822, 2 S(−3) = 210572: −3 */
-  fail_unless_equals_float (FV (out, 1, 0), -3.0f);
+  out = weighted_median_of (src, guide, 3, 10.0f);
+  fail_unless_equals_float (FU (out, 1, 1), 5.0f);
+  fail_unless_equals_float (FV (out, 1, 1), -5.0f);
+  fail_unless_equals_float (FU (out, 0, 0), 3.0f);
   cf_flow_free (out);
-  cf_image_free (g);
-
-  g = guide_from (3, 1, far);
-  out = weighted_median_of (src, g, 3, 10.0f);
-  fail_unless_equals_float (FU (out, 1, 0), 1.0f);
-  fail_unless_equals_float (FU (out, 2, 0), 3.0f);
-  cf_flow_free (out);
-  cf_image_free (g);
+  cf_image_free (guide);
   cf_flow_free (src);
 }
 
@@ -506,7 +503,8 @@ compare_floats (const void *a, const void *b)
 }
 
 /* On a flat guide every weight is equal: the weighted median is the lower
- * median of the clipped window, the ((n + 1) / 2)-th smallest value.
+ * median of the clipped window's checkerboard cells, the ((n + 1) /
+ * 2)-th smallest value.
  * Integers below 2^CF_WMEDIAN_BISECTIONS leave at most one value in the
  * bisection's last interval ((max − min) / 2^CF_WMEDIAN_BISECTIONS < 1),
  * so it is exact. */
@@ -536,6 +534,8 @@ GST_START_TEST (test_weighted_flat_guide_is_lower_median)
 
         for (yy = MAX (y - r, 0); yy <= MIN (y + r, h - 1); yy++)
           for (xx = MAX (x - r, 0); xx <= MIN (x + r, w - 1); xx++) {
+            if ((xx - x + yy - y) % 2 != 0)
+              continue;         /* not a checkerboard cell */
             wu[n] = FU (src, xx, yy);
             wv[n++] = FV (src, xx, yy);
           }
@@ -596,6 +596,8 @@ GST_START_TEST (test_weighted_within_bisection_bound)
                   guide->pitch] - gc);
           const float k = d * t.scale + 0.5f;
 
+          if ((xx - x + yy - y) % 2 != 0)
+            continue;           /* not a checkerboard cell */
           win[n].value = FU (src, xx, yy);
           win[n].weight = k < CF_WMEDIAN_RANGE_STEPS - 1 ?
               t.range[(int) k] : 0;

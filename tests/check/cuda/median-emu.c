@@ -3,12 +3,12 @@
  *
  * cf_cuda_wmedian_emulate () runs the blocks of the weighted median
  * kernel (cuda/median.cu: wmedian_fill_cell stages a block's window cells,
- * a NaN guide and the nearest pixel's u and v outside the image;
- * wmedian_tile_pixel weighs a window through the table, sums integers
- * and bisects) on the CPU one after another. Every case asks for
- * the bits of the CPU reference cf_flow_weighted_median (common/median.h),
- * which gathers the clipped window instead: every window size, continuous
- * values and a few values with −0 and +0 (ties), guides of noise and of
+ * NaN outside the image; wmedian_tile_pixel weighs a window's
+ * checkerboard cells through the table, sums integers and bisects) on the
+ * CPU one after another. Every case asks for the bits of the CPU
+ * reference cf_flow_weighted_median (common/median.h), which gathers the
+ * clipped window's cells instead: every window size, continuous values
+ * and a few values with −0 and +0 (ties), guides of noise and of
  * plateaus (equal weights), σ 10 and 3, images from 1 x 1, thinner than
  * the window and of odd sizes, and pitched planes. The launch itself (the
  * grid, the shared memory, the barrier) is the GPU suite cuda/median's.
