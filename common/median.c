@@ -54,6 +54,15 @@ middle (const float *sorted, int n)
   return (sorted[n / 2 - 1] + sorted[n / 2]) * 0.5f;
 }
 
+/* [@lo, @hi]: the window [@c − @radius, @c + @radius] clipped to 0 .. @n − 1
+ * (never padded) */
+static void
+clipped_span (int c, int radius, int n, int *lo, int *hi)
+{
+  *lo = c - radius < 0 ? 0 : c - radius;
+  *hi = c + radius > n - 1 ? n - 1 : c + radius;
+}
+
 /* One plane: dst(x, y) = median of src over [x − r, x + r] × [y − r, y + r]
  * ∩ the image (the window is clipped at the borders, never padded). */
 static void
@@ -64,14 +73,13 @@ median_plane (const float *src, float *dst, size_t src_pitch,
   int x, y, wx, wy;
 
   for (y = 0; y < height; y++) {
-    const int y0 = y - radius < 0 ? 0 : y - radius;
-    const int y1 = y + radius > height - 1 ? height - 1 : y + radius;
+    int y0, y1;
 
+    clipped_span (y, radius, height, &y0, &y1);
     for (x = 0; x < width; x++) {
-      const int x0 = x - radius < 0 ? 0 : x - radius;
-      const int x1 = x + radius > width - 1 ? width - 1 : x + radius;
-      int n = 0;
+      int x0, x1, n = 0;
 
+      clipped_span (x, radius, width, &x0, &x1);
       for (wy = y0; wy <= y1; wy++)
         for (wx = x0; wx <= x1; wx++)
           window[n++] = src[wx + (size_t) wy * src_pitch];
@@ -229,15 +237,14 @@ weighted_median_plane (const float *src, size_t src_pitch,
   int x, y, wx, wy;
 
   for (y = 0; y < height; y++) {
-    const int y0 = y - radius < 0 ? 0 : y - radius;
-    const int y1 = y + radius > height - 1 ? height - 1 : y + radius;
+    int y0, y1;
 
+    clipped_span (y, radius, height, &y0, &y1);
     for (x = 0; x < width; x++) {
-      const int x0 = x - radius < 0 ? 0 : x - radius;
-      const int x1 = x + radius > width - 1 ? width - 1 : x + radius;
       const float g = guide->data[x + (size_t) y * guide->pitch];
-      int n = 0;
+      int x0, x1, n = 0;
 
+      clipped_span (x, radius, width, &x0, &x1);
       for (wy = y0; wy <= y1; wy++)
         for (wx = x0; wx <= x1; wx++) {
           if ((wx - x + wy - y) % 2 != 0)
