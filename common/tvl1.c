@@ -1097,26 +1097,17 @@ flow_view (const cf_flow * f, int width, int height)
  * Cremers 2009, "An improved algorithm for TV-L1 optical flow"; Sun, Roth
  * and Black, "Secrets of optical flow estimation and their principles",
  * CVPR 2010): u ← the size x size median of u, each component on its own
- * over the window clipped to the image (common/median.h). The dual field
- * p is left as it is. Through the workspace's v, which TH rewrites before
- * it is read again. */
+ * over the window clipped to the image (common/median.h), or with
+ * @wsize > 0 the wsize x wsize weighted median guided by the level's
+ * first frame @i0 with @tables. The dual field p is left as it is.
+ * Through the workspace's v, which TH rewrites before it is read again. */
 static cf_status
-median_after_warp (cf_tvl1_workspace * ws, int size, cf_flow * u)
-{
-  cf_status status = cf_flow_median (u, size, &ws->v);
-
-  if (status == CF_OK)
-    copy_flow (&ws->v, u);
-  return status;
-}
-
-/* The same with the weighted median guided by the level's first frame
- * @i0 (common/median.h), with weight tables of the params' σ. */
-static cf_status
-weighted_median_after_warp (cf_tvl1_workspace * ws, int size,
+median_after_warp (cf_tvl1_workspace * ws, int size, int wsize,
     const cf_image * i0, const cf_wmedian_tables * tables, cf_flow * u)
 {
-  cf_status status = cf_flow_weighted_median (u, i0, size, tables, &ws->v);
+  cf_status status = wsize > 0 ?
+      cf_flow_weighted_median (u, i0, wsize, tables, &ws->v) :
+      cf_flow_median (u, size, &ws->v);
 
   if (status == CF_OK)
     copy_flow (&ws->v, u);
@@ -1165,11 +1156,9 @@ solve_level (const cf_image * i0, const cf_image * i1,
     }
     /* n is the count when the loop ran out, one less when ε stopped it */
     *iterations += n < params->max_iterations ? n + 1 : n;
-    if (wmedian > 0)
-      status = weighted_median_after_warp (ws, wmedian, i0, &tables, u);
-    else if (params->median_size > 0)
-      status = median_after_warp (ws, params->median_size, u);
-    if (status != CF_OK)
+    if ((wmedian > 0 || params->median_size > 0) &&
+        (status = median_after_warp (ws, params->median_size, wmedian, i0,
+                &tables, u)) != CF_OK)
       return status;
   }
   return CF_OK;
