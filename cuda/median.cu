@@ -430,6 +430,22 @@ struct median_dst
   size_t pitch;
 };
 
+static median_src
+median_src_of (const float *u, const float *v, size_t pitch)
+{
+  median_src s = { u, v, pitch };
+
+  return s;
+}
+
+static median_dst
+median_dst_of (cf_cuda_flow * f)
+{
+  median_dst d = { f->u, f->v, f->pitch };
+
+  return d;
+}
+
 /** \brief The RUN outputs of one thread, down image column @x from
  *  row @y0: a shared run when no window of it leaves the image at the top
  *  or bottom (with sentinels for columns lost at the left or right), else
@@ -581,12 +597,8 @@ cf_cuda_flow_median (const cf_cuda_flow * src, int size, cf_cuda_flow * dst,
   if (flows_overlap (src, dst))
     return CF_ERROR_INVALID;
 
-  s.u = src->u;
-  s.v = src->v;
-  s.pitch = src->pitch;
-  d.u = dst->u;
-  d.v = dst->v;
-  d.pitch = dst->pitch;
+  s = median_src_of (src->u, src->v, src->pitch);
+  d = median_dst_of (dst);
   {
     const dim3 block (MEDIAN_BLOCK_X, MEDIAN_BLOCK_Y);
     const int small = (long) w * h < MEDIAN_SMALL_PIXELS;
@@ -829,7 +841,7 @@ wmedian_emulate (const cf_flow * src, const cf_image * guide,
 {
   const int w = src->width, h = src->height;
   wmedian_tile < K > *tile = new wmedian_tile < K >;
-  median_src s = { src->u, src->v, src->pitch };
+  const median_src s = median_src_of (src->u, src->v, src->pitch);
   wmedian_guide g = { guide->data, guide->pitch };
 
   for (int y0 = 0; y0 < h; y0 += WMEDIAN_BLOCK_Y)
@@ -905,12 +917,8 @@ cf_cuda_flow_weighted_median (const cf_cuda_flow * src,
   if (flows_overlap (src, dst))
     return CF_ERROR_INVALID;
 
-  s.u = src->u;
-  s.v = src->v;
-  s.pitch = src->pitch;
-  d.u = dst->u;
-  d.v = dst->v;
-  d.pitch = dst->pitch;
+  s = median_src_of (src->u, src->v, src->pitch);
+  d = median_dst_of (dst);
   g.g = guide->data;
   g.pitch = guide->pitch;
   {

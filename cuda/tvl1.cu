@@ -748,9 +748,10 @@ ensure_median_buffer (cf_cuda_tvl1_plan * plan)
  * Cremers 2009; not in IPOL): u ← the @size x @size median of the level's
  * u (cuda/median.h, the bits of common/median.c), into @out when set (the
  * level's last fp16 warp), else into the plan's u_med, which then takes
- * u's place: one read and one write of the flow, no copy. With @wm set
- * (a level that takes the weighted median) the filter is instead the
- * weighted median guided by @f0 (cf_cuda_flow_weighted_median). */
+ * u's place: one read and one write of the flow, no copy. When @wm has a
+ * size (a level that takes the weighted median) the filter is instead the
+ * weighted median guided by its level's first frame
+ * (cf_cuda_flow_weighted_median). */
 static cf_status
 median_after_warp (cf_cuda_tvl1_plan * plan, tvl1_level * lv, int size,
     const tvl1_wmedian * wm, cf_cuda_flow * out, cudaStream_t stream)
