@@ -1537,23 +1537,76 @@ GST_START_TEST (test_plan_with_median_matches_cpu)
 
 GST_END_TEST;
 
+/* A fixed-count schedule with a filter between warps (@params, ε 0) on
+ * @sc: cf_tvl1_flow checked against the steps written out; the plan of
+ * every kernel against it (FLOW_MEAN_TOL, the same iteration count);
+ * BLOCKED equal to FUSED in both precisions; with @fp16_to_cpu, fp16's
+ * FUSED within FP16_MEAN_TOL of cf_tvl1_flow. @label names the case. */
+static void
+check_filtered_plans (const scene * sc, const cf_tvl1_params * params,
+    const char *label, gboolean fp16_to_cpu)
+{
+  static const cf_tvl1_kernel kernels[] = { CF_TVL1_KERNEL_AUTO,
+    CF_TVL1_KERNEL_STEPS, CF_TVL1_KERNEL_FUSED, CF_TVL1_KERNEL_BLOCKED
+  };
+  cf_flow *ref = cf_flow_new (sc->width, sc->height);
+  cf_flow *mirror = cf_flow_new (sc->width, sc->height);
+  gchar *what = g_strdup_printf ("%s: counting mirror vs cf_tvl1_flow",
+      label);
+  const long n_cpu = cpu_reference (sc, params, ref, mirror, what);
+  int k, p;
+
+  g_free (what);
+  for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
+    long n_gpu = -1;
+    cf_flow *gpu = gpu_run (sc, kernels[k], params, NULL, &n_gpu);
+
+    what = g_strdup_printf ("%s, kernel %d: plan vs cf_tvl1_flow", label,
+        kernels[k]);
+    assert_flow_mean_close (gpu, ref, what);
+    fail_unless_equals_int (n_gpu, n_cpu);
+    g_free (what);
+    cf_flow_free (gpu);
+  }
+  for (p = 0; p < 2; p++) {
+    const cf_precision precision = p ? CF_PRECISION_FP16 : CF_PRECISION_FP32;
+    cf_flow *fused = gpu_run_at (sc, precision, CF_TVL1_KERNEL_FUSED,
+        params, NULL, NULL);
+    cf_flow *blocked = gpu_run_at (sc, precision, CF_TVL1_KERNEL_BLOCKED,
+        params, NULL, NULL);
+
+    what = g_strdup_printf ("%s, %s: BLOCKED vs FUSED", label,
+        p ? "fp16" : "fp32");
+    if (p && fp16_to_cpu) {
+      double mean = 0.0, max = 0.0;
+
+      fail_unless_equals_int (cf_flow_diff (fused, ref, &mean, &max), CF_OK);
+      GST_INFO ("%s: fp16 vs cf_tvl1_flow mean |diff| %.5f px, max %.4f",
+          what, mean, max);
+      fail_unless (mean <= FP16_MEAN_TOL, "%s: mean |fp16 − CPU| %g px",
+          what, mean);
+    }
+    cf_test_assert_flow_identical (blocked, fused, what);
+    g_free (what);
+    cf_flow_free (fused);
+    cf_flow_free (blocked);
+  }
+  cf_flow_free (ref);
+  cf_flow_free (mirror);
+}
+
 /* median-size-per-level: each level filtered with its own window (fast's
  * "0,5", a list longer than the pyramid's use), plan against cf_tvl1_flow
  * for every kernel, and BLOCKED equal to FUSED in both precisions. */
 GST_START_TEST (test_plan_with_median_per_level_matches_cpu)
 {
   static const char *const lists[] = { "0,5", "5,0,3", "3,3,0,5,5,0" };
-  static const cf_tvl1_kernel kernels[] = { CF_TVL1_KERNEL_AUTO,
-    CF_TVL1_KERNEL_STEPS, CF_TVL1_KERNEL_FUSED, CF_TVL1_KERNEL_BLOCKED
-  };
   guint i;
-  int k, p;
 
   for (i = 0; i < G_N_ELEMENTS (lists); i++) {
     cf_tvl1_params params;
     scene sc;
-    cf_flow *ref, *mirror;
-    long n_cpu;
+    gchar *label = g_strdup_printf ("median per level %s", lists[i]);
 
     cf_tvl1_params_init (&params);
     params.warps = 2;
@@ -1562,38 +1615,8 @@ GST_START_TEST (test_plan_with_median_per_level_matches_cpu)
     fail_unless_equals_int (cf_tvl1_parse_median_size_per_level (&params,
             lists[i], NULL), CF_OK);
     scene_synth (&sc, 160, 128, CF_SYNTH_ROTATION_ZOOM, 4, &params);
-    ref = cf_flow_new (sc.width, sc.height);
-    mirror = cf_flow_new (sc.width, sc.height);
-    n_cpu = cpu_reference (&sc, &params, ref, mirror,
-        "counting mirror vs cf_tvl1_flow, median per level");
-    for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
-      long n_gpu = -1;
-      cf_flow *gpu = gpu_run (&sc, kernels[k], &params, NULL, &n_gpu);
-      gchar *what = g_strdup_printf ("median per level %s, kernel %d: plan "
-          "vs cf_tvl1_flow", lists[i], kernels[k]);
-
-      assert_flow_mean_close (gpu, ref, what);
-      fail_unless_equals_int (n_gpu, n_cpu);
-      g_free (what);
-      cf_flow_free (gpu);
-    }
-    for (p = 0; p < 2; p++) {
-      const cf_precision precision = p ? CF_PRECISION_FP16 :
-          CF_PRECISION_FP32;
-      cf_flow *fused = gpu_run_at (&sc, precision, CF_TVL1_KERNEL_FUSED,
-          &params, NULL, NULL);
-      cf_flow *blocked = gpu_run_at (&sc, precision, CF_TVL1_KERNEL_BLOCKED,
-          &params, NULL, NULL);
-      gchar *what = g_strdup_printf ("median per level %s, %s: BLOCKED vs "
-          "FUSED", lists[i], p ? "fp16" : "fp32");
-
-      cf_test_assert_flow_identical (blocked, fused, what);
-      g_free (what);
-      cf_flow_free (fused);
-      cf_flow_free (blocked);
-    }
-    cf_flow_free (ref);
-    cf_flow_free (mirror);
+    check_filtered_plans (&sc, &params, label, FALSE);
+    g_free (label);
     scene_clear (&sc);
   }
 }
@@ -1607,20 +1630,17 @@ GST_END_TEST;
  * in both precisions. The written-out mirror gives cf_tvl1_flow's bits. */
 GST_START_TEST (test_plan_with_weighted_median_matches_cpu)
 {
-  static const cf_tvl1_kernel kernels[] = { CF_TVL1_KERNEL_AUTO,
-    CF_TVL1_KERNEL_STEPS, CF_TVL1_KERNEL_FUSED, CF_TVL1_KERNEL_BLOCKED
-  };
   static const cf_synth_motion motions[] = { CF_SYNTH_ROTATION_ZOOM,
     CF_SYNTH_SMOOTH
   };
-  int k, p, m, size;
+  int m, size;
 
   for (m = 0; m < (int) G_N_ELEMENTS (motions); m++) {
     for (size = 5; size <= 9; size += 4) {
       cf_tvl1_params params;
       scene sc;
-      cf_flow *ref, *mirror;
-      long n_cpu;
+      gchar *label = g_strdup_printf ("motion %d, weighted median %d",
+          motions[m], size);
 
       cf_tvl1_params_init (&params);
       params.warps = 2;
@@ -1630,48 +1650,8 @@ GST_START_TEST (test_plan_with_weighted_median_matches_cpu)
       params.wmedian_size = size;
       params.wmedian_min_width = 60;
       scene_synth (&sc, 160, 128, motions[m], 4, &params);
-      ref = cf_flow_new (sc.width, sc.height);
-      mirror = cf_flow_new (sc.width, sc.height);
-      n_cpu = cpu_reference (&sc, &params, ref, mirror,
-          "counting mirror vs cf_tvl1_flow, weighted median");
-      for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++) {
-        long n_gpu = -1;
-        cf_flow *gpu = gpu_run (&sc, kernels[k], &params, NULL, &n_gpu);
-        gchar *what = g_strdup_printf ("motion %d, weighted median %d, "
-            "kernel %d: plan vs cf_tvl1_flow", motions[m], size, kernels[k]);
-
-        assert_flow_mean_close (gpu, ref, what);
-        fail_unless_equals_int (n_gpu, n_cpu);
-        g_free (what);
-        cf_flow_free (gpu);
-      }
-      for (p = 0; p < 2; p++) {
-        const cf_precision precision = p ? CF_PRECISION_FP16 :
-            CF_PRECISION_FP32;
-        cf_flow *fused = gpu_run_at (&sc, precision, CF_TVL1_KERNEL_FUSED,
-            &params, NULL, NULL);
-        cf_flow *blocked = gpu_run_at (&sc, precision,
-            CF_TVL1_KERNEL_BLOCKED, &params, NULL, NULL);
-        gchar *what = g_strdup_printf ("motion %d, weighted median %d, %s: "
-            "BLOCKED vs FUSED", motions[m], size, p ? "fp16" : "fp32");
-
-        if (p) {
-          double mean = 0.0, max = 0.0;
-
-          fail_unless_equals_int (cf_flow_diff (fused, ref, &mean, &max),
-              CF_OK);
-          GST_INFO ("%s: fp16 vs cf_tvl1_flow mean |diff| %.5f px, max "
-              "%.4f", what, mean, max);
-          fail_unless (mean <= FP16_MEAN_TOL, "%s: mean |fp16 − CPU| %g px",
-              what, mean);
-        }
-        cf_test_assert_flow_identical (blocked, fused, what);
-        g_free (what);
-        cf_flow_free (fused);
-        cf_flow_free (blocked);
-      }
-      cf_flow_free (ref);
-      cf_flow_free (mirror);
+      check_filtered_plans (&sc, &params, label, TRUE);
+      g_free (label);
       scene_clear (&sc);
     }
   }
