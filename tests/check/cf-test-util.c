@@ -6,6 +6,7 @@
 #endif
 
 #include "cf-test-util.h"
+#include "common/median.h"
 
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudamemory.h>
@@ -168,6 +169,32 @@ cf_test_plateau_image (int width, int height)
       g->data[x + (size_t) y * g->pitch] =
           (float) (30 * (((x / 8) * 7 + (y / 8) * 3) % 4));
   return g;
+}
+
+void
+cf_test_weighted_median_cases (int width, int height, guint32 seed,
+    cf_test_wmedian_check check)
+{
+  cf_flow *smooth = cf_test_random_flow (width, height, 7u + seed, -40.0f,
+      40.0f);
+  cf_flow *ties = cf_test_few_values_flow (width, height, 11u + seed);
+  cf_image *noise = cf_test_random_image (width, height, 13u + seed, 0.0f,
+      255.0f);
+  cf_image *plateaus = cf_test_plateau_image (width, height);
+  gchar *what = g_strdup_printf ("%dx%d", width, height);
+  int size;
+
+  for (size = CF_WMEDIAN_SIZE_MIN; size <= CF_WMEDIAN_SIZE_MAX; size += 2) {
+    check (smooth, noise, size, 10.0f, what);
+    check (smooth, plateaus, size, 10.0f, what);
+    check (ties, noise, size, 3.0f, what);
+    check (ties, plateaus, size, 10.0f, what);
+  }
+  g_free (what);
+  cf_flow_free (smooth);
+  cf_flow_free (ties);
+  cf_image_free (noise);
+  cf_image_free (plateaus);
 }
 
 void

@@ -74,6 +74,18 @@ cf_flow *cf_test_few_values_flow (int width, int height, guint32 seed);
  * few pixels. */
 cf_image *cf_test_plateau_image (int width, int height);
 
+/* One case of the weighted median's matrix (a filter of @src guided by
+ * @guide at @size and @sigma, as the suites check it). */
+typedef void (*cf_test_wmedian_check) (const cf_flow * src,
+    const cf_image * guide, int size, float sigma, const char *what);
+
+/* The weighted median's matrix on a @width x @height image (@seed varies
+ * the random fields): continuous values and ties with −0 and +0 (the
+ * fields above), a guide of noise and one of plateaus, every window size,
+ * σ 10 and 3 (more weights past the table); @check on each case. */
+void cf_test_weighted_median_cases (int width, int height, guint32 seed,
+    cf_test_wmedian_check check);
+
 /* A new kw x kh kernel with taps in [-1, 1) (full rank but for 1-wide
  * ones). */
 cf_kernel *cf_test_random_kernel (int kw, int kh, guint32 seed);

@@ -301,30 +301,10 @@ GST_START_TEST (test_weighted_matches_cpu_bit_for_bit)
   {65, 66}, {333, 201}
   };
   guint i;
-  int size;
 
-  for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
-    const int w = sizes[i][0], h = sizes[i][1];
-    cf_flow *smooth = cf_test_random_flow (w, h, 7u + i, -40.0f, 40.0f);
-    cf_flow *ties = cf_test_few_values_flow (w, h, 11u + i);
-    cf_image *noise = cf_test_random_image (w, h, 13u + i, 0.0f, 255.0f);
-    cf_image *plateaus = cf_test_plateau_image (w, h);
-
-    for (size = CF_WMEDIAN_SIZE_MIN; size <= CF_WMEDIAN_SIZE_MAX;
-        size += 2) {
-      gchar *what = g_strdup_printf ("%dx%d", w, h);
-
-      check_weighted_matches_cpu (smooth, noise, size, 10.0f, what);
-      check_weighted_matches_cpu (smooth, plateaus, size, 10.0f, what);
-      check_weighted_matches_cpu (ties, noise, size, 3.0f, what);
-      check_weighted_matches_cpu (ties, plateaus, size, 10.0f, what);
-      g_free (what);
-    }
-    cf_flow_free (smooth);
-    cf_flow_free (ties);
-    cf_image_free (noise);
-    cf_image_free (plateaus);
-  }
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++)
+    cf_test_weighted_median_cases (sizes[i][0], sizes[i][1], i,
+        check_weighted_matches_cpu);
 }
 
 GST_END_TEST;
