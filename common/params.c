@@ -247,6 +247,42 @@ cf_params_valid (const cf_param_table * table, const void *params)
   return 1;
 }
 
+/* The entry of a per-level list that starts at *@p: [*@start, *@end),
+ * blanks around it trimmed, *@p left on the comma or the end of the text.
+ * CF_ERROR_FORMAT with a message when it is empty or would be entry
+ * @max_entries + 1 (@count entries read before it). */
+static cf_status
+next_list_entry (const char **p, const char *what, const char *example,
+    int count, int max_entries, const char **start, const char **end,
+    cf_error * err)
+{
+  const char *q = *p;
+
+  while (isspace ((unsigned char) *q))
+    q++;
+  *start = q;
+  while (*q != '\0' && *q != ',')
+    q++;
+  *p = q;
+  while (q > *start && isspace ((unsigned char) q[-1]))
+    q--;
+  *end = q;
+  if (*end == *start) {
+    if (count == 0 && **p == '\0')
+      cf_error_set (err, "%s: empty list, expected e.g. \"%s\" (finest "
+          "level first)", what, example);
+    else
+      cf_error_set (err, "%s: entry %d is empty", what, count + 1);
+    return CF_ERROR_FORMAT;
+  }
+  if (count == max_entries) {
+    cf_error_set (err, "%s: more than %d entries (one per pyramid level "
+        "at most)", what, max_entries);
+    return CF_ERROR_FORMAT;
+  }
+  return CF_OK;
+}
+
 cf_status
 cf_params_parse_level_list (const char *text, const char *what,
     const char *example, int min, int max, int max_entries, int *values,
@@ -261,29 +297,13 @@ cf_params_parse_level_list (const char *text, const char *what,
   }
   for (;;) {
     const char *start, *end;
+    cf_status status;
     long value;
 
-    while (isspace ((unsigned char) *p))
-      p++;
-    start = p;
-    while (*p != '\0' && *p != ',')
-      p++;
-    end = p;
-    while (end > start && isspace ((unsigned char) end[-1]))
-      end--;
-    if (end == start) {
-      if (count == 0 && *p == '\0')
-        cf_error_set (err, "%s: empty list, expected e.g. \"%s\" (finest "
-            "level first)", what, example);
-      else
-        cf_error_set (err, "%s: entry %d is empty", what, count + 1);
-      return CF_ERROR_FORMAT;
-    }
-    if (count == max_entries) {
-      cf_error_set (err, "%s: more than %d entries (one per pyramid level "
-          "at most)", what, max_entries);
-      return CF_ERROR_FORMAT;
-    }
+    status = next_list_entry (&p, what, example, count, max_entries, &start,
+        &end, err);
+    if (status != CF_OK)
+      return status;
     /* digits only: no sign, no fraction, no blank inside */
     for (i = 0; start + i < end && isdigit ((unsigned char) start[i]); i++);
     errno = 0;
@@ -299,6 +319,54 @@ cf_params_parse_level_list (const char *text, const char *what,
       return CF_ERROR_FORMAT;
     }
     values[count++] = (int) value;
+    if (*p == '\0')
+      break;
+    p++;                        /* the comma */
+  }
+  *n = count;
+  return CF_OK;
+}
+
+cf_status
+cf_params_parse_float_level_list (const char *text, const char *what,
+    const char *example, double min, double max, int max_entries,
+    float *values, int *n, cf_error * err)
+{
+  const char *p = text;
+  int count = 0;
+
+  if (text == NULL) {
+    cf_error_set (err, "%s: no text", what);
+    return CF_ERROR_INVALID;
+  }
+  for (;;) {
+    const char *start, *end;
+    char number[64], *stop;
+    cf_status status;
+    double value = NAN;
+    float f;
+
+    status = next_list_entry (&p, what, example, count, max_entries, &start,
+        &end, err);
+    if (status != CF_OK)
+      return status;
+    /* the whole entry is one finite number ("0.4", "4e-1"), nothing else */
+    if ((size_t) (end - start) < sizeof (number)) {
+      memcpy (number, start, (size_t) (end - start));
+      number[end - start] = '\0';
+      value = strtod (number, &stop);
+      if (*stop != '\0' || stop == number)
+        value = NAN;
+    }
+    /* in float, as the FLOAT rows compare (cf_param_check) */
+    f = (float) value;
+    if (!isfinite (value) || !isfinite (f) || f < (float) min ||
+        f > (float) max) {
+      cf_error_set (err, "%s: entry %d \"%.*s\" is not a number in "
+          "[%g, %g]", what, count + 1, (int) (end - start), start, min, max);
+      return CF_ERROR_FORMAT;
+    }
+    values[count++] = f;
     if (*p == '\0')
       break;
     p++;                        /* the comma */

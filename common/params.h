@@ -170,6 +170,13 @@ cf_status cf_params_parse_level_list (const char *text, const char *what,
     const char *example, int min, int max, int max_entries, int *values,
     int *n, cf_error * err);
 
+/* The same for a list of numbers, e.g. TV-L1's "0.4,0.4,0.15": each entry
+ * one finite number (decimal or exponent notation) in [@min, @max],
+ * compared in float as the FLOAT rows are, into float @values. */
+cf_status cf_params_parse_float_level_list (const char *text,
+    const char *what, const char *example, double min, double max,
+    int max_entries, float *values, int *n, cf_error * err);
+
 #ifdef __cplusplus
 }
 #endif

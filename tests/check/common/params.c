@@ -428,6 +428,65 @@ GST_START_TEST (test_set_text_parses_numbers_words_and_lists)
 
 GST_END_TEST;
 
+/* The parse of @text as a list of numbers in [0.5, 2] fails with
+ * CF_ERROR_FORMAT, leaves the count alone and says @needle. */
+static void
+assert_float_list_refused (const char *text, const char *needle)
+{
+  float values[4];
+  int n = -7;
+  cf_error err = { {0} };
+
+  fail_unless_equals_int (cf_params_parse_float_level_list (text, "gains",
+          "1,2", 0.5, 2.0, 4, values, &n, &err), CF_ERROR_FORMAT);
+  fail_unless_equals_int (n, -7);
+  fail_unless (strstr (err.message, needle) != NULL,
+      "'%s': message '%s' lacks '%s'", text, err.message, needle);
+}
+
+/* A per-level list of numbers: finite numbers in the closed range, compared
+ * in float, blanks around each entry; the list rules of the whole-number
+ * lists (empty entries, too many entries). */
+GST_START_TEST (test_float_level_list_takes_numbers_in_range)
+{
+  float values[4];
+  int n = 0;
+
+  fail_unless_equals_int (cf_params_parse_float_level_list (" 1.5 ,0.5,2, "
+          "75e-2", "gains", "1,2", 0.5, 2.0, 4, values, &n, NULL), CF_OK);
+  fail_unless_equals_int (n, 4);
+  fail_unless_equals_float (values[0], 1.5f);
+  fail_unless_equals_float (values[1], 0.5f);
+  fail_unless_equals_float (values[2], 2.0f);
+  fail_unless_equals_float (values[3], 0.75f);
+  /* a bound that only rounding to float reaches is inside */
+  fail_unless_equals_int (cf_params_parse_float_level_list ("2.00000001",
+          "gains", "1,2", 0.5, 2.0, 4, values, &n, NULL), CF_OK);
+  fail_unless_equals_int (n, 1);
+  fail_unless_equals_float (values[0], 2.0f);
+
+  assert_float_list_refused ("", "gains: empty list, expected e.g. \"1,2\"");
+  assert_float_list_refused ("1,,2", "gains: entry 2 is empty");
+  assert_float_list_refused ("1,2,", "entry 3 is empty");
+  assert_float_list_refused ("1,1,1,1,1", "more than 4 entries");
+  assert_float_list_refused ("1,0.49", "entry 2 \"0.49\" is not a number in "
+      "[0.5, 2]");
+  assert_float_list_refused ("2.1", "entry 1 \"2.1\"");
+  assert_float_list_refused ("-1", "entry 1 \"-1\"");
+  assert_float_list_refused ("1 1", "entry 1 \"1 1\"");
+  assert_float_list_refused ("1.5x", "entry 1 \"1.5x\"");
+  assert_float_list_refused ("1;2", "entry 1 \"1;2\"");
+  assert_float_list_refused ("nan", "entry 1 \"nan\"");
+  assert_float_list_refused ("inf", "entry 1 \"inf\"");
+  assert_float_list_refused ("1e999", "entry 1 \"1e999\"");
+  assert_float_list_refused ("1.00000000000000000000000000000000000000000000"
+      "00000000000000000001", "entry 1");
+  fail_unless_equals_int (cf_params_parse_float_level_list (NULL, "gains",
+          "1,2", 0.5, 2.0, 4, values, &n, NULL), CF_ERROR_INVALID);
+}
+
+GST_END_TEST;
+
 /* The solvers' check is the table's: a field one past its bound fails
  * cf_<method>_params_valid, which the solvers run first. */
 GST_START_TEST (test_solver_check_refuses_what_the_table_refuses)
@@ -588,6 +647,7 @@ common_params_suite (void)
   tcase_add_test (tables_tc,
       test_set_by_name_takes_the_bounds_and_refuses_past_them);
   tcase_add_test (tables_tc, test_set_text_parses_numbers_words_and_lists);
+  tcase_add_test (tables_tc, test_float_level_list_takes_numbers_in_range);
   tcase_add_test (tables_tc, test_solver_check_refuses_what_the_table_refuses);
 
   suite_add_tcase (s, solvers);
