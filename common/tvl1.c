@@ -53,6 +53,8 @@ static cf_status parse_warps_row (void *params, const char *text,
     cf_error * err);
 static cf_status parse_iterations_row (void *params, const char *text,
     cf_error * err);
+static cf_status parse_lambda_row (void *params, const char *text,
+    cf_error * err);
 static cf_status parse_median_row (void *params, const char *text,
     cf_error * err);
 
@@ -96,6 +98,15 @@ static const cf_param tvl1_params[] = {
         lambda), .flags = CF_PARAM_TUNABLE,
     .blurb = "Weight of the data term (intensities normalised to 0..255, see "
         "normalize); smaller = smoother flow",
+  },
+  {
+    .name = "lambda-per-level", .nick = "Lambda Per Level",
+    .type = CF_PARAM_TEXT, .parse = parse_lambda_row, .flags = CF_PARAM_LIVE,
+    .blurb = "Lambda on each pyramid level, finest first, comma-separated, "
+        "e.g. \"0.4,0.4,0.15\" (sharp, clean video: the fine levels fit "
+        "closer, the coarse ones keep large motions; noise and "
+        "illumination changes want lambda's 0.15 everywhere); levels past "
+        "the list reuse its last entry; empty = lambda on every level",
   },
   {
     .name = "theta", .nick = "Theta", .type = CF_PARAM_FLOAT,
@@ -242,7 +253,8 @@ static const cf_preset tvl1_presets[] = {
             CF_SET ("weighted-median-size", 0),
             CF_SET_TEXT ("warps-per-level", NULL),
           CF_SET_TEXT ("iterations-per-level", NULL),
-          CF_SET_TEXT ("median-size-per-level", NULL)}},
+          CF_SET_TEXT ("median-size-per-level", NULL),
+          CF_SET_TEXT ("lambda-per-level", NULL)}},
   {"realtime", "The time budget of TV-L1 on embedded GPUs (Romera et al.): "
         "3 levels, 1 warp, 10 iterations, epsilon 0 (kept to reproduce "
         "it; fast is more accurate and keeps large motions)",
@@ -251,7 +263,8 @@ static const cf_preset tvl1_presets[] = {
             CF_SET ("weighted-median-size", 0),
             CF_SET_TEXT ("warps-per-level", NULL),
           CF_SET_TEXT ("iterations-per-level", NULL),
-          CF_SET_TEXT ("median-size-per-level", NULL)}},
+          CF_SET_TEXT ("median-size-per-level", NULL),
+          CF_SET_TEXT ("lambda-per-level", NULL)}},
   {"fast", "Fastest that keeps large motions: 6 levels, warps 1,1,1,2 and "
         "iterations 3,10,20 per level (finest first, the last entry for "
         "coarser levels), epsilon 0 (H200, 1080p, fp16: 0.50 ms; "
@@ -262,6 +275,7 @@ static const cf_preset tvl1_presets[] = {
             CF_SET ("epsilon", 0.0), CF_SET ("median-size", 0),
             CF_SET ("weighted-median-size", 0),
             CF_SET_TEXT ("median-size-per-level", NULL),
+            CF_SET_TEXT ("lambda-per-level", NULL),
           CF_SET_MODEL}},
   {"balanced", "The defaults: 6 levels, 2 warps, 20 iterations, epsilon 0 "
         "(H200, 1080p, fp16: 1.45 ms; Middlebury EPE 0.421)",
@@ -272,6 +286,7 @@ static const cf_preset tvl1_presets[] = {
             CF_SET_TEXT ("warps-per-level", NULL),
             CF_SET_TEXT ("iterations-per-level", NULL),
             CF_SET_TEXT ("median-size-per-level", NULL),
+            CF_SET_TEXT ("lambda-per-level", NULL),
           CF_SET_MODEL}},
   {"accurate", "6 levels, 3 warps, 20 iterations, epsilon 0, 5 x 5 median "
         "filter after each warp (H200, 1080p, fp16: 2.48 ms; Middlebury EPE "
@@ -282,6 +297,7 @@ static const cf_preset tvl1_presets[] = {
             CF_SET_TEXT ("warps-per-level", NULL),
             CF_SET_TEXT ("iterations-per-level", NULL),
             CF_SET_TEXT ("median-size-per-level", NULL),
+            CF_SET_TEXT ("lambda-per-level", NULL),
           CF_SET_MODEL}},
   {NULL}
 };
@@ -398,6 +414,28 @@ cf_tvl1_parse_median_size_per_level (cf_tvl1_params * params,
   return CF_OK;
 }
 
+cf_status
+cf_tvl1_parse_lambda_per_level (cf_tvl1_params * params, const char *text,
+    cf_error * err)
+{
+  float values[CF_PYRAMID_MAX_LEVELS];
+  cf_status status;
+  int n;
+
+  if (params == NULL) {
+    cf_error_set (err, "lambda per level: no parameters");
+    return CF_ERROR_INVALID;
+  }
+  status = cf_params_parse_float_level_list (text, "lambda per level",
+      "0.4,0.4,0.15", CF_TVL1_LAMBDA_MIN, CF_TVL1_LAMBDA_MAX,
+      CF_PYRAMID_MAX_LEVELS, values, &n, err);
+  if (status != CF_OK)
+    return status;
+  memcpy (params->lambda_per_level, values, (size_t) n * sizeof (float));
+  params->n_lambda_per_level = n;
+  return CF_OK;
+}
+
 static int
 is_blank (const char *text)
 {
@@ -427,6 +465,17 @@ parse_median_row (void *params, const char *text, cf_error * err)
   if (!is_blank (text))
     return cf_tvl1_parse_median_size_per_level (p, text, err);
   p->n_median_size_per_level = 0;
+  return CF_OK;
+}
+
+static cf_status
+parse_lambda_row (void *params, const char *text, cf_error * err)
+{
+  cf_tvl1_params *p = params;
+
+  if (!is_blank (text))
+    return cf_tvl1_parse_lambda_per_level (p, text, err);
+  p->n_lambda_per_level = 0;
   return CF_OK;
 }
 
@@ -474,6 +523,38 @@ cf_tvl1_level_median_size (const cf_tvl1_params * params, int level)
       params->n_median_size_per_level, params->median_size, level);
 }
 
+float
+cf_tvl1_level_lambda (const cf_tvl1_params * params, int level)
+{
+  const int n = params->n_lambda_per_level;
+
+  if (n <= 0)
+    return params->lambda;
+  if (level < 0)
+    level = 0;
+  return params->lambda_per_level[level < n ? level : n - 1];
+}
+
+static float
+capped_product (float a, float b, float max)
+{
+  const float p = a * b;
+
+  return p < max ? p : max;
+}
+
+void
+cf_tvl1_scale_lambda (cf_tvl1_params * params, float scale)
+{
+  const float max = (float) CF_TVL1_LAMBDA_MAX;
+  int l;
+
+  params->lambda = capped_product (params->lambda, scale, max);
+  for (l = 0; l < params->n_lambda_per_level; l++)
+    params->lambda_per_level[l] =
+        capped_product (params->lambda_per_level[l], scale, max);
+}
+
 int
 cf_tvl1_level_wmedian_size (const cf_tvl1_params * params, int width)
 {
@@ -500,12 +581,14 @@ cf_tvl1_level_params (const cf_tvl1_params * params, int level,
     cf_tvl1_params * out)
 {
   *out = *params;
+  out->lambda = cf_tvl1_level_lambda (params, level);
   out->warps = cf_tvl1_level_warps (params, level);
   out->max_iterations = cf_tvl1_level_iterations (params, level);
   out->median_size = cf_tvl1_level_median_size (params, level);
   out->n_warps_per_level = 0;
   out->n_iterations_per_level = 0;
   out->n_median_size_per_level = 0;
+  out->n_lambda_per_level = 0;
 }
 
 /* @n entries (0..CF_PYRAMID_MAX_LEVELS), each in 1..@max */
@@ -536,6 +619,22 @@ median_list_valid (const cf_tvl1_params * params)
   return 1;
 }
 
+/* each entry in lambda's range, compared in float as the table's row */
+static int
+lambda_list_valid (const cf_tvl1_params * params)
+{
+  int l;
+
+  if (params->n_lambda_per_level < 0 ||
+      params->n_lambda_per_level > CF_PYRAMID_MAX_LEVELS)
+    return 0;
+  for (l = 0; l < params->n_lambda_per_level; l++)
+    if (!(params->lambda_per_level[l] >= (float) CF_TVL1_LAMBDA_MIN &&
+            params->lambda_per_level[l] <= (float) CF_TVL1_LAMBDA_MAX))
+      return 0;
+  return 1;
+}
+
 int
 cf_tvl1_params_valid (const cf_tvl1_params * params)
 {
@@ -545,7 +644,7 @@ cf_tvl1_params_valid (const cf_tvl1_params * params)
       CF_TVL1_WARPS_MAX) &&
       level_list_valid (params->iterations_per_level,
       params->n_iterations_per_level, CF_TVL1_ITERATIONS_MAX) &&
-      median_list_valid (params);
+      median_list_valid (params) && lambda_list_valid (params);
 }
 
 void

@@ -31,8 +31,11 @@
  * iterations-per-level; finest level first): cheap coarse levels can take
  * many warps, the costly finest level few. Not many iterations per warp on
  * a coarsest level with little texture left: they overshoot there and can
- * lose a large motion (docs/flow-frontier.md). A level runs exactly as a
- * uniform solve with that level's two counts (cf_tvl1_level_params).
+ * lose a large motion (docs/flow-frontier.md). So may λ
+ * (lambda-per-level): a larger λ fits the fine levels of sharp video
+ * closer, while IPOL's on the coarse ones keeps the large motions that a
+ * larger λ there loses. A level runs exactly as a uniform solve with that
+ * level's λ, counts and filters (cf_tvl1_level_params).
  *
  * Grid: every plane is on the pixel grid (full-pixel centres at integer
  * coordinates); the forward gradient and backward divergence form an adjoint
@@ -80,7 +83,14 @@ extern "C" {
 typedef struct
 {
   float tau;                    /* τ, dual time step of the P step */
-  float lambda;                 /* λ, data-term weight, intensities 0..255 */
+  float lambda;                 /* λ, data-term weight, intensities 0..255;
+                                 * on every level when n_lambda_per_level
+                                 * is 0 */
+  float lambda_per_level[CF_PYRAMID_MAX_LEVELS];        /* λ per level,
+                                 * finest first */
+  int n_lambda_per_level;       /* entries used; 0 = `lambda` on every
+                                 * level; levels past the list reuse its
+                                 * last entry */
   float theta;                  /* θ, coupling weight of |u − v|² / 2θ, > 0 */
   int warps;                    /* warps per pyramid level, >= 1, on every
                                  * level when n_warps_per_level is 0 */
@@ -130,9 +140,10 @@ typedef struct
   int wmedian_min_width;        /* narrower levels keep median_size */
 } cf_tvl1_params;
 
-/* The parameters (tau, lambda, theta, warps, iterations, warps-per-level,
- * iterations-per-level, epsilon, sigma, normalize, median-size,
- * median-size-per-level, weighted-median-size, weighted-median-sigma,
+/* The parameters (tau, lambda, lambda-per-level, theta, warps,
+ * iterations, warps-per-level, iterations-per-level, epsilon, sigma,
+ * normalize, median-size, median-size-per-level, weighted-median-size,
+ * weighted-median-sigma,
  * weighted-median-min-width; rows in the property order of cudaflowtvl1,
  * then "border", which is not a property) and presets (ipol, realtime,
  * fast, balanced, accurate; each sets the per-level lists and both median
@@ -181,12 +192,25 @@ cf_status cf_tvl1_parse_iterations_per_level (cf_tvl1_params * params,
 cf_status cf_tvl1_parse_median_size_per_level (cf_tvl1_params * params,
     const char *text, cf_error * err);
 
+/* Parse λ per level, finest first, e.g. "0.4,0.4,0.15" (a larger λ on the
+ * two finest levels, IPOL's on the coarser ones): 1 to
+ * CF_PYRAMID_MAX_LEVELS numbers in lambda's range; CF_ERROR_FORMAT with a
+ * message in @err (nullable), params unchanged, on anything else. */
+cf_status cf_tvl1_parse_lambda_per_level (cf_tvl1_params * params,
+    const char *text, cf_error * err);
+
 /* Warps and the iteration cap on pyramid level @level (0 = finest) under
  * @params: the list's entry, its last one past its end, or the uniform
  * value when the list is empty. */
 int cf_tvl1_level_warps (const cf_tvl1_params * params, int level);
 int cf_tvl1_level_iterations (const cf_tvl1_params * params, int level);
 int cf_tvl1_level_median_size (const cf_tvl1_params * params, int level);
+float cf_tvl1_level_lambda (const cf_tvl1_params * params, int level);
+
+/* Multiply λ, and every entry of its per-level list, by @scale > 0, each
+ * capped at CF_TVL1_LAMBDA_MAX: the pair's normalisation applied to λ
+ * instead of to the frames (normalize on the GPU path). */
+void cf_tvl1_scale_lambda (cf_tvl1_params * params, float scale);
 
 /* The weighted median's window on a level @width pixels wide: wmedian_size
  * when the level is at least wmedian_min_width wide, else 0 (the level
@@ -197,7 +221,7 @@ int cf_tvl1_level_wmedian_size (const cf_tvl1_params * params, int width);
  * above 0, or wmedian_size): a solver then needs the filter's buffer. */
 int cf_tvl1_uses_median (const cf_tvl1_params * params);
 
-/* The parameters level @level runs with: @params with warps,
+/* The parameters level @level runs with: @params with lambda, warps,
  * max_iterations and median_size set to that level's and no lists, so a
  * level's solve is a uniform solve (with empty lists, @out is @params). */
 void cf_tvl1_level_params (const cf_tvl1_params * params, int level,

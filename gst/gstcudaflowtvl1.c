@@ -215,9 +215,10 @@ gst_cuda_flow_tvl1_update_settings (GstCfFlowBase * base,
   return rebuild;
 }
 
-/* The parameters for this pair: with normalize, λ scaled so that the raw
- * frames behave as IPOL's frames stretched to 0..255 (the data term and the
- * thresholds scale with the intensities; every other step is linear). A
+/* The parameters for this pair: with normalize, λ (and its per-level list)
+ * scaled so that the raw frames behave as IPOL's frames stretched to
+ * 0..255 (the data term and the thresholds scale with the intensities;
+ * every other step is linear). A
  * nearly flat pair could push λ past the solvers' range: it stops at
  * CF_TVL1_LAMBDA_MAX, where the data term dominates anyway. */
 static cf_tvl1_params
@@ -228,8 +229,7 @@ pair_params (GstCudaFlowTvl1 * self, const GstCfFlowFrame * frame)
   if (self->stream_normalize) {
     gfloat lo = frame->range_min, hi = frame->range_max;
     if (hi > lo)
-      p.lambda = MIN (p.lambda * (255.0f / (hi - lo)),
-          (float) CF_TVL1_LAMBDA_MAX);
+      cf_tvl1_scale_lambda (&p, 255.0f / (hi - lo));
   }
   return p;
 }

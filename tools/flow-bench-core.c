@@ -295,9 +295,7 @@ solver_run (solver * sv, const cf_cuda_pyramid * p0,
       break;
     case CF_FLOW_METHOD_TVL1:
       tvl1 = sv->config.solver.params.tvl1;
-      tvl1.lambda *= lambda_scale;
-      if (tvl1.lambda > (float) CF_TVL1_LAMBDA_MAX)
-        tvl1.lambda = (float) CF_TVL1_LAMBDA_MAX;
+      cf_tvl1_scale_lambda (&tvl1, lambda_scale);
       TRY (cf_cuda_tvl1_plan_run (sv->tvl1, p0, p1, &tvl1, 0, flow, stream));
       break;
     case CF_FLOW_METHOD_CLG:

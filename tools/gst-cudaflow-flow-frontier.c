@@ -954,6 +954,11 @@ write_json (FILE * out, const frontier * f, GPtrArray * points)
         for (j = 0; j < c->pyramid.max_levels; j++)
           fprintf (out, "%s%d", j ? ", " : "", cf_tvl1_level_median_size (t,
                   j));
+        fprintf (out, "], \"lambda_per_level\": [");
+        for (j = 0; j < c->pyramid.max_levels; j++) {
+          fprintf (out, "%s", j ? ", " : "");
+          json_number (out, cf_tvl1_level_lambda (t, j));
+        }
         fprintf (out, "]");
       }
       fprintf (out, "},\n     \"pixel_iterations\": %.0f",

@@ -481,6 +481,112 @@ GST_START_TEST (test_median_size_per_level)
 
 GST_END_TEST;
 
+/* lambda-per-level: numbers in lambda's range, finest first, whose last
+ * entry holds for the coarser levels; a level runs with its entry as
+ * lambda; the pair's normalisation scales every entry; the presets clear
+ * the list. */
+GST_START_TEST (test_lambda_per_level)
+{
+  const cf_preset *preset;
+  cf_tvl1_params p, lp, before;
+  cf_error err = { {0} };
+
+  cf_tvl1_params_init (&p);
+  fail_unless_equals_int (p.n_lambda_per_level, 0);
+  fail_unless_equals_float (cf_tvl1_level_lambda (&p, 0), 0.15f);
+  fail_unless_equals_float (cf_tvl1_level_lambda (&p, 5), 0.15f);
+
+  fail_unless_equals_int (cf_tvl1_parse_lambda_per_level (&p,
+          "0.4, 0.3 ,0.15", &err), CF_OK);
+  fail_unless_equals_int (p.n_lambda_per_level, 3);
+  fail_unless_equals_float (cf_tvl1_level_lambda (&p, 0), 0.4f);
+  fail_unless_equals_float (cf_tvl1_level_lambda (&p, 1), 0.3f);
+  fail_unless_equals_float (cf_tvl1_level_lambda (&p, 2), 0.15f);
+  fail_unless_equals_float (cf_tvl1_level_lambda (&p, 15), 0.15f);
+  fail_unless_equals_float (p.lambda, 0.15f);
+  fail_unless (cf_tvl1_params_valid (&p));
+
+  /* a level's parameters: its lambda, no list */
+  cf_tvl1_level_params (&p, 1, &lp);
+  fail_unless_equals_float (lp.lambda, 0.3f);
+  fail_unless_equals_int (lp.n_lambda_per_level, 0);
+  cf_tvl1_level_params (&p, 4, &lp);
+  fail_unless_equals_float (lp.lambda, 0.15f);
+
+  /* the normalisation of a pair applied to lambda: every entry, capped */
+  lp = p;
+  cf_tvl1_scale_lambda (&lp, 2.0f);
+  fail_unless_equals_float (lp.lambda, 0.3f);
+  fail_unless_equals_float (cf_tvl1_level_lambda (&lp, 0), 0.8f);
+  fail_unless_equals_float (cf_tvl1_level_lambda (&lp, 1), 0.6f);
+  fail_unless_equals_float (cf_tvl1_level_lambda (&lp, 2), 0.3f);
+  lp = p;
+  cf_tvl1_scale_lambda (&lp, 1e7f);
+  fail_unless_equals_float (lp.lambda, (float) CF_TVL1_LAMBDA_MAX);
+  fail_unless_equals_float (cf_tvl1_level_lambda (&lp, 0),
+      (float) CF_TVL1_LAMBDA_MAX);
+  fail_unless_equals_float (cf_tvl1_level_lambda (&lp, 2),
+      (float) CF_TVL1_LAMBDA_MAX);
+  fail_unless (cf_tvl1_params_valid (&lp));
+
+  /* lambda's bounds, and what is not a number in them */
+  fail_unless_equals_int (cf_tvl1_parse_lambda_per_level (&p, "1e6,0.0001",
+          &err), CF_OK);
+  before = p;
+  fail_unless_equals_int (cf_tvl1_parse_lambda_per_level (&p, "0.4,0",
+          &err), CF_ERROR_FORMAT);
+  fail_unless (strstr (err.message, "lambda per level: entry 2 \"0\"") !=
+      NULL, "%s", err.message);
+  fail_unless_equals_int (cf_tvl1_parse_lambda_per_level (&p, "2e6", NULL),
+      CF_ERROR_FORMAT);
+  fail_unless_equals_int (cf_tvl1_parse_lambda_per_level (&p, "0.4,,0.15",
+          NULL), CF_ERROR_FORMAT);
+  fail_unless_equals_int (cf_tvl1_parse_lambda_per_level (&p, "", NULL),
+      CF_ERROR_FORMAT);
+  fail_unless (memcmp (&p, &before, sizeof (p)) == 0);
+  fail_unless_equals_int (cf_tvl1_parse_lambda_per_level (NULL, "1", NULL),
+      CF_ERROR_INVALID);
+
+  /* through the table: blank text clears the list */
+  fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table, &p,
+          "lambda-per-level", "0.25", &err), CF_OK);
+  fail_unless_equals_float (cf_tvl1_level_lambda (&p, 3), 0.25f);
+  fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table, &p,
+          "lambda-per-level", " ", &err), CF_OK);
+  fail_unless_equals_int (p.n_lambda_per_level, 0);
+  fail_unless_equals_float (cf_tvl1_level_lambda (&p, 0), 0.15f);
+
+  /* the solvers' check of a list set by hand */
+  p.n_lambda_per_level = 2;
+  p.lambda_per_level[0] = 0.4f;
+  p.lambda_per_level[1] = 0.0f;
+  fail_if (cf_tvl1_params_valid (&p));
+  p.lambda_per_level[1] = NAN;
+  fail_if (cf_tvl1_params_valid (&p));
+  p.lambda_per_level[1] = 0.15f;
+  fail_unless (cf_tvl1_params_valid (&p));
+  p.n_lambda_per_level = CF_PYRAMID_MAX_LEVELS + 1;
+  fail_if (cf_tvl1_params_valid (&p));
+  p.n_lambda_per_level = -1;
+  fail_if (cf_tvl1_params_valid (&p));
+
+  for (preset = cf_tvl1_param_table.presets; preset->name; preset++) {
+    const cf_param_setting *set;
+    gboolean found = FALSE;
+
+    for (set = preset->settings; set->name != NULL; set++)
+      if (!strcmp (set->name, "lambda-per-level")) {
+        fail_unless (set->text == NULL, "preset %s: '%s'", preset->name,
+            set->text);
+        found = TRUE;
+      }
+    fail_unless (found, "preset %s leaves lambda-per-level as it is",
+        preset->name);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_normalize_pair_maps_joint_range_to_0_255)
 {
   const float a[] = { 10, 20, 30, 40 }, b[] = { 50, 60, 70, 90 };
@@ -1088,9 +1194,21 @@ documented_median_size (const cf_tvl1_params * params, int l)
   return params->median_size_per_level[l < n ? l : n - 1];
 }
 
+/* λ on level @l as documented: the list's entry (its last past its end),
+ * lambda without a list; written out as documented_median_size. */
+static float
+documented_lambda (const cf_tvl1_params * params, int l)
+{
+  const int n = params->n_lambda_per_level;
+
+  if (n == 0)
+    return params->lambda;
+  return params->lambda_per_level[l < n ? l : n - 1];
+}
+
 /* cf_tvl1_flow_counted written out with the public steps from
  * normalised pyramids: per level ∇I1 and p = 0, per warp the constants
- * and the iterations, then u ← cf_flow_weighted_median (u) guided by
+ * and the iterations with the level's λ, then u ← cf_flow_weighted_median (u) guided by
  * the level's first frame on levels at least wmedian_min_width wide when
  * wmedian_size > 0, else (the level's median size > 0) u ← cf_flow_median
  * (u); between levels cf_flow_resample. Returns the iterations run. */
@@ -1112,6 +1230,7 @@ driver_flow (const cf_pyramid * p0, const cf_pyramid * p1,
     cf_flow ml = flow_view (m, f0->width, f0->height);
     cf_flow parked = flow_view (flow, f0->width, f0->height);
     const int msize = documented_median_size (params, l);
+    cf_tvl1_params level = *params;
     /* the weighted median's rule (common/tvl1.h), written out */
     const int wsize = f0->width >= params->wmedian_min_width ?
         params->wmedian_size : 0;
@@ -1132,6 +1251,8 @@ driver_flow (const cf_pyramid * p0, const cf_pyramid * p1,
             &wl.i1y), CF_OK);
     cf_flow_fill (&wl.p1, 0.0f, 0.0f);
     cf_flow_fill (&wl.p2, 0.0f, 0.0f);
+    level.lambda = documented_lambda (params, l);
+    level.n_lambda_per_level = 0;
     for (k = 0; k < params->warps; k++) {
       fail_unless_equals_int (cf_tvl1_warp_prepare (f0, f1, &wl.i1x,
               &wl.i1y, &ul, params->warp_border, &wl.i1w, &wl.i1wx,
@@ -1139,7 +1260,7 @@ driver_flow (const cf_pyramid * p0, const cf_pyramid * p1,
       for (n = 0; n < params->max_iterations; n++) {
         double e = 0.0;
 
-        fail_unless_equals_int (cf_tvl1_iteration (&wl, params, &ul, &e),
+        fail_unless_equals_int (cf_tvl1_iteration (&wl, &level, &ul, &e),
             CF_OK);
         count++;
         if (params->epsilon > 0.0f && !(e > eps2))
@@ -1247,6 +1368,66 @@ GST_START_TEST (test_median_runs_after_every_warp)
       cf_flow_free (want);
     }
   }
+  cf_pyramid_free (p0);
+  cf_pyramid_free (p1);
+}
+
+GST_END_TEST;
+
+/* lambda-per-level: each level iterates with its own λ, the same bits as
+ * the steps written out, at fixed counts and with ε > 0; a list of one
+ * entry equal to lambda is no list; a larger λ on the finest level changes
+ * the flow. */
+GST_START_TEST (test_lambda_per_level_runs_each_level_with_its_lambda)
+{
+  static const char *const lists[] = { "0.15", "0.4,0.15", "0.1,0.3,0.6" };
+  cf_pyramid *p0, *p1;
+  cf_tvl1_params params;
+  cf_flow *uniform = cf_flow_new (97, 61);
+  guint i;
+  int eps;
+
+  cf_tvl1_params_init (&params);
+  synth_pyramids (97, 61, CF_SYNTH_SMOOTH, 3, &params, &p0, &p1);
+  fail_unless_equals_int (p0->n_levels, 3);
+  params.warps = 2;
+  params.median_size = 3;
+  for (eps = 0; eps < 2; eps++) {
+    params.max_iterations = eps ? 300 : 10;
+    params.epsilon = eps ? 0.01f : 0.0f;
+    params.n_lambda_per_level = 0;
+    fail_unless_equals_int (cf_tvl1_flow (p0, p1, &params, 0, uniform),
+        CF_OK);
+    for (i = 0; i < G_N_ELEMENTS (lists); i++) {
+      cf_flow *got = cf_flow_new (97, 61), *want = cf_flow_new (97, 61);
+      double mean = 0.0, max = 0.0;
+      long n_got = -1, n_want;
+
+      fail_unless_equals_int (cf_tvl1_parse_lambda_per_level (&params,
+              lists[i], NULL), CF_OK);
+      fail_unless_equals_int (cf_tvl1_flow_counted (p0, p1, &params, 0, got,
+              &n_got), CF_OK);
+      n_want = driver_flow (p0, p1, &params, want);
+      fail_unless (memcmp (got->u, want->u, 97 * 61 * sizeof (float)) == 0
+          && memcmp (got->v, want->v, 97 * 61 * sizeof (float)) == 0,
+          "lambda %s, eps %g: solver and written-out steps differ",
+          lists[i], params.epsilon);
+      fail_unless_equals_int (n_got, n_want);
+      fail_unless_equals_int (cf_flow_diff (got, uniform, &mean, &max),
+          CF_OK);
+      GST_INFO ("lambda %s vs 0.15, eps %g: mean |diff| %g px", lists[i],
+          params.epsilon, mean);
+      if (i == 0)
+        fail_unless (max == 0.0, "a one-entry list of lambda changed the "
+            "flow by %g px", max);
+      else
+        fail_unless (max > 0.0, "lambda %s left the flow unchanged",
+            lists[i]);
+      cf_flow_free (got);
+      cf_flow_free (want);
+    }
+  }
+  cf_flow_free (uniform);
   cf_pyramid_free (p0);
   cf_pyramid_free (p1);
 }
@@ -1801,6 +1982,7 @@ common_tvl1_suite (void)
   tcase_add_test (ops, test_params_valid_checks_the_lists);
   tcase_add_test (ops, test_median_size_takes_0_3_5_only);
   tcase_add_test (ops, test_median_size_per_level);
+  tcase_add_test (ops, test_lambda_per_level);
   tcase_add_test (ops, test_normalize_pair_maps_joint_range_to_0_255);
   tcase_add_test (ops, test_normalize_pair_leaves_constant_pair_unchanged);
   tcase_add_test (ops, test_centered_gradient_halves_one_sided_borders);
@@ -1822,6 +2004,7 @@ common_tvl1_suite (void)
   tcase_add_test (solver, test_translation_with_median_epe_below_0_03);
   tcase_add_test (solver, test_median_runs_after_every_warp);
   tcase_add_test (solver, test_weighted_median_on_wide_levels);
+  tcase_add_test (solver, test_lambda_per_level_runs_each_level_with_its_lambda);
   tcase_add_test (solver, test_median_changes_flow_not_fixed_iteration_count);
   tcase_add_test (solver, test_rotation_zoom_epe_below_0_05);
   tcase_add_test (solver, test_smooth_motion_epe_below_0_16);

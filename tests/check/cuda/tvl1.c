@@ -671,7 +671,7 @@ flow_view (const cf_flow * f, int width, int height)
 }
 
 /* cf_tvl1_flow written out with the public steps, counting iterations,
- * each level with its own warps and iteration cap (the per-level lists)
+ * each level with its own λ, warps and iteration cap (the per-level lists)
  * and the median filters after each warp; test_plan_matches_cpu_flow,
  * test_per_level_schedule_matches_cpu and test_plan_with_median_matches_cpu
  * check that it gives cf_tvl1_flow's bits. */
@@ -695,9 +695,12 @@ cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
     const int iterations = cf_tvl1_level_iterations (params, l);
     const int msize = cf_tvl1_level_median_size (params, l);
     const int wsize = cf_tvl1_level_wmedian_size (params, f0->width);
+    cf_tvl1_params level = *params;
     cf_wmedian_tables tables;
     cf_tvl1_workspace wl;
 
+    level.lambda = cf_tvl1_level_lambda (params, l);
+    level.n_lambda_per_level = 0;
     fail_unless_equals_int (cf_tvl1_workspace_level (ws, f0->width,
             f0->height, &wl), CF_OK);
     if (l == sc->c0->n_levels - 1) {
@@ -721,7 +724,7 @@ cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
               &wl.i1wy, &wl.grad, &wl.rho_c), CF_OK);
       for (n = 0; n < iterations; n++) {
         double e = 0.0;
-        fail_unless_equals_int (cf_tvl1_iteration (&wl, params, &ul, &e),
+        fail_unless_equals_int (cf_tvl1_iteration (&wl, &level, &ul, &e),
             CF_OK);
         count++;
         if (params->epsilon > 0.0f && !(e > eps2))
@@ -1623,6 +1626,38 @@ GST_START_TEST (test_plan_with_median_per_level_matches_cpu)
 
 GST_END_TEST;
 
+/* lambda-per-level (a larger λ on the two finest levels, as for sharp
+ * video; and a list rising towards the coarse levels), with the 5 x 5
+ * median: the plan against cf_tvl1_flow for every kernel, fp16 within
+ * FP16_MEAN_TOL, and BLOCKED equal to FUSED in both precisions. λ is a
+ * scalar of each level's launches, so this checks that every kernel takes
+ * its level's. */
+GST_START_TEST (test_plan_with_lambda_per_level_matches_cpu)
+{
+  static const char *const lists[] = { "0.4,0.4,0.15", "0.1,0.2,0.3,0.6" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (lists); i++) {
+    cf_tvl1_params params;
+    scene sc;
+    gchar *label = g_strdup_printf ("lambda per level %s", lists[i]);
+
+    cf_tvl1_params_init (&params);
+    params.warps = 2;
+    params.max_iterations = 12;
+    params.epsilon = 0.0f;
+    params.median_size = 5;
+    fail_unless_equals_int (cf_tvl1_parse_lambda_per_level (&params,
+            lists[i], NULL), CF_OK);
+    scene_synth (&sc, 160, 128, CF_SYNTH_ROTATION_ZOOM, 4, &params);
+    check_filtered_plans (&sc, &params, label, TRUE);
+    g_free (label);
+    scene_clear (&sc);
+  }
+}
+
+GST_END_TEST;
+
 /* weighted-median-size 5 and 9 on the levels at least 60 px wide (160
  * and 80 of 160, 80, 40, 20), the plain 5 x 5 median below: the plan
  * against cf_tvl1_flow for every kernel, fp32 within the tolerance of the
@@ -2020,6 +2055,7 @@ cuda_tvl1_suite (void)
   tcase_add_test (plans, test_plan_with_median_matches_cpu);
   tcase_add_test (plans, test_plan_with_median_per_level_matches_cpu);
   tcase_add_test (plans, test_plan_with_weighted_median_matches_cpu);
+  tcase_add_test (plans, test_plan_with_lambda_per_level_matches_cpu);
   tcase_add_test (plans, test_median_kernels_identical_and_plan_reuse);
   tcase_add_test (plans, test_fp16_median_close_to_fp32);
 

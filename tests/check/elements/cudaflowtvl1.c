@@ -187,15 +187,15 @@ reference_flow (const cf_image * f0, const cf_image * f1,
 
 /* Low-contrast frames (0.4 I + 60, rounded as GRAY8 carries them): the
  * element's lambda scaling must give the reference's flow on the frames
- * stretched to 0..255 (IPOL's normalisation). */
+ * stretched to 0..255 (IPOL's normalisation), with lambda and with a
+ * lambda-per-level list, whose every entry is scaled alike. */
 GST_START_TEST (test_normalize_matches_stretched_reference)
 {
-  const gchar *settings = "levels=3 warps=2 iterations=30 epsilon=0";
+  static const gchar *const lists[] = { NULL, "0.4,0.15" };
   cf_synth_params sp;
   cf_image *f0, *f1, *r0, *r1;
-  cf_flow *truth, *flow, *flow_raw, *ref;
-  cf_tvl1_params tp;
-  double mean, max, mean_raw, max_raw;
+  cf_flow *truth;
+  guint i;
   int x, y;
 
   cf_synth_params_init (&sp);
@@ -208,39 +208,53 @@ GST_START_TEST (test_normalize_matches_stretched_reference)
       cf_image_row (f0, y)[x] = roundf (0.4f * cf_image_row (f0, y)[x] + 60);
       cf_image_row (f1, y)[x] = roundf (0.4f * cf_image_row (f1, y)[x] + 60);
     }
-
-  flow = element_flow (f0, f1, settings);
-  flow_raw = element_flow (f0, f1,
-      "levels=3 warps=2 iterations=30 epsilon=0 normalize=false");
-
   /* the reference: IPOL's path, frames stretched first */
   r0 = cf_image_copy (f0);
   r1 = cf_image_copy (f1);
   cf_tvl1_normalize_pair (r0, r1);
-  cf_tvl1_params_init (&tp);
-  tp.warps = 2;
-  tp.max_iterations = 30;
-  tp.epsilon = 0;
-  ref = reference_flow (r0, r1, &tp, 3, NULL);
 
-  fail_unless_equals_int (cf_flow_diff (flow, ref, &mean, &max), CF_OK);
-  fail_unless_equals_int (cf_flow_diff (flow_raw, ref, &mean_raw, &max_raw),
-      CF_OK);
-  GST_INFO ("normalize: mean |d| %.2e max %.2e; without: mean %.2e", mean,
-      max, mean_raw);
-  fail_unless (mean < 1e-3 && max < 1e-2, "mean %.2e max %.2e", mean, max);
-  /* and the normalisation matters on such frames */
-  fail_unless (mean_raw > 10 * mean + 1e-3, "without normalize: %.2e",
-      mean_raw);
+  for (i = 0; i < G_N_ELEMENTS (lists); i++) {
+    gchar *settings = g_strdup_printf ("levels=3 warps=2 iterations=30 "
+        "epsilon=0%s%s", lists[i] ? " lambda-per-level=" : "",
+        lists[i] ? lists[i] : "");
+    gchar *raw_settings = g_strconcat (settings, " normalize=false", NULL);
+    cf_flow *flow = element_flow (f0, f1, settings);
+    cf_flow *flow_raw = element_flow (f0, f1, raw_settings);
+    cf_flow *ref;
+    cf_tvl1_params tp;
+    double mean, max, mean_raw, max_raw;
+
+    cf_tvl1_params_init (&tp);
+    tp.warps = 2;
+    tp.max_iterations = 30;
+    tp.epsilon = 0;
+    if (lists[i] != NULL)
+      fail_unless_equals_int (cf_tvl1_parse_lambda_per_level (&tp, lists[i],
+              NULL), CF_OK);
+    ref = reference_flow (r0, r1, &tp, 3, NULL);
+
+    fail_unless_equals_int (cf_flow_diff (flow, ref, &mean, &max), CF_OK);
+    fail_unless_equals_int (cf_flow_diff (flow_raw, ref, &mean_raw,
+            &max_raw), CF_OK);
+    GST_INFO ("%s: normalize: mean |d| %.2e max %.2e; without: mean %.2e",
+        settings, mean, max, mean_raw);
+    fail_unless (mean < 1e-3 && max < 1e-2, "%s: mean %.2e max %.2e",
+        settings, mean, max);
+    /* and the normalisation matters on such frames */
+    fail_unless (mean_raw > 10 * mean + 1e-3, "%s: without normalize: %.2e",
+        settings, mean_raw);
+    cf_flow_free (flow);
+    cf_flow_free (flow_raw);
+    cf_flow_free (ref);
+    g_free (settings);
+    g_free (raw_settings);
+  }
 
   cf_image_free (f0);
   cf_image_free (f1);
   cf_image_free (r0);
   cf_image_free (r1);
   cf_flow_free (truth);
-  cf_flow_free (flow);
-  cf_flow_free (flow_raw);
-  cf_flow_free (ref);
 }
 
 GST_END_TEST;
@@ -496,6 +510,7 @@ GST_START_TEST (test_bad_per_level_list_posts_an_error)
     {"warps-per-level", "2,1001", "above the limit 1000"},
     {"iterations-per-level", "10,abc", "entry 2 \"abc\""},
     {"iterations-per-level", "5,,5", "entry 2 is empty"},
+    {"lambda-per-level", "0.4,-1", "entry 2 \"-1\" is not a number in"},
   };
   guint i;
 
