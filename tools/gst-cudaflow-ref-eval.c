@@ -42,8 +42,10 @@ typedef struct
   cf_clg_params clg;
 } eval_config;
 
+/* 0 when @assignment is not NAME=VALUE of a known parameter, or the value
+ * is refused (the reason, where the table gives one, in @err) */
 static int
-set_param (eval_config * c, const char *assignment)
+set_param (eval_config * c, const char *assignment, cf_error * err)
 {
   char name[64];
   const char *eq = strchr (assignment, '=');
@@ -64,13 +66,13 @@ set_param (eval_config * c, const char *assignment)
   /* the method's parameters by their element property names */
   else if (!strcmp (c->method, "hs"))
     return cf_params_set_text (&cf_hs_param_table, &c->hs, name, eq + 1,
-        NULL) == CF_OK;
+        err) == CF_OK;
   else if (!strcmp (c->method, "tvl1"))
     return cf_params_set_text (&cf_tvl1_param_table, &c->tvl1, name, eq + 1,
-        NULL) == CF_OK;
+        err) == CF_OK;
   else if (!strcmp (c->method, "clg"))
     return cf_params_set_text (&cf_clg_param_table, &c->clg, name, eq + 1,
-        NULL) == CF_OK;
+        err) == CF_OK;
   else
     return 0;
   return 1;
@@ -204,10 +206,13 @@ main (int argc, char **argv)
     else if (n_seqs < MAX_SEQS)
       seqs[n_seqs++] = args[i];
   }
-  for (i = 0; sets != NULL && sets[i] != NULL; i++)
-    if (!set_param (&c, sets[i]))
-      cf_args_usage_error (PROG, "unknown or invalid setting '%s' for %s",
-          sets[i], c.method);
+  for (i = 0; sets != NULL && sets[i] != NULL; i++) {
+    cf_error err = { {0} };
+
+    if (!set_param (&c, sets[i], &err))
+      cf_args_usage_error (PROG, "unknown or invalid setting '%s' for %s%s%s",
+          sets[i], c.method, err.message[0] ? ": " : "", err.message);
+  }
   if (dir == NULL)
     cf_args_usage_error (PROG, "no DATA_DIR");
   if (n_seqs == 0 &&

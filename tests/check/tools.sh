@@ -80,6 +80,15 @@ if [ $? -eq 2 ] && grep -q "unknown motion 'spin'" "$tmp/synth.err"; then
 else
   bad "gst-cudaflow-synth --motion spin"; cat "$tmp/synth.err"
 fi
+# gst-cudaflow-ref-eval says why it refuses a setting, in the table's words
+"$tools/gst-cudaflow-ref-eval" --method tvl1 --set lambda-per-level=0.4,0 \
+  "$tmp/scenes" > /dev/null 2> "$tmp/ref.err"
+if [ $? -eq 2 ] \
+    && grep -q 'lambda per level: entry 2 "0" is not a number' "$tmp/ref.err"; then
+  ok "gst-cudaflow-ref-eval names the reason for a refused setting"
+else
+  bad "gst-cudaflow-ref-eval --set lambda-per-level=0.4,0"; cat "$tmp/ref.err"
+fi
 # --wavelength and --seed change the texture: another file, same size
 if "$tools/gst-cudaflow-synth" --size 96x64 --amount 3 --wavelength 30 \
     --seed 7 "$tmp/scenes/long" \
