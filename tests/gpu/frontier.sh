@@ -6,10 +6,10 @@
 # and realtime presets, timed at 1920x1080 and evaluated on the Middlebury
 # pairs, on a large-motion synthetic set made here by gst-cudaflow-synth
 # (20 to 100 px; sharp and noise-free), on a degraded one (large motions
-# with motion blur, noise and illumination changes) and on Yosemite.
-# Results go to $OUT (default _out/frontier): tvl1.json, tvl1.md,
-# tvl1.svg, tvl1.log, and the synthetic sets under large-motion/ and
-# degraded/.
+# with motion blur, noise and illumination changes), on Yosemite and on a
+# second degraded set. Results go to $OUT (default _out/frontier):
+# tvl1.json, tvl1.md, tvl1.svg, tvl1.log, and the synthetic sets under
+# large-motion/, degraded/ and degraded-2/.
 #
 #   tests/gpu/frontier.sh [BUILD_DIR] [DATA_DIR]
 #
@@ -82,6 +82,30 @@ for spec in "translation 20 --motion-blur 0.5 --noise 2" \
   seed=$((seed + 1))
 done
 
+# Degraded, second set: other motions, seeds and degradations, made after
+# the choices of docs/flow-frontier.md's "lambda per level" to check them
+# (a setting picked on the first degraded set must not lose this one).
+degraded2=$out/degraded-2
+rm -rf "$degraded2"
+seed=101
+for spec in "translation 30 --motion-blur 0.3 --noise 2" \
+    "translation 80 --noise 1" \
+    "smooth 30 --noise 3" \
+    "smooth 40 --gain 0.9 --bias 10 --noise 2" \
+    "rotation-zoom 25 --motion-blur 0.5 --noise 2" \
+    "translation 12 --gain 1.2 --bias -15 --noise 4" \
+    "smooth 10 --noise 1" \
+    "rotation-zoom 60"; do
+  # shellcheck disable=SC2086
+  set -- $spec
+  motion=$1 amount=$2
+  shift 2
+  "$build/tools/gst-cudaflow-synth" --size 960x540 --motion "$motion" \
+    --amount "$amount" --wavelength "$amount" --seed $seed "$@" \
+    "$degraded2/$motion-$amount-$seed" > /dev/null || exit 1
+  seed=$((seed + 1))
+done
+
 points=()
 # Yosemite (next to the Middlebury directory when present): the pair and
 # Barron's ground truth in Middlebury layout, the sky (its ground truth is
@@ -110,7 +134,8 @@ fi
 # per-level schedules and the median filter of docs/flow-frontier.md;
 # tests/gpu/frontier-presets.txt: the presets beside their variants;
 # tests/gpu/frontier-wmedian.txt: the weighted median in accurate and
-# balanced);
+# balanced; tests/gpu/frontier-beyond-ipol.txt: lambda per level with
+# it, past IPOL's accuracy);
 # POINTS_ONLY=1 leaves the grid out (only the points are measured)
 IFS=';' read -r -a extra <<< "${EXTRA_POINTS:-}"
 for e in "${extra[@]}"; do
@@ -137,6 +162,7 @@ fi
 "$build/tools/gst-cudaflow-flow-frontier" --element cudaflowtvl1 \
   --sizes 1920x1080 --frames 20 "${grid[@]}" "${points[@]}" \
   --data "$data" --data "$large" --data "$degraded" "${yos_args[@]}" \
+  --data "$degraded2" \
   --rank-by "$data" \
   --peers "$top/tools/flow-frontier-peers.txt" \
   --json "$out/$name.json" --markdown "$out/$name.md" --svg "$out/$name.svg" \
