@@ -1598,30 +1598,43 @@ check_filtered_plans (const scene * sc, const cf_tvl1_params * params,
   cf_flow_free (mirror);
 }
 
+/* Each of @lists in turn as the per-level list @name (its property name),
+ * over 2 warps x 12 iterations, ε 0, median_size @median_size, on a
+ * rotation/zoom: check_filtered_plans. */
+static void
+check_plans_with_lists (const char *name, const char *const *lists,
+    guint n_lists, int median_size, gboolean fp16_to_cpu)
+{
+  guint i;
+
+  for (i = 0; i < n_lists; i++) {
+    cf_tvl1_params params;
+    scene sc;
+    gchar *label = g_strdup_printf ("%s %s", name, lists[i]);
+
+    cf_tvl1_params_init (&params);
+    params.warps = 2;
+    params.max_iterations = 12;
+    params.epsilon = 0.0f;
+    params.median_size = median_size;
+    fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table,
+            &params, name, lists[i], NULL), CF_OK);
+    scene_synth (&sc, 160, 128, CF_SYNTH_ROTATION_ZOOM, 4, &params);
+    check_filtered_plans (&sc, &params, label, fp16_to_cpu);
+    g_free (label);
+    scene_clear (&sc);
+  }
+}
+
 /* median-size-per-level: each level filtered with its own window (fast's
  * "0,5", a list longer than the pyramid's use), plan against cf_tvl1_flow
  * for every kernel, and BLOCKED equal to FUSED in both precisions. */
 GST_START_TEST (test_plan_with_median_per_level_matches_cpu)
 {
   static const char *const lists[] = { "0,5", "5,0,3", "3,3,0,5,5,0" };
-  guint i;
 
-  for (i = 0; i < G_N_ELEMENTS (lists); i++) {
-    cf_tvl1_params params;
-    scene sc;
-    gchar *label = g_strdup_printf ("median per level %s", lists[i]);
-
-    cf_tvl1_params_init (&params);
-    params.warps = 2;
-    params.max_iterations = 12;
-    params.epsilon = 0.0f;
-    fail_unless_equals_int (cf_tvl1_parse_median_size_per_level (&params,
-            lists[i], NULL), CF_OK);
-    scene_synth (&sc, 160, 128, CF_SYNTH_ROTATION_ZOOM, 4, &params);
-    check_filtered_plans (&sc, &params, label, FALSE);
-    g_free (label);
-    scene_clear (&sc);
-  }
+  check_plans_with_lists ("median-size-per-level", lists,
+      G_N_ELEMENTS (lists), 0, FALSE);
 }
 
 GST_END_TEST;
@@ -1635,25 +1648,9 @@ GST_END_TEST;
 GST_START_TEST (test_plan_with_lambda_per_level_matches_cpu)
 {
   static const char *const lists[] = { "0.4,0.4,0.15", "0.1,0.2,0.3,0.6" };
-  guint i;
 
-  for (i = 0; i < G_N_ELEMENTS (lists); i++) {
-    cf_tvl1_params params;
-    scene sc;
-    gchar *label = g_strdup_printf ("lambda per level %s", lists[i]);
-
-    cf_tvl1_params_init (&params);
-    params.warps = 2;
-    params.max_iterations = 12;
-    params.epsilon = 0.0f;
-    params.median_size = 5;
-    fail_unless_equals_int (cf_tvl1_parse_lambda_per_level (&params,
-            lists[i], NULL), CF_OK);
-    scene_synth (&sc, 160, 128, CF_SYNTH_ROTATION_ZOOM, 4, &params);
-    check_filtered_plans (&sc, &params, label, TRUE);
-    g_free (label);
-    scene_clear (&sc);
-  }
+  check_plans_with_lists ("lambda-per-level", lists, G_N_ELEMENTS (lists), 5,
+      TRUE);
 }
 
 GST_END_TEST;
