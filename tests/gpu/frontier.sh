@@ -58,53 +58,46 @@ for spec in translation:20 translation:60 translation:100 rotation-zoom:40 \
   seed=$((seed + 1))
 done
 
+# synth_set DIR SEED SPEC...: one 960x540 pair per SPEC ("MOTION AMOUNT
+# [gst-cudaflow-synth options]") in DIR/MOTION-AMOUNT-SEED, its texture's
+# shortest wave the displacement, the seeds counting up from SEED
+synth_set() {
+  local dir=$1 seed=$2 spec words
+  shift 2
+  rm -rf "$dir"
+  for spec in "$@"; do
+    read -r -a words <<< "$spec"
+    "$build/tools/gst-cudaflow-synth" --size 960x540 --motion "${words[0]}" \
+      --amount "${words[1]}" --wavelength "${words[1]}" --seed "$seed" \
+      "${words[@]:2}" "$dir/${words[0]}-${words[1]}-$seed" > /dev/null ||
+      return 1
+    seed=$((seed + 1))
+  done
+}
+
 # Degraded: large motions through what real video does to frames (motion
 # blur, sensor noise, an illumination change between the frames, as in
 # fog or an exposure change); the same generator, its degradation
 # options. Held-back data of that kind (rendered film with blur and fog,
 # driving) is what a setting tuned on Middlebury alone tends to lose.
 degraded=$out/degraded
-rm -rf "$degraded"
-seed=11
-for spec in "translation 20 --motion-blur 0.5 --noise 2" \
-    "translation 60 --motion-blur 0.5 --noise 3" \
-    "smooth 20 --gain 0.8 --bias 20 --noise 2" \
-    "smooth 50 --motion-blur 0.5 --gain 1.15 --bias -10 --noise 2" \
-    "rotation-zoom 40 --motion-blur 0.5 --noise 4" \
-    "translation 8 --gain 0.7 --bias 30 --noise 5"; do
-  # shellcheck disable=SC2086
-  set -- $spec
-  motion=$1 amount=$2
-  shift 2
-  "$build/tools/gst-cudaflow-synth" --size 960x540 --motion "$motion" \
-    --amount "$amount" --wavelength "$amount" --seed $seed "$@" \
-    "$degraded/$motion-$amount-$seed" > /dev/null || exit 1
-  seed=$((seed + 1))
-done
+synth_set "$degraded" 11 "translation 20 --motion-blur 0.5 --noise 2" \
+  "translation 60 --motion-blur 0.5 --noise 3" \
+  "smooth 20 --gain 0.8 --bias 20 --noise 2" \
+  "smooth 50 --motion-blur 0.5 --gain 1.15 --bias -10 --noise 2" \
+  "rotation-zoom 40 --motion-blur 0.5 --noise 4" \
+  "translation 8 --gain 0.7 --bias 30 --noise 5" || exit 1
 
 # Degraded, second set: other motions, seeds and degradations, made after
 # the choices of docs/flow-frontier.md's "lambda per level" to check them
 # (a setting picked on the first degraded set must not lose this one).
 degraded2=$out/degraded-2
-rm -rf "$degraded2"
-seed=101
-for spec in "translation 30 --motion-blur 0.3 --noise 2" \
-    "translation 80 --noise 1" \
-    "smooth 30 --noise 3" \
-    "smooth 40 --gain 0.9 --bias 10 --noise 2" \
-    "rotation-zoom 25 --motion-blur 0.5 --noise 2" \
-    "translation 12 --gain 1.2 --bias -15 --noise 4" \
-    "smooth 10 --noise 1" \
-    "rotation-zoom 60"; do
-  # shellcheck disable=SC2086
-  set -- $spec
-  motion=$1 amount=$2
-  shift 2
-  "$build/tools/gst-cudaflow-synth" --size 960x540 --motion "$motion" \
-    --amount "$amount" --wavelength "$amount" --seed $seed "$@" \
-    "$degraded2/$motion-$amount-$seed" > /dev/null || exit 1
-  seed=$((seed + 1))
-done
+synth_set "$degraded2" 101 "translation 30 --motion-blur 0.3 --noise 2" \
+  "translation 80 --noise 1" "smooth 30 --noise 3" \
+  "smooth 40 --gain 0.9 --bias 10 --noise 2" \
+  "rotation-zoom 25 --motion-blur 0.5 --noise 2" \
+  "translation 12 --gain 1.2 --bias -15 --noise 4" "smooth 10 --noise 1" \
+  "rotation-zoom 60" || exit 1
 
 points=()
 # Yosemite (next to the Middlebury directory when present): the pair and
