@@ -103,7 +103,7 @@ static const cf_param tvl1_params[] = {
     .name = "lambda-per-level", .nick = "Lambda Per Level",
     .type = CF_PARAM_TEXT, .parse = parse_lambda_row, .flags = CF_PARAM_LIVE,
     .blurb = "Lambda on each pyramid level, finest first, comma-separated, "
-        "e.g. \"0.4,0.4,0.15\" (sharp, clean video: the fine levels fit "
+        "e.g. \"0.25,0.25,0.15\" (sharp, clean video: the fine levels fit "
         "closer, the coarse ones keep large motions; noise and "
         "illumination changes want lambda's 0.15 everywhere); levels past "
         "the list reuse its last entry; empty = lambda on every level",
@@ -427,7 +427,7 @@ cf_tvl1_parse_lambda_per_level (cf_tvl1_params * params, const char *text,
     return CF_ERROR_INVALID;
   }
   status = cf_params_parse_float_level_list (text, "lambda per level",
-      "0.4,0.4,0.15", CF_TVL1_LAMBDA_MIN, CF_TVL1_LAMBDA_MAX,
+      "0.25,0.25,0.15", CF_TVL1_LAMBDA_MIN, CF_TVL1_LAMBDA_MAX,
       CF_PYRAMID_MAX_LEVELS, values, &n, err);
   if (status != CF_OK)
     return status;

@@ -192,7 +192,7 @@ cf_status cf_tvl1_parse_iterations_per_level (cf_tvl1_params * params,
 cf_status cf_tvl1_parse_median_size_per_level (cf_tvl1_params * params,
     const char *text, cf_error * err);
 
-/* Parse λ per level, finest first, e.g. "0.4,0.4,0.15" (a larger λ on the
+/* Parse λ per level, finest first, e.g. "0.25,0.25,0.15" (a larger λ on the
  * two finest levels, IPOL's on the coarser ones): 1 to
  * CF_PYRAMID_MAX_LEVELS numbers in lambda's range; CF_ERROR_FORMAT with a
  * message in @err (nullable), params unchanged, on anything else. */

@@ -73,12 +73,12 @@
  * every preset.
  *
  * `lambda-per-level` gives each pyramid level its own λ, finest first,
- * like the schedule lists: `lambda-per-level=0.3,0.3,0.15` fits the two
+ * like the schedule lists: `lambda-per-level=0.25,0.25,0.15` fits the two
  * finest levels closer to the data and keeps IPOL's λ on the coarse
  * ones, where a larger λ loses large motions in blurred, noisy frames.
  * It suits sharp, clean video: with 6 levels × 5 warps × 20 iterations,
  * `sigma=0.7` and `weighted-median-size=9` the mean Middlebury EPE is
- * 0.302 on the CPU reference (IPOL 0.375), but frames with noise or a
+ * 0.310 on the CPU reference (IPOL 0.375), but frames with noise or a
  * change of illumination come out less accurate than with λ 0.15
  * everywhere (docs/flow-frontier.md). Every preset clears it.
  *

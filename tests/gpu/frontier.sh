@@ -88,9 +88,9 @@ synth_set "$degraded" 11 "translation 20 --motion-blur 0.5 --noise 2" \
   "rotation-zoom 40 --motion-blur 0.5 --noise 4" \
   "translation 8 --gain 0.7 --bias 30 --noise 5" || exit 1
 
-# Degraded, second set: other motions, seeds and degradations, made after
-# the choices of docs/flow-frontier.md's "lambda per level" to check them
-# (a setting picked on the first degraded set must not lose this one).
+# Degraded, second set: other motions, seeds and degradations, made to
+# check a choice made on the first (docs/flow-frontier.md, "lambda per
+# level"): a setting picked there must not lose this one.
 degraded2=$out/degraded-2
 synth_set "$degraded2" 101 "translation 30 --motion-blur 0.3 --noise 2" \
   "translation 80 --noise 1" "smooth 30 --noise 3" \

@@ -1208,10 +1208,11 @@ documented_lambda (const cf_tvl1_params * params, int l)
 
 /* cf_tvl1_flow_counted written out with the public steps from
  * normalised pyramids: per level ∇I1 and p = 0, per warp the constants
- * and the iterations with the level's λ, then u ← cf_flow_weighted_median (u) guided by
- * the level's first frame on levels at least wmedian_min_width wide when
- * wmedian_size > 0, else (the level's median size > 0) u ← cf_flow_median
- * (u); between levels cf_flow_resample. Returns the iterations run. */
+ * and the iterations with the level's λ, then u ←
+ * cf_flow_weighted_median (u) guided by the level's first frame on levels
+ * at least wmedian_min_width wide when wmedian_size > 0, else (the level's
+ * median size > 0) u ← cf_flow_median (u); between levels
+ * cf_flow_resample. Returns the iterations run. */
 static long
 driver_flow (const cf_pyramid * p0, const cf_pyramid * p1,
     const cf_tvl1_params * params, cf_flow * flow)
@@ -2004,7 +2005,8 @@ common_tvl1_suite (void)
   tcase_add_test (solver, test_translation_with_median_epe_below_0_03);
   tcase_add_test (solver, test_median_runs_after_every_warp);
   tcase_add_test (solver, test_weighted_median_on_wide_levels);
-  tcase_add_test (solver, test_lambda_per_level_runs_each_level_with_its_lambda);
+  tcase_add_test (solver,
+      test_lambda_per_level_runs_each_level_with_its_lambda);
   tcase_add_test (solver, test_median_changes_flow_not_fixed_iteration_count);
   tcase_add_test (solver, test_rotation_zoom_epe_below_0_05);
   tcase_add_test (solver, test_smooth_motion_epe_below_0_16);
