@@ -398,6 +398,26 @@ GST_START_TEST (test_median_size_takes_0_3_5_only)
 
 GST_END_TEST;
 
+/* Every preset names the text row @name and clears it (NULL text). */
+static void
+assert_every_preset_clears (const char *name)
+{
+  const cf_preset *preset;
+
+  for (preset = cf_tvl1_param_table.presets; preset->name; preset++) {
+    const cf_param_setting *set;
+    gboolean found = FALSE;
+
+    for (set = preset->settings; set->name != NULL; set++)
+      if (!strcmp (set->name, name)) {
+        fail_unless (set->text == NULL, "preset %s: %s '%s'", preset->name,
+            name, set->text);
+        found = TRUE;
+      }
+    fail_unless (found, "preset %s leaves %s as it is", preset->name, name);
+  }
+}
+
 /* median-size-per-level: a list of 0, 3 and 5, finest first, whose last
  * entry serves the coarser levels and which overrides median-size; blank
  * text clears it; every preset clears it. */
@@ -407,7 +427,6 @@ GST_START_TEST (test_median_size_per_level)
     "5,x", "0,3,5,0,3,5,0,3,5,0,3,5,0,3,5,0,3"
   };
   cf_tvl1_params p, before, lp;
-  const cf_preset *preset;
   cf_error err = { {0} };
   guint i;
 
@@ -464,19 +483,7 @@ GST_START_TEST (test_median_size_per_level)
   p.median_size_per_level[0] = 2;
   fail_if (cf_tvl1_params_valid (&p));
 
-  for (preset = cf_tvl1_param_table.presets; preset->name; preset++) {
-    const cf_param_setting *set;
-    gboolean found = FALSE;
-
-    for (set = preset->settings; set->name != NULL; set++)
-      if (!strcmp (set->name, "median-size-per-level")) {
-        fail_unless (set->text == NULL, "preset %s: '%s'", preset->name,
-            set->text);
-        found = TRUE;
-      }
-    fail_unless (found, "preset %s leaves median-size-per-level as it is",
-        preset->name);
-  }
+  assert_every_preset_clears ("median-size-per-level");
 }
 
 GST_END_TEST;
@@ -487,7 +494,6 @@ GST_END_TEST;
  * the list. */
 GST_START_TEST (test_lambda_per_level)
 {
-  const cf_preset *preset;
   cf_tvl1_params p, lp, before;
   cf_error err = { {0} };
 
@@ -570,19 +576,7 @@ GST_START_TEST (test_lambda_per_level)
   p.n_lambda_per_level = -1;
   fail_if (cf_tvl1_params_valid (&p));
 
-  for (preset = cf_tvl1_param_table.presets; preset->name; preset++) {
-    const cf_param_setting *set;
-    gboolean found = FALSE;
-
-    for (set = preset->settings; set->name != NULL; set++)
-      if (!strcmp (set->name, "lambda-per-level")) {
-        fail_unless (set->text == NULL, "preset %s: '%s'", preset->name,
-            set->text);
-        found = TRUE;
-      }
-    fail_unless (found, "preset %s leaves lambda-per-level as it is",
-        preset->name);
-  }
+  assert_every_preset_clears ("lambda-per-level");
 }
 
 GST_END_TEST;
