@@ -223,6 +223,16 @@ static const cf_param tvl1_params[] = {
         "median puts steps into smooth large motions)",
   },
   {
+    /* library only until the GPU plan has it */
+    .name = "brightness-model", .nick = "Brightness Model",
+    .type = CF_PARAM_BOOL, .def = 0,
+    .offset = offsetof (cf_tvl1_params, brightness_model),
+    .flags = CF_PARAM_NO_PROPERTY,
+    .blurb = "Fit the second frame's light to the first after each warp "
+        "(gain and bias, cf_tvl1_fit_brightness) and compare with that: for "
+        "frames whose exposure or illumination changes",
+  },
+  {
     .name = "border", .nick = "Border", .type = CF_PARAM_CHOICE,
     .choices = border_choices, .def = CF_WARP_ZERO_OUTSIDE,
     .offset = offsetof (cf_tvl1_params, warp_border),
@@ -786,6 +796,104 @@ cf_tvl1_warp_prepare (const cf_image * i0, const cf_image * i1,
   return CF_OK;
 }
 
+/* One pass of cf_tvl1_fit_brightness: the fit over the counted pixels
+ * whose residual against (@gain, @bias) is at most @cut (all of them with
+ * an infinite @cut); 0 when too few count or I0 is flat there. Then @cut
+ * becomes twice the mean |residual| of the new fit over the same pixels. */
+static int
+brightness_pass (const cf_image * i0, const cf_image * i1w,
+    const cf_flow * u0, double *gain, double *bias, double *cut)
+{
+  const float m = CF_TVL1_BRIGHTNESS_MARGIN;
+  const float xmax = (float) i0->width - 1.0f - m;
+  const float ymax = (float) i0->height - 1.0f - m;
+  double s0 = 0.0, s1 = 0.0, q0 = 0.0, q1 = 0.0, n = 0.0, e = 0.0;
+  double a = 1.0, b = 0.0;
+  int x, y, k;
+
+  for (k = 0; k < 2; k++) {
+    for (y = 0; y < i0->height; y++) {
+      const float *f0 = cf_image_row (i0, y);
+      const float *w = cf_image_row (i1w, y);
+      const float *du = u0->u + (size_t) y * u0->pitch;
+      const float *dv = u0->v + (size_t) y * u0->pitch;
+      for (x = 0; x < i0->width; x++) {
+        const float px = (float) x + du[x], py = (float) y + dv[x];
+        const double r = w[x] - (*gain * f0[x] + *bias);
+
+        if (!(px >= m && py >= m && px <= xmax && py <= ymax) ||
+            !(fabs (r) <= *cut))
+          continue;
+        if (k == 0) {
+          s0 += f0[x];
+          s1 += w[x];
+          q0 += (double) f0[x] * f0[x];
+          q1 += (double) w[x] * w[x];
+          n += 1.0;
+        } else {
+          e += fabs (w[x] - (a * f0[x] + b));
+        }
+      }
+    }
+    if (k == 0) {
+      if (n < 64.0)
+        return 0;
+      s0 /= n;
+      s1 /= n;
+      q0 = q0 / n - s0 * s0;
+      q1 = q1 / n - s1 * s1;
+      if (!(q0 > 0.0) || !(q1 >= 0.0))
+        return 0;
+      a = sqrt (q1 / q0);
+      b = s1 - a * s0;
+    }
+  }
+  *gain = a;
+  *bias = b;
+  *cut = 2.0 * e / n;
+  return 1;
+}
+
+cf_status
+cf_tvl1_fit_brightness (const cf_image * i0, const cf_image * i1w,
+    const cf_flow * u0, float *gain, float *bias)
+{
+  double a = 1.0, b = 0.0, cut = INFINITY;
+  int pass;
+
+  if (!same_size (i0, i1w) || !flow_matches (u0, i0) || gain == NULL ||
+      bias == NULL)
+    return CF_ERROR_INVALID;
+  *gain = 1.0f;
+  *bias = 0.0f;
+  for (pass = 0; pass < CF_TVL1_BRIGHTNESS_PASSES; pass++)
+    if (!brightness_pass (i0, i1w, u0, &a, &b, &cut))
+      return CF_OK;
+  if (fabs (a - 1.0) < CF_TVL1_BRIGHTNESS_GATE &&
+      fabs (b) < CF_TVL1_BRIGHTNESS_GATE_BIAS)
+    return CF_OK;
+  *gain = (float) a;
+  *bias = (float) b;
+  return CF_OK;
+}
+
+cf_status
+cf_tvl1_apply_brightness (const cf_image * i0, float gain, float bias,
+    cf_image * rho_c)
+{
+  int x, y;
+
+  if (!same_size (i0, rho_c))
+    return CF_ERROR_INVALID;
+  for (y = 0; y < i0->height; y++) {
+    const float *f0 = cf_image_row (i0, y);
+    float *r = cf_image_row (rho_c, y);
+    for (x = 0; x < i0->width; x++)
+      r[x] = r[x] + (f0[x] - (gain * f0[x] + bias));
+  }
+  return CF_OK;
+}
+
 /* Step V, thresholding operator TH (Zach–Pock–Bischof 2007 Prop. 3;
  * IPOL tvl1flow_lib.c "thresholding operator TH"), pointwise:
  *   ρ = ρc + I1wx u1 + I1wy u2          (from the *current* u)
@@ -1213,6 +1321,20 @@ median_after_warp (cf_tvl1_workspace * ws, int size, int wsize,
   return status;
 }
 
+/* The brightness model on this warp's constants: nothing changes when
+ * the fit is the identity. */
+static cf_status
+brightness_after_warp (const cf_image * i0, cf_tvl1_workspace * ws,
+    const cf_flow * u)
+{
+  float gain, bias;
+  cf_status status = cf_tvl1_fit_brightness (i0, &ws->i1w, u, &gain, &bias);
+
+  if (status != CF_OK || (gain == 1.0f && bias == 0.0f))
+    return status;
+  return cf_tvl1_apply_brightness (i0, gain, bias, &ws->rho_c);
+}
+
 /* Solve one level (IPOL Dual_TVL1_optic_flow): ∇I1 and p = 0 once, then
  * per warp the constants around the current u and iterations until the
  * mean squared update is <= ε² (IPOL `while (error > ε² && n < MAX)`; the
@@ -1243,6 +1365,8 @@ solve_level (const cf_image * i0, const cf_image * i1,
     status = cf_tvl1_warp_prepare (i0, i1, &ws->i1x, &ws->i1y, u,
         params->warp_border, &ws->i1w, &ws->i1wx, &ws->i1wy, &ws->grad,
         &ws->rho_c);
+    if (status == CF_OK && params->brightness_model)
+      status = brightness_after_warp (i0, ws, u);
     if (status != CF_OK)
       return status;
     for (n = 0; n < params->max_iterations; n++) {

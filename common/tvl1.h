@@ -138,14 +138,19 @@ typedef struct
   float wmedian_sigma;          /* σ of its range weight, intensities
                                  * 0..255 */
   int wmedian_min_width;        /* narrower levels keep median_size */
+  int brightness_model;         /* 1: after each warp's constants, I0 in
+                                 * the data term becomes a I0 + b fitted to
+                                 * the warped I1 (cf_tvl1_fit_brightness);
+                                 * 0: IPOL. CPU reference only so far: the
+                                 * GPU plan refuses it (no property) */
 } cf_tvl1_params;
 
 /* The parameters (tau, lambda, lambda-per-level, theta, warps,
  * iterations, warps-per-level, iterations-per-level, epsilon, sigma,
  * normalize, median-size, median-size-per-level, weighted-median-size,
- * weighted-median-sigma,
- * weighted-median-min-width; rows in the property order of cudaflowtvl1,
- * then "border", which is not a property) and presets (ipol, realtime,
+ * weighted-median-sigma, weighted-median-min-width; rows in the property
+ * order of cudaflowtvl1, then "brightness-model" and "border", which are
+ * not properties) and presets (ipol, realtime,
  * fast, balanced, accurate; each sets the per-level lists and both median
  * filters) of TV-L1. */
 extern const cf_param_table cf_tvl1_param_table;
@@ -254,6 +259,29 @@ cf_status cf_tvl1_warp_prepare (const cf_image * i0, const cf_image * i1,
     const cf_image * i1x, const cf_image * i1y, const cf_flow * u0,
     cf_warp_border border, cf_image * i1w, cf_image * i1wx,
     cf_image * i1wy, cf_image * grad, cf_image * rho_c);
+
+/* A brightness model for frames whose light changes between them: I1 at
+ * x + u0 ≈ gain · I0(x) + bias, fitted over the pixels whose sample lies
+ * at least CF_TVL1_BRIGHTNESS_MARGIN px inside I1: gain = σ(I1w) / σ(I0),
+ * bias = mean(I1w) − gain · mean(I0), then twice more over those of them
+ * whose |I1w − (gain I0 + bias)| is at most twice its mean over every
+ * counted pixel of the pass before (occlusions and moving content weigh
+ * less). Sums in double. The identity (gain 1, bias 0) when fewer than 64
+ * pixels count, when I0 is flat there, or when the fit is within
+ * CF_TVL1_BRIGHTNESS_GATE of gain 1 and CF_TVL1_BRIGHTNESS_GATE_BIAS
+ * grey levels of bias 0 (frames of unchanged light keep IPOL's data term
+ * bit for bit). No GPU twin yet. */
+#define CF_TVL1_BRIGHTNESS_MARGIN 3.0f
+#define CF_TVL1_BRIGHTNESS_PASSES 3
+#define CF_TVL1_BRIGHTNESS_GATE 0.02
+#define CF_TVL1_BRIGHTNESS_GATE_BIAS 2.0
+cf_status cf_tvl1_fit_brightness (const cf_image * i0, const cf_image * i1w,
+    const cf_flow * u0, float *gain, float *bias);
+
+/* ρc ← ρc + I0 − (gain I0 + bias): the data term of that model, with the
+ * constants of cf_tvl1_warp_prepare (fp32, one rounding per operation). */
+cf_status cf_tvl1_apply_brightness (const cf_image * i0, float gain,
+    float bias, cf_image * rho_c);
 
 /* Step V, the thresholding TH: v = u + d with ρ = ρc + I1wx u1 + I1wy u2,
  * l = λθ and d = l ∇I1w if ρ < −l g, −l ∇I1w if ρ > l g, 0 if

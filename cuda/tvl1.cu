@@ -1163,6 +1163,9 @@ cf_cuda_tvl1_plan_run (cf_cuda_tvl1_plan * plan, const cf_cuda_pyramid * p0,
 {
   if (!run_args_valid (plan, p0, p1, params, flow))
     return CF_ERROR_INVALID;
+  /* the CPU reference's brightness model has no GPU twin yet */
+  if (params->brightness_model)
+    return CF_ERROR_UNSUPPORTED;
   if (plan->precision == CF_PRECISION_FP16)
     return plan_run (static_cast < tvl1_plan_f16 * >(plan), p0, p1, params,
         use_initial, flow, stream);

@@ -1202,6 +1202,7 @@ documented_lambda (const cf_tvl1_params * params, int l)
 
 /* cf_tvl1_flow_counted written out with the public steps from
  * normalised pyramids: per level ∇I1 and p = 0, per warp the constants
+ * (with brightness_model, then the fitted brightness applied to them)
  * and the iterations with the level's λ, then u ←
  * cf_flow_weighted_median (u) guided by the level's first frame on levels
  * at least wmedian_min_width wide when wmedian_size > 0, else (the level's
@@ -1252,6 +1253,16 @@ driver_flow (const cf_pyramid * p0, const cf_pyramid * p1,
       fail_unless_equals_int (cf_tvl1_warp_prepare (f0, f1, &wl.i1x,
               &wl.i1y, &ul, params->warp_border, &wl.i1w, &wl.i1wx,
               &wl.i1wy, &wl.grad, &wl.rho_c), CF_OK);
+      if (params->brightness_model) {
+        float gain, bias;
+
+        fail_unless_equals_int (cf_tvl1_fit_brightness (f0, &wl.i1w, &ul,
+                &gain, &bias), CF_OK);
+        /* the identity leaves the constants as they are */
+        if (gain != 1.0f || bias != 0.0f)
+          fail_unless_equals_int (cf_tvl1_apply_brightness (f0, gain, bias,
+                  &wl.rho_c), CF_OK);
+      }
       for (n = 0; n < params->max_iterations; n++) {
         double e = 0.0;
 
@@ -1289,10 +1300,12 @@ driver_flow (const cf_pyramid * p0, const cf_pyramid * p1,
   return count;
 }
 
-/* Normalised pyramids of a synthetic pair */
+/* Normalised pyramids of a synthetic pair whose second frame is lit by
+ * @gain and @bias; its true flow in @truth (nullable). */
 static void
-synth_pyramids (int w, int h, cf_synth_motion motion, int levels,
-    const cf_tvl1_params * params, cf_pyramid ** p0, cf_pyramid ** p1)
+synth_pyramids_lit (int w, int h, cf_synth_motion motion, int levels,
+    const cf_tvl1_params * params, float gain, float bias, cf_pyramid ** p0,
+    cf_pyramid ** p1, cf_flow ** truth_out)
 {
   cf_synth_params sp;
   cf_image *f0 = NULL, *f1 = NULL;
@@ -1303,6 +1316,8 @@ synth_pyramids (int w, int h, cf_synth_motion motion, int levels,
   sp.motion = motion;
   sp.tx = 2.5f;
   sp.ty = -1.25f;
+  sp.gain = gain;
+  sp.bias = bias;
   fail_unless_equals_int (cf_synth_pair (w, h, &sp, &f0, &f1, &truth), CF_OK);
   cf_pyramid_params_init (&pp);
   pp.max_levels = levels;
@@ -1315,7 +1330,19 @@ synth_pyramids (int w, int h, cf_synth_motion motion, int levels,
   fail_unless_equals_int (cf_pyramid_build (*p1, f1, &pp), CF_OK);
   cf_image_free (f0);
   cf_image_free (f1);
-  cf_flow_free (truth);
+  if (truth_out != NULL)
+    *truth_out = truth;
+  else
+    cf_flow_free (truth);
+}
+
+/* Normalised pyramids of a synthetic pair */
+static void
+synth_pyramids (int w, int h, cf_synth_motion motion, int levels,
+    const cf_tvl1_params * params, cf_pyramid ** p0, cf_pyramid ** p1)
+{
+  synth_pyramids_lit (w, h, motion, levels, params, 1.0f, 0.0f, p0, p1,
+      NULL);
 }
 
 /* The solver is the IPOL driver, and with median_size > 0 the IPOL driver
@@ -1425,6 +1452,165 @@ GST_START_TEST (test_lambda_per_level_runs_each_level_with_its_lambda)
   cf_flow_free (uniform);
   cf_pyramid_free (p0);
   cf_pyramid_free (p1);
+}
+
+GST_END_TEST;
+
+/* cf_tvl1_fit_brightness finds the gain and bias of a warped frame lit
+ * differently, over the samples inside I1 only, leaves unrelated content
+ * (an occlusion) out, and gives the identity within its gate, on too few
+ * samples and on a flat frame; cf_tvl1_apply_brightness puts the model
+ * into ρc. */
+GST_START_TEST (test_brightness_fit_and_apply)
+{
+  const int w = 64, h = 48;
+  cf_image *i0 = cf_test_random_image (w, h, 7, 0.0f, 200.0f);
+  cf_image *lit = cf_image_new (w, h), *rho0 = cf_image_new (w, h);
+  cf_image *rho, *flat = cf_image_new (w, h);
+  cf_image *small = cf_test_random_image (8, 8, 3, 0.0f, 200.0f);
+  cf_flow *u = cf_flow_new (w, h), *u_small = cf_flow_new (8, 8);
+  float gain = 0.0f, bias = 0.0f;
+  int x, y;
+
+  fail_unless (i0 != NULL && lit != NULL && u != NULL && small != NULL);
+  cf_flow_fill (u, 0.0f, 0.0f);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      cf_image_row (lit, y)[x] = 0.8f * cf_image_row (i0, y)[x] + 20.0f;
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &gain, &bias),
+      CF_OK);
+  fail_unless (fabsf (gain - 0.8f) < 1e-4f && fabsf (bias - 20.0f) < 1e-2f,
+      "gain %g bias %g", gain, bias);
+
+  /* an occlusion: 6 of 64 columns show something else */
+  for (y = 0; y < h; y++)
+    for (x = 20; x < 26; x++)
+      cf_image_row (lit, y)[x] = 255.0f - cf_image_row (i0, y)[x];
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &gain, &bias),
+      CF_OK);
+  GST_INFO ("with an occlusion: gain %g bias %g", gain, bias);
+  fail_unless (fabsf (gain - 0.8f) < 0.01f && fabsf (bias - 20.0f) < 1.0f,
+      "occlusion: gain %g bias %g", gain, bias);
+
+  /* samples outside I1 (x + 40 past the 3 px margin, x >= 21) hold
+   * anything: they do not count */
+  cf_flow_fill (u, 40.0f, 0.0f);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      cf_image_row (lit, y)[x] = x + 40 <= w - 1 - 3 ?
+          0.8f * cf_image_row (i0, y)[x] + 20.0f : 0.0f;
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &gain, &bias),
+      CF_OK);
+  fail_unless (fabsf (gain - 0.8f) < 1e-4f && fabsf (bias - 20.0f) < 1e-2f,
+      "margin: gain %g bias %g", gain, bias);
+  cf_flow_fill (u, 0.0f, 0.0f);
+
+  /* within the gate (1 % and 1 grey level): the identity, exactly; past
+   * it, the fit */
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      cf_image_row (lit, y)[x] = 1.01f * cf_image_row (i0, y)[x] + 1.0f;
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &gain, &bias),
+      CF_OK);
+  fail_unless (gain == 1.0f && bias == 0.0f, "gate: gain %g bias %g", gain,
+      bias);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      cf_image_row (lit, y)[x] = cf_image_row (i0, y)[x] + 3.0f;
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &gain, &bias),
+      CF_OK);
+  fail_unless (fabsf (gain - 1.0f) < 1e-4f && fabsf (bias - 3.0f) < 1e-2f,
+      "past the gate: gain %g bias %g", gain, bias);
+
+  /* a flat first frame, and 8 x 8 (4 samples inside the margin): the
+   * identity */
+  cf_image_fill (flat, 100.0f);
+  fail_unless_equals_int (cf_tvl1_fit_brightness (flat, lit, u, &gain,
+          &bias), CF_OK);
+  fail_unless (gain == 1.0f && bias == 0.0f);
+  cf_flow_fill (u_small, 0.0f, 0.0f);
+  fail_unless_equals_int (cf_tvl1_fit_brightness (small, small, u_small,
+          &gain, &bias), CF_OK);
+  fail_unless (gain == 1.0f && bias == 0.0f);
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, small, u, &gain,
+          &bias), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, NULL, &bias),
+      CF_ERROR_INVALID);
+
+  /* ρc + I0 − (gain I0 + bias), pixel by pixel */
+  cf_test_fill_random (rho0, 9, -50.0f, 50.0f);
+  rho = cf_image_copy (rho0);
+  fail_unless_equals_int (cf_tvl1_apply_brightness (i0, 0.8f, 20.0f, rho),
+      CF_OK);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      const float f = cf_image_row (i0, y)[x];
+      fail_unless_equals_float (cf_image_row (rho, y)[x],
+          cf_image_row (rho0, y)[x] + (f - (0.8f * f + 20.0f)));
+    }
+  fail_unless_equals_int (cf_tvl1_apply_brightness (i0, 1.0f, 0.0f, small),
+      CF_ERROR_INVALID);
+
+  cf_image_free (i0);
+  cf_image_free (lit);
+  cf_image_free (rho);
+  cf_image_free (rho0);
+  cf_image_free (flat);
+  cf_image_free (small);
+  cf_flow_free (u);
+  cf_flow_free (u_small);
+}
+
+GST_END_TEST;
+
+/* brightness_model in the solver: the steps written out (fit and apply
+ * after each warp's constants) give its bits; on a pair whose second
+ * frame is 0.8 I + 20 it is much closer to the true flow than without;
+ * on a pair of unchanged light it changes no bit. */
+GST_START_TEST (test_brightness_model_in_the_solver)
+{
+  cf_pyramid *p0, *p1;
+  cf_tvl1_params params;
+  cf_flow *truth = NULL, *with = cf_flow_new (97, 61);
+  cf_flow *without = cf_flow_new (97, 61), *want = cf_flow_new (97, 61);
+  double epe_with, epe_without;
+
+  cf_tvl1_params_init (&params);
+  fail_unless_equals_int (params.brightness_model, 0);
+  params.warps = 3;
+  params.max_iterations = 20;
+  params.epsilon = 0.0f;
+  synth_pyramids_lit (97, 61, CF_SYNTH_SMOOTH, 3, &params, 0.8f, 20.0f,
+      &p0, &p1, &truth);
+  fail_unless_equals_int (cf_tvl1_flow (p0, p1, &params, 0, without), CF_OK);
+  fail_unless_equals_int (cf_tvl1_params_set (&params, "brightness-model",
+          1), CF_OK);
+  fail_unless_equals_int (cf_tvl1_flow (p0, p1, &params, 0, with), CF_OK);
+  driver_flow (p0, p1, &params, want);
+  fail_unless (memcmp (with->u, want->u, 97 * 61 * sizeof (float)) == 0 &&
+      memcmp (with->v, want->v, 97 * 61 * sizeof (float)) == 0,
+      "solver and written-out steps differ");
+  epe_with = cf_test_flow_epe (with, truth, 0);
+  epe_without = cf_test_flow_epe (without, truth, 0);
+  GST_INFO ("gain 0.8, bias 20: EPE %.4f with the model, %.4f without",
+      epe_with, epe_without);
+  fail_unless (epe_with < 0.5 * epe_without, "EPE %.4f with, %.4f without",
+      epe_with, epe_without);
+  cf_pyramid_free (p0);
+  cf_pyramid_free (p1);
+  cf_flow_free (truth);
+
+  /* unchanged light: the gate keeps every bit */
+  synth_pyramids (97, 61, CF_SYNTH_SMOOTH, 3, &params, &p0, &p1);
+  fail_unless_equals_int (cf_tvl1_flow (p0, p1, &params, 0, with), CF_OK);
+  params.brightness_model = 0;
+  fail_unless_equals_int (cf_tvl1_flow (p0, p1, &params, 0, without), CF_OK);
+  cf_test_assert_flow_identical (with, without, "unchanged light");
+  cf_pyramid_free (p0);
+  cf_pyramid_free (p1);
+  cf_flow_free (with);
+  cf_flow_free (without);
+  cf_flow_free (want);
 }
 
 GST_END_TEST;
@@ -1978,6 +2164,7 @@ common_tvl1_suite (void)
   tcase_add_test (ops, test_median_size_takes_0_3_5_only);
   tcase_add_test (ops, test_median_size_per_level);
   tcase_add_test (ops, test_lambda_per_level);
+  tcase_add_test (ops, test_brightness_fit_and_apply);
   tcase_add_test (ops, test_normalize_pair_maps_joint_range_to_0_255);
   tcase_add_test (ops, test_normalize_pair_leaves_constant_pair_unchanged);
   tcase_add_test (ops, test_centered_gradient_halves_one_sided_borders);
@@ -1999,6 +2186,7 @@ common_tvl1_suite (void)
   tcase_add_test (solver, test_translation_with_median_epe_below_0_03);
   tcase_add_test (solver, test_median_runs_after_every_warp);
   tcase_add_test (solver, test_weighted_median_on_wide_levels);
+  tcase_add_test (solver, test_brightness_model_in_the_solver);
   tcase_add_test (solver,
       test_lambda_per_level_runs_each_level_with_its_lambda);
   tcase_add_test (solver, test_median_changes_flow_not_fixed_iteration_count);

@@ -1464,6 +1464,11 @@ GST_START_TEST (test_plan_rejects_bad_arguments)
   params.n_iterations_per_level = CF_PYRAMID_MAX_LEVELS + 1;
   fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
           &params, 0, &flow, stream), CF_ERROR_INVALID);
+  /* the CPU reference's brightness model has no GPU twin yet */
+  cf_tvl1_params_init_ipol (&params);
+  params.brightness_model = 1;
+  fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
+          &params, 0, &flow, stream), CF_ERROR_UNSUPPORTED);
   fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
           NULL, 0, &flow, stream), CF_ERROR_INVALID);
   sync_stream ();
