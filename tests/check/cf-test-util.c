@@ -7,6 +7,7 @@
 
 #include "cf-test-util.h"
 #include "common/median.h"
+#include "common/tvl1.h"
 
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudamemory.h>
@@ -678,3 +679,140 @@ cf_test_assert_frames_close (const GstVideoInfo * info, GstBuffer * a,
   gst_video_frame_unmap (&fa);
 }
 
+/* ---------------------------------------------------------------------
+ * TV-L1 written out with its public steps
+ * --------------------------------------------------------------------- */
+
+static cf_flow
+flow_view (const cf_flow * f, int width, int height)
+{
+  cf_flow view = *f;
+
+  view.width = width;
+  view.height = height;
+  view.owns_data = 0;
+  return view;
+}
+
+/* Entry @l of a per-level list as documented (common/tvl1.h): the list's
+ * entry, its last past its end, @uniform without a list. Written out
+ * here, not cf_tvl1_level_*, so the solvers are checked against the
+ * rule. */
+static int
+documented_entry (const int *list, int n, int uniform, int l)
+{
+  return n == 0 ? uniform : list[l < n ? l : n - 1];
+}
+
+static float
+documented_lambda (const cf_tvl1_params * params, int l)
+{
+  const int n = params->n_lambda_per_level;
+
+  if (n == 0)
+    return params->lambda;
+  return params->lambda_per_level[l < n ? l : n - 1];
+}
+
+static void
+copy_flow_rows (const cf_flow * src, cf_flow * dst)
+{
+  int y;
+
+  for (y = 0; y < src->height; y++) {
+    memcpy (dst->u + (size_t) y * dst->pitch, src->u + (size_t) y * src->pitch,
+        src->width * sizeof (float));
+    memcpy (dst->v + (size_t) y * dst->pitch, src->v + (size_t) y * src->pitch,
+        src->width * sizeof (float));
+  }
+}
+
+long
+cf_test_tvl1_steps_flow (const cf_pyramid * p0, const cf_pyramid * p1,
+    const cf_tvl1_params * params, int use_initial, cf_flow * flow)
+{
+  const double eps2 = (double) params->epsilon * (double) params->epsilon;
+  cf_tvl1_workspace *ws = cf_tvl1_workspace_new (flow->width, flow->height);
+  cf_flow *u = cf_flow_new (flow->width, flow->height);
+  cf_flow *m = cf_flow_new (flow->width, flow->height);
+  long count = 0;
+  int l, k, n;
+
+  fail_unless (ws != NULL && u != NULL && m != NULL);
+  for (l = p0->n_levels - 1; l >= 0; l--) {
+    const cf_image *f0 = p0->level[l], *f1 = p1->level[l];
+    cf_flow ul = flow_view (u, f0->width, f0->height);
+    cf_flow ml = flow_view (m, f0->width, f0->height);
+    cf_flow parked = flow_view (flow, f0->width, f0->height);
+    const int warps = documented_entry (params->warps_per_level,
+        params->n_warps_per_level, params->warps, l);
+    const int iterations = documented_entry (params->iterations_per_level,
+        params->n_iterations_per_level, params->max_iterations, l);
+    const int msize = documented_entry (params->median_size_per_level,
+        params->n_median_size_per_level, params->median_size, l);
+    /* the weighted median's rule (common/tvl1.h), written out */
+    const int wsize = f0->width >= params->wmedian_min_width ?
+        params->wmedian_size : 0;
+    cf_tvl1_params level = *params;
+    cf_wmedian_tables tables;
+    cf_tvl1_workspace wl;
+
+    level.lambda = documented_lambda (params, l);
+    level.n_lambda_per_level = 0;
+    cf_wmedian_tables_init (&tables, params->wmedian_sigma);
+    fail_unless_equals_int (cf_tvl1_workspace_level (ws, f0->width,
+            f0->height, &wl), CF_OK);
+    if (l == p0->n_levels - 1) {
+      if (use_initial) {
+        fail_unless_equals_int (cf_flow_resample (flow, &ul), CF_OK);
+      } else {
+        cf_flow_fill (&ul, 0.0f, 0.0f);
+      }
+    } else {
+      cf_flow prev = flow_view (flow, p0->level[l + 1]->width,
+          p0->level[l + 1]->height);
+      fail_unless_equals_int (cf_flow_resample (&prev, &ul), CF_OK);
+    }
+    fail_unless_equals_int (cf_tvl1_centered_gradient (f1, &wl.i1x,
+            &wl.i1y), CF_OK);
+    cf_flow_fill (&wl.p1, 0.0f, 0.0f);
+    cf_flow_fill (&wl.p2, 0.0f, 0.0f);
+    for (k = 0; k < warps; k++) {
+      fail_unless_equals_int (cf_tvl1_warp_prepare (f0, f1, &wl.i1x,
+              &wl.i1y, &ul, params->warp_border, &wl.i1w, &wl.i1wx,
+              &wl.i1wy, &wl.grad, &wl.rho_c), CF_OK);
+      if (params->brightness_model) {
+        float gain, bias;
+
+        fail_unless_equals_int (cf_tvl1_fit_brightness (f0, &wl.i1w, &ul,
+                &gain, &bias), CF_OK);
+        /* the identity leaves the constants as they are */
+        if (gain != 1.0f || bias != 0.0f)
+          fail_unless_equals_int (cf_tvl1_apply_brightness (f0, gain, bias,
+                  &wl.rho_c), CF_OK);
+      }
+      for (n = 0; n < iterations; n++) {
+        double e = 0.0;
+
+        fail_unless_equals_int (cf_tvl1_iteration (&wl, &level, &ul, &e),
+            CF_OK);
+        count++;
+        if (params->epsilon > 0.0f && !(e > eps2))
+          break;
+      }
+      if (wsize > 0) {
+        fail_unless_equals_int (cf_flow_weighted_median (&ul, f0, wsize,
+                &tables, &ml), CF_OK);
+      } else if (msize > 0) {
+        fail_unless_equals_int (cf_flow_median (&ul, msize, &ml), CF_OK);
+      }
+      if (wsize > 0 || msize > 0)
+        copy_flow_rows (&ml, &ul);
+    }
+    copy_flow_rows (&ul, &parked);
+  }
+  cf_tvl1_workspace_free (ws);
+  cf_flow_free (u);
+  cf_flow_free (m);
+  return count;
+}

@@ -12,6 +12,8 @@
 #include "common/convolve.h"
 #include "common/image.h"
 #include "common/kernel.h"
+#include "common/pyramid.h"
+#include "common/tvl1.h"
 #include "cuda/cuda-util.h"
 #include "cuda/flow.h"
 
@@ -211,6 +213,17 @@ cf_image *cf_test_read_png_grey (const char *path);
  * the Middlebury pairs in its middlebury/ folder), or NULL when it is not
  * set or does not exist. */
 const char *cf_test_data_dir (void);
+
+/* cf_tvl1_flow_counted written out with the public steps, from normalised
+ * pyramids, with each rule of common/tvl1.h written out again (per-level
+ * λ, warps, iterations and median windows; the weighted median on the
+ * levels at least wmedian_min_width wide, else the plain median, after
+ * each warp; the brightness model after each warp's constants): per level
+ * ∇I1 and p = 0, per warp the constants and the iterations, between
+ * levels cf_flow_resample; the coarsest level starts from the resampled
+ * @flow with @use_initial, else from 0. Returns the iterations run. */
+long cf_test_tvl1_steps_flow (const cf_pyramid * p0, const cf_pyramid * p1,
+    const cf_tvl1_params * params, int use_initial, cf_flow * flow);
 
 G_END_DECLS
 #endif /* CF_TEST_UTIL_H */

@@ -1164,142 +1164,6 @@ GST_START_TEST (test_flow_rejects_bad_arguments)
 
 GST_END_TEST;
 
-static cf_flow
-flow_view (const cf_flow * f, int width, int height)
-{
-  cf_flow view = *f;
-
-  view.width = width;
-  view.height = height;
-  view.owns_data = 0;
-  return view;
-}
-
-/* The median window of level @l as documented: the list's entry (its last
- * past its end), median_size without a list. Written out here, not
- * cf_tvl1_level_median_size, so the solver is checked against the rule. */
-static int
-documented_median_size (const cf_tvl1_params * params, int l)
-{
-  const int n = params->n_median_size_per_level;
-
-  if (n == 0)
-    return params->median_size;
-  return params->median_size_per_level[l < n ? l : n - 1];
-}
-
-/* λ on level @l as documented: the list's entry (its last past its end),
- * lambda without a list; written out as documented_median_size. */
-static float
-documented_lambda (const cf_tvl1_params * params, int l)
-{
-  const int n = params->n_lambda_per_level;
-
-  if (n == 0)
-    return params->lambda;
-  return params->lambda_per_level[l < n ? l : n - 1];
-}
-
-/* cf_tvl1_flow_counted written out with the public steps from
- * normalised pyramids: per level ∇I1 and p = 0, per warp the constants
- * (with brightness_model, then the fitted brightness applied to them)
- * and the iterations with the level's λ, then u ←
- * cf_flow_weighted_median (u) guided by the level's first frame on levels
- * at least wmedian_min_width wide when wmedian_size > 0, else (the level's
- * median size > 0) u ← cf_flow_median (u); between levels
- * cf_flow_resample. Returns the iterations run. */
-static long
-driver_flow (const cf_pyramid * p0, const cf_pyramid * p1,
-    const cf_tvl1_params * params, cf_flow * flow)
-{
-  const double eps2 = (double) params->epsilon * (double) params->epsilon;
-  cf_tvl1_workspace *ws = cf_tvl1_workspace_new (flow->width, flow->height);
-  cf_flow *u = cf_flow_new (flow->width, flow->height);
-  cf_flow *m = cf_flow_new (flow->width, flow->height);
-  long count = 0;
-  int l, k, n, y;
-
-  fail_unless (ws != NULL && u != NULL && m != NULL);
-  for (l = p0->n_levels - 1; l >= 0; l--) {
-    const cf_image *f0 = p0->level[l], *f1 = p1->level[l];
-    cf_flow ul = flow_view (u, f0->width, f0->height);
-    cf_flow ml = flow_view (m, f0->width, f0->height);
-    cf_flow parked = flow_view (flow, f0->width, f0->height);
-    const int msize = documented_median_size (params, l);
-    cf_tvl1_params level = *params;
-    /* the weighted median's rule (common/tvl1.h), written out */
-    const int wsize = f0->width >= params->wmedian_min_width ?
-        params->wmedian_size : 0;
-    cf_wmedian_tables tables;
-    cf_tvl1_workspace wl;
-
-    cf_wmedian_tables_init (&tables, params->wmedian_sigma);
-    fail_unless_equals_int (cf_tvl1_workspace_level (ws, f0->width,
-            f0->height, &wl), CF_OK);
-    if (l == p0->n_levels - 1) {
-      cf_flow_fill (&ul, 0.0f, 0.0f);
-    } else {
-      cf_flow prev = flow_view (flow, p0->level[l + 1]->width,
-          p0->level[l + 1]->height);
-      fail_unless_equals_int (cf_flow_resample (&prev, &ul), CF_OK);
-    }
-    fail_unless_equals_int (cf_tvl1_centered_gradient (f1, &wl.i1x,
-            &wl.i1y), CF_OK);
-    cf_flow_fill (&wl.p1, 0.0f, 0.0f);
-    cf_flow_fill (&wl.p2, 0.0f, 0.0f);
-    level.lambda = documented_lambda (params, l);
-    level.n_lambda_per_level = 0;
-    for (k = 0; k < params->warps; k++) {
-      fail_unless_equals_int (cf_tvl1_warp_prepare (f0, f1, &wl.i1x,
-              &wl.i1y, &ul, params->warp_border, &wl.i1w, &wl.i1wx,
-              &wl.i1wy, &wl.grad, &wl.rho_c), CF_OK);
-      if (params->brightness_model) {
-        float gain, bias;
-
-        fail_unless_equals_int (cf_tvl1_fit_brightness (f0, &wl.i1w, &ul,
-                &gain, &bias), CF_OK);
-        /* the identity leaves the constants as they are */
-        if (gain != 1.0f || bias != 0.0f)
-          fail_unless_equals_int (cf_tvl1_apply_brightness (f0, gain, bias,
-                  &wl.rho_c), CF_OK);
-      }
-      for (n = 0; n < params->max_iterations; n++) {
-        double e = 0.0;
-
-        fail_unless_equals_int (cf_tvl1_iteration (&wl, &level, &ul, &e),
-            CF_OK);
-        count++;
-        if (params->epsilon > 0.0f && !(e > eps2))
-          break;
-      }
-      if (wsize > 0) {
-        fail_unless_equals_int (cf_flow_weighted_median (&ul, f0, wsize,
-                &tables, &ml), CF_OK);
-      } else if (msize > 0) {
-        fail_unless_equals_int (cf_flow_median (&ul, msize, &ml), CF_OK);
-      }
-      if (wsize > 0 || msize > 0) {
-        for (y = 0; y < ul.height; y++) {
-          memcpy (ul.u + (size_t) y * ul.pitch, ml.u + (size_t) y * ml.pitch,
-              ul.width * sizeof (float));
-          memcpy (ul.v + (size_t) y * ul.pitch, ml.v + (size_t) y * ml.pitch,
-              ul.width * sizeof (float));
-        }
-      }
-    }
-    for (y = 0; y < ul.height; y++) {
-      memcpy (parked.u + (size_t) y * parked.pitch,
-          ul.u + (size_t) y * ul.pitch, ul.width * sizeof (float));
-      memcpy (parked.v + (size_t) y * parked.pitch,
-          ul.v + (size_t) y * ul.pitch, ul.width * sizeof (float));
-    }
-  }
-  cf_tvl1_workspace_free (ws);
-  cf_flow_free (u);
-  cf_flow_free (m);
-  return count;
-}
-
 /* Normalised pyramids of a synthetic pair whose second frame is lit by
  * @gain and @bias; its true flow in @truth (nullable). */
 static void
@@ -1376,7 +1240,7 @@ GST_START_TEST (test_median_runs_after_every_warp)
               lists[-sizes[i] - 1], NULL), CF_OK);
       fail_unless_equals_int (cf_tvl1_flow_counted (p0, p1, &params, 0, got,
               &n_got), CF_OK);
-      n_want = driver_flow (p0, p1, &params, want);
+      n_want = cf_test_tvl1_steps_flow (p0, p1, &params, 0, want);
       GST_INFO ("median %d, eps %g: %ld iterations", sizes[i],
           params.epsilon, n_got);
       fail_unless (memcmp (got->u, want->u, 97 * 61 * sizeof (float)) == 0
@@ -1429,7 +1293,7 @@ GST_START_TEST (test_lambda_per_level_runs_each_level_with_its_lambda)
               lists[i], NULL), CF_OK);
       fail_unless_equals_int (cf_tvl1_flow_counted (p0, p1, &params, 0, got,
               &n_got), CF_OK);
-      n_want = driver_flow (p0, p1, &params, want);
+      n_want = cf_test_tvl1_steps_flow (p0, p1, &params, 0, want);
       fail_unless (memcmp (got->u, want->u, 97 * 61 * sizeof (float)) == 0
           && memcmp (got->v, want->v, 97 * 61 * sizeof (float)) == 0,
           "lambda %s, eps %g: solver and written-out steps differ",
@@ -1586,7 +1450,7 @@ GST_START_TEST (test_brightness_model_in_the_solver)
   fail_unless_equals_int (cf_tvl1_params_set (&params, "brightness-model",
           1), CF_OK);
   fail_unless_equals_int (cf_tvl1_flow (p0, p1, &params, 0, with), CF_OK);
-  driver_flow (p0, p1, &params, want);
+  cf_test_tvl1_steps_flow (p0, p1, &params, 0, want);
   fail_unless (memcmp (with->u, want->u, 97 * 61 * sizeof (float)) == 0 &&
       memcmp (with->v, want->v, 97 * 61 * sizeof (float)) == 0,
       "solver and written-out steps differ");
@@ -1664,7 +1528,7 @@ GST_START_TEST (test_weighted_median_on_wide_levels)
       params.wmedian_min_width = min_widths[i];
       fail_unless_equals_int (cf_tvl1_flow_counted (p0, p1, &params, 0, got,
               &n_got), CF_OK);
-      n_want = driver_flow (p0, p1, &params, want);
+      n_want = cf_test_tvl1_steps_flow (p0, p1, &params, 0, want);
       fail_unless (memcmp (got->u, want->u, 97 * 61 * sizeof (float)) == 0
           && memcmp (got->v, want->v, 97 * 61 * sizeof (float)) == 0,
           "median %d, weighted from %d px: solver and written-out steps "

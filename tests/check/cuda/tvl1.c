@@ -659,110 +659,9 @@ gpu_run (const scene * sc, cf_tvl1_kernel kernel,
       iterations);
 }
 
-static cf_flow
-flow_view (const cf_flow * f, int width, int height)
-{
-  cf_flow view = *f;
-
-  view.width = width;
-  view.height = height;
-  view.owns_data = 0;
-  return view;
-}
-
-/* cf_tvl1_flow written out with the public steps, counting iterations,
- * each level with its own λ, warps and iteration cap (the per-level lists)
- * and the median filters after each warp; test_plan_matches_cpu_flow,
- * test_per_level_schedule_matches_cpu and test_plan_with_median_matches_cpu
- * check that it gives cf_tvl1_flow's bits. */
-static long
-cpu_run_counting (const scene * sc, const cf_tvl1_params * params,
-    int use_initial, cf_flow * flow)
-{
-  const double eps2 = (double) params->epsilon * (double) params->epsilon;
-  cf_tvl1_workspace *ws = cf_tvl1_workspace_new (sc->width, sc->height);
-  cf_flow *u = cf_flow_new (sc->width, sc->height);
-  cf_flow *m = cf_flow_new (sc->width, sc->height);
-  long count = 0;
-  int l, k, n, y;
-
-  fail_unless (ws != NULL && u != NULL && m != NULL);
-  for (l = sc->c0->n_levels - 1; l >= 0; l--) {
-    const cf_image *f0 = sc->c0->level[l], *f1 = sc->c1->level[l];
-    cf_flow ul = flow_view (u, f0->width, f0->height);
-    cf_flow parked = flow_view (flow, f0->width, f0->height);
-    const int warps = cf_tvl1_level_warps (params, l);
-    const int iterations = cf_tvl1_level_iterations (params, l);
-    const int msize = cf_tvl1_level_median_size (params, l);
-    const int wsize = cf_tvl1_level_wmedian_size (params, f0->width);
-    cf_tvl1_params level = *params;
-    cf_wmedian_tables tables;
-    cf_tvl1_workspace wl;
-
-    level.lambda = cf_tvl1_level_lambda (params, l);
-    level.n_lambda_per_level = 0;
-    fail_unless_equals_int (cf_tvl1_workspace_level (ws, f0->width,
-            f0->height, &wl), CF_OK);
-    if (l == sc->c0->n_levels - 1) {
-      if (use_initial) {
-        fail_unless_equals_int (cf_flow_resample (flow, &ul), CF_OK);
-      } else {
-        cf_flow_fill (&ul, 0.0f, 0.0f);
-      }
-    } else {
-      cf_flow prev = flow_view (flow, sc->c0->level[l + 1]->width,
-          sc->c0->level[l + 1]->height);
-      fail_unless_equals_int (cf_flow_resample (&prev, &ul), CF_OK);
-    }
-    fail_unless_equals_int (cf_tvl1_centered_gradient (f1, &wl.i1x,
-            &wl.i1y), CF_OK);
-    cf_flow_fill (&wl.p1, 0.0f, 0.0f);
-    cf_flow_fill (&wl.p2, 0.0f, 0.0f);
-    for (k = 0; k < warps; k++) {
-      fail_unless_equals_int (cf_tvl1_warp_prepare (f0, f1, &wl.i1x,
-              &wl.i1y, &ul, params->warp_border, &wl.i1w, &wl.i1wx,
-              &wl.i1wy, &wl.grad, &wl.rho_c), CF_OK);
-      for (n = 0; n < iterations; n++) {
-        double e = 0.0;
-        fail_unless_equals_int (cf_tvl1_iteration (&wl, &level, &ul, &e),
-            CF_OK);
-        count++;
-        if (params->epsilon > 0.0f && !(e > eps2))
-          break;
-      }
-      if (msize > 0 || wsize > 0) {
-        cf_flow ml = flow_view (m, f0->width, f0->height);
-
-        if (wsize > 0) {
-          cf_wmedian_tables_init (&tables, params->wmedian_sigma);
-          fail_unless_equals_int (cf_flow_weighted_median (&ul, f0, wsize,
-                  &tables, &ml), CF_OK);
-        } else {
-          fail_unless_equals_int (cf_flow_median (&ul, msize, &ml), CF_OK);
-        }
-        for (y = 0; y < ul.height; y++) {
-          memcpy (ul.u + (size_t) y * ul.pitch, ml.u + (size_t) y * ml.pitch,
-              ul.width * sizeof (float));
-          memcpy (ul.v + (size_t) y * ul.pitch, ml.v + (size_t) y * ml.pitch,
-              ul.width * sizeof (float));
-        }
-      }
-    }
-    for (y = 0; y < ul.height; y++) {
-      memcpy (parked.u + (size_t) y * parked.pitch,
-          ul.u + (size_t) y * ul.pitch, ul.width * sizeof (float));
-      memcpy (parked.v + (size_t) y * parked.pitch,
-          ul.v + (size_t) y * ul.pitch, ul.width * sizeof (float));
-    }
-  }
-  cf_tvl1_workspace_free (ws);
-  cf_flow_free (u);
-  cf_flow_free (m);
-  return count;
-}
-
 /* cf_tvl1_flow of @sc into @ref, checked bit for bit against the steps
- * written out (cpu_run_counting, into @mirror); the steps' iterations. */
+ * written out (cf_test_tvl1_steps_flow, into @mirror); the steps'
+ * iterations. */
 static long
 cpu_reference (const scene * sc, const cf_tvl1_params * params, cf_flow * ref,
     cf_flow * mirror, const char *what)
@@ -771,7 +670,7 @@ cpu_reference (const scene * sc, const cf_tvl1_params * params, cf_flow * ref,
 
   fail_unless_equals_int (cf_tvl1_flow (sc->c0, sc->c1, params, 0, ref),
       CF_OK);
-  n = cpu_run_counting (sc, params, 0, mirror);
+  n = cf_test_tvl1_steps_flow (sc->c0, sc->c1, params, 0, mirror);
   cf_test_assert_flow_identical (mirror, ref, what);
   return n;
 }
@@ -1140,8 +1039,8 @@ GST_START_TEST (test_epsilon_stop_and_iteration_counts)
     a = gpu_run (&sc, kernels[k], &params, NULL, &n);
     fail_unless_equals_int (n, sc.c0->n_levels * params.warps);
     cpu = cf_flow_new (sc.width, sc.height);
-    fail_unless_equals_int (cpu_run_counting (&sc, &params, 0, cpu),
-        sc.c0->n_levels * params.warps);
+    fail_unless_equals_int (cf_test_tvl1_steps_flow (sc.c0, sc.c1, &params,
+            0, cpu), sc.c0->n_levels * params.warps);
     assert_flow_mean_close (a, cpu, "huge eps vs CPU");
 
     params.epsilon = 0.0f;
