@@ -796,57 +796,63 @@ cf_tvl1_warp_prepare (const cf_image * i0, const cf_image * i1,
   return CF_OK;
 }
 
-/* One pass of cf_tvl1_fit_brightness: the fit over the counted pixels
- * whose residual against (@gain, @bias) is at most @cut (all of them with
- * an infinite @cut); 0 when too few count or I0 is flat there. Then @cut
- * becomes twice the mean |residual| of the new fit over the same pixels. */
+/* Whether pixel (@x, @y) counts in a pass of cf_tvl1_fit_brightness: its
+ * sample inside I1 by the margin, its residual against (@gain, @bias) at
+ * most @cut. */
+static int
+brightness_counts (const cf_image * i0, const cf_image * i1w,
+    const cf_flow * u0, int x, int y, double gain, double bias, double cut)
+{
+  const float m = CF_TVL1_BRIGHTNESS_MARGIN;
+  const float px = (float) x + u0->u[x + (size_t) y * u0->pitch];
+  const float py = (float) y + u0->v[x + (size_t) y * u0->pitch];
+  const double r = cf_image_row (i1w, y)[x] -
+      (gain * cf_image_row (i0, y)[x] + bias);
+
+  return px >= m && py >= m && px <= (float) i0->width - 1.0f - m &&
+      py <= (float) i0->height - 1.0f - m && fabs (r) <= cut;
+}
+
+/* One pass of cf_tvl1_fit_brightness: the fit over the pixels that count
+ * against (@gain, @bias, @cut) (every pixel inside the margin with an
+ * infinite @cut); 0 when too few count or I0 is flat there. Then @cut
+ * becomes twice the mean |residual| of the new fit over those pixels. */
 static int
 brightness_pass (const cf_image * i0, const cf_image * i1w,
     const cf_flow * u0, double *gain, double *bias, double *cut)
 {
-  const float m = CF_TVL1_BRIGHTNESS_MARGIN;
-  const float xmax = (float) i0->width - 1.0f - m;
-  const float ymax = (float) i0->height - 1.0f - m;
   double s0 = 0.0, s1 = 0.0, q0 = 0.0, q1 = 0.0, n = 0.0, e = 0.0;
-  double a = 1.0, b = 0.0;
-  int x, y, k;
+  double a, b;
+  int x, y;
 
-  for (k = 0; k < 2; k++) {
-    for (y = 0; y < i0->height; y++) {
-      const float *f0 = cf_image_row (i0, y);
-      const float *w = cf_image_row (i1w, y);
-      const float *du = u0->u + (size_t) y * u0->pitch;
-      const float *dv = u0->v + (size_t) y * u0->pitch;
-      for (x = 0; x < i0->width; x++) {
-        const float px = (float) x + du[x], py = (float) y + dv[x];
-        const double r = w[x] - (*gain * f0[x] + *bias);
-
-        if (!(px >= m && py >= m && px <= xmax && py <= ymax) ||
-            !(fabs (r) <= *cut))
-          continue;
-        if (k == 0) {
-          s0 += f0[x];
-          s1 += w[x];
-          q0 += (double) f0[x] * f0[x];
-          q1 += (double) w[x] * w[x];
-          n += 1.0;
-        } else {
-          e += fabs (w[x] - (a * f0[x] + b));
-        }
+  for (y = 0; y < i0->height; y++) {
+    const float *f0 = cf_image_row (i0, y);
+    const float *w = cf_image_row (i1w, y);
+    for (x = 0; x < i0->width; x++)
+      if (brightness_counts (i0, i1w, u0, x, y, *gain, *bias, *cut)) {
+        s0 += f0[x];
+        s1 += w[x];
+        q0 += (double) f0[x] * f0[x];
+        q1 += (double) w[x] * w[x];
+        n += 1.0;
       }
-    }
-    if (k == 0) {
-      if (n < 64.0)
-        return 0;
-      s0 /= n;
-      s1 /= n;
-      q0 = q0 / n - s0 * s0;
-      q1 = q1 / n - s1 * s1;
-      if (!(q0 > 0.0) || !(q1 >= 0.0))
-        return 0;
-      a = sqrt (q1 / q0);
-      b = s1 - a * s0;
-    }
+  }
+  if (n < 64.0)
+    return 0;
+  s0 /= n;
+  s1 /= n;
+  q0 = q0 / n - s0 * s0;
+  q1 = q1 / n - s1 * s1;
+  if (!(q0 > 0.0) || !(q1 >= 0.0))
+    return 0;
+  a = sqrt (q1 / q0);
+  b = s1 - a * s0;
+  for (y = 0; y < i0->height; y++) {
+    const float *f0 = cf_image_row (i0, y);
+    const float *w = cf_image_row (i1w, y);
+    for (x = 0; x < i0->width; x++)
+      if (brightness_counts (i0, i1w, u0, x, y, *gain, *bias, *cut))
+        e += fabs (w[x] - (a * f0[x] + b));
   }
   *gain = a;
   *bias = b;
