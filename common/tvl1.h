@@ -270,7 +270,7 @@ cf_status cf_tvl1_warp_prepare (const cf_image * i0, const cf_image * i1,
  * pixels count, when I0 is flat there, or when the fit is within
  * CF_TVL1_BRIGHTNESS_GATE of gain 1 and CF_TVL1_BRIGHTNESS_GATE_BIAS
  * grey levels of bias 0 (frames of unchanged light keep IPOL's data term
- * bit for bit). No GPU twin yet. */
+ * bit for bit). GPU twin: cuda/tvl1-brightness.cu. */
 #define CF_TVL1_BRIGHTNESS_MARGIN 3.0f
 #define CF_TVL1_BRIGHTNESS_PASSES 3
 #define CF_TVL1_BRIGHTNESS_GATE 0.02

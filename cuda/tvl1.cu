@@ -69,6 +69,11 @@
  * (cf_cuda_flow_weighted_median; Sun, Roth and Black 2010) in its place.
  * common/tvl1.c's solve_level does the same.
  *
+ * Brightness model (brightness_model; not in IPOL): after each warp's
+ * constants, one cooperative launch (tvl1-brightness.cu) fits I1w ≈ gain
+ * I0 + bias as cf_tvl1_fit_brightness and puts the model's term into ρc
+ * (fp32) or into I1w − I0 (fp16), on the device, with no host round trip.
+ *
  * ε stopping (tvl1-eps.cuh) needs no host round trip per iteration: the
  * device tests ε after every iteration and later kernels of the warp
  * return at once; the host looks at the stop flag every TVL1_CHECK_EVERY
@@ -81,6 +86,7 @@
 
 #include "cuda/tvl1.h"
 #include "cuda/median.h"
+#include "cuda/tvl1-brightness.cuh"
 #include "cuda/tvl1-half.cuh"
 #include "cuda/tvl1-iterate.cuh"
 #include "cuda/tvl1-steps.cuh"
@@ -127,6 +133,9 @@ struct cf_cuda_tvl1_plan
                                  * then changes places with u (allocated by
                                  * the first such run) */
   double *partials;             /* one per U-step block at level 0 */
+  tvl1_brightness_scratch bright;       /* brightness_model: the fit's sums
+                                         * (allocated by the first such
+                                         * run) */
   tvl1_control *control;        /* device */
   tvl1_control *host_control;   /* pinned: stop between chunks, and the
                                  * iteration count at the end of a run */
@@ -832,6 +841,9 @@ solve_level (tvl1_plan_f32 * plan, const cf_cuda_image * f0,
     status = cf_cuda_tvl1_warp_prepare (f0, f1, &v.i1x, &v.i1y, &lv->u,
         params->warp_border, &v.i1w, &v.i1wx, &v.i1wy, &v.grad, &v.rho_c,
         stream);
+    if (status == CF_OK && params->brightness_model)
+      status = tvl1_enqueue_brightness (f0, &v.i1w, &lv->u, &v.rho_c,
+          &plan->bright, stream);
     if (status == CF_OK)
       status = run_iterations (plan, lv, params, 0, &none, stream);
     if (status == CF_OK && (params->median_size > 0 || wm.size > 0))
@@ -876,6 +888,9 @@ solve_level (tvl1_plan_f16 * plan, const cf_cuda_image * f0,
     status = tvl1h_enqueue_constants (f0, f1, &lv->u, params->warp_border,
         plan->k.th, plan->k.gu0, blocked ? no_du : plan->state.du,
         plan->pdl, stream);
+    if (status == CF_OK && params->brightness_model)
+      status = tvl1h_enqueue_brightness (f0, plan->k.th, &lv->u,
+          &plan->bright, stream);
     if (status != CF_OK)
       goto out;
     last.flags = TVL1_ENDS_FINISH;
@@ -908,6 +923,7 @@ plan_free (tvl1_plan < S > *plan)
 {
   cf_cuda_flow_release (&plan->u);
   cf_cuda_flow_release (&plan->u_med);
+  tvl1_brightness_scratch_free (&plan->bright);
   free_buffers (plan);
   if (plan->partials != NULL)
     cf_cuda_check (cudaFree (plan->partials));
@@ -988,6 +1004,9 @@ plan_run (tvl1_plan < S > *plan, const cf_cuda_pyramid * p0,
   plan->host_iterations = 0;
   if (cf_tvl1_uses_median (params) &&
       (status = ensure_median_buffer (plan)) != CF_OK)
+    goto out;
+  if (params->brightness_model &&
+      (status = tvl1_brightness_scratch_alloc (&plan->bright)) != CF_OK)
     goto out;
   CF_CUDA_TRY (cudaMemsetAsync (plan->control, 0, sizeof (tvl1_control),
           stream));
@@ -1163,9 +1182,6 @@ cf_cuda_tvl1_plan_run (cf_cuda_tvl1_plan * plan, const cf_cuda_pyramid * p0,
 {
   if (!run_args_valid (plan, p0, p1, params, flow))
     return CF_ERROR_INVALID;
-  /* the CPU reference's brightness model has no GPU twin yet */
-  if (params->brightness_model)
-    return CF_ERROR_UNSUPPORTED;
   if (plan->precision == CF_PRECISION_FP16)
     return plan_run (static_cast < tvl1_plan_f16 * >(plan), p0, p1, params,
         use_initial, flow, stream);

@@ -26,6 +26,7 @@
 
 #include <gst/video/video.h>
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -579,9 +580,10 @@ scene_from_frames (scene * sc, cf_image * f0, cf_image * f1, cf_flow * truth,
   sync_stream ();
 }
 
+/* A synthetic pair whose second frame is lit by @gain and @bias */
 static void
-scene_synth (scene * sc, int w, int h, cf_synth_motion motion, int levels,
-    const cf_tvl1_params * params)
+scene_synth_lit (scene * sc, int w, int h, cf_synth_motion motion,
+    int levels, const cf_tvl1_params * params, float gain, float bias)
 {
   cf_synth_params sp;
   cf_image *f0 = NULL, *f1 = NULL;
@@ -589,6 +591,8 @@ scene_synth (scene * sc, int w, int h, cf_synth_motion motion, int levels,
 
   cf_synth_params_init (&sp);
   sp.motion = motion;
+  sp.gain = gain;
+  sp.bias = bias;
   if (motion == CF_SYNTH_ROTATION_ZOOM) {
     sp.angle = 3.0f;
     sp.zoom = 1.03f;
@@ -600,6 +604,13 @@ scene_synth (scene * sc, int w, int h, cf_synth_motion motion, int levels,
   }
   fail_unless_equals_int (cf_synth_pair (w, h, &sp, &f0, &f1, &truth), CF_OK);
   scene_from_frames (sc, f0, f1, truth, levels, params);
+}
+
+static void
+scene_synth (scene * sc, int w, int h, cf_synth_motion motion, int levels,
+    const cf_tvl1_params * params)
+{
+  scene_synth_lit (sc, w, h, motion, levels, params, 1.0f, 0.0f);
 }
 
 static void
@@ -1363,11 +1374,6 @@ GST_START_TEST (test_plan_rejects_bad_arguments)
   params.n_iterations_per_level = CF_PYRAMID_MAX_LEVELS + 1;
   fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
           &params, 0, &flow, stream), CF_ERROR_INVALID);
-  /* the CPU reference's brightness model has no GPU twin yet */
-  cf_tvl1_params_init_ipol (&params);
-  params.brightness_model = 1;
-  fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
-          &params, 0, &flow, stream), CF_ERROR_UNSUPPORTED);
   fail_unless_equals_int (cf_cuda_tvl1_plan_run (plan, &sc.g0, &sc.g1,
           NULL, 0, &flow, stream), CF_ERROR_INVALID);
   sync_stream ();
@@ -1555,6 +1561,191 @@ GST_START_TEST (test_plan_with_lambda_per_level_matches_cpu)
 
   check_plans_with_lists ("lambda-per-level", lists, G_N_ELEMENTS (lists), 5,
       TRUE);
+}
+
+GST_END_TEST;
+
+/* The GPU fit of @i0 against @i1w around @u, next to cf_tvl1_fit_brightness:
+ * the same gain and bias to rounding (the sums' order differs); when the
+ * CPU takes the identity, exactly the identity. */
+static void
+check_fit_brightness (const cf_image * i0, const cf_image * i1w,
+    const cf_flow * u, const char *what)
+{
+  cf_cuda_image g0, gw;
+  cf_cuda_flow gu;
+  float gain = 0.0f, bias = 0.0f, cpu_gain = 0.0f, cpu_bias = 0.0f;
+
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, i1w, u, &cpu_gain,
+          &cpu_bias), CF_OK);
+  cf_test_upload_image (i0, &g0, stream);
+  cf_test_upload_image (i1w, &gw, stream);
+  cf_test_upload_flow (u, &gu, stream);
+  fail_unless_equals_int (cf_cuda_tvl1_fit_brightness (&g0, &gw, &gu, &gain,
+          &bias, stream), CF_OK);
+  GST_INFO ("%s: GPU gain %.7f bias %.5f, CPU gain %.7f bias %.5f", what,
+      gain, bias, cpu_gain, cpu_bias);
+  if (cpu_gain == 1.0f && cpu_bias == 0.0f)
+    fail_unless (gain == 1.0f && bias == 0.0f,
+        "%s: GPU gain %g bias %g where the CPU takes the identity", what,
+        gain, bias);
+  fail_unless (fabsf (gain - cpu_gain) <= 4.0f * FLT_EPSILON * cpu_gain &&
+      fabsf (bias - cpu_bias) <= 1e-4f * (1.0f + fabsf (cpu_bias)),
+      "%s: GPU gain %.9g bias %.9g, CPU %.9g %.9g", what, gain, bias,
+      cpu_gain, cpu_bias);
+  cf_cuda_image_release (&g0);
+  cf_cuda_image_release (&gw);
+  cf_cuda_flow_release (&gu);
+}
+
+/* cf_cuda_tvl1_fit_brightness against cf_tvl1_fit_brightness: a frame lit
+ * by 0.8 I + 20 with noise, an occlusion and samples past I1's margin, at
+ * a size one block covers and at sizes whose sweep loops over the grid;
+ * the identity cases (unchanged light, within the gate, too few samples,
+ * a flat frame); cf_cuda_tvl1_apply_brightness gives the CPU's bits. */
+GST_START_TEST (test_brightness_fit_and_apply_match_cpu)
+{
+  static const test_size sizes[] = { {13, 11}, {64, 48}, {640, 480},
+    {1920, 1080}
+  };
+  int i, x, y;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (sizes); i++) {
+    const int w = sizes[i].width, h = sizes[i].height;
+    cf_image *i0 = cf_test_random_image (w, h, 5 + i, 0.0f, 200.0f);
+    cf_image *noise = cf_test_random_image (w, h, 15 + i, -4.0f, 4.0f);
+    cf_image *lit = cf_image_new (w, h), *rho0, *rho;
+    cf_flow *u = cf_test_random_flow (w, h, 25 + i, -6.0f, 6.0f);
+    cf_cuda_image g0, grho;
+    gchar *what;
+
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++) {
+        const float f = cf_image_row (i0, y)[x];
+        /* an occlusion: a band of other content */
+        cf_image_row (lit, y)[x] = x % 16 < 2 ? 255.0f - f :
+            0.8f * f + 20.0f + cf_image_row (noise, y)[x];
+      }
+    what = g_strdup_printf ("%dx%d lit", w, h);
+    check_fit_brightness (i0, lit, u, what);
+    g_free (what);
+    what = g_strdup_printf ("%dx%d unchanged", w, h);
+    check_fit_brightness (i0, i0, u, what);
+    g_free (what);
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++)
+        cf_image_row (lit, y)[x] = 1.01f * cf_image_row (i0, y)[x] + 1.0f;
+    what = g_strdup_printf ("%dx%d within the gate", w, h);
+    check_fit_brightness (i0, lit, u, what);
+    g_free (what);
+
+    /* ρc + I0 − (gain I0 + bias): the CPU's bits */
+    rho0 = cf_test_random_image (w, h, 35 + i, -50.0f, 50.0f);
+    rho = cf_image_copy (rho0);
+    fail_unless_equals_int (cf_tvl1_apply_brightness (i0, 0.8f, 20.0f, rho),
+        CF_OK);
+    cf_test_upload_image (i0, &g0, stream);
+    cf_test_upload_image (rho0, &grho, stream);
+    fail_unless_equals_int (cf_cuda_tvl1_apply_brightness (&g0, 0.8f, 20.0f,
+            &grho, stream), CF_OK);
+    cf_test_assert_cuda_image_close (&grho, rho, 0.0, "apply", stream);
+    cf_cuda_image_release (&g0);
+    cf_cuda_image_release (&grho);
+    cf_image_free (i0);
+    cf_image_free (noise);
+    cf_image_free (lit);
+    cf_image_free (rho0);
+    cf_image_free (rho);
+    cf_flow_free (u);
+  }
+  {
+    /* a flat first frame; and 8 x 8, 4 samples inside the margin */
+    cf_image *flat = cf_image_new (64, 48);
+    cf_image *lit = cf_test_random_image (64, 48, 3, 0.0f, 200.0f);
+    cf_image *small = cf_test_random_image (8, 8, 4, 0.0f, 200.0f);
+    cf_flow *u = cf_flow_new (64, 48), *u_small = cf_flow_new (8, 8);
+    cf_cuda_image g0, gw;
+    cf_cuda_flow gu;
+    float gain, bias;
+
+    cf_image_fill (flat, 100.0f);
+    cf_flow_fill (u, 0.0f, 0.0f);
+    cf_flow_fill (u_small, 0.0f, 0.0f);
+    check_fit_brightness (flat, lit, u, "flat");
+    check_fit_brightness (small, small, u_small, "8x8");
+    /* sizes that do not match */
+    cf_test_upload_image (flat, &g0, stream);
+    cf_test_upload_image (small, &gw, stream);
+    cf_test_upload_flow (u, &gu, stream);
+    fail_unless_equals_int (cf_cuda_tvl1_fit_brightness (&g0, &gw, &gu,
+            &gain, &bias, stream), CF_ERROR_INVALID);
+    fail_unless_equals_int (cf_cuda_tvl1_fit_brightness (&g0, &g0, &gu, NULL,
+            &bias, stream), CF_ERROR_INVALID);
+    fail_unless_equals_int (cf_cuda_tvl1_apply_brightness (&g0, 1.0f, 0.0f,
+            &gw, stream), CF_ERROR_INVALID);
+    cf_cuda_image_release (&g0);
+    cf_cuda_image_release (&gw);
+    cf_cuda_flow_release (&gu);
+    cf_image_free (flat);
+    cf_image_free (lit);
+    cf_image_free (small);
+    cf_flow_free (u);
+    cf_flow_free (u_small);
+  }
+}
+
+GST_END_TEST;
+
+/* brightness_model in the plan: on a pair whose second frame is 0.8 I +
+ * 20, every kernel against cf_tvl1_flow with the model (which is far from
+ * the flow without it, so a plan that skipped the model would fail),
+ * fp16 within FP16_MEAN_TOL, BLOCKED equal to FUSED in both precisions;
+ * on a pair of unchanged light, the same bits with and without it. */
+GST_START_TEST (test_plan_with_brightness_matches_cpu)
+{
+  cf_tvl1_params params;
+  scene sc;
+  cf_flow *without, *with;
+  double epe_with, epe_without;
+  int p;
+
+  cf_tvl1_params_init (&params);
+  params.warps = 3;
+  params.max_iterations = 12;
+  params.epsilon = 0.0f;
+  params.median_size = 5;
+  scene_synth_lit (&sc, 160, 128, CF_SYNTH_SMOOTH, 4, &params, 0.8f, 20.0f);
+  without = gpu_run (&sc, CF_TVL1_KERNEL_AUTO, &params, NULL, NULL);
+  params.brightness_model = 1;
+  check_filtered_plans (&sc, &params, "brightness model, gain 0.8, bias 20",
+      TRUE);
+  with = gpu_run (&sc, CF_TVL1_KERNEL_AUTO, &params, NULL, NULL);
+  epe_with = cf_test_flow_epe (with, sc.truth, 0);
+  epe_without = cf_test_flow_epe (without, sc.truth, 0);
+  GST_INFO ("gain 0.8, bias 20 on the GPU: EPE %.4f with the model, %.4f "
+      "without", epe_with, epe_without);
+  fail_unless (epe_with < 0.5 * epe_without, "EPE %.4f with, %.4f without",
+      epe_with, epe_without);
+  cf_flow_free (with);
+  cf_flow_free (without);
+  scene_clear (&sc);
+
+  scene_synth (&sc, 160, 128, CF_SYNTH_SMOOTH, 4, &params);
+  for (p = 0; p < 2; p++) {
+    const cf_precision precision = p ? CF_PRECISION_FP16 : CF_PRECISION_FP32;
+
+    params.brightness_model = 1;
+    with = gpu_run_at (&sc, precision, CF_TVL1_KERNEL_AUTO, &params, NULL,
+        NULL);
+    params.brightness_model = 0;
+    without = gpu_run_at (&sc, precision, CF_TVL1_KERNEL_AUTO, &params, NULL,
+        NULL);
+    cf_test_assert_flow_identical (with, without, p ? "unchanged light, fp16"
+        : "unchanged light, fp32");
+    cf_flow_free (with);
+    cf_flow_free (without);
+  }
+  scene_clear (&sc);
 }
 
 GST_END_TEST;
@@ -1928,6 +2119,7 @@ cuda_tvl1_suite (void)
   tcase_add_checked_fixture (steps, setup, teardown);
   tcase_add_test (steps, test_centered_gradient_matches_cpu);
   tcase_add_test (steps, test_warp_prepare_matches_cpu);
+  tcase_add_test (steps, test_brightness_fit_and_apply_match_cpu);
   tcase_add_test (steps, test_threshold_matches_cpu);
   tcase_add_test (steps, test_divergence_matches_cpu);
   tcase_add_test (steps, test_update_u_matches_cpu);
@@ -1957,6 +2149,7 @@ cuda_tvl1_suite (void)
   tcase_add_test (plans, test_plan_with_median_per_level_matches_cpu);
   tcase_add_test (plans, test_plan_with_weighted_median_matches_cpu);
   tcase_add_test (plans, test_plan_with_lambda_per_level_matches_cpu);
+  tcase_add_test (plans, test_plan_with_brightness_matches_cpu);
   tcase_add_test (plans, test_median_kernels_identical_and_plan_reuse);
   tcase_add_test (plans, test_fp16_median_close_to_fp32);
 
