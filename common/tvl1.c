@@ -223,14 +223,15 @@ static const cf_param tvl1_params[] = {
         "median puts steps into smooth large motions)",
   },
   {
-    /* library only until the GPU plan has it */
     .name = "brightness-model", .nick = "Brightness Model",
     .type = CF_PARAM_BOOL, .def = 0,
     .offset = offsetof (cf_tvl1_params, brightness_model),
-    .flags = CF_PARAM_NO_PROPERTY,
-    .blurb = "Fit the second frame's light to the first after each warp "
-        "(gain and bias, cf_tvl1_fit_brightness) and compare with that: for "
-        "frames whose exposure or illumination changes",
+    .flags = CF_PARAM_LIVE,
+    .blurb = "Fit the second frame's light to the first after each warp (a "
+        "gain and a bias over the pixels whose match lies inside the frame, "
+        "outliers left out) and compare with that: for frames whose "
+        "exposure or illumination changes; a fit within 2 % and 2 grey "
+        "levels of unchanged light changes nothing (not in IPOL)",
   },
   {
     .name = "border", .nick = "Border", .type = CF_PARAM_CHOICE,
@@ -264,7 +265,8 @@ static const cf_preset tvl1_presets[] = {
             CF_SET_TEXT ("warps-per-level", NULL),
           CF_SET_TEXT ("iterations-per-level", NULL),
           CF_SET_TEXT ("median-size-per-level", NULL),
-          CF_SET_TEXT ("lambda-per-level", NULL)}},
+          CF_SET_TEXT ("lambda-per-level", NULL),
+          CF_SET ("brightness-model", 0)}},
   {"realtime", "The time budget of TV-L1 on embedded GPUs (Romera et al.): "
         "3 levels, 1 warp, 10 iterations, epsilon 0 (kept to reproduce "
         "it; fast is more accurate and keeps large motions)",
@@ -274,7 +276,8 @@ static const cf_preset tvl1_presets[] = {
             CF_SET_TEXT ("warps-per-level", NULL),
           CF_SET_TEXT ("iterations-per-level", NULL),
           CF_SET_TEXT ("median-size-per-level", NULL),
-          CF_SET_TEXT ("lambda-per-level", NULL)}},
+          CF_SET_TEXT ("lambda-per-level", NULL),
+          CF_SET ("brightness-model", 0)}},
   {"fast", "Fastest that keeps large motions: 6 levels, warps 1,1,1,2 and "
         "iterations 3,10,20 per level (finest first, the last entry for "
         "coarser levels), epsilon 0 (H200, 1080p, fp16: 0.50 ms; "
@@ -286,6 +289,7 @@ static const cf_preset tvl1_presets[] = {
             CF_SET ("weighted-median-size", 0),
             CF_SET_TEXT ("median-size-per-level", NULL),
             CF_SET_TEXT ("lambda-per-level", NULL),
+          CF_SET ("brightness-model", 0),
           CF_SET_MODEL}},
   {"balanced", "The defaults: 6 levels, 2 warps, 20 iterations, epsilon 0 "
         "(H200, 1080p, fp16: 1.45 ms; Middlebury EPE 0.421)",
@@ -297,6 +301,7 @@ static const cf_preset tvl1_presets[] = {
             CF_SET_TEXT ("iterations-per-level", NULL),
             CF_SET_TEXT ("median-size-per-level", NULL),
             CF_SET_TEXT ("lambda-per-level", NULL),
+          CF_SET ("brightness-model", 0),
           CF_SET_MODEL}},
   {"accurate", "6 levels, 3 warps, 20 iterations, epsilon 0, 5 x 5 median "
         "filter after each warp (H200, 1080p, fp16: 2.48 ms; Middlebury EPE "
@@ -308,6 +313,7 @@ static const cf_preset tvl1_presets[] = {
             CF_SET_TEXT ("iterations-per-level", NULL),
             CF_SET_TEXT ("median-size-per-level", NULL),
             CF_SET_TEXT ("lambda-per-level", NULL),
+          CF_SET ("brightness-model", 0),
           CF_SET_MODEL}},
   {NULL}
 };

@@ -772,6 +772,70 @@ GST_START_TEST (test_median_size_gives_the_filtered_reference)
 
 GST_END_TEST;
 
+/* brightness-model=true: on frames whose second is lit by 0.8 I + 20
+ * (rounded as GRAY8 carries them), the element gives the reference's flow
+ * with the model, which is far from the flow without it and closer to the
+ * truth. */
+GST_START_TEST (test_brightness_model_gives_the_reference_flow)
+{
+  const gchar *base = "levels=3 warps=3 iterations=20 epsilon=0 "
+      "normalize=false";
+  cf_synth_params sp;
+  cf_image *f0, *f1;
+  cf_flow *truth, *flow, *plain, *ref;
+  cf_tvl1_params tp;
+  gchar *settings;
+  double mean, max, mean_plain, max_plain;
+  int x, y;
+
+  cf_synth_params_init (&sp);
+  sp.motion = CF_SYNTH_SMOOTH;
+  sp.amplitude = 1.5f;
+  sp.gain = 0.8f;
+  sp.bias = 20.0f;
+  fail_unless_equals_int (cf_synth_pair (80, 60, &sp, &f0, &f1, &truth),
+      CF_OK);
+  for (y = 0; y < f0->height; y++)
+    for (x = 0; x < f0->width; x++) {
+      cf_image_row (f0, y)[x] = CLAMP (roundf (cf_image_row (f0, y)[x]), 0,
+          255);
+      cf_image_row (f1, y)[x] = CLAMP (roundf (cf_image_row (f1, y)[x]), 0,
+          255);
+    }
+  settings = g_strdup_printf ("%s brightness-model=true", base);
+  flow = element_flow (f0, f1, settings);
+  g_free (settings);
+  plain = element_flow (f0, f1, base);
+
+  cf_tvl1_params_init (&tp);
+  tp.warps = 3;
+  tp.max_iterations = 20;
+  tp.epsilon = 0;
+  tp.brightness_model = 1;
+  ref = reference_flow (f0, f1, &tp, 3, NULL);
+
+  fail_unless_equals_int (cf_flow_diff (flow, ref, &mean, &max), CF_OK);
+  fail_unless_equals_int (cf_flow_diff (plain, ref, &mean_plain,
+          &max_plain), CF_OK);
+  GST_INFO ("brightness-model=true vs reference: mean %.2e max %.2e; "
+      "without: mean %.2e; EPE %.3f with, %.3f without", mean, max,
+      mean_plain, cf_test_flow_epe (flow, truth, 0),
+      cf_test_flow_epe (plain, truth, 0));
+  fail_unless (mean < 1e-4 && max < 1e-3, "mean %.2e max %.2e", mean, max);
+  fail_unless (mean_plain > 1e-2, "the element did not take the model");
+  fail_unless (cf_test_flow_epe (flow, truth, 0) <
+      0.5 * cf_test_flow_epe (plain, truth, 0));
+
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (truth);
+  cf_flow_free (flow);
+  cf_flow_free (plain);
+  cf_flow_free (ref);
+}
+
+GST_END_TEST;
+
 static Suite *
 elements_cudaflowtvl1_suite (void)
 {
@@ -795,6 +859,7 @@ elements_cudaflowtvl1_suite (void)
   tcase_add_test (tc, test_per_level_lists_give_the_reference_flow);
   tcase_add_test (tc, test_median_size_property);
   tcase_add_test (tc, test_median_size_gives_the_filtered_reference);
+  tcase_add_test (tc, test_brightness_model_gives_the_reference_flow);
 
   /* in elements/cudaflowtvl1-data, which skips (77) without
    * CUDAFLOW_DATA_DIR */
