@@ -93,7 +93,7 @@ typedef struct
 #define CF_SET(name, value) { (name), (value), NULL }
 #define CF_SET_TEXT(name, text) { (name), 0.0, (text) }
 
-#define CF_PRESET_MAX_SETTINGS 16
+#define CF_PRESET_MAX_SETTINGS 24
 
 /* A named set of assignments. Names are those of the method's table or of
  * cf_pyramid_param_table ("levels", "scale-factor"). A list of presets ends

@@ -251,6 +251,12 @@ static const cf_param tvl1_params[] = {
 #define CF_SET_MODEL \
   CF_SET ("scale-factor", IPOL_ETA), CF_SET ("tau", IPOL_TAU), \
   CF_SET ("lambda", IPOL_LAMBDA), CF_SET ("theta", IPOL_THETA)
+/* accurate presmooths less, fits the two finest levels closer to the data
+ * and weighs its median by the frame (docs/flow-frontier.md), so each
+ * preset sets sigma */
+#define ACCURATE_SIGMA 0.7
+#define ACCURATE_LAMBDAS "0.2,0.2,0.15"
+#define ACCURATE_WMEDIAN_SIZE 5
 static const cf_preset tvl1_presets[] = {
   {"ipol", "IPOL tvl1flow defaults (Sanchez, Meinhardt-Llopis and "
         "Facciolo 2013): 5 levels, 5 warps, up to 300 iterations, epsilon "
@@ -260,8 +266,8 @@ static const cf_preset tvl1_presets[] = {
             CF_SET ("warps", IPOL_WARPS), CF_SET ("iterations",
               IPOL_ITERATIONS), CF_SET ("epsilon", IPOL_EPSILON),
             CF_SET ("tau", IPOL_TAU), CF_SET ("lambda", IPOL_LAMBDA),
-            CF_SET ("theta", IPOL_THETA), CF_SET ("median-size", 0),
-            CF_SET ("weighted-median-size", 0),
+            CF_SET ("theta", IPOL_THETA), CF_SET ("sigma", IPOL_SIGMA),
+            CF_SET ("median-size", 0), CF_SET ("weighted-median-size", 0),
             CF_SET_TEXT ("warps-per-level", NULL),
           CF_SET_TEXT ("iterations-per-level", NULL),
           CF_SET_TEXT ("median-size-per-level", NULL),
@@ -271,7 +277,8 @@ static const cf_preset tvl1_presets[] = {
         "3 levels, 1 warp, 10 iterations, epsilon 0 (kept to reproduce "
         "it; fast is more accurate and keeps large motions)",
       {CF_SET ("levels", 3), CF_SET ("warps", 1), CF_SET ("iterations", 10),
-            CF_SET ("epsilon", 0.0), CF_SET ("median-size", 0),
+            CF_SET ("epsilon", 0.0), CF_SET ("sigma", IPOL_SIGMA),
+            CF_SET ("median-size", 0),
             CF_SET ("weighted-median-size", 0),
             CF_SET_TEXT ("warps-per-level", NULL),
           CF_SET_TEXT ("iterations-per-level", NULL),
@@ -289,7 +296,7 @@ static const cf_preset tvl1_presets[] = {
             CF_SET ("weighted-median-size", 0),
             CF_SET_TEXT ("median-size-per-level", NULL),
             CF_SET_TEXT ("lambda-per-level", NULL),
-          CF_SET ("brightness-model", 0),
+          CF_SET ("brightness-model", 0), CF_SET ("sigma", IPOL_SIGMA),
           CF_SET_MODEL}},
   {"balanced", "The defaults: 6 levels, 2 warps, 20 iterations, epsilon 0 "
         "(H200, 1080p, fp16: 1.45 ms; Middlebury EPE 0.421)",
@@ -301,19 +308,23 @@ static const cf_preset tvl1_presets[] = {
             CF_SET_TEXT ("iterations-per-level", NULL),
             CF_SET_TEXT ("median-size-per-level", NULL),
             CF_SET_TEXT ("lambda-per-level", NULL),
-          CF_SET ("brightness-model", 0),
+          CF_SET ("brightness-model", 0), CF_SET ("sigma", IPOL_SIGMA),
           CF_SET_MODEL}},
-  {"accurate", "6 levels, 3 warps, 20 iterations, epsilon 0, 5 x 5 median "
-        "filter after each warp (H200, 1080p, fp16: 2.48 ms; Middlebury EPE "
-        "0.393)",
+  {"accurate", "6 levels, 3 warps, 20 iterations, epsilon 0, presmoothing "
+        "sigma 0.7, lambda 0.2 on the two finest levels, after each warp a "
+        "5 x 5 weighted median on the levels at least 150 px wide and a 5 x "
+        "5 median on the others, and the brightness model (H200, 1080p, "
+        "fp16: 3.13 ms; Middlebury EPE 0.356)",
       {CF_SET ("levels", 6), CF_SET ("warps", 3), CF_SET ("iterations", 20),
             CF_SET ("epsilon", 0.0), CF_SET ("median-size", 5),
-            CF_SET ("weighted-median-size", 0),
+            CF_SET ("weighted-median-size", ACCURATE_WMEDIAN_SIZE),
+            CF_SET ("weighted-median-sigma", WMEDIAN_SIGMA),
+            CF_SET ("weighted-median-min-width", WMEDIAN_MIN_WIDTH),
             CF_SET_TEXT ("warps-per-level", NULL),
             CF_SET_TEXT ("iterations-per-level", NULL),
             CF_SET_TEXT ("median-size-per-level", NULL),
-            CF_SET_TEXT ("lambda-per-level", NULL),
-          CF_SET ("brightness-model", 0),
+            CF_SET_TEXT ("lambda-per-level", ACCURATE_LAMBDAS),
+          CF_SET ("brightness-model", 1), CF_SET ("sigma", ACCURATE_SIGMA),
           CF_SET_MODEL}},
   {NULL}
 };
@@ -327,8 +338,9 @@ const cf_param_table cf_tvl1_param_table = {
   .params_size = sizeof (cf_tvl1_params),
   .params = tvl1_params,
   .presets = tvl1_presets,
-  .presets_blurb = "Set levels, warps, iterations (the same on every "
-      "level: the per-level lists are cleared) and epsilon at once",
+  .presets_blurb = "Set the whole schedule at once: levels, warps, "
+      "iterations, epsilon, the filters, the per-level lists (cleared "
+      "where a preset has none), sigma and the brightness model",
   .default_levels = BALANCED_LEVELS
 };
 

@@ -69,8 +69,8 @@
  * takes the window's checkerboard cells (41 of 9 × 9: the whole window's
  * accuracy for half the work) and finds the median by bisection on their
  * values (common/median.h defines it to the bit); both backends give the
- * same bits. Off by default and in
- * every preset.
+ * same bits. Off by default and in every preset but `accurate`, which
+ * takes the 5 × 5 window.
  *
  * `lambda-per-level` gives each pyramid level its own λ, finest first,
  * like the schedule lists: `lambda-per-level=0.25,0.25,0.15` fits the two
@@ -80,7 +80,25 @@
  * `sigma=0.7` and `weighted-median-size=9` the mean Middlebury EPE is
  * 0.310 on the CPU reference (IPOL 0.375), but frames with noise or a
  * change of illumination come out less accurate than with λ 0.15
- * everywhere (docs/flow-frontier.md). Every preset clears it.
+ * everywhere (docs/flow-frontier.md). Every preset clears it but
+ * `accurate`, which takes `0.2,0.2,0.15` together with the brightness
+ * model below, which makes up for it on such frames.
+ *
+ * `brightness-model=true` is for frames whose light changes between them
+ * (exposure, a lamp, fog): after each warp's constants it fits the
+ * second frame, sampled along the flow, as gain × first frame + bias over
+ * the pixels whose match lies at least 3 px inside the frame (the gain
+ * from the ratio of the two standard deviations, the bias from the means,
+ * then twice more without the pixels whose residual exceeds twice the
+ * mean, so occlusions weigh less), and compares the frames through that
+ * fit. A fit within 2 % of gain 1 and 2 grey levels of bias 0 counts as
+ * unchanged light and changes nothing, so frames of constant light keep
+ * IPOL's data term bit for bit. A global gain and bias is what a change
+ * of exposure does; local changes (shadows, vignetting) fit it less well.
+ * Both backends have it; on the GPU each fit is one launch, about 27 µs
+ * per warp at 1080p on an H200 (docs/flow-frontier.md gives what it
+ * costs and gains per preset). Off by default and in every preset but
+ * `accurate`.
  *
  * With `post-messages=true` the message's `iterations` is what ran, summed
  * over levels and warps: below the sum over levels of warps × iterations

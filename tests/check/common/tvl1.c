@@ -331,14 +331,57 @@ GST_START_TEST (test_params_valid_checks_the_lists)
 
 GST_END_TEST;
 
+/* @preset's setting of @name; fails when the preset leaves it as it is. */
+static const cf_param_setting *
+preset_setting (const cf_preset * preset, const char *name)
+{
+  const cf_param_setting *set;
+
+  for (set = preset->settings; set->name != NULL; set++)
+    if (!strcmp (set->name, name))
+      return set;
+  fail ("preset %s leaves %s as it is", preset->name, name);
+  return NULL;
+}
+
+/* Every preset names the text row @name and clears it (NULL text), but
+ * accurate, which sets it to @accurate_text when that is not NULL. */
+static void
+assert_every_preset_clears (const char *name, const char *accurate_text)
+{
+  const cf_preset *preset;
+
+  for (preset = cf_tvl1_param_table.presets; preset->name; preset++) {
+    const cf_param_setting *set = preset_setting (preset, name);
+
+    if (accurate_text != NULL && !strcmp (preset->name, "accurate")) {
+      fail_unless_equals_string (set->text, accurate_text);
+    } else {
+      fail_unless (set->text == NULL, "preset %s: %s '%s'", preset->name,
+          name, set->text);
+    }
+  }
+}
+
+/* Every preset sets the number @name: @accurate in accurate, @others in
+ * the others. */
+static void
+assert_every_preset_sets (const char *name, double accurate, double others)
+{
+  const cf_preset *preset;
+
+  for (preset = cf_tvl1_param_table.presets; preset->name; preset++)
+    fail_unless_equals_float (preset_setting (preset, name)->value,
+        strcmp (preset->name, "accurate") ? others : accurate);
+}
+
 /* median-size takes 0, 3 and 5 only (cf_flow_median's sizes, and off),
  * by number or nick; the solvers' check refuses the rest too; every
- * preset turns the filter off. */
+ * preset sets the filters: off but in accurate. */
 GST_START_TEST (test_median_size_takes_0_3_5_only)
 {
   static const double refused[] = { 1, 2, 4, 6, 7, -1, 5.5, NAN };
   cf_tvl1_params p, before;
-  const cf_preset *preset;
   cf_error err = { {0} };
   guint i;
 
@@ -372,51 +415,13 @@ GST_START_TEST (test_median_size_takes_0_3_5_only)
   p.median_size = 1;
   fail_if (cf_tvl1_params_valid (&p));
 
-  for (preset = cf_tvl1_param_table.presets; preset->name; preset++) {
-    const cf_param_setting *set;
-    gboolean found = FALSE;
-
-    for (set = preset->settings; set->name != NULL; set++)
-      if (!strcmp (set->name, "median-size")) {
-        /* accurate filters (5 x 5), the others do not */
-        fail_unless_equals_float (set->value,
-            strcmp (preset->name, "accurate") ? 0.0 : 5.0);
-        found = TRUE;
-      }
-    fail_unless (found, "preset %s leaves median-size as it is",
-        preset->name);
-    found = FALSE;
-    for (set = preset->settings; set->name != NULL; set++)
-      if (!strcmp (set->name, "weighted-median-size")) {
-        fail_unless_equals_float (set->value, 0.0);
-        found = TRUE;
-      }
-    fail_unless (found, "preset %s leaves weighted-median-size as it is",
-        preset->name);
-  }
+  /* accurate filters (5 x 5, weighted on the levels at least 150 px
+   * wide), the others do not */
+  assert_every_preset_sets ("median-size", 5.0, 0.0);
+  assert_every_preset_sets ("weighted-median-size", 5.0, 0.0);
 }
 
 GST_END_TEST;
-
-/* Every preset names the text row @name and clears it (NULL text). */
-static void
-assert_every_preset_clears (const char *name)
-{
-  const cf_preset *preset;
-
-  for (preset = cf_tvl1_param_table.presets; preset->name; preset++) {
-    const cf_param_setting *set;
-    gboolean found = FALSE;
-
-    for (set = preset->settings; set->name != NULL; set++)
-      if (!strcmp (set->name, name)) {
-        fail_unless (set->text == NULL, "preset %s: %s '%s'", preset->name,
-            name, set->text);
-        found = TRUE;
-      }
-    fail_unless (found, "preset %s leaves %s as it is", preset->name, name);
-  }
-}
 
 /* median-size-per-level: a list of 0, 3 and 5, finest first, whose last
  * entry serves the coarser levels and which overrides median-size; blank
@@ -483,7 +488,7 @@ GST_START_TEST (test_median_size_per_level)
   p.median_size_per_level[0] = 2;
   fail_if (cf_tvl1_params_valid (&p));
 
-  assert_every_preset_clears ("median-size-per-level");
+  assert_every_preset_clears ("median-size-per-level", NULL);
 }
 
 GST_END_TEST;
@@ -576,7 +581,8 @@ GST_START_TEST (test_lambda_per_level)
   p.n_lambda_per_level = -1;
   fail_if (cf_tvl1_params_valid (&p));
 
-  assert_every_preset_clears ("lambda-per-level");
+  /* accurate fits its two finest levels closer to the data */
+  assert_every_preset_clears ("lambda-per-level", "0.2,0.2,0.15");
 }
 
 GST_END_TEST;
@@ -1441,6 +1447,9 @@ GST_START_TEST (test_brightness_model_in_the_solver)
 
   cf_tvl1_params_init (&params);
   fail_unless_equals_int (params.brightness_model, 0);
+  /* off in every preset but accurate, whose presmoothing is lighter too */
+  assert_every_preset_sets ("brightness-model", 1.0, 0.0);
+  assert_every_preset_sets ("sigma", 0.7, 0.8);
   params.warps = 3;
   params.max_iterations = 20;
   params.epsilon = 0.0f;
