@@ -126,9 +126,11 @@ fi
 # EXTRA_POINTS_FILE: one point per line (tests/gpu/frontier-levers.txt: the
 # per-level schedules and the median filter of docs/flow-frontier.md;
 # tests/gpu/frontier-presets.txt: the presets beside their variants;
-# tests/gpu/frontier-wmedian.txt: the weighted median in accurate and
-# balanced; tests/gpu/frontier-beyond-ipol.txt: lambda per level with
-# it, past IPOL's accuracy);
+# tests/gpu/frontier-wmedian.txt: the weighted median in accurate as it
+# was (6 x 3 x 20, 5 x 5 median) and in balanced;
+# tests/gpu/frontier-beyond-ipol.txt: lambda per level with it, past
+# IPOL's accuracy; tests/gpu/frontier-brightness.txt: the brightness
+# model in each preset, and accurate as it is now);
 # POINTS_ONLY=1 leaves the grid out (only the points are measured)
 IFS=';' read -r -a extra <<< "${EXTRA_POINTS:-}"
 for e in "${extra[@]}"; do
