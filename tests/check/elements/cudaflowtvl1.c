@@ -712,126 +712,109 @@ GST_START_TEST (test_median_size_property)
 
 GST_END_TEST;
 
+/* @setting on the CPU backend against the reference: the synthetic pair
+ * of @sp at 80 x 60 (rounded as GRAY8 carries it), solved by the element
+ * with @base and with @base plus @setting, must give the reference's flow
+ * with @tp on 3 levels when the setting is on (mean |diff| < 1e-4, max <
+ * 1e-3) and differ from it by a mean above @min_effect when it is off.
+ * The EPE against the truth with and without it go to @epe_with and
+ * @epe_without. */
+static void
+check_setting_gives_reference (const cf_synth_params * sp,
+    const gchar * base, const gchar * setting, const cf_tvl1_params * tp,
+    double min_effect, double *epe_with, double *epe_without)
+{
+  cf_image *f0, *f1;
+  cf_flow *truth, *flow, *plain, *ref;
+  gchar *settings = g_strdup_printf ("%s %s", base, setting);
+  double mean, max, mean_plain, max_plain;
+  int x, y;
+
+  fail_unless_equals_int (cf_synth_pair (80, 60, sp, &f0, &f1, &truth),
+      CF_OK);
+  for (y = 0; y < f0->height; y++)
+    for (x = 0; x < f0->width; x++) {
+      cf_image_row (f0, y)[x] = CLAMP (roundf (cf_image_row (f0, y)[x]), 0,
+          255);
+      cf_image_row (f1, y)[x] = CLAMP (roundf (cf_image_row (f1, y)[x]), 0,
+          255);
+    }
+  flow = element_flow (f0, f1, settings);
+  plain = element_flow (f0, f1, base);
+  ref = reference_flow (f0, f1, tp, 3, NULL);
+
+  fail_unless_equals_int (cf_flow_diff (flow, ref, &mean, &max), CF_OK);
+  fail_unless_equals_int (cf_flow_diff (plain, ref, &mean_plain,
+          &max_plain), CF_OK);
+  *epe_with = cf_test_flow_epe (flow, truth, 0);
+  *epe_without = cf_test_flow_epe (plain, truth, 0);
+  GST_INFO ("%s vs reference: mean %.2e max %.2e; without it: mean %.2e "
+      "max %.2e; EPE %.3f with, %.3f without", setting, mean, max,
+      mean_plain, max_plain, *epe_with, *epe_without);
+  fail_unless (mean < 1e-4 && max < 1e-3, "%s: mean %.2e max %.2e", setting,
+      mean, max);
+  fail_unless (mean_plain > min_effect, "%s: the element did not take it",
+      setting);
+
+  cf_image_free (f0);
+  cf_image_free (f1);
+  cf_flow_free (truth);
+  cf_flow_free (flow);
+  cf_flow_free (plain);
+  cf_flow_free (ref);
+  g_free (settings);
+}
+
 /* median-size=5 on the CPU backend is the reference's median-filtered
  * solve, and not the unfiltered one (normalize=false: the element's
  * lambda scaling equals the reference's stretched frames only up to
  * rounding, which test_normalize_matches_stretched_reference bounds). */
 GST_START_TEST (test_median_size_gives_the_filtered_reference)
 {
-  const gchar *base = "levels=3 warps=2 iterations=30 epsilon=0 "
-      "normalize=false";
   cf_synth_params sp;
-  cf_image *f0, *f1;
-  cf_flow *truth, *flow, *plain, *ref;
   cf_tvl1_params tp;
-  gchar *settings;
-  double mean, max, mean_plain, max_plain;
-  int x, y;
+  double epe_with, epe_without;
 
   cf_synth_params_init (&sp);
   sp.motion = CF_SYNTH_ROTATION_ZOOM;
   sp.angle = 2.0f;
   sp.zoom = 1.02f;
-  fail_unless_equals_int (cf_synth_pair (80, 60, &sp, &f0, &f1, &truth),
-      CF_OK);
-  /* as GRAY8 carries them */
-  for (y = 0; y < f0->height; y++)
-    for (x = 0; x < f0->width; x++) {
-      cf_image_row (f0, y)[x] = CLAMP (roundf (cf_image_row (f0, y)[x]), 0,
-          255);
-      cf_image_row (f1, y)[x] = CLAMP (roundf (cf_image_row (f1, y)[x]), 0,
-          255);
-    }
-  settings = g_strdup_printf ("%s median-size=5", base);
-  flow = element_flow (f0, f1, settings);
-  g_free (settings);
-  plain = element_flow (f0, f1, base);
-
   cf_tvl1_params_init (&tp);
   tp.warps = 2;
   tp.max_iterations = 30;
   tp.epsilon = 0;
   tp.median_size = 5;
-  ref = reference_flow (f0, f1, &tp, 3, NULL);
-
-  fail_unless_equals_int (cf_flow_diff (flow, ref, &mean, &max), CF_OK);
-  fail_unless_equals_int (cf_flow_diff (plain, ref, &mean_plain,
-          &max_plain), CF_OK);
-  GST_INFO ("median-size=5 vs reference: mean %.2e max %.2e; unfiltered: "
-      "mean %.2e max %.2e", mean, max, mean_plain, max_plain);
-  fail_unless (mean < 1e-4 && max < 1e-3, "mean %.2e max %.2e", mean, max);
-  fail_unless (mean_plain > 1e-3, "the element did not filter");
-
-  cf_image_free (f0);
-  cf_image_free (f1);
-  cf_flow_free (truth);
-  cf_flow_free (flow);
-  cf_flow_free (plain);
-  cf_flow_free (ref);
+  check_setting_gives_reference (&sp, "levels=3 warps=2 iterations=30 "
+      "epsilon=0 normalize=false", "median-size=5", &tp, 1e-3, &epe_with,
+      &epe_without);
 }
 
 GST_END_TEST;
 
-/* brightness-model=true: on frames whose second is lit by 0.8 I + 20
- * (rounded as GRAY8 carries them), the element gives the reference's flow
- * with the model, which is far from the flow without it and closer to the
- * truth. */
+/* brightness-model=true: on frames whose second is lit by 0.8 I + 20,
+ * the element gives the reference's flow with the model, which is far
+ * from the flow without it and closer to the truth. */
 GST_START_TEST (test_brightness_model_gives_the_reference_flow)
 {
-  const gchar *base = "levels=3 warps=3 iterations=20 epsilon=0 "
-      "normalize=false";
   cf_synth_params sp;
-  cf_image *f0, *f1;
-  cf_flow *truth, *flow, *plain, *ref;
   cf_tvl1_params tp;
-  gchar *settings;
-  double mean, max, mean_plain, max_plain;
-  int x, y;
+  double epe_with, epe_without;
 
   cf_synth_params_init (&sp);
   sp.motion = CF_SYNTH_SMOOTH;
   sp.amplitude = 1.5f;
   sp.gain = 0.8f;
   sp.bias = 20.0f;
-  fail_unless_equals_int (cf_synth_pair (80, 60, &sp, &f0, &f1, &truth),
-      CF_OK);
-  for (y = 0; y < f0->height; y++)
-    for (x = 0; x < f0->width; x++) {
-      cf_image_row (f0, y)[x] = CLAMP (roundf (cf_image_row (f0, y)[x]), 0,
-          255);
-      cf_image_row (f1, y)[x] = CLAMP (roundf (cf_image_row (f1, y)[x]), 0,
-          255);
-    }
-  settings = g_strdup_printf ("%s brightness-model=true", base);
-  flow = element_flow (f0, f1, settings);
-  g_free (settings);
-  plain = element_flow (f0, f1, base);
-
   cf_tvl1_params_init (&tp);
   tp.warps = 3;
   tp.max_iterations = 20;
   tp.epsilon = 0;
   tp.brightness_model = 1;
-  ref = reference_flow (f0, f1, &tp, 3, NULL);
-
-  fail_unless_equals_int (cf_flow_diff (flow, ref, &mean, &max), CF_OK);
-  fail_unless_equals_int (cf_flow_diff (plain, ref, &mean_plain,
-          &max_plain), CF_OK);
-  GST_INFO ("brightness-model=true vs reference: mean %.2e max %.2e; "
-      "without: mean %.2e; EPE %.3f with, %.3f without", mean, max,
-      mean_plain, cf_test_flow_epe (flow, truth, 0),
-      cf_test_flow_epe (plain, truth, 0));
-  fail_unless (mean < 1e-4 && max < 1e-3, "mean %.2e max %.2e", mean, max);
-  fail_unless (mean_plain > 1e-2, "the element did not take the model");
-  fail_unless (cf_test_flow_epe (flow, truth, 0) <
-      0.5 * cf_test_flow_epe (plain, truth, 0));
-
-  cf_image_free (f0);
-  cf_image_free (f1);
-  cf_flow_free (truth);
-  cf_flow_free (flow);
-  cf_flow_free (plain);
-  cf_flow_free (ref);
+  check_setting_gives_reference (&sp, "levels=3 warps=3 iterations=20 "
+      "epsilon=0 normalize=false", "brightness-model=true", &tp, 1e-2,
+      &epe_with, &epe_without);
+  fail_unless (epe_with < 0.5 * epe_without, "EPE %.3f with, %.3f without",
+      epe_with, epe_without);
 }
 
 GST_END_TEST;
