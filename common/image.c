@@ -145,6 +145,17 @@ cf_flow_free (cf_flow * flow)
   free (flow);
 }
 
+cf_flow
+cf_flow_view (const cf_flow * flow, int width, int height)
+{
+  cf_flow view = *flow;
+
+  view.width = width;
+  view.height = height;
+  view.owns_data = 0;
+  return view;
+}
+
 cf_flow *
 cf_flow_copy (const cf_flow * src)
 {

@@ -65,6 +65,9 @@ cf_image_row (const cf_image * image, int y)
 cf_flow *cf_flow_new (int width, int height);
 void cf_flow_free (cf_flow * flow);
 cf_flow *cf_flow_copy (const cf_flow * src);
+/* A non-owning view of the top-left width x height part of @flow's planes
+ * (its pitch; for coarser levels), as cf_cuda_flow_view on the GPU. */
+cf_flow cf_flow_view (const cf_flow * flow, int width, int height);
 void cf_flow_fill (cf_flow * flow, float u, float v);
 
 /* 1 when (u, v) is a known vector (finite and within the threshold). */

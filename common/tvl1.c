@@ -1312,18 +1312,6 @@ copy_flow (const cf_flow * src, cf_flow * dst)
   }
 }
 
-/* A view of @f's planes cropped to width x height. */
-static cf_flow
-flow_view (const cf_flow * f, int width, int height)
-{
-  cf_flow view = *f;
-
-  view.width = width;
-  view.height = height;
-  view.owns_data = 0;
-  return view;
-}
-
 /* The outlier filter between warps (Wedel, Pock, Zach, Bischof and
  * Cremers 2009, "An improved algorithm for TV-L1 optical flow"; Sun, Roth
  * and Black, "Secrets of optical flow estimation and their principles",
@@ -1460,7 +1448,7 @@ cf_tvl1_flow_counted (const cf_pyramid * p0, const cf_pyramid * p1,
 
   for (l = p0->n_levels - 1; l >= 0; l--) {
     const cf_image *f0 = p0->level[l], *f1 = p1->level[l];
-    cf_flow ul = flow_view (u, f0->width, f0->height);
+    cf_flow ul = cf_flow_view (u, f0->width, f0->height);
     cf_tvl1_workspace wl;
     cf_tvl1_params lp;
 
@@ -1476,7 +1464,7 @@ cf_tvl1_flow_counted (const cf_pyramid * p0, const cf_pyramid * p1,
         cf_flow_fill (&ul, 0.0f, 0.0f);
     } else {
       /* the coarser level's result is parked in `flow`'s buffer */
-      cf_flow prev = flow_view (flow, p0->level[l + 1]->width,
+      cf_flow prev = cf_flow_view (flow, p0->level[l + 1]->width,
           p0->level[l + 1]->height);
       status = cf_flow_resample (&prev, &ul);
     }
@@ -1489,7 +1477,7 @@ cf_tvl1_flow_counted (const cf_pyramid * p0, const cf_pyramid * p1,
 
     /* park this level's result in `flow`'s buffer */
     {
-      cf_flow dst = flow_view (flow, f0->width, f0->height);
+      cf_flow dst = cf_flow_view (flow, f0->width, f0->height);
       copy_flow (&ul, &dst);
     }
   }

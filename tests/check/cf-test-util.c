@@ -683,17 +683,6 @@ cf_test_assert_frames_close (const GstVideoInfo * info, GstBuffer * a,
  * TV-L1 written out with its public steps
  * --------------------------------------------------------------------- */
 
-static cf_flow
-flow_view (const cf_flow * f, int width, int height)
-{
-  cf_flow view = *f;
-
-  view.width = width;
-  view.height = height;
-  view.owns_data = 0;
-  return view;
-}
-
 /* Entry @l of a per-level list as documented (common/tvl1.h): the list's
  * entry, its last past its end, @uniform without a list. Written out
  * here, not cf_tvl1_level_*, so the solvers are checked against the
@@ -741,9 +730,9 @@ cf_test_tvl1_steps_flow (const cf_pyramid * p0, const cf_pyramid * p1,
   fail_unless (ws != NULL && u != NULL && m != NULL);
   for (l = p0->n_levels - 1; l >= 0; l--) {
     const cf_image *f0 = p0->level[l], *f1 = p1->level[l];
-    cf_flow ul = flow_view (u, f0->width, f0->height);
-    cf_flow ml = flow_view (m, f0->width, f0->height);
-    cf_flow parked = flow_view (flow, f0->width, f0->height);
+    cf_flow ul = cf_flow_view (u, f0->width, f0->height);
+    cf_flow ml = cf_flow_view (m, f0->width, f0->height);
+    cf_flow parked = cf_flow_view (flow, f0->width, f0->height);
     const int warps = documented_entry (params->warps_per_level,
         params->n_warps_per_level, params->warps, l);
     const int iterations = documented_entry (params->iterations_per_level,
@@ -769,7 +758,7 @@ cf_test_tvl1_steps_flow (const cf_pyramid * p0, const cf_pyramid * p1,
         cf_flow_fill (&ul, 0.0f, 0.0f);
       }
     } else {
-      cf_flow prev = flow_view (flow, p0->level[l + 1]->width,
+      cf_flow prev = cf_flow_view (flow, p0->level[l + 1]->width,
           p0->level[l + 1]->height);
       fail_unless_equals_int (cf_flow_resample (&prev, &ul), CF_OK);
     }

@@ -165,6 +165,34 @@ GST_START_TEST (test_flow_new_fill_and_copy)
 
 GST_END_TEST;
 
+/* cf_flow_view: the top-left part of both planes, the same memory and
+ * pitch, not owned; a fill through it stays inside it. */
+GST_START_TEST (test_flow_view_is_the_top_left_part)
+{
+  cf_flow *flow = cf_flow_new (5, 4);
+  cf_flow view;
+  int x, y;
+
+  fail_unless (flow != NULL);
+  view = cf_flow_view (flow, 3, 2);
+  fail_unless (view.u == flow->u && view.v == flow->v);
+  fail_unless_equals_int (view.width, 3);
+  fail_unless_equals_int (view.height, 2);
+  fail_unless_equals_int ((int) view.pitch, 5);
+  fail_if (view.owns_data);
+  cf_flow_fill (&view, 2.0f, -3.0f);
+  for (y = 0; y < 4; y++)
+    for (x = 0; x < 5; x++) {
+      const gboolean inside = x < 3 && y < 2;
+
+      fail_unless (flow->u[x + y * 5] == (inside ? 2.0f : 0.0f) &&
+          flow->v[x + y * 5] == (inside ? -3.0f : 0.0f), "(%d, %d)", x, y);
+    }
+  cf_flow_free (flow);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_interleave_round_trip_with_padded_stride)
 {
   /* 3 x 5 field, interleaved rows of 3 * 2 floats padded to 8 floats */
@@ -241,6 +269,7 @@ common_image_suite (void)
   tcase_add_test (tc, test_fill_writes_only_the_visible_columns);
   tcase_add_test (tc, test_copy_is_deep_and_drops_the_source_pitch);
   tcase_add_test (tc, test_flow_new_fill_and_copy);
+  tcase_add_test (tc, test_flow_view_is_the_top_left_part);
   tcase_add_test (tc, test_interleave_round_trip_with_padded_stride);
   tcase_add_test (tc, test_flow_is_known_threshold_and_nan);
   return s;
