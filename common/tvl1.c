@@ -814,87 +814,98 @@ cf_tvl1_warp_prepare (const cf_image * i0, const cf_image * i1,
   return CF_OK;
 }
 
-/* Whether pixel (@x, @y) counts in a pass of cf_tvl1_fit_brightness: its
- * sample inside I1 by the margin, its residual against (@gain, @bias) at
- * most @cut. */
-static int
-brightness_counts (const cf_image * i0, const cf_image * i1w,
-    const cf_flow * u0, int x, int y, double gain, double bias, double cut)
+/* Sums of the brightness fit, in double: Σ I0, Σ I1w, Σ I0², Σ I1w²,
+ * Σ I0 I1w, count */
+typedef struct
 {
-  const float m = CF_TVL1_BRIGHTNESS_MARGIN;
-  const float px = (float) x + u0->u[x + (size_t) y * u0->pitch];
-  const float py = (float) y + u0->v[x + (size_t) y * u0->pitch];
-  const double r = cf_image_row (i1w, y)[x] -
-      (gain * cf_image_row (i0, y)[x] + bias);
+  double s0, s1, q0, q1, c, n;
+} brightness_sums;
 
-  return px >= m && py >= m && px <= (float) i0->width - 1.0f - m &&
-      py <= (float) i0->height - 1.0f - m && fabs (r) <= cut;
+static void
+brightness_add (brightness_sums * s, float f0, float w)
+{
+  s->s0 += f0;
+  s->s1 += w;
+  s->q0 += (double) f0 * f0;
+  s->q1 += (double) w * w;
+  s->c += (double) f0 * w;
+  s->n += 1.0;
 }
 
-/* One pass of cf_tvl1_fit_brightness: the fit over the pixels that count
- * against (@gain, @bias, @cut) (every pixel inside the margin with an
- * infinite @cut); 0 when too few count or I0 is flat there. Then @cut
- * becomes twice the mean |residual| of the new fit over those pixels. */
+/* The fit of @s: gain = σ(I1w) / σ(I0), bias = mean(I1w) − gain ·
+ * mean(I0), and the mean squared residual @r2 in closed form; 0 when
+ * fewer than 64 pixels count or I0 is flat there. */
 static int
-brightness_pass (const cf_image * i0, const cf_image * i1w,
-    const cf_flow * u0, double *gain, double *bias, double *cut)
+brightness_solve (const brightness_sums * s, double *gain, double *bias,
+    double *r2)
 {
-  double s0 = 0.0, s1 = 0.0, q0 = 0.0, q1 = 0.0, n = 0.0, e = 0.0;
-  double a, b;
-  int x, y;
+  const double n = s->n;
+  double m0, m1, v0, v1, c, a;
 
-  for (y = 0; y < i0->height; y++) {
-    const float *f0 = cf_image_row (i0, y);
-    const float *w = cf_image_row (i1w, y);
-    for (x = 0; x < i0->width; x++)
-      if (brightness_counts (i0, i1w, u0, x, y, *gain, *bias, *cut)) {
-        s0 += f0[x];
-        s1 += w[x];
-        q0 += (double) f0[x] * f0[x];
-        q1 += (double) w[x] * w[x];
-        n += 1.0;
-      }
-  }
   if (n < 64.0)
     return 0;
-  s0 /= n;
-  s1 /= n;
-  q0 = q0 / n - s0 * s0;
-  q1 = q1 / n - s1 * s1;
-  if (!(q0 > 0.0) || !(q1 >= 0.0))
+  m0 = s->s0 / n;
+  m1 = s->s1 / n;
+  v0 = s->q0 / n - m0 * m0;
+  v1 = s->q1 / n - m1 * m1;
+  c = s->c / n - m0 * m1;
+  if (!(v0 > 0.0) || !(v1 >= 0.0))
     return 0;
-  a = sqrt (q1 / q0);
-  b = s1 - a * s0;
-  for (y = 0; y < i0->height; y++) {
-    const float *f0 = cf_image_row (i0, y);
-    const float *w = cf_image_row (i1w, y);
-    for (x = 0; x < i0->width; x++)
-      if (brightness_counts (i0, i1w, u0, x, y, *gain, *bias, *cut))
-        e += fabs (w[x] - (a * f0[x] + b));
-  }
+  a = sqrt (v1 / v0);
   *gain = a;
-  *bias = b;
-  *cut = 2.0 * e / n;
+  *bias = m1 - a * m0;
+  *r2 = v1 - 2.0 * a * c + a * a * v0;
   return 1;
 }
 
 cf_status
 cf_tvl1_fit_brightness (const cf_image * i0, const cf_image * i1w,
-    const cf_flow * u0, float *gain, float *bias)
+    const cf_flow * u0, cf_tvl1_brightness_fit * fit, float *gain,
+    float *bias)
 {
-  double a = 1.0, b = 0.0, cut = INFINITY;
-  int pass;
+  const float m = CF_TVL1_BRIGHTNESS_MARGIN;
+  brightness_sums all = { 0 }, kept = { 0 };
+  double a, b, r2, all_a, all_b, all_r2;
+  int x, y;
 
-  if (!same_size (i0, i1w) || !flow_matches (u0, i0) || gain == NULL ||
-      bias == NULL)
+  if (!same_size (i0, i1w) || !flow_matches (u0, i0) || fit == NULL ||
+      gain == NULL || bias == NULL)
     return CF_ERROR_INVALID;
   *gain = 1.0f;
   *bias = 0.0f;
-  for (pass = 0; pass < CF_TVL1_BRIGHTNESS_PASSES; pass++)
-    if (!brightness_pass (i0, i1w, u0, &a, &b, &cut))
-      return CF_OK;
-  if (fabs (a - 1.0) < CF_TVL1_BRIGHTNESS_GATE &&
-      fabs (b) < CF_TVL1_BRIGHTNESS_GATE_BIAS)
+  for (y = 0; y < i0->height; y++) {
+    const float *f0 = cf_image_row (i0, y);
+    const float *w = cf_image_row (i1w, y);
+    const float *u = u0->u + (size_t) y * u0->pitch;
+    const float *v = u0->v + (size_t) y * u0->pitch;
+
+    for (x = 0; x < i0->width; x++) {
+      const float px = (float) x + u[x], py = (float) y + v[x];
+
+      /* the sample inside I1 by the margin */
+      if (!(px >= m && py >= m && px <= (float) i0->width - 1.0f - m &&
+              py <= (float) i0->height - 1.0f - m))
+        continue;
+      brightness_add (&all, f0[x], w[x]);
+      if (!fit->live ||
+          fabs (w[x] - (fit->gain * f0[x] + fit->bias)) <= fit->cut)
+        brightness_add (&kept, f0[x], w[x]);
+    }
+  }
+  fit->live = brightness_solve (&kept, &a, &b, &r2);
+  if (!fit->live)
+    return CF_OK;
+  fit->gain = a;
+  fit->bias = b;
+  fit->cut = 2.0 * sqrt (r2 > 0.0 ? r2 : 0.0);
+  if (fit->cut < CF_TVL1_BRIGHTNESS_CUT_MIN)
+    fit->cut = CF_TVL1_BRIGHTNESS_CUT_MIN;
+  /* the gate: whether the light changed, from every pixel inside the
+   * margin (the trimmed fit drifts with the misalignment of coarse levels,
+   * the whole frame's statistics do not) */
+  if (!brightness_solve (&all, &all_a, &all_b, &all_r2) ||
+      (fabs (all_a - 1.0) < CF_TVL1_BRIGHTNESS_GATE &&
+          fabs (all_b) < CF_TVL1_BRIGHTNESS_GATE_BIAS))
     return CF_OK;
   *gain = (float) a;
   *bias = (float) b;
@@ -1337,10 +1348,11 @@ median_after_warp (cf_tvl1_workspace * ws, int size, int wsize,
  * the fit is the identity. */
 static cf_status
 brightness_after_warp (const cf_image * i0, cf_tvl1_workspace * ws,
-    const cf_flow * u)
+    const cf_flow * u, cf_tvl1_brightness_fit * fit)
 {
   float gain, bias;
-  cf_status status = cf_tvl1_fit_brightness (i0, &ws->i1w, u, &gain, &bias);
+  cf_status status = cf_tvl1_fit_brightness (i0, &ws->i1w, u, fit, &gain,
+      &bias);
 
   if (status != CF_OK || (gain == 1.0f && bias == 0.0f))
     return status;
@@ -1352,11 +1364,12 @@ brightness_after_warp (const cf_image * i0, cf_tvl1_workspace * ws,
  * mean squared update is <= ε² (IPOL `while (error > ε² && n < MAX)`; the
  * test runs after every iteration, at least one iteration per warp) or
  * max_iterations; ε = 0 gives exactly max_iterations; then, with
- * median_size > 0, the median filter of u (not in IPOL). */
+ * median_size > 0, the median filter of u (not in IPOL). @fit: the
+ * brightness model's fit, carried from warp to warp. */
 static cf_status
 solve_level (const cf_image * i0, const cf_image * i1,
     const cf_tvl1_params * params, cf_tvl1_workspace * ws, cf_flow * u,
-    long *iterations)
+    cf_tvl1_brightness_fit * fit, long *iterations)
 {
   const double eps2 = (double) params->epsilon * (double) params->epsilon;
   const int wmedian = cf_tvl1_level_wmedian_size (params, i0->width);
@@ -1378,7 +1391,7 @@ solve_level (const cf_image * i0, const cf_image * i1,
         params->warp_border, &ws->i1w, &ws->i1wx, &ws->i1wy, &ws->grad,
         &ws->rho_c);
     if (status == CF_OK && params->brightness_model)
-      status = brightness_after_warp (i0, ws, u);
+      status = brightness_after_warp (i0, ws, u, fit);
     if (status != CF_OK)
       return status;
     for (n = 0; n < params->max_iterations; n++) {
@@ -1420,6 +1433,8 @@ cf_tvl1_flow_counted (const cf_pyramid * p0, const cf_pyramid * p1,
   cf_status status = CF_OK;
   cf_tvl1_workspace *ws = NULL;
   cf_flow *u = NULL;
+  /* the brightness fit each warp leaves to the next, from level to level */
+  cf_tvl1_brightness_fit bright = { 1.0, 0.0, 0.0, 0 };
   long count = 0;
   int l, w0, h0;
 
@@ -1471,7 +1486,7 @@ cf_tvl1_flow_counted (const cf_pyramid * p0, const cf_pyramid * p1,
     /* this level's warps and iterations: a uniform solve of its own */
     cf_tvl1_level_params (params, l, &lp);
     if (status == CF_OK)
-      status = solve_level (f0, f1, &lp, &wl, &ul, &count);
+      status = solve_level (f0, f1, &lp, &wl, &ul, &bright, &count);
     if (status != CF_OK)
       goto out;
 

@@ -262,21 +262,31 @@ cf_status cf_tvl1_warp_prepare (const cf_image * i0, const cf_image * i1,
 
 /* A brightness model for frames whose light changes between them: I1 at
  * x + u0 ≈ gain · I0(x) + bias, fitted over the pixels whose sample lies
- * at least CF_TVL1_BRIGHTNESS_MARGIN px inside I1: gain = σ(I1w) / σ(I0),
- * bias = mean(I1w) − gain · mean(I0), then twice more over those of them
- * whose |I1w − (gain I0 + bias)| is at most twice its mean over every
- * counted pixel of the pass before (occlusions and moving content weigh
- * less). Sums in double. The identity (gain 1, bias 0) when fewer than 64
- * pixels count, when I0 is flat there, or when the fit is within
- * CF_TVL1_BRIGHTNESS_GATE of gain 1 and CF_TVL1_BRIGHTNESS_GATE_BIAS
- * grey levels of bias 0 (frames of unchanged light keep IPOL's data term
- * bit for bit). GPU twin: cuda/tvl1-brightness.cu. */
+ * at least CF_TVL1_BRIGHTNESS_MARGIN px inside I1 and whose residual
+ * under the previous warp's fit (@fit) is at most its cut (occlusions and
+ * moving content weigh less): gain = σ(I1w) / σ(I0), bias = mean(I1w) −
+ * gain · mean(I0). One sweep: the sums (in double) give the fit and, in
+ * closed form, its root-mean-square residual r over the same pixels;
+ * @fit becomes (gain, bias, cut = max (2 r, CF_TVL1_BRIGHTNESS_CUT_MIN))
+ * for the next warp, or is cleared (live = 0: the next warp counts every
+ * pixel inside the margin) when fewer than 64 pixels count or I0 is flat
+ * there. @gain and @bias: the model to apply, the identity (1, 0) in
+ * those cases and when the fit is within CF_TVL1_BRIGHTNESS_GATE of gain 1
+ * and CF_TVL1_BRIGHTNESS_GATE_BIAS grey levels of bias 0 (frames of
+ * unchanged light keep IPOL's data term bit for bit). A frame's first
+ * warp starts from a cleared @fit. GPU twin: cuda/tvl1-brightness.cu. */
 #define CF_TVL1_BRIGHTNESS_MARGIN 3.0f
-#define CF_TVL1_BRIGHTNESS_PASSES 3
+#define CF_TVL1_BRIGHTNESS_CUT_MIN 1.0
 #define CF_TVL1_BRIGHTNESS_GATE 0.02
 #define CF_TVL1_BRIGHTNESS_GATE_BIAS 2.0
+typedef struct
+{
+  double gain, bias, cut;       /* the fit before the gate, its cut */
+  int live;                     /* 0: nothing to trim against */
+} cf_tvl1_brightness_fit;
 cf_status cf_tvl1_fit_brightness (const cf_image * i0, const cf_image * i1w,
-    const cf_flow * u0, float *gain, float *bias);
+    const cf_flow * u0, cf_tvl1_brightness_fit * fit, float *gain,
+    float *bias);
 
 /* ρc ← ρc + I0 − (gain I0 + bias): the data term of that model, with the
  * constants of cf_tvl1_warp_prepare (fp32, one rounding per operation). */

@@ -72,7 +72,8 @@
  * Brightness model (brightness_model; not in IPOL): after each warp's
  * constants, one cooperative launch (tvl1-brightness.cu) fits I1w ≈ gain
  * I0 + bias as cf_tvl1_fit_brightness and puts the model's term into ρc
- * (fp32) or into I1w − I0 (fp16), on the device, with no host round trip.
+ * (fp32) or into I1w − I0 (fp16), on the device, with no host round trip;
+ * the fit it carries from warp to warp is cleared at each frame's start.
  *
  * ε stopping (tvl1-eps.cuh) needs no host round trip per iteration: the
  * device tests ε after every iteration and later kernels of the warp
@@ -133,9 +134,9 @@ struct cf_cuda_tvl1_plan
                                  * then changes places with u (allocated by
                                  * the first such run) */
   double *partials;             /* one per U-step block at level 0 */
-  tvl1_brightness_scratch bright;       /* brightness_model: the fit's sums
-                                         * (allocated by the first such
-                                         * run) */
+  tvl1_brightness_scratch bright;       /* brightness_model: the carried
+                                         * fit and the sums (allocated by
+                                         * the first such run) */
   tvl1_control *control;        /* device */
   tvl1_control *host_control;   /* pinned: stop between chunks, and the
                                  * iteration count at the end of a run */
@@ -1006,7 +1007,9 @@ plan_run (tvl1_plan < S > *plan, const cf_cuda_pyramid * p0,
       (status = ensure_median_buffer (plan)) != CF_OK)
     goto out;
   if (params->brightness_model &&
-      (status = tvl1_brightness_scratch_alloc (&plan->bright)) != CF_OK)
+      ((status = tvl1_brightness_scratch_alloc (&plan->bright)) != CF_OK ||
+          (status = tvl1_brightness_frame_start (&plan->bright,
+                  stream)) != CF_OK))
     goto out;
   CF_CUDA_TRY (cudaMemsetAsync (plan->control, 0, sizeof (tvl1_control),
           stream));

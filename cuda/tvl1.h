@@ -140,13 +140,14 @@ cf_status cf_cuda_tvl1_forward_gradient (const cf_cuda_image * f,
 cf_status cf_cuda_tvl1_update_p (const cf_cuda_image * ux,
     const cf_cuda_image * uy, const cf_cuda_flow * p_in, float tau,
     float theta, cf_cuda_flow * p_out, cudaStream_t stream);
-/* Twin of cf_tvl1_fit_brightness: @gain and @bias are host pointers,
- * written once the stream has been synchronised (a test's call, not the
- * plan's: the plan keeps the fit on the device). The sums' order differs
- * from the CPU's, so the fit agrees to rounding, not to the bit. */
+/* Twin of cf_tvl1_fit_brightness: @fit, @gain and @bias are host
+ * pointers, written once the stream has been synchronised (a test's call,
+ * not the plan's: the plan keeps the fit on the device). The sums' order
+ * differs from the CPU's, so the fit agrees to rounding, not to the bit. */
 cf_status cf_cuda_tvl1_fit_brightness (const cf_cuda_image * i0,
-    const cf_cuda_image * i1w, const cf_cuda_flow * u0, float *gain,
-    float *bias, cudaStream_t stream);
+    const cf_cuda_image * i1w, const cf_cuda_flow * u0,
+    cf_tvl1_brightness_fit * fit, float *gain, float *bias,
+    cudaStream_t stream);
 /* Twin of cf_tvl1_apply_brightness (the same bits). */
 cf_status cf_cuda_tvl1_apply_brightness (const cf_cuda_image * i0,
     float gain, float bias, cf_cuda_image * rho_c, cudaStream_t stream);

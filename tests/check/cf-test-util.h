@@ -218,7 +218,8 @@ const char *cf_test_data_dir (void);
  * pyramids, with each rule of common/tvl1.h written out again (per-level
  * λ, warps, iterations and median windows; the weighted median on the
  * levels at least wmedian_min_width wide, else the plain median, after
- * each warp; the brightness model after each warp's constants): per level
+ * each warp; the brightness model after each warp's constants, its fit
+ * carried from warp to warp): per level
  * ∇I1 and p = 0, per warp the constants and the iterations, between
  * levels cf_flow_resample; the coarsest level starts from the resampled
  * @flow with @use_initial, else from 0. Returns the iterations run. */

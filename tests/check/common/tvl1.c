@@ -1327,13 +1327,15 @@ GST_START_TEST (test_lambda_per_level_runs_each_level_with_its_lambda)
 GST_END_TEST;
 
 /* cf_tvl1_fit_brightness finds the gain and bias of a warped frame lit
- * differently, over the samples inside I1 only, leaves unrelated content
- * (an occlusion) out, and gives the identity within its gate, on too few
- * samples and on a flat frame; cf_tvl1_apply_brightness puts the model
- * into ρc. */
+ * differently, over the samples inside I1 only; an occlusion pulls an
+ * untrimmed fit away and the fits carried from warp to warp leave it out;
+ * the identity within its gate, on too few samples and on a flat frame;
+ * cf_tvl1_apply_brightness puts the model into ρc. */
 GST_START_TEST (test_brightness_fit_and_apply)
 {
   const int w = 64, h = 48;
+  const cf_tvl1_brightness_fit cleared = { 1.0, 0.0, 0.0, 0 };
+  cf_tvl1_brightness_fit fit = cleared;
   cf_image *i0 = cf_test_random_image (w, h, 7, 0.0f, 200.0f);
   cf_image *lit = cf_image_new (w, h), *rho0 = cf_image_new (w, h);
   cf_image *rho, *flat = cf_image_new (w, h);
@@ -1347,20 +1349,39 @@ GST_START_TEST (test_brightness_fit_and_apply)
   for (y = 0; y < h; y++)
     for (x = 0; x < w; x++)
       cf_image_row (lit, y)[x] = 0.8f * cf_image_row (i0, y)[x] + 20.0f;
-  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &gain, &bias),
-      CF_OK);
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &fit, &gain,
+          &bias), CF_OK);
   fail_unless (fabsf (gain - 0.8f) < 1e-4f && fabsf (bias - 20.0f) < 1e-2f,
       "gain %g bias %g", gain, bias);
+  /* the fit carried on: its own values, the cut at its floor (the
+   * residuals are rounding) */
+  fail_unless (fit.live == 1 && fabs (fit.gain - gain) < 1e-6 &&
+      fabs (fit.bias - bias) < 1e-4 &&
+      fit.cut == CF_TVL1_BRIGHTNESS_CUT_MIN, "carried: %g %g %g %d",
+      fit.gain, fit.bias, fit.cut, fit.live);
 
-  /* an occlusion: 6 of 64 columns show something else */
+  /* an occlusion: 6 of 64 columns show something else. The first fit
+   * (nothing to trim against) is pulled away; the next warps' fits trim
+   * against the one before and find the light again. */
   for (y = 0; y < h; y++)
     for (x = 20; x < 26; x++)
       cf_image_row (lit, y)[x] = 255.0f - cf_image_row (i0, y)[x];
-  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &gain, &bias),
-      CF_OK);
-  GST_INFO ("with an occlusion: gain %g bias %g", gain, bias);
+  fit = cleared;
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &fit, &gain,
+          &bias), CF_OK);
+  GST_INFO ("occlusion, first warp: gain %g bias %g cut %g", gain, bias,
+      fit.cut);
+  fail_unless (fabsf (gain - 0.8f) > 0.03f, "untrimmed: gain %g", gain);
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &fit, &gain,
+          &bias), CF_OK);
+  GST_INFO ("occlusion, second warp: gain %g bias %g cut %g", gain, bias,
+      fit.cut);
   fail_unless (fabsf (gain - 0.8f) < 0.01f && fabsf (bias - 20.0f) < 1.0f,
-      "occlusion: gain %g bias %g", gain, bias);
+      "occlusion, second warp: gain %g bias %g", gain, bias);
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &fit, &gain,
+          &bias), CF_OK);
+  fail_unless (fabsf (gain - 0.8f) < 1e-3f && fabsf (bias - 20.0f) < 0.1f,
+      "occlusion, third warp: gain %g bias %g", gain, bias);
 
   /* samples outside I1 (x + 40 past the 3 px margin, x >= 21) hold
    * anything: they do not count */
@@ -1369,43 +1390,51 @@ GST_START_TEST (test_brightness_fit_and_apply)
     for (x = 0; x < w; x++)
       cf_image_row (lit, y)[x] = x + 40 <= w - 1 - 3 ?
           0.8f * cf_image_row (i0, y)[x] + 20.0f : 0.0f;
-  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &gain, &bias),
-      CF_OK);
+  fit = cleared;
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &fit, &gain,
+          &bias), CF_OK);
   fail_unless (fabsf (gain - 0.8f) < 1e-4f && fabsf (bias - 20.0f) < 1e-2f,
       "margin: gain %g bias %g", gain, bias);
   cf_flow_fill (u, 0.0f, 0.0f);
 
-  /* within the gate (1 % and 1 grey level): the identity, exactly; past
-   * it, the fit */
+  /* within the gate (1 % and 1 grey level): the identity, exactly, while
+   * the fit goes on to the next warp; past it, the fit */
   for (y = 0; y < h; y++)
     for (x = 0; x < w; x++)
       cf_image_row (lit, y)[x] = 1.01f * cf_image_row (i0, y)[x] + 1.0f;
-  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &gain, &bias),
-      CF_OK);
+  fit = cleared;
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &fit, &gain,
+          &bias), CF_OK);
   fail_unless (gain == 1.0f && bias == 0.0f, "gate: gain %g bias %g", gain,
       bias);
+  fail_unless (fit.live == 1 && fabs (fit.gain - 1.01) < 1e-4,
+      "gate: carried gain %g", fit.gain);
   for (y = 0; y < h; y++)
     for (x = 0; x < w; x++)
       cf_image_row (lit, y)[x] = cf_image_row (i0, y)[x] + 3.0f;
-  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &gain, &bias),
-      CF_OK);
+  fit = cleared;
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &fit, &gain,
+          &bias), CF_OK);
   fail_unless (fabsf (gain - 1.0f) < 1e-4f && fabsf (bias - 3.0f) < 1e-2f,
       "past the gate: gain %g bias %g", gain, bias);
 
   /* a flat first frame, and 8 x 8 (4 samples inside the margin): the
-   * identity */
+   * identity, and nothing for the next warp to trim against */
   cf_image_fill (flat, 100.0f);
-  fail_unless_equals_int (cf_tvl1_fit_brightness (flat, lit, u, &gain,
+  fail_unless_equals_int (cf_tvl1_fit_brightness (flat, lit, u, &fit, &gain,
           &bias), CF_OK);
-  fail_unless (gain == 1.0f && bias == 0.0f);
+  fail_unless (gain == 1.0f && bias == 0.0f && fit.live == 0);
   cf_flow_fill (u_small, 0.0f, 0.0f);
+  fit.live = 1;
   fail_unless_equals_int (cf_tvl1_fit_brightness (small, small, u_small,
-          &gain, &bias), CF_OK);
-  fail_unless (gain == 1.0f && bias == 0.0f);
-  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, small, u, &gain,
+          &fit, &gain, &bias), CF_OK);
+  fail_unless (gain == 1.0f && bias == 0.0f && fit.live == 0);
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, small, u, &fit, &gain,
           &bias), CF_ERROR_INVALID);
-  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, NULL, &bias),
-      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, &fit, NULL,
+          &bias), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, lit, u, NULL, &gain,
+          &bias), CF_ERROR_INVALID);
 
   /* ρc + I0 − (gain I0 + bias), pixel by pixel */
   cf_test_fill_random (rho0, 9, -50.0f, 50.0f);

@@ -1565,26 +1565,33 @@ GST_START_TEST (test_plan_with_lambda_per_level_matches_cpu)
 
 GST_END_TEST;
 
-/* The GPU fit of @i0 against @i1w around @u, next to cf_tvl1_fit_brightness:
- * the same gain and bias to rounding (the sums' order differs); when the
- * CPU takes the identity, exactly the identity. */
+/* A frame's first warp: nothing to trim against */
+static const cf_tvl1_brightness_fit fit_cleared = { 1.0, 0.0, 0.0, 0 };
+
+/* The GPU fit of @i0 against @i1w around @u after the fit @before, next to
+ * cf_tvl1_fit_brightness: the same gain and bias to rounding (the sums'
+ * order differs), and exactly the identity where the CPU takes it; the
+ * same fit carried on, to rounding. The CPU's carried fit goes to
+ * @after (may be NULL), for the next warp of both. */
 static void
 check_fit_brightness (const cf_image * i0, const cf_image * i1w,
-    const cf_flow * u, const char *what)
+    const cf_flow * u, const cf_tvl1_brightness_fit * before,
+    cf_tvl1_brightness_fit * after, const char *what)
 {
+  cf_tvl1_brightness_fit cpu = *before, gpu = *before;
   cf_cuda_image g0, gw;
   cf_cuda_flow gu;
   float gain = 0.0f, bias = 0.0f, cpu_gain = 0.0f, cpu_bias = 0.0f;
 
-  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, i1w, u, &cpu_gain,
-          &cpu_bias), CF_OK);
+  fail_unless_equals_int (cf_tvl1_fit_brightness (i0, i1w, u, &cpu,
+          &cpu_gain, &cpu_bias), CF_OK);
   cf_test_upload_image (i0, &g0, stream);
   cf_test_upload_image (i1w, &gw, stream);
   cf_test_upload_flow (u, &gu, stream);
-  fail_unless_equals_int (cf_cuda_tvl1_fit_brightness (&g0, &gw, &gu, &gain,
-          &bias, stream), CF_OK);
-  GST_INFO ("%s: GPU gain %.7f bias %.5f, CPU gain %.7f bias %.5f", what,
-      gain, bias, cpu_gain, cpu_bias);
+  fail_unless_equals_int (cf_cuda_tvl1_fit_brightness (&g0, &gw, &gu, &gpu,
+          &gain, &bias, stream), CF_OK);
+  GST_INFO ("%s: GPU gain %.7f bias %.5f cut %.5f, CPU gain %.7f bias %.5f "
+      "cut %.5f", what, gain, bias, gpu.cut, cpu_gain, cpu_bias, cpu.cut);
   if (cpu_gain == 1.0f && cpu_bias == 0.0f)
     fail_unless (gain == 1.0f && bias == 0.0f,
         "%s: GPU gain %g bias %g where the CPU takes the identity", what,
@@ -1593,6 +1600,15 @@ check_fit_brightness (const cf_image * i0, const cf_image * i1w,
       fabsf (bias - cpu_bias) <= 1e-4f * (1.0f + fabsf (cpu_bias)),
       "%s: GPU gain %.9g bias %.9g, CPU %.9g %.9g", what, gain, bias,
       cpu_gain, cpu_bias);
+  fail_unless_equals_int (gpu.live, cpu.live);
+  if (cpu.live)
+    fail_unless (fabs (gpu.gain - cpu.gain) <= 1e-9 * cpu.gain &&
+        fabs (gpu.bias - cpu.bias) <= 1e-9 * (1.0 + fabs (cpu.bias)) &&
+        fabs (gpu.cut - cpu.cut) <= 1e-6 * cpu.cut,
+        "%s: carried GPU %.12g %.12g %.12g, CPU %.12g %.12g %.12g", what,
+        gpu.gain, gpu.bias, gpu.cut, cpu.gain, cpu.bias, cpu.cut);
+  if (after != NULL)
+    *after = cpu;
   cf_cuda_image_release (&g0);
   cf_cuda_image_release (&gw);
   cf_cuda_flow_release (&gu);
@@ -1600,9 +1616,11 @@ check_fit_brightness (const cf_image * i0, const cf_image * i1w,
 
 /* cf_cuda_tvl1_fit_brightness against cf_tvl1_fit_brightness: a frame lit
  * by 0.8 I + 20 with noise, an occlusion and samples past I1's margin, at
- * a size one block covers and at sizes whose sweep loops over the grid;
- * the identity cases (unchanged light, within the gate, too few samples,
- * a flat frame); cf_cuda_tvl1_apply_brightness gives the CPU's bits. */
+ * a size one block covers and at sizes whose sweep loops over the grid,
+ * as a frame's first warp and as the warp after it (trimmed by the first's
+ * fit); the identity cases (unchanged light, within the gate, too few
+ * samples, a flat frame); cf_cuda_tvl1_apply_brightness gives the CPU's
+ * bits. */
 GST_START_TEST (test_brightness_fit_and_apply_match_cpu)
 {
   static const test_size sizes[] = { {13, 11}, {64, 48}, {640, 480},
@@ -1616,6 +1634,7 @@ GST_START_TEST (test_brightness_fit_and_apply_match_cpu)
     cf_image *noise = cf_test_random_image (w, h, 15 + i, -4.0f, 4.0f);
     cf_image *lit = cf_image_new (w, h), *rho0, *rho;
     cf_flow *u = cf_test_random_flow (w, h, 25 + i, -6.0f, 6.0f);
+    cf_tvl1_brightness_fit fit;
     cf_cuda_image g0, grho;
     gchar *what;
 
@@ -1627,16 +1646,22 @@ GST_START_TEST (test_brightness_fit_and_apply_match_cpu)
             0.8f * f + 20.0f + cf_image_row (noise, y)[x];
       }
     what = g_strdup_printf ("%dx%d lit", w, h);
-    check_fit_brightness (i0, lit, u, what);
+    check_fit_brightness (i0, lit, u, &fit_cleared, &fit, what);
+    g_free (what);
+    what = g_strdup_printf ("%dx%d lit, second warp", w, h);
+    check_fit_brightness (i0, lit, u, &fit, NULL, what);
     g_free (what);
     what = g_strdup_printf ("%dx%d unchanged", w, h);
-    check_fit_brightness (i0, i0, u, what);
+    check_fit_brightness (i0, i0, u, &fit_cleared, &fit, what);
+    g_free (what);
+    what = g_strdup_printf ("%dx%d unchanged, second warp", w, h);
+    check_fit_brightness (i0, i0, u, &fit, NULL, what);
     g_free (what);
     for (y = 0; y < h; y++)
       for (x = 0; x < w; x++)
         cf_image_row (lit, y)[x] = 1.01f * cf_image_row (i0, y)[x] + 1.0f;
     what = g_strdup_printf ("%dx%d within the gate", w, h);
-    check_fit_brightness (i0, lit, u, what);
+    check_fit_brightness (i0, lit, u, &fit_cleared, NULL, what);
     g_free (what);
 
     /* ρc + I0 − (gain I0 + bias): the CPU's bits */
@@ -1664,6 +1689,7 @@ GST_START_TEST (test_brightness_fit_and_apply_match_cpu)
     cf_image *lit = cf_test_random_image (64, 48, 3, 0.0f, 200.0f);
     cf_image *small = cf_test_random_image (8, 8, 4, 0.0f, 200.0f);
     cf_flow *u = cf_flow_new (64, 48), *u_small = cf_flow_new (8, 8);
+    cf_tvl1_brightness_fit live = { 0.8, 20.0, 5.0, 1 };
     cf_cuda_image g0, gw;
     cf_cuda_flow gu;
     float gain, bias;
@@ -1671,16 +1697,19 @@ GST_START_TEST (test_brightness_fit_and_apply_match_cpu)
     cf_image_fill (flat, 100.0f);
     cf_flow_fill (u, 0.0f, 0.0f);
     cf_flow_fill (u_small, 0.0f, 0.0f);
-    check_fit_brightness (flat, lit, u, "flat");
-    check_fit_brightness (small, small, u_small, "8x8");
+
+    check_fit_brightness (flat, lit, u, &fit_cleared, NULL, "flat");
+    check_fit_brightness (small, small, u_small, &live, NULL, "8x8");
     /* sizes that do not match */
     cf_test_upload_image (flat, &g0, stream);
     cf_test_upload_image (small, &gw, stream);
     cf_test_upload_flow (u, &gu, stream);
     fail_unless_equals_int (cf_cuda_tvl1_fit_brightness (&g0, &gw, &gu,
-            &gain, &bias, stream), CF_ERROR_INVALID);
-    fail_unless_equals_int (cf_cuda_tvl1_fit_brightness (&g0, &g0, &gu, NULL,
-            &bias, stream), CF_ERROR_INVALID);
+            &live, &gain, &bias, stream), CF_ERROR_INVALID);
+    fail_unless_equals_int (cf_cuda_tvl1_fit_brightness (&g0, &g0, &gu,
+            &live, NULL, &bias, stream), CF_ERROR_INVALID);
+    fail_unless_equals_int (cf_cuda_tvl1_fit_brightness (&g0, &g0, &gu,
+            NULL, &gain, &bias, stream), CF_ERROR_INVALID);
     fail_unless_equals_int (cf_cuda_tvl1_apply_brightness (&g0, 1.0f, 0.0f,
             &gw, stream), CF_ERROR_INVALID);
     cf_cuda_image_release (&g0);
