@@ -271,10 +271,12 @@ cf_status cf_tvl1_warp_prepare (const cf_image * i0, const cf_image * i1,
  * for the next warp, or is cleared (live = 0: the next warp counts every
  * pixel inside the margin) when fewer than 64 pixels count or I0 is flat
  * there. @gain and @bias: the model to apply, the identity (1, 0) in
- * those cases and when the fit is within CF_TVL1_BRIGHTNESS_GATE of gain 1
- * and CF_TVL1_BRIGHTNESS_GATE_BIAS grey levels of bias 0 (frames of
- * unchanged light keep IPOL's data term bit for bit). A frame's first
- * warp starts from a cleared @fit. GPU twin: cuda/tvl1-brightness.cu. */
+ * those cases and when the same fit over every pixel inside the margin,
+ * untrimmed, is within CF_TVL1_BRIGHTNESS_GATE of gain 1 and
+ * CF_TVL1_BRIGHTNESS_GATE_BIAS grey levels of bias 0 (the gate: frames of
+ * unchanged light keep IPOL's data term bit for bit; a trimmed fit on the
+ * misaligned coarse levels drifts past it). A frame's first warp starts
+ * from a cleared @fit. GPU twin: cuda/tvl1-brightness.cu. */
 #define CF_TVL1_BRIGHTNESS_MARGIN 3.0f
 #define CF_TVL1_BRIGHTNESS_CUT_MIN 1.0
 #define CF_TVL1_BRIGHTNESS_GATE 0.02
