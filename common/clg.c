@@ -483,17 +483,6 @@ image_crop (const cf_image * full, int width, int height)
   return cf_image_view (full->data, width, height, full->pitch);
 }
 
-static cf_flow
-flow_crop (const cf_flow * full, int width, int height)
-{
-  cf_flow f = *full;
-
-  f.width = width;
-  f.height = height;
-  f.owns_data = 0;
-  return f;
-}
-
 cf_status
 cf_clg_flow (const cf_pyramid * p0, const cf_pyramid * p1,
     const cf_clg_params * params, int use_initial, cf_flow * flow)
@@ -539,8 +528,10 @@ cf_clg_flow (const cf_pyramid * p0, const cf_pyramid * p1,
     const cf_image *f0 = p0->level[l], *f1 = p1->level[l];
     int w = f0->width, h = f0->height, n, cur = 0;
     int iterations = cf_clg_level_iterations (params, l);
-    cf_flow ul = flow_crop (u, w, h), out = flow_crop (flow, w, h);
-    cf_flow dl[2] = { flow_crop (d[0], w, h), flow_crop (d[1], w, h) };
+    cf_flow ul = cf_flow_view (u, w, h), out = cf_flow_view (flow, w, h);
+    cf_flow dl[2] = { cf_flow_view (d[0], w, h),
+      cf_flow_view (d[1], w, h)
+    };
     cf_image wl = image_crop (i1w, w, h), xl = image_crop (fx, w, h);
     cf_image yl = image_crop (fy, w, h), tl = image_crop (ft, w, h);
     cf_image sl = image_crop (tmp, w, h);
@@ -560,7 +551,7 @@ cf_clg_flow (const cf_pyramid * p0, const cf_pyramid * p1,
       else
         cf_flow_fill (&ul, 0.0f, 0.0f);
     } else {
-      cf_flow prev = flow_crop (flow, p0->level[l + 1]->width,
+      cf_flow prev = cf_flow_view (flow, p0->level[l + 1]->width,
           p0->level[l + 1]->height);
       status = cf_flow_resample (&prev, &ul);
     }

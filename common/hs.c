@@ -249,7 +249,10 @@ cf_hs_flow (const cf_pyramid * p0, const cf_pyramid * p1,
   for (l = p0->n_levels - 1; l >= 0; l--) {
     const cf_image *f0 = p0->level[l], *f1 = p1->level[l];
     int w = f0->width, h = f0->height;
-    cf_flow ul = *u, dl[2] = { *d[0], *d[1] };
+    cf_flow ul = cf_flow_view (u, w, h);
+    cf_flow dl[2] = { cf_flow_view (d[0], w, h),
+      cf_flow_view (d[1], w, h)
+    };
     cf_image wl = cf_image_view (i1w->data, w, h, i1w->pitch);
     cf_image xl = cf_image_view (ix->data, w, h, ix->pitch);
     cf_image yl = cf_image_view (iy->data, w, h, iy->pitch);
@@ -259,9 +262,6 @@ cf_hs_flow (const cf_pyramid * p0, const cf_pyramid * p1,
       status = CF_ERROR_INVALID;
       goto out;
     }
-    ul.width = dl[0].width = dl[1].width = w;
-    ul.height = dl[0].height = dl[1].height = h;
-    ul.owns_data = dl[0].owns_data = dl[1].owns_data = 0;
 
     /* the flow entering this level */
     if (l == p0->n_levels - 1) {
@@ -271,10 +271,8 @@ cf_hs_flow (const cf_pyramid * p0, const cf_pyramid * p1,
         cf_flow_fill (&ul, 0.0f, 0.0f);
     } else {
       /* the previous level's result sits in `flow`'s buffer as a view */
-      cf_flow prev = *flow;
-      prev.width = p0->level[l + 1]->width;
-      prev.height = p0->level[l + 1]->height;
-      prev.owns_data = 0;
+      cf_flow prev = cf_flow_view (flow, p0->level[l + 1]->width,
+          p0->level[l + 1]->height);
       status = cf_flow_resample (&prev, &ul);
     }
     if (status != CF_OK)
