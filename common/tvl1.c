@@ -235,6 +235,15 @@ static const cf_param tvl1_params[] = {
         "levels of unchanged light changes nothing (not in IPOL)",
   },
   {
+    .name = "gradient-blend", .nick = "Gradient Blend",
+    .type = CF_PARAM_FLOAT, .min = 0.0, .max = 1.0, .def = 0.0,
+    .offset = offsetof (cf_tvl1_params, gradient_blend),
+    .flags = CF_PARAM_TUNABLE,
+    .blurb = "Weight of the first frame's gradient in the data term's "
+        "linearisation, against the warped second frame's (0: the second "
+        "frame's alone, as IPOL; not in IPOL)",
+  },
+  {
     .name = "border", .nick = "Border", .type = CF_PARAM_CHOICE,
     .choices = border_choices, .def = CF_WARP_ZERO_OUTSIDE,
     .offset = offsetof (cf_tvl1_params, warp_border),
@@ -273,7 +282,7 @@ static const cf_preset tvl1_presets[] = {
           CF_SET_TEXT ("iterations-per-level", NULL),
           CF_SET_TEXT ("median-size-per-level", NULL),
           CF_SET_TEXT ("lambda-per-level", NULL),
-          CF_SET ("brightness-model", 0)}},
+          CF_SET ("brightness-model", 0), CF_SET ("gradient-blend", 0)}},
   {"realtime", "The time budget of TV-L1 on embedded GPUs (Romera et al.): "
         "3 levels, 1 warp, 10 iterations, epsilon 0 (kept to reproduce "
         "it; fast is more accurate and keeps large motions)",
@@ -285,7 +294,7 @@ static const cf_preset tvl1_presets[] = {
           CF_SET_TEXT ("iterations-per-level", NULL),
           CF_SET_TEXT ("median-size-per-level", NULL),
           CF_SET_TEXT ("lambda-per-level", NULL),
-          CF_SET ("brightness-model", 0)}},
+          CF_SET ("brightness-model", 0), CF_SET ("gradient-blend", 0)}},
   {"fast", "Fastest that keeps large motions: 6 levels, warps 1,1,1,2 and "
         "iterations 3,10,20 per level (finest first, the last entry for "
         "coarser levels), epsilon 0 (H200, 1080p, fp16: 0.50 ms; "
@@ -297,7 +306,8 @@ static const cf_preset tvl1_presets[] = {
             CF_SET ("weighted-median-size", 0),
             CF_SET_TEXT ("median-size-per-level", NULL),
             CF_SET_TEXT ("lambda-per-level", NULL),
-          CF_SET ("brightness-model", 0), CF_SET ("sigma", IPOL_SIGMA),
+          CF_SET ("brightness-model", 0), CF_SET ("gradient-blend", 0),
+          CF_SET ("sigma", IPOL_SIGMA),
           CF_SET_MODEL}},
   {"balanced", "The defaults: 6 levels, 2 warps, 20 iterations, epsilon 0 "
         "(H200, 1080p, fp16: 1.45 ms; Middlebury EPE 0.421)",
@@ -309,7 +319,8 @@ static const cf_preset tvl1_presets[] = {
             CF_SET_TEXT ("iterations-per-level", NULL),
             CF_SET_TEXT ("median-size-per-level", NULL),
             CF_SET_TEXT ("lambda-per-level", NULL),
-          CF_SET ("brightness-model", 0), CF_SET ("sigma", IPOL_SIGMA),
+          CF_SET ("brightness-model", 0), CF_SET ("gradient-blend", 0),
+          CF_SET ("sigma", IPOL_SIGMA),
           CF_SET_MODEL}},
   {"accurate", "6 levels, 3 warps, 20 iterations, epsilon 0, presmoothing "
         "sigma 0.7, lambda 0.2 on the two finest levels, after each warp a "
@@ -325,7 +336,8 @@ static const cf_preset tvl1_presets[] = {
             CF_SET_TEXT ("iterations-per-level", NULL),
             CF_SET_TEXT ("median-size-per-level", NULL),
             CF_SET_TEXT ("lambda-per-level", ACCURATE_LAMBDAS),
-          CF_SET ("brightness-model", 1), CF_SET ("sigma", ACCURATE_SIGMA),
+          CF_SET ("brightness-model", 1), CF_SET ("gradient-blend", 0),
+          CF_SET ("sigma", ACCURATE_SIGMA),
           CF_SET_MODEL}},
   {NULL}
 };
@@ -341,7 +353,8 @@ const cf_param_table cf_tvl1_param_table = {
   .presets = tvl1_presets,
   .presets_blurb = "Set the whole schedule at once: levels, warps, "
       "iterations, epsilon, the filters, the per-level lists (cleared "
-      "where a preset has none), sigma and the brightness model",
+      "where a preset has none), sigma, the brightness model and the "
+      "gradient blend",
   .default_levels = BALANCED_LEVELS
 };
 
@@ -777,25 +790,35 @@ cf_tvl1_centered_gradient (const cf_image * i1, cf_image * i1x, cf_image * i1y)
  *     the warped image is not differentiated; IPOL border_out = true is
  *     CF_WARP_ZERO_OUTSIDE: 0 when any 4x4 tap leaves I1, so g = 0 there and
  *     TH leaves v = u — the data term is off);
+ *   with β = @blend > 0 and the sample inside, the gradient of the data
+ *     term leans on the first frame too: I1wx ← (1 − β) I1wx + β I0x,
+ *     likewise y, with I0's centred differences (not in IPOL; it makes the
+ *     linearisation less dependent on where the warp lands, and large
+ *     motions gain most: docs/flow-frontier.md);
  *   g  = I1wx² + I1wy²
  *   ρc = I1w − I1wx u0_1 − I1wy u0_2 − I0   (ρ(u) = ρc + ∇I1w·u)
  * Sample position x + u0(x) in fp32 on the full-pixel grid. */
 cf_status
 cf_tvl1_warp_prepare (const cf_image * i0, const cf_image * i1,
     const cf_image * i1x, const cf_image * i1y, const cf_flow * u0,
-    cf_warp_border border, cf_image * i1w, cf_image * i1wx,
+    cf_warp_border border, float blend, cf_image * i1w, cf_image * i1wx,
     cf_image * i1wy, cf_image * grad, cf_image * rho_c)
 {
+  const float keep = 1.0f - blend;
   int x, y;
 
   if (!same_size (i0, i1) || !same_size (i0, i1x) || !same_size (i0, i1y)
       || !flow_matches (u0, i0) || !same_size (i0, i1w) ||
       !same_size (i0, i1wx) || !same_size (i0, i1wy) ||
-      !same_size (i0, grad) || !same_size (i0, rho_c))
+      !same_size (i0, grad) || !same_size (i0, rho_c) || !(blend >= 0.0f)
+      || blend > 1.0f)
     return CF_ERROR_INVALID;
 
   for (y = 0; y < i0->height; y++) {
     const float *f0 = cf_image_row (i0, y);
+    const float *f0_up = cf_image_row (i0, clamp_index (y - 1, i0->height));
+    const float *f0_down = cf_image_row (i0, clamp_index (y + 1,
+            i0->height));
     const float *a = u0->u + (size_t) y * u0->pitch;
     const float *b = u0->v + (size_t) y * u0->pitch;
     float *w = cf_image_row (i1w, y);
@@ -808,6 +831,15 @@ cf_tvl1_warp_prepare (const cf_image * i0, const cf_image * i1,
       w[x] = cf_bicubic_at (i1, px, py, border);
       wx[x] = cf_bicubic_at (i1x, px, py, border);
       wy[x] = cf_bicubic_at (i1y, px, py, border);
+      if (blend > 0.0f && cf_bicubic_inside (px, py, i1->width, i1->height,
+              border)) {
+        const float gx0 = 0.5f * (f0[clamp_index (x + 1, i0->width)] -
+            f0[clamp_index (x - 1, i0->width)]);
+        const float gy0 = 0.5f * (f0_down[x] - f0_up[x]);
+
+        wx[x] = keep * wx[x] + blend * gx0;
+        wy[x] = keep * wy[x] + blend * gy0;
+      }
       g[x] = wx[x] * wx[x] + wy[x] * wy[x];
       r[x] = w[x] - wx[x] * a[x] - wy[x] * b[x] - f0[x];
     }
@@ -1389,8 +1421,8 @@ solve_level (const cf_image * i0, const cf_image * i1,
 
   for (k = 0; k < params->warps; k++) {
     status = cf_tvl1_warp_prepare (i0, i1, &ws->i1x, &ws->i1y, u,
-        params->warp_border, &ws->i1w, &ws->i1wx, &ws->i1wy, &ws->grad,
-        &ws->rho_c);
+        params->warp_border, params->gradient_blend, &ws->i1w, &ws->i1wx,
+        &ws->i1wy, &ws->grad, &ws->rho_c);
     if (status == CF_OK && params->brightness_model)
       status = brightness_after_warp (i0, ws, u, fit);
     if (status != CF_OK)

@@ -141,16 +141,19 @@ typedef struct
   int brightness_model;         /* 1: after each warp's constants, I0 in
                                  * the data term becomes a I0 + b fitted to
                                  * the warped I1 (cf_tvl1_fit_brightness);
-                                 * 0: IPOL. CPU reference only so far: the
-                                 * GPU plan refuses it (no property) */
+                                 * 0: IPOL */
+  float gradient_blend;         /* β in 0..1: the data term's spatial
+                                 * gradient is (1 − β) ∇I1(x + u0) + β ∇I0
+                                 * (cf_tvl1_warp_prepare); 0: IPOL's, the
+                                 * warped second frame's alone */
 } cf_tvl1_params;
 
 /* The parameters (tau, lambda, lambda-per-level, theta, warps,
  * iterations, warps-per-level, iterations-per-level, epsilon, sigma,
  * normalize, median-size, median-size-per-level, weighted-median-size,
- * weighted-median-sigma, weighted-median-min-width; rows in the property
- * order of cudaflowtvl1, then "brightness-model" and "border", which are
- * not properties) and presets (ipol, realtime,
+ * weighted-median-sigma, weighted-median-min-width, brightness-model,
+ * gradient-blend; rows in the property order of cudaflowtvl1, then
+ * "border", which is not a property) and presets (ipol, realtime,
  * fast, balanced, accurate; each sets the per-level lists and both median
  * filters) of TV-L1. */
 extern const cf_param_table cf_tvl1_param_table;
@@ -253,11 +256,14 @@ cf_status cf_tvl1_centered_gradient (const cf_image * i1, cf_image * i1x,
     cf_image * i1y);
 
 /* Per-warp constants around u0: I1w, I1wx, I1wy = bicubic samples of I1,
- * I1x, I1y at x + u0(x) with @border; g = I1wx² + I1wy²;
- * ρc = I1w − I1wx u0_1 − I1wy u0_2 − I0. */
+ * I1x, I1y at x + u0(x) with @border; with @blend = β > 0, where the sample
+ * lies inside (cf_bicubic_cell), I1wx ← (1 − β) I1wx + β I0x and likewise
+ * I1wy, I0x and I0y being I0's centred differences
+ * (cf_tvl1_centered_gradient's); g = I1wx² + I1wy²;
+ * ρc = I1w − I1wx u0_1 − I1wy u0_2 − I0. @blend 0 is IPOL's. */
 cf_status cf_tvl1_warp_prepare (const cf_image * i0, const cf_image * i1,
     const cf_image * i1x, const cf_image * i1y, const cf_flow * u0,
-    cf_warp_border border, cf_image * i1w, cf_image * i1wx,
+    cf_warp_border border, float blend, cf_image * i1w, cf_image * i1wx,
     cf_image * i1wy, cf_image * grad, cf_image * rho_c);
 
 /* A brightness model for frames whose light changes between them: I1 at

@@ -32,8 +32,7 @@ bicubic_plane (const float *data, int width, int height, size_t pitch,
   float col[4], tx, ty;
   int i, j, ix, iy;
 
-  /* a non-finite position has no neighbourhood */
-  if (!isfinite (x) || !isfinite (y))
+  if (!cf_bicubic_inside (x, y, width, height, border))
     return 0.0f;
   /* keep the integer conversion defined: beyond 3 pixels outside, every
    * tap is clamped to the edge anyway */
@@ -43,10 +42,6 @@ bicubic_plane (const float *data, int width, int height, size_t pitch,
   iy = (int) floorf (y);
   tx = x - (float) ix;
   ty = y - (float) iy;
-  if (border == CF_WARP_ZERO_OUTSIDE &&
-      (ix - 1 < 0 || iy - 1 < 0 || ix + 2 >= width || iy + 2 >= height))
-    return 0.0f;
-
 
   for (i = 0; i < 4; i++) {
     int sx = clamp_index (ix - 1 + i, width);
@@ -58,6 +53,22 @@ bicubic_plane (const float *data, int width, int height, size_t pitch,
     col[i] = cubic_cell (v[0], v[1], v[2], v[3], ty);
   }
   return cubic_cell (col[0], col[1], col[2], col[3], tx);
+}
+
+int
+cf_bicubic_inside (float x, float y, int width, int height,
+    cf_warp_border border)
+{
+  int ix, iy;
+
+  /* a non-finite position has no neighbourhood */
+  if (!isfinite (x) || !isfinite (y))
+    return 0;
+  if (border != CF_WARP_ZERO_OUTSIDE)
+    return 1;
+  ix = (int) floorf (fminf (fmaxf (x, -3.0f), (float) width + 2.0f));
+  iy = (int) floorf (fminf (fmaxf (y, -3.0f), (float) height + 2.0f));
+  return !(ix - 1 < 0 || iy - 1 < 0 || ix + 2 >= width || iy + 2 >= height);
 }
 
 float

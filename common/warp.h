@@ -26,6 +26,12 @@ typedef enum
                                  * border_out: switches the data term off) */
 } cf_warp_border;
 
+/* 0 where a bicubic sample at (x, y) of a @width x @height plane is 0
+ * whatever the plane holds: a non-finite position, or with
+ * CF_WARP_ZERO_OUTSIDE a 4x4 neighbourhood that leaves the plane; else 1. */
+int cf_bicubic_inside (float x, float y, int width, int height,
+    cf_warp_border border);
+
 /* Bicubic value of @image at (x, y). */
 float cf_bicubic_at (const cf_image * image, float x, float y,
     cf_warp_border border);

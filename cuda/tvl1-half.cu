@@ -282,18 +282,22 @@ tvl1h_upsample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
 }
 
 /** \brief Per-warp constants of the fp16 solver, in one pass: I1, I1x,
- *  I1y sampled at x + u0 (one set of taps, tvl1h_sample_grad), then
- *  ((I1wx, I1wy), (g, I1w − I0)), ∇u0 by forward differences, and du ← 0
- *  when @du is set (FUSED; BLOCKED's first launch starts from zero without
- *  reading du). */
+ *  I1y sampled at x + u0 (one set of taps, tvl1h_sample_grad), with
+ *  @blend > 0 the gradient blended with I0's where the sample is inside
+ *  (cf_tvl1_warp_prepare), then ((I1wx, I1wy), (g, I1w − I0)), ∇u0 by
+ *  forward differences, and du ← 0 when @du is set (FUSED; BLOCKED's
+ *  first launch starts from zero without reading du). */
 /* 64 registers (4 blocks per SM): the kernel waits on its gathers, and
- * at 80 registers 3 blocks hid too little of it (ncu at 4K) */
-__global__ static void
+ * at 80 registers 3 blocks hid too little of it (ncu at 4K). BLEND is a
+ * template parameter so that the kernel without it keeps its registers
+ * (with it, ptxas spills 8 bytes under the same budget). */
+template < bool BLEND > __global__ static void
 __launch_bounds__ (TVL1_BLOCK_THREADS, 4)
 tvl1h_constants_kernel (const float *__restrict__ i0, size_t p0,
     const float *__restrict__ i1, size_t p1, const float *__restrict__ u0,
     const float *__restrict__ v0, size_t pu, int w, int h,
-    cf_warp_border border, tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du)
+    cf_warp_border border, float blend, tvl1h_pairs th, tvl1h_pairs gu0,
+    tvl1h_cells du)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -313,12 +317,22 @@ tvl1h_constants_kernel (const float *__restrict__ i0, size_t p0,
   px = __fadd_rn ((float) x, a);
   py = __fadd_rn ((float) y, b);
   {
-    const float3 v = tvl1h_sample_grad (tvl1h_taps_at (px, py, w, h,
-            border), i1, p1, w, h);
+    const tvl1h_taps taps = tvl1h_taps_at (px, py, w, h, border);
+    const float3 v = tvl1h_sample_grad (taps, i1, p1, w, h);
 
     s = v.x;
     sx = v.y;
     sy = v.z;
+    if (BLEND && !taps.zero) {
+      const float *row = i0 + (size_t) y * p0;
+      const float gx0 = 0.5f * (row[min (x + 1, w - 1)] - row[max (x - 1,
+              0)]);
+      const float gy0 = 0.5f * (i0[x + (size_t) min (y + 1, h - 1) * p0] -
+          i0[x + (size_t) max (y - 1, 0) * p0]);
+
+      sx += blend * (gx0 - sx);
+      sy += blend * (gy0 - sy);
+    }
   }
   k.a = __floats2half2_rn (sx, sy);
   k.b = __floats2half2_rn (sx * sx + sy * sy, s - i0[x + (size_t) y * p0]);
@@ -363,16 +377,18 @@ tvl1h_apply_kernel (tvl1_field u0, tvl1h_cells du, tvl1_field out, int w,
 
 cf_status
 tvl1h_enqueue_constants (const cf_cuda_image * f0, const cf_cuda_image * f1,
-    const cf_cuda_flow * u0, cf_warp_border border, tvl1h_pairs th,
-    tvl1h_pairs gu0, tvl1h_cells du, int pdl, cudaStream_t stream)
+    const cf_cuda_flow * u0, cf_warp_border border, float blend,
+    tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du, int pdl,
+    cudaStream_t stream)
 {
   cf_status status = CF_OK;
 
-  CF_CUDA_TRY (cf_cuda_launch (tvl1h_constants_kernel, tvl1_grid (u0->width,
+  CF_CUDA_TRY (cf_cuda_launch (blend > 0.0f ? tvl1h_constants_kernel < true >
+          : tvl1h_constants_kernel < false >, tvl1_grid (u0->width,
               u0->height), tvl1_block (), 0, stream, pdl,
           (const float *) f0->data, f0->pitch, (const float *) f1->data,
           f1->pitch, (const float *) u0->u, (const float *) u0->v, u0->pitch,
-          u0->width, u0->height, border, th, gu0, du));
+          u0->width, u0->height, border, blend, th, gu0, du));
 out:
   return status;
 }

@@ -11,7 +11,7 @@
  * @du.d is set */
 cf_status tvl1h_enqueue_constants (const cf_cuda_image * f0,
     const cf_cuda_image * f1, const cf_cuda_flow * u0, cf_warp_border border,
-    tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du, int pdl,
+    float blend, tvl1h_pairs th, tvl1h_pairs gu0, tvl1h_cells du, int pdl,
     cudaStream_t stream);
 /* The end of a warp: @out ← @u0 + du (@out may be @u0) */
 cf_status tvl1h_enqueue_apply (const cf_cuda_flow * u0, tvl1h_cells du,

@@ -47,15 +47,16 @@ tvl1_centered_gradient_kernel (const float *__restrict__ i1, size_t p1,
 }
 
 /** \brief The pointwise half of cf_tvl1_warp_prepare, once I1w, I1wx, I1wy
- *  are sampled: g = I1wx² + I1wy², ρc = ((I1w − I1wx u0_1) − I1wy u0_2)
- *  − I0. */
+ *  are sampled: with @blend > 0 and the sample inside, I1wx ← @keep I1wx
+ *  + @blend I0x (likewise y; rewritten in place); g = I1wx² + I1wy², ρc =
+ *  ((I1w − I1wx u0_1) − I1wy u0_2) − I0. */
 __global__ static void
 tvl1_warp_constants_kernel (const float *__restrict__ i0, size_t p0,
-    const float *__restrict__ w1, size_t pw, const float *__restrict__ wx,
-    size_t pwx, const float *__restrict__ wy, size_t pwy,
+    const float *__restrict__ w1, size_t pw, float *__restrict__ wx,
+    size_t pwx, float *__restrict__ wy, size_t pwy,
     const float *__restrict__ u0, const float *__restrict__ v0, size_t pu,
-    int w, int h, float *__restrict__ g, size_t pg, float *__restrict__ rc,
-    size_t prc)
+    int w, int h, cf_warp_border border, float blend, float keep,
+    float *__restrict__ g, size_t pg, float *__restrict__ rc, size_t prc)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -68,6 +69,24 @@ tvl1_warp_constants_kernel (const float *__restrict__ i0, size_t p0,
   s = w1[x + (size_t) y * pw];
   sx = wx[x + (size_t) y * pwx];
   sy = wy[x + (size_t) y * pwy];
+  if (blend > 0.0f) {
+    int ix, iy;
+    float tx, ty;
+
+    if (cf_bicubic_cell (__fadd_rn ((float) x, a), __fadd_rn ((float) y, b),
+            w, h, border, &ix, &iy, &tx, &ty)) {
+      const float *row = i0 + (size_t) y * p0;
+      const float gx0 = __fmul_rn (0.5f, __fsub_rn (row[min (x + 1, w - 1)],
+              row[max (x - 1, 0)]));
+      const float gy0 = __fmul_rn (0.5f, __fsub_rn (i0[x + (size_t) min (y +
+                      1, h - 1) * p0], i0[x + (size_t) max (y - 1, 0) * p0]));
+
+      sx = __fadd_rn (__fmul_rn (keep, sx), __fmul_rn (blend, gx0));
+      sy = __fadd_rn (__fmul_rn (keep, sy), __fmul_rn (blend, gy0));
+      wx[x + (size_t) y * pwx] = sx;
+      wy[x + (size_t) y * pwy] = sy;
+    }
+  }
   g[x + (size_t) y * pg] = __fadd_rn (__fmul_rn (sx, sx), __fmul_rn (sy, sy));
   rc[x + (size_t) y * prc] = __fsub_rn (__fsub_rn (__fsub_rn (s,
               __fmul_rn (sx, a)), __fmul_rn (sy, b)), i0[x + (size_t) y * p0]);
@@ -307,9 +326,9 @@ extern "C" cf_status
 cf_cuda_tvl1_warp_prepare (const cf_cuda_image * i0,
     const cf_cuda_image * i1, const cf_cuda_image * i1x,
     const cf_cuda_image * i1y, const cf_cuda_flow * u0,
-    cf_warp_border border, cf_cuda_image * i1w, cf_cuda_image * i1wx,
-    cf_cuda_image * i1wy, cf_cuda_image * grad, cf_cuda_image * rho_c,
-    cudaStream_t stream)
+    cf_warp_border border, float blend, cf_cuda_image * i1w,
+    cf_cuda_image * i1wx, cf_cuda_image * i1wy, cf_cuda_image * grad,
+    cf_cuda_image * rho_c, cudaStream_t stream)
 {
   const cf_cuda_image *in[4] = { i0, i1, i1x, i1y };
   cf_cuda_image *outs[5] = { i1w, i1wx, i1wy, grad, rho_c };
@@ -317,7 +336,7 @@ cf_cuda_tvl1_warp_prepare (const cf_cuda_image * i0,
   int i, j;
 
   if (!cf_cuda_flow_is_valid (u0) || (border != CF_WARP_CLAMP &&
-      border != CF_WARP_ZERO_OUTSIDE))
+      border != CF_WARP_ZERO_OUTSIDE) || !(blend >= 0.0f) || blend > 1.0f)
     return CF_ERROR_INVALID;
   for (i = 0; i < 4; i++)
     if (!cf_cuda_image_is_valid (in[i]) || !same_size (in[i], i0) ||
@@ -350,8 +369,8 @@ cf_cuda_tvl1_warp_prepare (const cf_cuda_image * i0,
   tvl1_warp_constants_kernel <<< tvl1_grid (i0->width, i0->height),
       tvl1_block (), 0, stream >>> (i0->data, i0->pitch, i1w->data,
       i1w->pitch, i1wx->data, i1wx->pitch, i1wy->data, i1wy->pitch, u0->u,
-      u0->v, u0->pitch, i0->width, i0->height, grad->data, grad->pitch,
-      rho_c->data, rho_c->pitch);
+      u0->v, u0->pitch, i0->width, i0->height, border, blend,
+      1.0f - blend, grad->data, grad->pitch, rho_c->data, rho_c->pitch);
   CF_CUDA_TRY_LAUNCH ();
 out:
   return status;

@@ -840,8 +840,8 @@ solve_level (tvl1_plan_f32 * plan, const cf_cuda_image * f0,
     status = cf_cuda_flow_fill (&v.p2, 0.0f, 0.0f, stream);
   for (k = 0; status == CF_OK && k < params->warps; k++) {
     status = cf_cuda_tvl1_warp_prepare (f0, f1, &v.i1x, &v.i1y, &lv->u,
-        params->warp_border, &v.i1w, &v.i1wx, &v.i1wy, &v.grad, &v.rho_c,
-        stream);
+        params->warp_border, params->gradient_blend, &v.i1w, &v.i1wx,
+        &v.i1wy, &v.grad, &v.rho_c, stream);
     if (status == CF_OK && params->brightness_model)
       status = tvl1_enqueue_brightness (f0, &v.i1w, &lv->u, &v.rho_c,
           &plan->bright, stream);
@@ -887,8 +887,8 @@ solve_level (tvl1_plan_f16 * plan, const cf_cuda_image * f0,
     tvl1_ends last;
 
     status = tvl1h_enqueue_constants (f0, f1, &lv->u, params->warp_border,
-        plan->k.th, plan->k.gu0, blocked ? no_du : plan->state.du,
-        plan->pdl, stream);
+        params->gradient_blend, plan->k.th, plan->k.gu0,
+        blocked ? no_du : plan->state.du, plan->pdl, stream);
     if (status == CF_OK && params->brightness_model)
       status = tvl1h_enqueue_brightness (f0, plan->k.th, &lv->u,
           &plan->bright, stream);

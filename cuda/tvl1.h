@@ -121,9 +121,9 @@ cf_status cf_cuda_tvl1_centered_gradient (const cf_cuda_image * i1,
 cf_status cf_cuda_tvl1_warp_prepare (const cf_cuda_image * i0,
     const cf_cuda_image * i1, const cf_cuda_image * i1x,
     const cf_cuda_image * i1y, const cf_cuda_flow * u0,
-    cf_warp_border border, cf_cuda_image * i1w, cf_cuda_image * i1wx,
-    cf_cuda_image * i1wy, cf_cuda_image * grad, cf_cuda_image * rho_c,
-    cudaStream_t stream);
+    cf_warp_border border, float blend, cf_cuda_image * i1w,
+    cf_cuda_image * i1wx, cf_cuda_image * i1wy, cf_cuda_image * grad,
+    cf_cuda_image * rho_c, cudaStream_t stream);
 cf_status cf_cuda_tvl1_threshold (const cf_cuda_image * i1wx,
     const cf_cuda_image * i1wy, const cf_cuda_image * grad,
     const cf_cuda_image * rho_c, const cf_cuda_flow * u, float lambda,

@@ -771,8 +771,8 @@ cf_test_tvl1_steps_flow (const cf_pyramid * p0, const cf_pyramid * p1,
     cf_flow_fill (&wl.p2, 0.0f, 0.0f);
     for (k = 0; k < warps; k++) {
       fail_unless_equals_int (cf_tvl1_warp_prepare (f0, f1, &wl.i1x,
-              &wl.i1y, &ul, params->warp_border, &wl.i1w, &wl.i1wx,
-              &wl.i1wy, &wl.grad, &wl.rho_c), CF_OK);
+              &wl.i1y, &ul, params->warp_border, params->gradient_blend,
+              &wl.i1w, &wl.i1wx, &wl.i1wy, &wl.grad, &wl.rho_c), CF_OK);
       if (params->brightness_model) {
         float gain, bias;
 

@@ -423,6 +423,34 @@ GST_START_TEST (test_median_size_takes_0_3_5_only)
 
 GST_END_TEST;
 
+/* gradient-blend: 0 .. 1, refused outside (NaN too) by the table and by
+ * the solvers' check; every preset sets it. */
+GST_START_TEST (test_gradient_blend_param)
+{
+  static const double refused[] = { -0.1, 1.01, NAN };
+  cf_tvl1_params p, before;
+  guint i;
+
+  cf_tvl1_params_init (&p);
+  fail_unless_equals_float (p.gradient_blend, 0.0f);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "gradient-blend", 0.5),
+      CF_OK);
+  fail_unless_equals_float (p.gradient_blend, 0.5f);
+  before = p;
+  for (i = 0; i < G_N_ELEMENTS (refused); i++)
+    fail_unless (cf_tvl1_params_set (&p, "gradient-blend", refused[i]) ==
+        CF_ERROR_INVALID, "gradient-blend=%g accepted", refused[i]);
+  fail_unless (memcmp (&p, &before, sizeof (p)) == 0);
+  p.gradient_blend = 1.5f;
+  fail_if (cf_tvl1_params_valid (&p));
+  p.gradient_blend = NAN;
+  fail_if (cf_tvl1_params_valid (&p));
+
+  assert_every_preset_sets ("gradient-blend", 0.0, 0.0);
+}
+
+GST_END_TEST;
+
 /* median-size-per-level: a list of 0, 3 and 5, finest first, whose last
  * entry serves the coarser levels and which overrides median-size; blank
  * text clears it; every preset clears it. */
@@ -930,7 +958,7 @@ GST_START_TEST (test_warp_prepare_zero_flow_zeroes_border_samples)
   /* IPOL border_out: the 4x4 support of x leaves the image on the first
    * column/row and the last two, so the samples are 0 there */
   fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
-          CF_WARP_ZERO_OUTSIDE, i1w, i1wx, i1wy, g, rc), CF_OK);
+          CF_WARP_ZERO_OUTSIDE, 0.0f, i1w, i1wx, i1wy, g, rc), CF_OK);
   for (y = 0; y < h; y++)
     for (x = 0; x < w; x++) {
       int inside = x >= 1 && y >= 1 && x <= w - 3 && y <= h - 3;
@@ -946,7 +974,7 @@ GST_START_TEST (test_warp_prepare_zero_flow_zeroes_border_samples)
 
   /* clamped: the samples are I1 and its gradient everywhere */
   fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
-          CF_WARP_CLAMP, i1w, i1wx, i1wy, g, rc), CF_OK);
+          CF_WARP_CLAMP, 0.0f, i1w, i1wx, i1wy, g, rc), CF_OK);
   for (y = 0; y < h; y++)
     for (x = 0; x < w; x++) {
       fail_unless (fabsf (PX (i1w, x, y) - PX (i1, x, y)) < 1e-3f);
@@ -956,7 +984,7 @@ GST_START_TEST (test_warp_prepare_zero_flow_zeroes_border_samples)
   /* rho_c = I1w - grad I1w . u0 - I0 with a constant u0 = (1, 1) */
   cf_flow_fill (u0, 1.0f, 1.0f);
   fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
-          CF_WARP_ZERO_OUTSIDE, i1w, i1wx, i1wy, g, rc), CF_OK);
+          CF_WARP_ZERO_OUTSIDE, 0.0f, i1w, i1wx, i1wy, g, rc), CF_OK);
   fail_unless (fabsf (PX (i1w, 3, 2) - PX (i1, 4, 3)) < 1e-3f);
   fail_unless (fabsf (PX (rc, 3, 2) - (PX (i1, 4, 3) - PX (i1x, 4, 3) -
               PX (i1y, 4, 3) - PX (i0, 3, 2))) < 1e-2f);
@@ -975,6 +1003,110 @@ GST_START_TEST (test_warp_prepare_zero_flow_zeroes_border_samples)
 }
 
 GST_END_TEST;
+
+/* gradient-blend: I0 = 3x + 5y, whose centred differences are 3 and 5
+ * inside and 1.5 and 2.5 on the first and last column and row (halved
+ * one-sided differences); I1 random, u0 = 0. Where the sample is inside,
+ * I1wx = (1 − β) I1x + β I0x (likewise y) and g, ρc follow from them;
+ * where IPOL's border switches the data term off, everything stays 0. */
+static float
+ramp_gradient (int i, int n, float slope)
+{
+  return i == 0 || i == n - 1 ? 0.5f * slope : slope;
+}
+
+GST_START_TEST (test_warp_prepare_blends_first_frame_gradient)
+{
+  static const float blends[] = { 0.25f, 0.5f, 1.0f };
+  const int w = 9, h = 7;
+  cf_image *i0 = cf_image_new (w, h), *i1 = cf_image_new (w, h);
+  cf_image *i1x = cf_image_new (w, h), *i1y = cf_image_new (w, h);
+  cf_image *i1w = cf_image_new (w, h), *i1wx = cf_image_new (w, h);
+  cf_image *i1wy = cf_image_new (w, h), *g = cf_image_new (w, h);
+  cf_image *rc = cf_image_new (w, h);
+  cf_flow *u0 = cf_flow_new (w, h);
+  int b, x, y;
+
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      PX (i0, x, y) = 3.0f * x + 5.0f * y;
+  cf_test_fill_random (i1, 23, 0.0f, 255.0f);
+  fail_unless_equals_int (cf_tvl1_centered_gradient (i1, i1x, i1y), CF_OK);
+
+  for (b = 0; b < (int) G_N_ELEMENTS (blends); b++) {
+    const float beta = blends[b];
+
+    /* zero outside: inside samples blend, the others stay 0 */
+    fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
+            CF_WARP_ZERO_OUTSIDE, beta, i1w, i1wx, i1wy, g, rc), CF_OK);
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++) {
+        const int inside = x >= 1 && y >= 1 && x <= w - 3 && y <= h - 3;
+        const float ex = inside ? (1.0f - beta) * PX (i1x, x, y) + beta *
+            ramp_gradient (x, w, 3.0f) : 0.0f;
+        const float ey = inside ? (1.0f - beta) * PX (i1y, x, y) + beta *
+            ramp_gradient (y, h, 5.0f) : 0.0f;
+
+        fail_unless (fabsf (PX (i1wx, x, y) - ex) < 1e-3f,
+            "beta %g (%d, %d): I1wx %g, expected %g", beta, x, y,
+            PX (i1wx, x, y), ex);
+        fail_unless (fabsf (PX (i1wy, x, y) - ey) < 1e-3f,
+            "beta %g (%d, %d): I1wy %g, expected %g", beta, x, y,
+            PX (i1wy, x, y), ey);
+        fail_unless (fabsf (PX (g, x, y) - (ex * ex + ey * ey)) < 1e-1f);
+        fail_unless (fabsf (PX (rc, x, y) - ((inside ? PX (i1, x, y) : 0.0f)
+                    - PX (i0, x, y))) < 1e-3f);
+      }
+
+    /* clamped: every sample is inside, the borders' halved differences
+     * included */
+    fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
+            CF_WARP_CLAMP, beta, i1w, i1wx, i1wy, g, rc), CF_OK);
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++) {
+        fail_unless (fabsf (PX (i1wx, x, y) - ((1.0f - beta) * PX (i1x, x,
+                        y) + beta * ramp_gradient (x, w, 3.0f))) < 1e-3f);
+        fail_unless (fabsf (PX (i1wy, x, y) - ((1.0f - beta) * PX (i1y, x,
+                        y) + beta * ramp_gradient (y, h, 5.0f))) < 1e-3f);
+      }
+  }
+
+  /* β = 1: the first frame's gradient alone; ρc linearises with it */
+  cf_flow_fill (u0, 1.0f, 1.0f);
+  fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
+          CF_WARP_ZERO_OUTSIDE, 1.0f, i1w, i1wx, i1wy, g, rc), CF_OK);
+  fail_unless_equals_float (PX (i1wx, 3, 2), 3.0f);
+  fail_unless_equals_float (PX (i1wy, 3, 2), 5.0f);
+  fail_unless_equals_float (PX (g, 3, 2), 34.0f);
+  fail_unless (fabsf (PX (rc, 3, 2) - (PX (i1, 4, 3) - 3.0f - 5.0f -
+              PX (i0, 3, 2))) < 1e-2f);
+  fail_unless_equals_float (PX (i1wx, 6, 2), 0.0f);     /* 6+1+2 >= 9 */
+
+  /* outside 0 .. 1, or not a number */
+  fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
+          CF_WARP_ZERO_OUTSIDE, -0.1f, i1w, i1wx, i1wy, g, rc),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
+          CF_WARP_ZERO_OUTSIDE, 1.5f, i1w, i1wx, i1wy, g, rc),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
+          CF_WARP_ZERO_OUTSIDE, NAN, i1w, i1wx, i1wy, g, rc),
+      CF_ERROR_INVALID);
+
+  cf_image_free (i0);
+  cf_image_free (i1);
+  cf_image_free (i1x);
+  cf_image_free (i1y);
+  cf_image_free (i1w);
+  cf_image_free (i1wx);
+  cf_image_free (i1wy);
+  cf_image_free (g);
+  cf_image_free (rc);
+  cf_flow_free (u0);
+}
+
+GST_END_TEST;
+
 
 GST_START_TEST (test_iteration_equals_its_steps_in_ipol_order)
 {
@@ -2064,6 +2196,7 @@ common_tvl1_suite (void)
   tcase_add_test (ops, test_parse_per_level_lists_refuses_bad_text);
   tcase_add_test (ops, test_params_valid_checks_the_lists);
   tcase_add_test (ops, test_median_size_takes_0_3_5_only);
+  tcase_add_test (ops, test_gradient_blend_param);
   tcase_add_test (ops, test_median_size_per_level);
   tcase_add_test (ops, test_lambda_per_level);
   tcase_add_test (ops, test_brightness_fit_and_apply);
@@ -2078,6 +2211,7 @@ common_tvl1_suite (void)
   tcase_add_test (ops, test_update_u_adds_theta_div_and_sums_squared_update);
   tcase_add_test (ops, test_update_p_keeps_dual_field_in_unit_ball);
   tcase_add_test (ops, test_warp_prepare_zero_flow_zeroes_border_samples);
+  tcase_add_test (ops, test_warp_prepare_blends_first_frame_gradient);
   tcase_add_test (ops, test_iteration_equals_its_steps_in_ipol_order);
 
   cf_test_suite_add_tcase (s, solver, FALSE);

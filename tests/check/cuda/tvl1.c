@@ -150,7 +150,9 @@ GST_START_TEST (test_warp_prepare_matches_cpu)
   static const cf_warp_border borders[] = { CF_WARP_ZERO_OUTSIDE,
     CF_WARP_CLAMP
   };
-  int i, b;
+  /* gradient-blend: off, and the first frame's gradient blended in */
+  static const float blends[] = { 0.0f, 0.5f, 0.3f };
+  int i, b, m;
 
   for (i = 0; i < (int) G_N_ELEMENTS (step_sizes); i++) {
     int w = step_sizes[i].width, h = step_sizes[i].height;
@@ -168,45 +170,56 @@ GST_START_TEST (test_warp_prepare_matches_cpu)
     cf_test_upload_image (i1x, &gx, stream);
     cf_test_upload_image (i1y, &gy, stream);
     cf_test_upload_flow (u0, &gu0, stream);
-    for (b = 0; b < (int) G_N_ELEMENTS (borders); b++) {
-      cf_image *w1 = cf_image_new (w, h), *wx = cf_image_new (w, h);
-      cf_image *wy = cf_image_new (w, h), *g = cf_image_new (w, h);
-      cf_image *rc = cf_image_new (w, h);
-      cf_cuda_image gw1, gwx, gwy, gg, grc;
+    for (b = 0; b < (int) G_N_ELEMENTS (borders); b++)
+      for (m = 0; m < (int) G_N_ELEMENTS (blends); m++) {
+        cf_image *w1 = cf_image_new (w, h), *wx = cf_image_new (w, h);
+        cf_image *wy = cf_image_new (w, h), *g = cf_image_new (w, h);
+        cf_image *rc = cf_image_new (w, h);
+        cf_cuda_image gw1, gwx, gwy, gg, grc;
 
-      fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
-              borders[b], w1, wx, wy, g, rc), CF_OK);
-      cf_test_poisoned_image (w, h, &gw1, stream);
-      cf_test_poisoned_image (w, h, &gwx, stream);
-      cf_test_poisoned_image (w, h, &gwy, stream);
-      cf_test_poisoned_image (w, h, &gg, stream);
-      cf_test_poisoned_image (w, h, &grc, stream);
-      fail_unless_equals_int (cf_cuda_tvl1_warp_prepare (&g0, &g1, &gx, &gy,
-              &gu0, borders[b], &gw1, &gwx, &gwy, &gg, &grc, stream), CF_OK);
-      cf_test_assert_cuda_image_close (&gw1, w1, STEP_REL_TOL, "I1w", stream);
-      cf_test_assert_cuda_image_close (&gwx, wx, STEP_REL_TOL, "I1wx", stream);
-      cf_test_assert_cuda_image_close (&gwy, wy, STEP_REL_TOL, "I1wy", stream);
-      cf_test_assert_cuda_image_close (&gg, g, STEP_REL_TOL, "g", stream);
-      cf_test_assert_cuda_image_close (&grc, rc, STEP_REL_TOL, "rho_c", stream);
-      /* an output on an input or on another output */
-      fail_unless_equals_int (cf_cuda_tvl1_warp_prepare (&g0, &g1, &gx, &gy,
-              &gu0, borders[b], &gw1, &gwx, &gwy, &gg, &gg, stream),
-          CF_ERROR_INVALID);
-      fail_unless_equals_int (cf_cuda_tvl1_warp_prepare (&g0, &g1, &gx, &gy,
-              &gu0, borders[b], &g1, &gwx, &gwy, &gg, &grc, stream),
-          CF_ERROR_INVALID);
+        fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
+                borders[b], blends[m], w1, wx, wy, g, rc), CF_OK);
+        cf_test_poisoned_image (w, h, &gw1, stream);
+        cf_test_poisoned_image (w, h, &gwx, stream);
+        cf_test_poisoned_image (w, h, &gwy, stream);
+        cf_test_poisoned_image (w, h, &gg, stream);
+        cf_test_poisoned_image (w, h, &grc, stream);
+        fail_unless_equals_int (cf_cuda_tvl1_warp_prepare (&g0, &g1, &gx,
+                &gy, &gu0, borders[b], blends[m], &gw1, &gwx, &gwy, &gg, &grc,
+                stream), CF_OK);
+        cf_test_assert_cuda_image_close (&gw1, w1, STEP_REL_TOL, "I1w",
+            stream);
+        cf_test_assert_cuda_image_close (&gwx, wx, STEP_REL_TOL, "I1wx",
+            stream);
+        cf_test_assert_cuda_image_close (&gwy, wy, STEP_REL_TOL, "I1wy",
+            stream);
+        cf_test_assert_cuda_image_close (&gg, g, STEP_REL_TOL, "g",
+            stream);
+        cf_test_assert_cuda_image_close (&grc, rc, STEP_REL_TOL, "rho_c",
+            stream);
+        /* an output on an input or on another output */
+        fail_unless_equals_int (cf_cuda_tvl1_warp_prepare (&g0, &g1, &gx,
+                &gy, &gu0, borders[b], blends[m], &gw1, &gwx, &gwy, &gg, &gg,
+                stream), CF_ERROR_INVALID);
+        fail_unless_equals_int (cf_cuda_tvl1_warp_prepare (&g0, &g1, &gx,
+                &gy, &gu0, borders[b], blends[m], &g1, &gwx, &gwy, &gg, &grc,
+                stream), CF_ERROR_INVALID);
+        /* a blend outside 0 .. 1 */
+        fail_unless_equals_int (cf_cuda_tvl1_warp_prepare (&g0, &g1, &gx,
+                &gy, &gu0, borders[b], 1.5f, &gw1, &gwx, &gwy, &gg, &grc,
+                stream), CF_ERROR_INVALID);
 
-      cf_cuda_image_release (&gw1);
-      cf_cuda_image_release (&gwx);
-      cf_cuda_image_release (&gwy);
-      cf_cuda_image_release (&gg);
-      cf_cuda_image_release (&grc);
-      cf_image_free (w1);
-      cf_image_free (wx);
-      cf_image_free (wy);
-      cf_image_free (g);
-      cf_image_free (rc);
-    }
+        cf_cuda_image_release (&gw1);
+        cf_cuda_image_release (&gwx);
+        cf_cuda_image_release (&gwy);
+        cf_cuda_image_release (&gg);
+        cf_cuda_image_release (&grc);
+        cf_image_free (w1);
+        cf_image_free (wx);
+        cf_image_free (wy);
+        cf_image_free (g);
+        cf_image_free (rc);
+      }
     cf_cuda_image_release (&g0);
     cf_cuda_image_release (&g1);
     cf_cuda_image_release (&gx);
@@ -512,7 +525,7 @@ GST_START_TEST (test_steps_reject_size_mismatch)
   fail_unless_equals_int (cf_cuda_tvl1_threshold (&a, &b, &c, &small, &f,
           0.15f, 0.3f, &g, stream), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_tvl1_warp_prepare (&a, &b, &c, &small, &f,
-          CF_WARP_ZERO_OUTSIDE, &a, &b, &c, &small, &small, stream),
+          CF_WARP_ZERO_OUTSIDE, 0.0f, &a, &b, &c, &small, &small, stream),
       CF_ERROR_INVALID);
   cf_cuda_image_release (&a);
   cf_cuda_image_release (&b);
@@ -1779,6 +1792,38 @@ GST_START_TEST (test_plan_with_brightness_matches_cpu)
 
 GST_END_TEST;
 
+/* gradient_blend in the plan: on a rotation/zoom, every kernel against
+ * cf_tvl1_flow with the blend, fp16 within FP16_MEAN_TOL, BLOCKED equal
+ * to FUSED in both precisions (check_filtered_plans); and the blend
+ * changes the flow by more than those tolerances, so a plan that left it
+ * out would fail. */
+GST_START_TEST (test_plan_with_gradient_blend_matches_cpu)
+{
+  cf_tvl1_params params;
+  scene sc;
+  cf_flow *plain, *blended;
+  double mean = 0.0, max = 0.0;
+
+  cf_tvl1_params_init (&params);
+  params.warps = 2;
+  params.max_iterations = 12;
+  params.epsilon = 0.0f;
+  scene_synth (&sc, 160, 128, CF_SYNTH_ROTATION_ZOOM, 4, &params);
+  plain = gpu_run (&sc, CF_TVL1_KERNEL_AUTO, &params, NULL, NULL);
+  params.gradient_blend = 0.5f;
+  check_filtered_plans (&sc, &params, "gradient blend 0.5", TRUE);
+  blended = gpu_run (&sc, CF_TVL1_KERNEL_AUTO, &params, NULL, NULL);
+  fail_unless_equals_int (cf_flow_diff (blended, plain, &mean, &max), CF_OK);
+  GST_INFO ("gradient blend 0.5 against none on the GPU: mean |diff| %.4f "
+      "px, max %.3f", mean, max);
+  fail_unless (mean > 10 * FP16_MEAN_TOL, "mean |diff| %g px", mean);
+  cf_flow_free (plain);
+  cf_flow_free (blended);
+  scene_clear (&sc);
+}
+
+GST_END_TEST;
+
 /* weighted-median-size 5 and 9 on the levels at least 60 px wide (160
  * and 80 of 160, 80, 40, 20), the plain 5 x 5 median below: the plan
  * against cf_tvl1_flow for every kernel, fp32 within the tolerance of the
@@ -2179,6 +2224,7 @@ cuda_tvl1_suite (void)
   tcase_add_test (plans, test_plan_with_weighted_median_matches_cpu);
   tcase_add_test (plans, test_plan_with_lambda_per_level_matches_cpu);
   tcase_add_test (plans, test_plan_with_brightness_matches_cpu);
+  tcase_add_test (plans, test_plan_with_gradient_blend_matches_cpu);
   tcase_add_test (plans, test_median_kernels_identical_and_plan_reuse);
   tcase_add_test (plans, test_fp16_median_close_to_fp32);
 
