@@ -940,66 +940,97 @@ GST_START_TEST (test_update_p_keeps_dual_field_in_unit_ball)
 
 GST_END_TEST;
 
+/* The planes of cf_tvl1_warp_prepare's tests, w x h */
+typedef struct
+{
+  cf_image *i0, *i1, *i1x, *i1y, *i1w, *i1wx, *i1wy, *g, *rc;
+  cf_flow *u0;
+} warp_planes;
+
+static void
+warp_planes_init (warp_planes * p, int w, int h)
+{
+  p->i0 = cf_image_new (w, h);
+  p->i1 = cf_image_new (w, h);
+  p->i1x = cf_image_new (w, h);
+  p->i1y = cf_image_new (w, h);
+  p->i1w = cf_image_new (w, h);
+  p->i1wx = cf_image_new (w, h);
+  p->i1wy = cf_image_new (w, h);
+  p->g = cf_image_new (w, h);
+  p->rc = cf_image_new (w, h);
+  p->u0 = cf_flow_new (w, h);
+}
+
+static void
+warp_planes_clear (warp_planes * p)
+{
+  cf_image *images[] = { p->i0, p->i1, p->i1x, p->i1y, p->i1w, p->i1wx,
+    p->i1wy, p->g, p->rc
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (images); i++)
+    cf_image_free (images[i]);
+  cf_flow_free (p->u0);
+}
+
+/* cf_tvl1_warp_prepare on @p's planes */
+static cf_status
+warp_planes_prepare (warp_planes * p, cf_warp_border border, float blend)
+{
+  return cf_tvl1_warp_prepare (p->i0, p->i1, p->i1x, p->i1y, p->u0, border,
+      blend, p->i1w, p->i1wx, p->i1wy, p->g, p->rc);
+}
+
 GST_START_TEST (test_warp_prepare_zero_flow_zeroes_border_samples)
 {
   const int w = 9, h = 7;
-  cf_image *i0 = cf_image_new (w, h), *i1 = cf_image_new (w, h);
-  cf_image *i1x = cf_image_new (w, h), *i1y = cf_image_new (w, h);
-  cf_image *i1w = cf_image_new (w, h), *i1wx = cf_image_new (w, h);
-  cf_image *i1wy = cf_image_new (w, h), *g = cf_image_new (w, h);
-  cf_image *rc = cf_image_new (w, h);
-  cf_flow *u0 = cf_flow_new (w, h);
+  warp_planes p;
   int x, y;
 
-  cf_test_fill_random (i0, 21, 0.0f, 255.0f);
-  cf_test_fill_random (i1, 22, 0.0f, 255.0f);
-  fail_unless_equals_int (cf_tvl1_centered_gradient (i1, i1x, i1y), CF_OK);
+  warp_planes_init (&p, w, h);
+
+  cf_test_fill_random (p.i0, 21, 0.0f, 255.0f);
+  cf_test_fill_random (p.i1, 22, 0.0f, 255.0f);
+  fail_unless_equals_int (cf_tvl1_centered_gradient (p.i1, p.i1x, p.i1y),
+      CF_OK);
 
   /* IPOL border_out: the 4x4 support of x leaves the image on the first
    * column/row and the last two, so the samples are 0 there */
-  fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
-          CF_WARP_ZERO_OUTSIDE, 0.0f, i1w, i1wx, i1wy, g, rc), CF_OK);
+  fail_unless_equals_int (warp_planes_prepare (&p, CF_WARP_ZERO_OUTSIDE, 0.0f),
+      CF_OK);
   for (y = 0; y < h; y++)
     for (x = 0; x < w; x++) {
       int inside = x >= 1 && y >= 1 && x <= w - 3 && y <= h - 3;
-      float e = inside ? PX (i1, x, y) : 0.0f;
-      float ex = inside ? PX (i1x, x, y) : 0.0f;
-      float ey = inside ? PX (i1y, x, y) : 0.0f;
-      fail_unless (fabsf (PX (i1w, x, y) - e) < 1e-3f);
-      fail_unless (fabsf (PX (i1wx, x, y) - ex) < 1e-3f);
-      fail_unless (fabsf (PX (i1wy, x, y) - ey) < 1e-3f);
-      fail_unless (fabsf (PX (g, x, y) - (ex * ex + ey * ey)) < 1e-1f);
-      fail_unless (fabsf (PX (rc, x, y) - (e - PX (i0, x, y))) < 1e-3f);
+      float e = inside ? PX (p.i1, x, y) : 0.0f;
+      float ex = inside ? PX (p.i1x, x, y) : 0.0f;
+      float ey = inside ? PX (p.i1y, x, y) : 0.0f;
+      fail_unless (fabsf (PX (p.i1w, x, y) - e) < 1e-3f);
+      fail_unless (fabsf (PX (p.i1wx, x, y) - ex) < 1e-3f);
+      fail_unless (fabsf (PX (p.i1wy, x, y) - ey) < 1e-3f);
+      fail_unless (fabsf (PX (p.g, x, y) - (ex * ex + ey * ey)) < 1e-1f);
+      fail_unless (fabsf (PX (p.rc, x, y) - (e - PX (p.i0, x, y))) < 1e-3f);
     }
 
   /* clamped: the samples are I1 and its gradient everywhere */
-  fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
-          CF_WARP_CLAMP, 0.0f, i1w, i1wx, i1wy, g, rc), CF_OK);
+  fail_unless_equals_int (warp_planes_prepare (&p, CF_WARP_CLAMP, 0.0f), CF_OK);
   for (y = 0; y < h; y++)
     for (x = 0; x < w; x++) {
-      fail_unless (fabsf (PX (i1w, x, y) - PX (i1, x, y)) < 1e-3f);
-      fail_unless (fabsf (PX (i1wx, x, y) - PX (i1x, x, y)) < 1e-3f);
+      fail_unless (fabsf (PX (p.i1w, x, y) - PX (p.i1, x, y)) < 1e-3f);
+      fail_unless (fabsf (PX (p.i1wx, x, y) - PX (p.i1x, x, y)) < 1e-3f);
     }
 
-  /* rho_c = I1w - grad I1w . u0 - I0 with a constant u0 = (1, 1) */
-  cf_flow_fill (u0, 1.0f, 1.0f);
-  fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
-          CF_WARP_ZERO_OUTSIDE, 0.0f, i1w, i1wx, i1wy, g, rc), CF_OK);
-  fail_unless (fabsf (PX (i1w, 3, 2) - PX (i1, 4, 3)) < 1e-3f);
-  fail_unless (fabsf (PX (rc, 3, 2) - (PX (i1, 4, 3) - PX (i1x, 4, 3) -
-              PX (i1y, 4, 3) - PX (i0, 3, 2))) < 1e-2f);
-  fail_unless_equals_float (PX (i1w, 6, 2), 0.0f);      /* 6+1+2 >= 9 */
+  /* rho_c = I1w - grad I1w . p.u0 - I0 with a constant p.u0 = (1, 1) */
+  cf_flow_fill (p.u0, 1.0f, 1.0f);
+  fail_unless_equals_int (warp_planes_prepare (&p, CF_WARP_ZERO_OUTSIDE, 0.0f),
+      CF_OK);
+  fail_unless (fabsf (PX (p.i1w, 3, 2) - PX (p.i1, 4, 3)) < 1e-3f);
+  fail_unless (fabsf (PX (p.rc, 3, 2) - (PX (p.i1, 4, 3) - PX (p.i1x, 4, 3) -
+              PX (p.i1y, 4, 3) - PX (p.i0, 3, 2))) < 1e-2f);
+  fail_unless_equals_float (PX (p.i1w, 6, 2), 0.0f);    /* 6+1+2 >= 9 */
 
-  cf_image_free (i0);
-  cf_image_free (i1);
-  cf_image_free (i1x);
-  cf_image_free (i1y);
-  cf_image_free (i1w);
-  cf_image_free (i1wx);
-  cf_image_free (i1wy);
-  cf_image_free (g);
-  cf_image_free (rc);
-  cf_flow_free (u0);
+  warp_planes_clear (&p);
 }
 
 GST_END_TEST;
@@ -1019,94 +1050,79 @@ GST_START_TEST (test_warp_prepare_blends_first_frame_gradient)
 {
   static const float blends[] = { 0.25f, 0.5f, 1.0f };
   const int w = 9, h = 7;
-  cf_image *i0 = cf_image_new (w, h), *i1 = cf_image_new (w, h);
-  cf_image *i1x = cf_image_new (w, h), *i1y = cf_image_new (w, h);
-  cf_image *i1w = cf_image_new (w, h), *i1wx = cf_image_new (w, h);
-  cf_image *i1wy = cf_image_new (w, h), *g = cf_image_new (w, h);
-  cf_image *rc = cf_image_new (w, h);
-  cf_flow *u0 = cf_flow_new (w, h);
+  warp_planes p;
   int b, x, y;
+
+  warp_planes_init (&p, w, h);
 
   for (y = 0; y < h; y++)
     for (x = 0; x < w; x++)
-      PX (i0, x, y) = 3.0f * x + 5.0f * y;
-  cf_test_fill_random (i1, 23, 0.0f, 255.0f);
-  fail_unless_equals_int (cf_tvl1_centered_gradient (i1, i1x, i1y), CF_OK);
+      PX (p.i0, x, y) = 3.0f * x + 5.0f * y;
+  cf_test_fill_random (p.i1, 23, 0.0f, 255.0f);
+  fail_unless_equals_int (cf_tvl1_centered_gradient (p.i1, p.i1x, p.i1y),
+      CF_OK);
 
   for (b = 0; b < (int) G_N_ELEMENTS (blends); b++) {
     const float beta = blends[b];
 
     /* zero outside: inside samples blend, the others stay 0 */
-    fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
-            CF_WARP_ZERO_OUTSIDE, beta, i1w, i1wx, i1wy, g, rc), CF_OK);
+    fail_unless_equals_int (warp_planes_prepare (&p, CF_WARP_ZERO_OUTSIDE,
+            beta), CF_OK);
     for (y = 0; y < h; y++)
       for (x = 0; x < w; x++) {
         const int inside = x >= 1 && y >= 1 && x <= w - 3 && y <= h - 3;
-        const float ex = inside ? (1.0f - beta) * PX (i1x, x, y) + beta *
+        const float ex = inside ? (1.0f - beta) * PX (p.i1x, x, y) + beta *
             ramp_gradient (x, w, 3.0f) : 0.0f;
-        const float ey = inside ? (1.0f - beta) * PX (i1y, x, y) + beta *
+        const float ey = inside ? (1.0f - beta) * PX (p.i1y, x, y) + beta *
             ramp_gradient (y, h, 5.0f) : 0.0f;
 
-        fail_unless (fabsf (PX (i1wx, x, y) - ex) < 1e-3f,
+        fail_unless (fabsf (PX (p.i1wx, x, y) - ex) < 1e-3f,
             "beta %g (%d, %d): I1wx %g, expected %g", beta, x, y,
-            PX (i1wx, x, y), ex);
-        fail_unless (fabsf (PX (i1wy, x, y) - ey) < 1e-3f,
+            PX (p.i1wx, x, y), ex);
+        fail_unless (fabsf (PX (p.i1wy, x, y) - ey) < 1e-3f,
             "beta %g (%d, %d): I1wy %g, expected %g", beta, x, y,
-            PX (i1wy, x, y), ey);
-        fail_unless (fabsf (PX (g, x, y) - (ex * ex + ey * ey)) < 1e-1f);
-        fail_unless (fabsf (PX (rc, x, y) - ((inside ? PX (i1, x, y) : 0.0f)
-                    - PX (i0, x, y))) < 1e-3f);
+            PX (p.i1wy, x, y), ey);
+        fail_unless (fabsf (PX (p.g, x, y) - (ex * ex + ey * ey)) < 1e-1f);
+        fail_unless (fabsf (PX (p.rc, x, y) - ((inside ? PX (p.i1, x, y) : 0.0f)
+                    - PX (p.i0, x, y))) < 1e-3f);
       }
 
     /* clamped: every sample is inside, the borders' halved differences
      * included */
-    fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
-            CF_WARP_CLAMP, beta, i1w, i1wx, i1wy, g, rc), CF_OK);
+    fail_unless_equals_int (warp_planes_prepare (&p, CF_WARP_CLAMP, beta),
+        CF_OK);
     for (y = 0; y < h; y++)
       for (x = 0; x < w; x++) {
-        fail_unless (fabsf (PX (i1wx, x, y) - ((1.0f - beta) * PX (i1x, x,
+        fail_unless (fabsf (PX (p.i1wx, x, y) - ((1.0f - beta) * PX (p.i1x, x,
                         y) + beta * ramp_gradient (x, w, 3.0f))) < 1e-3f);
-        fail_unless (fabsf (PX (i1wy, x, y) - ((1.0f - beta) * PX (i1y, x,
+        fail_unless (fabsf (PX (p.i1wy, x, y) - ((1.0f - beta) * PX (p.i1y, x,
                         y) + beta * ramp_gradient (y, h, 5.0f))) < 1e-3f);
       }
   }
 
   /* β = 1: the first frame's gradient alone; ρc linearises with it */
-  cf_flow_fill (u0, 1.0f, 1.0f);
-  fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
-          CF_WARP_ZERO_OUTSIDE, 1.0f, i1w, i1wx, i1wy, g, rc), CF_OK);
-  fail_unless_equals_float (PX (i1wx, 3, 2), 3.0f);
-  fail_unless_equals_float (PX (i1wy, 3, 2), 5.0f);
-  fail_unless_equals_float (PX (g, 3, 2), 34.0f);
-  fail_unless (fabsf (PX (rc, 3, 2) - (PX (i1, 4, 3) - 3.0f - 5.0f -
-              PX (i0, 3, 2))) < 1e-2f);
-  fail_unless_equals_float (PX (i1wx, 6, 2), 0.0f);     /* 6+1+2 >= 9 */
+  cf_flow_fill (p.u0, 1.0f, 1.0f);
+  fail_unless_equals_int (warp_planes_prepare (&p, CF_WARP_ZERO_OUTSIDE, 1.0f),
+      CF_OK);
+  fail_unless_equals_float (PX (p.i1wx, 3, 2), 3.0f);
+  fail_unless_equals_float (PX (p.i1wy, 3, 2), 5.0f);
+  fail_unless_equals_float (PX (p.g, 3, 2), 34.0f);
+  fail_unless (fabsf (PX (p.rc, 3, 2) - (PX (p.i1, 4, 3) - 3.0f - 5.0f -
+              PX (p.i0, 3, 2))) < 1e-2f);
+  fail_unless_equals_float (PX (p.i1wx, 6, 2), 0.0f);   /* 6+1+2 >= 9 */
 
   /* outside 0 .. 1, or not a number */
-  fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
-          CF_WARP_ZERO_OUTSIDE, -0.1f, i1w, i1wx, i1wy, g, rc),
+  fail_unless_equals_int (warp_planes_prepare (&p, CF_WARP_ZERO_OUTSIDE, -0.1f),
       CF_ERROR_INVALID);
-  fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
-          CF_WARP_ZERO_OUTSIDE, 1.5f, i1w, i1wx, i1wy, g, rc),
+  fail_unless_equals_int (warp_planes_prepare (&p, CF_WARP_ZERO_OUTSIDE, 1.5f),
       CF_ERROR_INVALID);
-  fail_unless_equals_int (cf_tvl1_warp_prepare (i0, i1, i1x, i1y, u0,
-          CF_WARP_ZERO_OUTSIDE, NAN, i1w, i1wx, i1wy, g, rc),
+  fail_unless_equals_int (warp_planes_prepare (&p, CF_WARP_ZERO_OUTSIDE, NAN),
       CF_ERROR_INVALID);
 
-  cf_image_free (i0);
-  cf_image_free (i1);
-  cf_image_free (i1x);
-  cf_image_free (i1y);
-  cf_image_free (i1w);
-  cf_image_free (i1wx);
-  cf_image_free (i1wy);
-  cf_image_free (g);
-  cf_image_free (rc);
-  cf_flow_free (u0);
+  warp_planes_clear (&p);
 }
 
 GST_END_TEST;
-
 
 GST_START_TEST (test_iteration_equals_its_steps_in_ipol_order)
 {
