@@ -792,8 +792,7 @@ cf_tvl1_centered_gradient (const cf_image * i1, cf_image * i1x, cf_image * i1y)
  *     TH leaves v = u — the data term is off);
  *   with β = @blend > 0 and the sample inside, the gradient of the data
  *     term leans on the first frame too: I1wx ← (1 − β) I1wx + β I0x,
- *     likewise y, with I0's centred differences (not in IPOL; it makes the
- *     linearisation less dependent on where the warp lands, and large
+ *     likewise y, with I0's centred differences (not in IPOL; large
  *     motions gain most: docs/flow-frontier.md);
  *   g  = I1wx² + I1wy²
  *   ρc = I1w − I1wx u0_1 − I1wy u0_2 − I0   (ρ(u) = ρc + ∇I1w·u)
