@@ -754,6 +754,20 @@ clamp_index (int i, int n)
   return i < 0 ? 0 : (i >= n ? n - 1 : i);
 }
 
+/* The centred differences of @f at (x, y), taps clamped, halved
+ * everywhere (cf_tvl1_centered_gradient's rule). */
+static inline void
+centred_difference_at (const cf_image * f, int x, int y, float *dx,
+    float *dy)
+{
+  const float *row = cf_image_row (f, y);
+
+  *dx = 0.5f * (row[clamp_index (x + 1, f->width)] -
+      row[clamp_index (x - 1, f->width)]);
+  *dy = 0.5f * (cf_image_row (f, clamp_index (y + 1, f->height))[x] -
+      cf_image_row (f, clamp_index (y - 1, f->height))[x]);
+}
+
 /* ∂xI1 = (I1(x+1, y) − I1(x−1, y)) / 2, ∂yI1 likewise, on the pixel grid.
  * Border: taps clamped, so the one-sided difference at an edge is *still
  * halved*, I1x(0) = (I1(1) − I1(0)) / 2 (IPOL mask.c centered_gradient;
@@ -770,16 +784,10 @@ cf_tvl1_centered_gradient (const cf_image * i1, cf_image * i1x, cf_image * i1y)
   w = i1->width;
   h = i1->height;
   for (y = 0; y < h; y++) {
-    const float *up = cf_image_row (i1, clamp_index (y - 1, h));
-    const float *row = cf_image_row (i1, y);
-    const float *down = cf_image_row (i1, clamp_index (y + 1, h));
     float *gx = cf_image_row (i1x, y);
     float *gy = cf_image_row (i1y, y);
-    for (x = 0; x < w; x++) {
-      gx[x] = 0.5f * (row[clamp_index (x + 1, w)] - row[clamp_index (x - 1,
-                  w)]);
-      gy[x] = 0.5f * (down[x] - up[x]);
-    }
+    for (x = 0; x < w; x++)
+      centred_difference_at (i1, x, y, &gx[x], &gy[x]);
   }
   return CF_OK;
 }
@@ -815,9 +823,6 @@ cf_tvl1_warp_prepare (const cf_image * i0, const cf_image * i1,
 
   for (y = 0; y < i0->height; y++) {
     const float *f0 = cf_image_row (i0, y);
-    const float *f0_up = cf_image_row (i0, clamp_index (y - 1, i0->height));
-    const float *f0_down = cf_image_row (i0, clamp_index (y + 1,
-            i0->height));
     const float *a = u0->u + (size_t) y * u0->pitch;
     const float *b = u0->v + (size_t) y * u0->pitch;
     float *w = cf_image_row (i1w, y);
@@ -832,10 +837,9 @@ cf_tvl1_warp_prepare (const cf_image * i0, const cf_image * i1,
       wy[x] = cf_bicubic_at (i1y, px, py, border);
       if (blend > 0.0f && cf_bicubic_inside (px, py, i1->width, i1->height,
               border)) {
-        const float gx0 = 0.5f * (f0[clamp_index (x + 1, i0->width)] -
-            f0[clamp_index (x - 1, i0->width)]);
-        const float gy0 = 0.5f * (f0_down[x] - f0_up[x]);
+        float gx0, gy0;
 
+        centred_difference_at (i0, x, y, &gx0, &gy0);
         wx[x] = keep * wx[x] + blend * gx0;
         wy[x] = keep * wy[x] + blend * gy0;
       }

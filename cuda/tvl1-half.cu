@@ -324,14 +324,10 @@ tvl1h_constants_kernel (const float *__restrict__ i0, size_t p0,
     sx = v.y;
     sy = v.z;
     if (BLEND && !taps.zero) {
-      const float *row = i0 + (size_t) y * p0;
-      const float gx0 = 0.5f * (row[min (x + 1, w - 1)] - row[max (x - 1,
-              0)]);
-      const float gy0 = 0.5f * (i0[x + (size_t) min (y + 1, h - 1) * p0] -
-          i0[x + (size_t) max (y - 1, 0) * p0]);
+      const float2 d0 = tvl1_centred_difference_at (i0, p0, x, y, w, h);
 
-      sx += blend * (gx0 - sx);
-      sy += blend * (gy0 - sy);
+      sx += blend * (d0.x - sx);
+      sy += blend * (d0.y - sy);
     }
   }
   k.a = __floats2half2_rn (sx, sy);

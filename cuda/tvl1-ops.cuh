@@ -55,6 +55,21 @@ struct tvl1_field
  * Per-pixel arithmetic, shared by STEPS and FUSED
  * --------------------------------------------------------------------- */
 
+/** \brief The centred differences of plane @f (@pitch floats per row) at
+ *  (x, y), taps clamped, halved everywhere (cf_tvl1_centered_gradient):
+ *  the gradient of I1 per level and, with the gradient blend, of I0. */
+static __device__ __forceinline__ float2
+tvl1_centred_difference_at (const float *f, size_t pitch, int x, int y,
+    int w, int h)
+{
+  const float *row = f + (size_t) y * pitch;
+
+  return make_float2 (__fmul_rn (0.5f, __fsub_rn (row[min (x + 1, w - 1)],
+              row[max (x - 1, 0)])), __fmul_rn (0.5f, __fsub_rn (f[x +
+                  (size_t) min (y + 1, h - 1) * pitch], f[x + (size_t) max (y
+                      - 1, 0) * pitch])));
+}
+
 /** \brief Step V at one pixel (cf_tvl1_threshold): ρ = ρc + (I1wx u1 +
  *  I1wy u2), then the three cases and the zero-gradient guard, in the
  *  CPU's order.

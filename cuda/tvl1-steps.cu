@@ -31,19 +31,13 @@ tvl1_centered_gradient_kernel (const float *__restrict__ i1, size_t p1,
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  const float *row;
-  int xl, xr, yu, yd;
+  float2 d;
 
   if (x >= w || y >= h)
     return;
-  xl = max (x - 1, 0);
-  xr = min (x + 1, w - 1);
-  yu = max (y - 1, 0);
-  yd = min (y + 1, h - 1);
-  row = i1 + (size_t) y * p1;
-  gx[x + (size_t) y * pgx] = __fmul_rn (0.5f, __fsub_rn (row[xr], row[xl]));
-  gy[x + (size_t) y * pgy] = __fmul_rn (0.5f, __fsub_rn (i1[x + (size_t) yd *
-              p1], i1[x + (size_t) yu * p1]));
+  d = tvl1_centred_difference_at (i1, p1, x, y, w, h);
+  gx[x + (size_t) y * pgx] = d.x;
+  gy[x + (size_t) y * pgy] = d.y;
 }
 
 /** \brief The pointwise half of cf_tvl1_warp_prepare, once I1w, I1wx, I1wy
@@ -75,14 +69,10 @@ tvl1_warp_constants_kernel (const float *__restrict__ i0, size_t p0,
 
     if (cf_bicubic_cell (__fadd_rn ((float) x, a), __fadd_rn ((float) y, b),
             w, h, border, &ix, &iy, &tx, &ty)) {
-      const float *row = i0 + (size_t) y * p0;
-      const float gx0 = __fmul_rn (0.5f, __fsub_rn (row[min (x + 1, w - 1)],
-              row[max (x - 1, 0)]));
-      const float gy0 = __fmul_rn (0.5f, __fsub_rn (i0[x + (size_t) min (y +
-                      1, h - 1) * p0], i0[x + (size_t) max (y - 1, 0) * p0]));
+      const float2 d0 = tvl1_centred_difference_at (i0, p0, x, y, w, h);
 
-      sx = __fadd_rn (__fmul_rn (keep, sx), __fmul_rn (blend, gx0));
-      sy = __fadd_rn (__fmul_rn (keep, sy), __fmul_rn (blend, gy0));
+      sx = __fadd_rn (__fmul_rn (keep, sx), __fmul_rn (blend, d0.x));
+      sy = __fadd_rn (__fmul_rn (keep, sy), __fmul_rn (blend, d0.y));
       wx[x + (size_t) y * pwx] = sx;
       wy[x + (size_t) y * pwy] = sy;
     }
