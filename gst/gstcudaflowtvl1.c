@@ -102,6 +102,13 @@
  * `accurate`; `fast` and `balanced` gain on every set we check with it,
  * for 14 % and 9 % more time.
  *
+ * `gradient-blend=0.5` linearises the data term with the mean of the two
+ * frames' gradients (the first frame's and the warped second frame's)
+ * instead of the warped second frame's alone, as IPOL does. On the CPU
+ * reference it makes the large motions of our synthetic set markedly
+ * better and the other sets about the same (docs/flow-frontier.md gives
+ * where it loses). Off by default and in every preset.
+ *
  * With `post-messages=true` the message's `iterations` is what ran, summed
  * over levels and warps: below the sum over levels of warps × iterations
  * when ε stops warps early (on the GPU the count the device kept, read
