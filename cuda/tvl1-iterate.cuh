@@ -33,6 +33,11 @@
  *    computed. The traits' u_step and p_step run on the tile exactly as
  *    FUSED runs them on the planes: the same bits as FUSED, in either
  *    precision (fp16's are not fp32's).
+ *
+ * Everything the kernels call per pixel and per thread is __host__
+ * __device__, and BLOCKED's body is a thread's phases between its
+ * barriers (tvl1_blocked_begin … tvl1_blocked_end): cuda/tvl1-emu.cu runs
+ * them on the CPU (cf_cuda_tvl1_emulate, the suite cuda/tvl1-emu).
  */
 #ifndef CF_CUDA_TVL1_ITERATE_CUH
 #define CF_CUDA_TVL1_ITERATE_CUH
@@ -41,6 +46,38 @@
 
 /* BLOCKED tiles: 64 cells wide (two per thread along x), BY NY high */
 #define TVL1_TILE_X (2 * TVL1_BLOCK_X)
+
+/* Loops over a thread's cells, unrolled on the device (the cells' values
+ * must stay in registers); the host compiler of the CPU emulation does
+ * not know nvcc's pragma */
+#ifdef __CUDA_ARCH__
+#define TVL1_UNROLL _Pragma ("unroll")
+#else
+#define TVL1_UNROLL
+#endif
+
+/* A read through the read-only cache (__ldg) and one through L2 only
+ * (__ldcg: what the kernel before wrote) on the device; a plain read on
+ * the host, in the CPU emulation (cf_cuda_tvl1_emulate) */
+template < typename T > static __host__ __device__ __forceinline__ T
+tvl1_ld_ro (const T * p)
+{
+#ifdef __CUDA_ARCH__
+  return __ldg (p);
+#else
+  return *p;
+#endif
+}
+
+template < typename T > static __host__ __device__ __forceinline__ T
+tvl1_ld_l2 (const T * p)
+{
+#ifdef __CUDA_ARCH__
+  return __ldcg (p);
+#else
+  return *p;
+#endif
+}
 
 /* ---------------------------------------------------------------------
  * State and precision traits
@@ -75,14 +112,16 @@ template < typename S > struct tvl1_tile : S
 };
 
 /* Element (cx, cy) of plane @f of state @s: in whole planes ... */
-template < typename S, typename F > static __device__ __forceinline__ size_t
+template < typename S, typename F >
+static __host__ __device__ __forceinline__ size_t
 tvl1_index (const S &, const F & f, int cx, int cy)
 {
   return cx + (size_t) cy * f.pitch;
 }
 
 /* ... and in a tile */
-template < typename S, typename F > static __device__ __forceinline__ int
+template < typename S, typename F >
+static __host__ __device__ __forceinline__ int
 tvl1_index (const tvl1_tile < S > &, const F &, int cx, int cy)
 {
   return cx + cy * TVL1_TILE_X;
@@ -147,22 +186,23 @@ template <> struct tvl1_traits <tvl1_state_f32 >
     return rows == 32 ? 4 : 2;
   }
 
-  static __device__ __forceinline__ ucon ucon_at (const consts & k, int x,
-      int y)
+  static __host__ __device__ __forceinline__ ucon
+  ucon_at (const consts & k, int x, int y)
   {
     ucon c;
 
-    c.wx = __ldg (k.wx + x + (size_t) y * k.pwx);
-    c.wy = __ldg (k.wy + x + (size_t) y * k.pwy);
-    c.g = __ldg (k.g + x + (size_t) y * k.pg);
-    c.rc = __ldg (k.rc + x + (size_t) y * k.prc);
+    c.wx = tvl1_ld_ro (k.wx + x + (size_t) y * k.pwx);
+    c.wy = tvl1_ld_ro (k.wy + x + (size_t) y * k.pwy);
+    c.g = tvl1_ld_ro (k.g + x + (size_t) y * k.pg);
+    c.rc = tvl1_ld_ro (k.rc + x + (size_t) y * k.prc);
     return c;
   }
-  static __device__ __forceinline__ pcon pcon_at (const consts &, int, int)
+  static __host__ __device__ __forceinline__ pcon
+  pcon_at (const consts &, int, int)
   {
     return pcon ();
   }
-  static __device__ __forceinline__ void no_consts (ucon & u, pcon &)
+  static __host__ __device__ __forceinline__ void no_consts (ucon & u, pcon &)
   {
     u.wx = u.wy = u.g = u.rc = 0.0f;
   }
@@ -171,14 +211,14 @@ template <> struct tvl1_traits <tvl1_state_f32 >
     return taut;
   }
 
-  template < typename V > static __device__ __forceinline__ ucell
+  template < typename V > static __host__ __device__ __forceinline__ ucell
   get_u (const V & s, int cx, int cy)
   {
     const auto i = tvl1_index (s, s.u, cx, cy);
 
     return make_float2 (s.u.a[i], s.u.b[i]);
   }
-  template < typename V > static __device__ __forceinline__ void
+  template < typename V > static __host__ __device__ __forceinline__ void
   set_u (const V & s, int cx, int cy, ucell c)
   {
     const auto i = tvl1_index (s, s.u, cx, cy);
@@ -186,7 +226,7 @@ template <> struct tvl1_traits <tvl1_state_f32 >
     s.u.a[i] = c.x;
     s.u.b[i] = c.y;
   }
-  template < typename V > static __device__ __forceinline__ pcell
+  template < typename V > static __host__ __device__ __forceinline__ pcell
   get_p (const V & s, int cx, int cy)
   {
     const auto i1 = tvl1_index (s, s.p1, cx, cy);
@@ -194,7 +234,7 @@ template <> struct tvl1_traits <tvl1_state_f32 >
 
     return make_float4 (s.p1.a[i1], s.p1.b[i1], s.p2.a[i2], s.p2.b[i2]);
   }
-  template < typename V > static __device__ __forceinline__ void
+  template < typename V > static __host__ __device__ __forceinline__ void
   set_p (const V & s, int cx, int cy, pcell c)
   {
     const auto i1 = tvl1_index (s, s.p1, cx, cy);
@@ -205,36 +245,38 @@ template <> struct tvl1_traits <tvl1_state_f32 >
     s.p2.a[i2] = c.z;
     s.p2.b[i2] = c.w;
   }
-  static __device__ __forceinline__ ucell load_u (const S & s, int x, int y)
+  static __host__ __device__ __forceinline__ ucell
+  load_u (const S & s, int x, int y)
   {
     const size_t i = x + (size_t) y * s.u.pitch;
 
-    return make_float2 (__ldcg (s.u.a + i), __ldcg (s.u.b + i));
+    return make_float2 (tvl1_ld_l2 (s.u.a + i), tvl1_ld_l2 (s.u.b + i));
   }
-  static __device__ __forceinline__ pcell load_p (const S & s, int x, int y)
+  static __host__ __device__ __forceinline__ pcell
+  load_p (const S & s, int x, int y)
   {
     const size_t i1 = x + (size_t) y * s.p1.pitch;
     const size_t i2 = x + (size_t) y * s.p2.pitch;
 
-    return make_float4 (__ldcg (s.p1.a + i1), __ldcg (s.p1.b + i1),
-        __ldcg (s.p2.a + i2), __ldcg (s.p2.b + i2));
+    return make_float4 (tvl1_ld_l2 (s.p1.a + i1), tvl1_ld_l2 (s.p1.b + i1),
+        tvl1_ld_l2 (s.p2.a + i2), tvl1_ld_l2 (s.p2.b + i2));
   }
-  static __device__ __forceinline__ ucell zero_u ()
+  static __host__ __device__ __forceinline__ ucell zero_u ()
   {
     return make_float2 (0.0f, 0.0f);
   }
-  static __device__ __forceinline__ pcell zero_p ()
+  static __host__ __device__ __forceinline__ pcell zero_p ()
   {
     return make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
   }
-  static __device__ __forceinline__ float2 to_float2 (ucell c)
+  static __host__ __device__ __forceinline__ float2 to_float2 (ucell c)
   {
     return c;
   }
 
   /** \brief V, Div of both dual fields and U at image pixel (x, y),
    *  element (cx, cy) of @s; |Δu|² in the CPU's arithmetic. */
-  template < typename V > static __device__ __forceinline__ double
+  template < typename V > static __host__ __device__ __forceinline__ double
   u_step (const V & s, const ucon & k, int cx, int cy, int x, int y, int w,
       int h, float lt, float theta)
   {
@@ -250,11 +292,11 @@ template <> struct tvl1_traits <tvl1_state_f32 >
 
     s.u.a[i] = n1;
     s.u.b[i] = n2;
-    return tvl1_sq_term (__fsub_rn (n1, u1), __fsub_rn (n2, u2));
+    return tvl1_sq_term (tvl1_sub (n1, u1), tvl1_sub (n2, u2));
   }
   /** \brief fG of both components of u and P on both dual fields at image
    *  pixel (x, y), element (cx, cy) of @s. */
-  template < typename V > static __device__ __forceinline__ void
+  template < typename V > static __host__ __device__ __forceinline__ void
   p_step (const V & s, const pcon &, int cx, int cy, int x, int y, int w,
       int h, taut_t taut)
   {
@@ -279,7 +321,7 @@ template <> struct tvl1_traits <tvl1_state_f32 >
   {
     return (size_t) 6 * TVL1_TILE_X * rows * sizeof (float);
   }
-  static __device__ __forceinline__ tvl1_tile < S > tile (void *smem,
+  static __host__ __device__ __forceinline__ tvl1_tile < S > tile (void *smem,
       int rows)
   {
     float *const f = (float *) smem;
@@ -328,77 +370,79 @@ template <> struct tvl1_traits <tvl1_state_f16 >
     return rows == 64 ? 1 : 2;  /* 1024 threads at 16 and 32 rows */
   }
 
-  static __device__ __forceinline__ ucon ucon_at (const consts & k, int x,
-      int y)
+  static __host__ __device__ __forceinline__ ucon
+  ucon_at (const consts & k, int x, int y)
   {
     return k.th.d[x + (size_t) y * k.th.pitch];
   }
-  static __device__ __forceinline__ pcon pcon_at (const consts & k, int x,
-      int y)
+  static __host__ __device__ __forceinline__ pcon
+  pcon_at (const consts & k, int x, int y)
   {
     return k.gu0.d[x + (size_t) y * k.gu0.pitch];
   }
-  static __device__ __forceinline__ void no_consts (ucon & u, pcon & p)
+  static __host__ __device__ __forceinline__ void no_consts (ucon & u, pcon & p)
   {
     u.a = u.b = p.a = p.b = __float2half2_rn (0.0f);
   }
-  static __device__ __forceinline__ taut_t taut_of (float taut)
+  static __host__ __device__ __forceinline__ taut_t taut_of (float taut)
   {
     return __float2half2_rn (taut);
   }
 
-  template < typename V > static __device__ __forceinline__ ucell
+  template < typename V > static __host__ __device__ __forceinline__ ucell
   get_u (const V & s, int cx, int cy)
   {
     return s.du.d[tvl1_index (s, s.du, cx, cy)];
   }
-  template < typename V > static __device__ __forceinline__ void
+  template < typename V > static __host__ __device__ __forceinline__ void
   set_u (const V & s, int cx, int cy, ucell c)
   {
     s.du.d[tvl1_index (s, s.du, cx, cy)] = c;
   }
-  template < typename V > static __device__ __forceinline__ pcell
+  template < typename V > static __host__ __device__ __forceinline__ pcell
   get_p (const V & s, int cx, int cy)
   {
     return s.p.d[tvl1_index (s, s.p, cx, cy)];
   }
-  template < typename V > static __device__ __forceinline__ void
+  template < typename V > static __host__ __device__ __forceinline__ void
   set_p (const V & s, int cx, int cy, pcell c)
   {
     s.p.d[tvl1_index (s, s.p, cx, cy)] = c;
   }
-  static __device__ __forceinline__ ucell load_u (const S & s, int x, int y)
+  static __host__ __device__ __forceinline__ ucell
+  load_u (const S & s, int x, int y)
   {
-    return __ldcg (s.du.d + x + (size_t) y * s.du.pitch);
+    return tvl1_ld_l2 (s.du.d + x + (size_t) y * s.du.pitch);
   }
-  static __device__ __forceinline__ pcell load_p (const S & s, int x, int y)
+  static __host__ __device__ __forceinline__ pcell
+  load_p (const S & s, int x, int y)
   {
-    const uint2 r = __ldcg ((const uint2 *) (s.p.d + x + (size_t) y *
+    const uint2 r = tvl1_ld_l2 ((const uint2 *) (s.p.d + x + (size_t) y *
             s.p.pitch));
     pcell c;
 
-    memcpy (&c, &r, sizeof (c));
+    memcpy ((void *) &c, &r, sizeof (c));
     return c;
   }
-  static __device__ __forceinline__ ucell zero_u ()
+  static __host__ __device__ __forceinline__ ucell zero_u ()
   {
     return __float2half2_rn (0.0f);
   }
-  static __device__ __forceinline__ pcell zero_p ()
+  static __host__ __device__ __forceinline__ pcell zero_p ()
   {
     pcell c;
 
     c.a = c.b = __float2half2_rn (0.0f);
     return c;
   }
-  static __device__ __forceinline__ float2 to_float2 (ucell c)
+  static __host__ __device__ __forceinline__ float2 to_float2 (ucell c)
   {
     return __half22float2 (c);
   }
 
   /** \brief TH, Div and U at image pixel (x, y), element (cx, cy) of @s,
    *  du rounded to half2 once; |Δdu|² of the stored, rounded values. */
-  template < typename V > static __device__ __forceinline__ double
+  template < typename V > static __host__ __device__ __forceinline__ double
   u_step (const V & s, const ucon & k, int cx, int cy, int x, int y, int w,
       int h, float lt, float theta)
   {
@@ -410,10 +454,10 @@ template <> struct tvl1_traits <tvl1_state_f16 >
     const float2 a = __half22float2 (nu), b = __half22float2 (old);
 
     *c = nu;
-    return tvl1_sq_term (__fsub_rn (a.x, b.x), __fsub_rn (a.y, b.y));
+    return tvl1_sq_term (tvl1_sub (a.x, b.x), tvl1_sub (a.y, b.y));
   }
   /** \brief fG and P at image pixel (x, y), element (cx, cy) of @s. */
-  template < typename V > static __device__ __forceinline__ void
+  template < typename V > static __host__ __device__ __forceinline__ void
   p_step (const V & s, const pcon & gu0, int cx, int cy, int x, int y,
       int w, int h, taut_t taut)
   {
@@ -429,7 +473,7 @@ template <> struct tvl1_traits <tvl1_state_f16 >
     return (size_t) TVL1_TILE_X * rows * (sizeof (tvl1h_pair) +
         sizeof (__half2));
   }
-  static __device__ __forceinline__ tvl1_tile < S > tile (void *smem,
+  static __host__ __device__ __forceinline__ tvl1_tile < S > tile (void *smem,
       int rows)
   {
     tvl1h_pair *const p = (tvl1h_pair *) smem;
@@ -542,7 +586,7 @@ struct tvl1_ends
 /* BLOCKED's start: tile cell (lx, ly) of image pixel (x, y) from @in, or
  * the zeros a warp starts from (tvl1_ends). After cf_pdl_wait: @in is
  * the previous launch's output, read through L2. */
-template < typename S > static __device__ __forceinline__ void
+template < typename S > static __host__ __device__ __forceinline__ void
 tvl1_blocked_load (const tvl1_tile < S > &tile, const S & in,
     const tvl1_ends & e, int lx, int ly, int x, int y)
 {
@@ -558,125 +602,166 @@ tvl1_blocked_load (const tvl1_tile < S > &tile, const S & in,
     T::set_p (tile, lx, ly, T::load_p (in, x, y));
 }
 
-/** \brief BLOCKED: @t iterations of the FUSED U and P steps on one tile of
- *  64 x ROWS cells (see the top of the file), reading the state from @in
- *  and writing the tile's (64 − 2t) x (ROWS − 2t) interior to @out (or,
- *  as @e says, u0 + du to e.out). Dynamic shared memory:
- *  tvl1_traits::tile_bytes (ROWS). Blocks of BX x BY threads
- *  (tvl1_blocked_bx, tvl1_blocked_by); thread (tx, ty) owns the cells
- *  (tx + BX i, ty + BY j), i < NX = 64 / BX, j < NY = ROWS / BY. */
-template < typename S, int ROWS > __global__ static void
-__launch_bounds__ (tvl1_blocked_bx (ROWS) * tvl1_blocked_by < S > (ROWS),
-    tvl1_traits < S >::blocked_min_blocks (ROWS))
-tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
-    int w, int h, float lt, float theta, float taut, int t, tvl1_ends e)
+/* What one BLOCKED thread keeps in registers for its launch: the warp's
+ * constants at its cells and which of its cells are in the image. Thread
+ * (tx, ty) owns the cells (tx + BX i, ty + BY j), i < NX, j < NY. */
+template < typename S, int ROWS > struct tvl1_blocked_regs
+{
+  static constexpr int BX = tvl1_blocked_bx (ROWS);
+  static constexpr int BY = tvl1_blocked_by < S > (ROWS);
+  static constexpr int NX = tvl1_blocked_nx (ROWS), NY = ROWS / BY;
+  static_assert (ROWS % BY == 0, "thread rows must divide the tile");
+
+  typename tvl1_traits < S >::ucon cu[NY][NX];
+  typename tvl1_traits < S >::pcon cp[NY][NX];
+  unsigned inside;              /* bit j NX + i: cell (i, j) in the image */
+};
+
+/* Image position, along one axis, of tile cell 0 of block @b of a launch
+ * of @t iterations on tiles @cells long: the interior starts at t. */
+static __host__ __device__ __forceinline__ int
+tvl1_blocked_origin (int b, int cells, int t)
+{
+  return b * (cells - 2 * t) - t;
+}
+
+/* The phases of tvl1_blocked_kernel for thread (@tx, @ty), each a
+ * function so that cf_cuda_tvl1_emulate runs them for every thread of a
+ * block in turn, as the kernel's barriers order them (tvl1-emu.cu).
+ * Begin: the constants of the thread's cells, and for fp32 their state
+ * (tvl1_blocked_kernel says why there). */
+template < typename S, int ROWS > static __host__ __device__ __forceinline__
+void
+tvl1_blocked_begin (tvl1_blocked_regs < S, ROWS > &r,
+    const tvl1_tile < S > &tile, const typename tvl1_traits < S >::consts & k,
+    const S & in, const tvl1_ends & e, int ox, int oy, int w, int h, int tx,
+    int ty)
 {
   typedef tvl1_traits < S > T;
-  const int BY = tvl1_blocked_by < S > (ROWS), NY = ROWS / BY;
-  const int CX = TVL1_TILE_X, CY = ROWS, NX = tvl1_blocked_nx (ROWS);
-  const int BX = tvl1_blocked_bx (ROWS);
-  static_assert (ROWS % BY == 0, "thread rows must divide the tile");
-  extern __shared__ __align__ (16) unsigned char tvl1_smem[];
-  const tvl1_tile < S > tile = T::tile (tvl1_smem, CY);
-  /* image position of tile cell (0, 0): the interior starts at (t, t) */
-  const int ox = blockIdx.x * (CX - 2 * t) - t;
-  const int oy = blockIdx.y * (CY - 2 * t) - t;
-  const typename T::taut_t tt = T::taut_of (taut);
-  typename T::ucon cu[NY][NX];
-  typename T::pcon cp[NY][NX];
-  unsigned inside = 0;          /* bit j NX + i: cell (i, j) in the image */
-  int i, j, s;
+  typedef tvl1_blocked_regs < S, ROWS > R;
+  int i, j;
 
-  /* fp16 loads the warp's constants (which no BLOCKED launch writes)
-   * before it waits for the launch that wrote the state, except on the
-   * warp's first launch, fp32 after: holding 4 of them for each of its 8
-   * cells across the wait made ptxas spill, so it waits first and loads
-   * each cell's constants and state together */
-  if (!T::increments || (e.flags & TVL1_ENDS_WAIT_FIRST))
-    cf_pdl_wait ();
-#pragma unroll
-  for (j = 0; j < NY; j++) {
-#pragma unroll
-    for (i = 0; i < NX; i++) {
-      const int lx = threadIdx.x + BX * i;
-      const int ly = threadIdx.y + BY * j;
+  r.inside = 0;
+TVL1_UNROLL
+  for (j = 0; j < R::NY; j++) {
+TVL1_UNROLL
+    for (i = 0; i < R::NX; i++) {
+      const int lx = tx + R::BX * i;
+      const int ly = ty + R::BY * j;
       const int x = ox + lx, y = oy + ly;
 
       if (x >= 0 && x < w && y >= 0 && y < h) {
-        inside |= 1u << (j * NX + i);
-        cu[j][i] = T::ucon_at (k, x, y);
-        cp[j][i] = T::pcon_at (k, x, y);
+        r.inside |= 1u << (j * R::NX + i);
+        r.cu[j][i] = T::ucon_at (k, x, y);
+        r.cp[j][i] = T::pcon_at (k, x, y);
         if (!T::increments)
           tvl1_blocked_load < S > (tile, in, e, lx, ly, x, y);
       } else {
-        T::no_consts (cu[j][i], cp[j][i]);
+        T::no_consts (r.cu[j][i], r.cp[j][i]);
       }
     }
   }
-  if (T::increments) {
-    cf_pdl_wait ();
-#pragma unroll
-    for (j = 0; j < NY; j++) {
-#pragma unroll
-      for (i = 0; i < NX; i++) {
-        const int lx = threadIdx.x + BX * i;
-        const int ly = threadIdx.y + BY * j;
+}
 
-        if (inside >> (j * NX + i) & 1u)
-          tvl1_blocked_load < S > (tile, in, e, lx, ly, ox + lx, oy + ly);
-      }
+/* fp16: the state of the thread's cells in the image, after the wait */
+template < typename S, int ROWS > static __host__ __device__ __forceinline__
+void
+tvl1_blocked_load_state (const tvl1_blocked_regs < S, ROWS > &r,
+    const tvl1_tile < S > &tile, const S & in, const tvl1_ends & e, int ox,
+    int oy, int tx, int ty)
+{
+  typedef tvl1_blocked_regs < S, ROWS > R;
+  int i, j;
+
+TVL1_UNROLL
+  for (j = 0; j < R::NY; j++) {
+TVL1_UNROLL
+    for (i = 0; i < R::NX; i++) {
+      const int lx = tx + R::BX * i;
+      const int ly = ty + R::BY * j;
+
+      if (r.inside >> (j * R::NX + i) & 1u)
+        tvl1_blocked_load < S > (tile, in, e, lx, ly, ox + lx, oy + ly);
     }
   }
-  /* The next launch may start now, after this one's wait: it reads the
-   * warp's constants before its own wait, which is safe only once the
-   * kernel that wrote them (the constants kernel, which lets its
-   * dependents start at once) has completed, as this wait implies.
-   * Triggering before the wait would let a chain of launches start while
-   * the constants are still being written. */
-  cf_pdl_launch_dependents ();
-  __syncthreads ();
+}
 
-  for (s = 0; s < t; s++) {
-    /* U on [s+1, C−s): p valid on [s, C−s) (the whole tile at s = 0) */
-#pragma unroll
-    for (j = 0; j < NY; j++) {
-#pragma unroll
-      for (i = 0; i < NX; i++) {
-        const int lx = threadIdx.x + BX * i;
-        const int ly = threadIdx.y + BY * j;
+/* Step @s, U on the thread's cells in [s+1, C−s): p valid on [s, C−s)
+ * (the whole tile at s = 0) */
+template < typename S, int ROWS > static __host__ __device__ __forceinline__
+void
+tvl1_blocked_u (const tvl1_blocked_regs < S, ROWS > &r,
+    const tvl1_tile < S > &tile, int ox, int oy, int w, int h, float lt,
+    float theta, int s, int tx, int ty)
+{
+  typedef tvl1_traits < S > T;
+  typedef tvl1_blocked_regs < S, ROWS > R;
+  const int CX = TVL1_TILE_X, CY = ROWS;
+  int i, j;
 
-        if ((inside >> (j * NX + i) & 1u) && lx > s && lx < CX - s &&
-            ly > s && ly < CY - s)
-          T::u_step (tile, cu[j][i], lx, ly, ox + lx, oy + ly, w, h, lt,
-              theta);
-      }
+TVL1_UNROLL
+  for (j = 0; j < R::NY; j++) {
+TVL1_UNROLL
+    for (i = 0; i < R::NX; i++) {
+      const int lx = tx + R::BX * i;
+      const int ly = ty + R::BY * j;
+
+      if ((r.inside >> (j * R::NX + i) & 1u) && lx > s && lx < CX - s &&
+          ly > s && ly < CY - s)
+        T::u_step (tile, r.cu[j][i], lx, ly, ox + lx, oy + ly, w, h, lt,
+            theta);
     }
-    __syncthreads ();
-    /* P on [s+1, C−s−1): u valid on [s+1, C−s) */
-#pragma unroll
-    for (j = 0; j < NY; j++) {
-#pragma unroll
-      for (i = 0; i < NX; i++) {
-        const int lx = threadIdx.x + BX * i;
-        const int ly = threadIdx.y + BY * j;
-
-        if ((inside >> (j * NX + i) & 1u) && lx > s && lx < CX - s - 1 &&
-            ly > s && ly < CY - s - 1)
-          T::p_step (tile, cp[j][i], lx, ly, ox + lx, oy + ly, w, h, tt);
-      }
-    }
-    __syncthreads ();
   }
+}
 
-  /* the interior [t, C−t): the state after t iterations */
-#pragma unroll
-  for (j = 0; j < NY; j++) {
-#pragma unroll
-    for (i = 0; i < NX; i++) {
-      const int lx = threadIdx.x + BX * i;
-      const int ly = threadIdx.y + BY * j;
+/* Step @s, P on the thread's cells in [s+1, C−s−1): u valid on
+ * [s+1, C−s) */
+template < typename S, int ROWS > static __host__ __device__ __forceinline__
+void
+tvl1_blocked_p (const tvl1_blocked_regs < S, ROWS > &r,
+    const tvl1_tile < S > &tile, int ox, int oy, int w, int h,
+    typename tvl1_traits < S >::taut_t tt, int s, int tx, int ty)
+{
+  typedef tvl1_traits < S > T;
+  typedef tvl1_blocked_regs < S, ROWS > R;
+  const int CX = TVL1_TILE_X, CY = ROWS;
+  int i, j;
 
-      if ((inside >> (j * NX + i) & 1u) && lx >= t && lx < CX - t &&
+TVL1_UNROLL
+  for (j = 0; j < R::NY; j++) {
+TVL1_UNROLL
+    for (i = 0; i < R::NX; i++) {
+      const int lx = tx + R::BX * i;
+      const int ly = ty + R::BY * j;
+
+      if ((r.inside >> (j * R::NX + i) & 1u) && lx > s && lx < CX - s - 1 &&
+          ly > s && ly < CY - s - 1)
+        T::p_step (tile, r.cp[j][i], lx, ly, ox + lx, oy + ly, w, h, tt);
+    }
+  }
+}
+
+/* End: the thread's cells in the interior [t, C−t), the state after t
+ * iterations, to @out (or, as @e says, u0 + du to e.out) */
+template < typename S, int ROWS > static __host__ __device__ __forceinline__
+void
+tvl1_blocked_end (const tvl1_blocked_regs < S, ROWS > &r,
+    const tvl1_tile < S > &tile, const S & out, const tvl1_ends & e, int ox,
+    int oy, int t, int tx, int ty)
+{
+  typedef tvl1_traits < S > T;
+  typedef tvl1_blocked_regs < S, ROWS > R;
+  const int CX = TVL1_TILE_X, CY = ROWS;
+  int i, j;
+
+TVL1_UNROLL
+  for (j = 0; j < R::NY; j++) {
+TVL1_UNROLL
+    for (i = 0; i < R::NX; i++) {
+      const int lx = tx + R::BX * i;
+      const int ly = ty + R::BY * j;
+
+      if ((r.inside >> (j * R::NX + i) & 1u) && lx >= t && lx < CX - t &&
           ly >= t && ly < CY - t) {
         const int x = ox + lx, y = oy + ly;
         const bool finish = T::increments && (e.flags & TVL1_ENDS_FINISH);
@@ -696,6 +781,59 @@ tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
       }
     }
   }
+}
+
+/** \brief BLOCKED: @t iterations of the FUSED U and P steps on one tile of
+ *  64 x ROWS cells (see the top of the file), reading the state from @in
+ *  and writing the tile's (64 − 2t) x (ROWS − 2t) interior to @out (or,
+ *  as @e says, u0 + du to e.out). Dynamic shared memory:
+ *  tvl1_traits::tile_bytes (ROWS). Blocks of BX x BY threads
+ *  (tvl1_blocked_bx, tvl1_blocked_by); thread (tx, ty) owns the cells
+ *  (tx + BX i, ty + BY j), i < NX = 64 / BX, j < NY = ROWS / BY. */
+template < typename S, int ROWS > __global__ static void
+__launch_bounds__ (tvl1_blocked_bx (ROWS) * tvl1_blocked_by < S > (ROWS),
+    tvl1_traits < S >::blocked_min_blocks (ROWS))
+tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
+    int w, int h, float lt, float theta, float taut, int t, tvl1_ends e)
+{
+  typedef tvl1_traits < S > T;
+  extern __shared__ __align__ (16) unsigned char tvl1_smem[];
+  const tvl1_tile < S > tile = T::tile (tvl1_smem, ROWS);
+  const int ox = tvl1_blocked_origin (blockIdx.x, TVL1_TILE_X, t);
+  const int oy = tvl1_blocked_origin (blockIdx.y, ROWS, t);
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const typename T::taut_t tt = T::taut_of (taut);
+  tvl1_blocked_regs < S, ROWS > r;
+  int s;
+
+  /* fp16 loads the warp's constants (which no BLOCKED launch writes)
+   * before it waits for the launch that wrote the state, except on the
+   * warp's first launch, fp32 after: holding 4 of them for each of its 8
+   * cells across the wait made ptxas spill, so it waits first and loads
+   * each cell's constants and state together */
+  if (!T::increments || (e.flags & TVL1_ENDS_WAIT_FIRST))
+    cf_pdl_wait ();
+  tvl1_blocked_begin (r, tile, k, in, e, ox, oy, w, h, tx, ty);
+  if (T::increments) {
+    cf_pdl_wait ();
+    tvl1_blocked_load_state (r, tile, in, e, ox, oy, tx, ty);
+  }
+  /* The next launch may start now, after this one's wait: it reads the
+   * warp's constants before its own wait, which is safe only once the
+   * kernel that wrote them (the constants kernel, which lets its
+   * dependents start at once) has completed, as this wait implies.
+   * Triggering before the wait would let a chain of launches start while
+   * the constants are still being written. */
+  cf_pdl_launch_dependents ();
+  __syncthreads ();
+
+  for (s = 0; s < t; s++) {
+    tvl1_blocked_u (r, tile, ox, oy, w, h, lt, theta, s, tx, ty);
+    __syncthreads ();
+    tvl1_blocked_p (r, tile, ox, oy, w, h, tt, s, tx, ty);
+    __syncthreads ();
+  }
+  tvl1_blocked_end (r, tile, out, e, ox, oy, t, tx, ty);
 }
 
 #endif /* CF_CUDA_TVL1_ITERATE_CUH */

@@ -3,10 +3,11 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * fp32: the operators of common/tvl1.c, pixel by pixel, in the CPU's order.
- * The arithmetic is spelled with __fadd_rn / __fsub_rn / __fmul_rn /
- * __fdiv_rn / __fsqrt_rn so nvcc can neither contract it into FMAs nor
- * approximate a division or a root: the x86-64 reference is built without
- * contraction, so each single step gives the CPU's bits.
+ * The arithmetic is spelled with tvl1_add, tvl1_sub, tvl1_mul, tvl1_div
+ * and tvl1_sqrt (__fadd_rn … __fsqrt_rn on the device) so nvcc can
+ * neither contract it into FMAs nor approximate a division or a root: the
+ * x86-64 reference is built without contraction, so each single step
+ * gives the CPU's bits.
  *
  * fp16: the same steps on half2 state (cuda/tvl1.cu says how the fp16
  * solver works); they are not the fp32 bits.
@@ -52,6 +53,126 @@ struct tvl1_field
 };
 
 /* ---------------------------------------------------------------------
+ * Single operations, on the device and on the host
+ * ---------------------------------------------------------------------
+ * The per-pixel operators below also run on the host, in the CPU
+ * emulation of the iteration kernels (cf_cuda_tvl1_emulate, the suite
+ * cuda/tvl1-emu). fp32: one rounding per operation, as the CPU reference
+ * rounds it: the intrinsics on the device (nvcc can neither contract nor
+ * approximate them), the operators on the host (x86-64 without
+ * contraction, like the reference). fp16: the half2 operations that have
+ * no host version (fma, square root, reciprocal, the fast quotient) are
+ * computed in float on the host and rounded to half: the emulation checks
+ * the kernels' program there, not the device's fp16 bits. */
+static __host__ __device__ __forceinline__ float
+tvl1_add (float a, float b)
+{
+#ifdef __CUDA_ARCH__
+  return __fadd_rn (a, b);
+#else
+  return a + b;
+#endif
+}
+
+static __host__ __device__ __forceinline__ float
+tvl1_sub (float a, float b)
+{
+#ifdef __CUDA_ARCH__
+  return __fsub_rn (a, b);
+#else
+  return a - b;
+#endif
+}
+
+static __host__ __device__ __forceinline__ float
+tvl1_mul (float a, float b)
+{
+#ifdef __CUDA_ARCH__
+  return __fmul_rn (a, b);
+#else
+  return a * b;
+#endif
+}
+
+static __host__ __device__ __forceinline__ float
+tvl1_div (float a, float b)
+{
+#ifdef __CUDA_ARCH__
+  return __fdiv_rn (a, b);
+#else
+  return a / b;
+#endif
+}
+
+static __host__ __device__ __forceinline__ float
+tvl1_sqrt (float a)
+{
+#ifdef __CUDA_ARCH__
+  return __fsqrt_rn (a);
+#else
+  return sqrtf (a);
+#endif
+}
+
+static __host__ __device__ __forceinline__ float
+tvl1_fma (float a, float b, float c)
+{
+#ifdef __CUDA_ARCH__
+  return __fmaf_rn (a, b, c);
+#else
+  return fmaf (a, b, c);
+#endif
+}
+
+/* a / b, approximately (__fdividef) */
+static __host__ __device__ __forceinline__ float
+tvl1_fast_div (float a, float b)
+{
+#ifdef __CUDA_ARCH__
+  return __fdividef (a, b);
+#else
+  return a / b;
+#endif
+}
+
+static __host__ __device__ __forceinline__ __half2
+tvl1h_fma2 (__half2 a, __half2 b, __half2 c)
+{
+#ifdef __CUDA_ARCH__
+  return __hfma2 (a, b, c);
+#else
+  const float2 x = __half22float2 (a), y = __half22float2 (b);
+  const float2 z = __half22float2 (c);
+
+  return __floats2half2_rn (fmaf (x.x, y.x, z.x), fmaf (x.y, y.y, z.y));
+#endif
+}
+
+static __host__ __device__ __forceinline__ __half2
+tvl1h_sqrt2 (__half2 a)
+{
+#ifdef __CUDA_ARCH__
+  return h2sqrt (a);
+#else
+  const float2 x = __half22float2 (a);
+
+  return __floats2half2_rn (sqrtf (x.x), sqrtf (x.y));
+#endif
+}
+
+static __host__ __device__ __forceinline__ __half2
+tvl1h_rcp2 (__half2 a)
+{
+#ifdef __CUDA_ARCH__
+  return h2rcp (a);
+#else
+  const float2 x = __half22float2 (a);
+
+  return __floats2half2_rn (1.0f / x.x, 1.0f / x.y);
+#endif
+}
+
+/* ---------------------------------------------------------------------
  * Per-pixel arithmetic, shared by STEPS and FUSED
  * --------------------------------------------------------------------- */
 
@@ -64,8 +185,8 @@ tvl1_centred_difference_at (const float *f, size_t pitch, int x, int y,
 {
   const float *row = f + (size_t) y * pitch;
 
-  return make_float2 (__fmul_rn (0.5f, __fsub_rn (row[min (x + 1, w - 1)],
-              row[max (x - 1, 0)])), __fmul_rn (0.5f, __fsub_rn (f[x +
+  return make_float2 (tvl1_mul (0.5f, tvl1_sub (row[min (x + 1, w - 1)],
+              row[max (x - 1, 0)])), tvl1_mul (0.5f, tvl1_sub (f[x +
                   (size_t) min (y + 1, h - 1) * pitch], f[x + (size_t) max (y
                       - 1, 0) * pitch])));
 }
@@ -75,28 +196,28 @@ tvl1_centred_difference_at (const float *f, size_t pitch, int x, int y,
  *  CPU's order.
  *  \param lt  λθ, rounded on the host as the CPU does
  *  \return (v1, v2) */
-static __device__ __forceinline__ float2
+static __host__ __device__ __forceinline__ float2
 tvl1_threshold_at (float gx, float gy, float g, float rc, float u1, float u2,
     float lt)
 {
-  const float rho = __fadd_rn (rc, __fadd_rn (__fmul_rn (gx, u1),
-          __fmul_rn (gy, u2)));
+  const float rho = tvl1_add (rc, tvl1_add (tvl1_mul (gx, u1),
+          tvl1_mul (gy, u2)));
   float d1, d2;
 
-  if (rho < __fmul_rn (-lt, g)) {
-    d1 = __fmul_rn (lt, gx);
-    d2 = __fmul_rn (lt, gy);
-  } else if (rho > __fmul_rn (lt, g)) {
-    d1 = __fmul_rn (-lt, gx);
-    d2 = __fmul_rn (-lt, gy);
+  if (rho < tvl1_mul (-lt, g)) {
+    d1 = tvl1_mul (lt, gx);
+    d2 = tvl1_mul (lt, gy);
+  } else if (rho > tvl1_mul (lt, g)) {
+    d1 = tvl1_mul (-lt, gx);
+    d2 = tvl1_mul (-lt, gy);
   } else if (g < CF_TVL1_GRAD_IS_ZERO) {
     d1 = d2 = 0.0f;
   } else {
-    const float fi = __fdiv_rn (-rho, g);
-    d1 = __fmul_rn (fi, gx);
-    d2 = __fmul_rn (fi, gy);
+    const float fi = tvl1_div (-rho, g);
+    d1 = tvl1_mul (fi, gx);
+    d2 = tvl1_mul (fi, gy);
   }
-  return make_float2 (__fadd_rn (u1, d1), __fadd_rn (u2, d2));
+  return make_float2 (tvl1_add (u1, d1), tvl1_add (u2, d2));
 }
 
 /** \brief Step Div at image pixel (x, y) for one dual field
@@ -105,7 +226,7 @@ tvl1_threshold_at (float gx, float gy, float g, float rc, float u1, float u2,
  *  adds it. The pixel is element (cx, cy) of the arrays (rows of ppx and
  *  ppy floats): (x, y) of a whole plane, or its cell of a BLOCKED tile.
  *  Reads only columns cx−1, cx and rows cy−1, cy. */
-static __device__ __forceinline__ float
+static __host__ __device__ __forceinline__ float
 tvl1_divergence_at (const float *px, size_t ppx, const float *py, size_t ppy,
     int cx, int cy, int x, int y, int w, int h)
 {
@@ -120,58 +241,58 @@ tvl1_divergence_at (const float *px, size_t ppx, const float *py, size_t ppy,
   else if (x == w - 1)
     d = -a[cx - 1];
   else
-    d = __fsub_rn (a[cx], a[cx - 1]);
+    d = tvl1_sub (a[cx], a[cx - 1]);
 
   if (h == 1)
     return d;
   if (y == 0)
-    return __fadd_rn (d, b[cx]);
+    return tvl1_add (d, b[cx]);
   if (y == h - 1)
-    return __fsub_rn (d, (b - ppy)[cx]);
-  return __fadd_rn (d, __fsub_rn (b[cx], (b - ppy)[cx]));
+    return tvl1_sub (d, (b - ppy)[cx]);
+  return tvl1_add (d, tvl1_sub (b[cx], (b - ppy)[cx]));
 }
 
 /** \brief Step U for one component: v + θ div. */
-static __device__ __forceinline__ float
+static __host__ __device__ __forceinline__ float
 tvl1_update_u_at (float v, float div, float theta)
 {
-  return __fadd_rn (v, __fmul_rn (theta, div));
+  return tvl1_add (v, tvl1_mul (theta, div));
 }
 
 /** \brief One pixel's term of the ε sum: (double) (e1² + e2²), the inner
  *  sum in fp32 as the CPU. */
-static __device__ __forceinline__ double
+static __host__ __device__ __forceinline__ double
 tvl1_sq_term (float e1, float e2)
 {
-  return (double) __fadd_rn (__fmul_rn (e1, e1), __fmul_rn (e2, e2));
+  return (double) tvl1_add (tvl1_mul (e1, e1), tvl1_mul (e2, e2));
 }
 
 /** \brief Step fG at image pixel (x, y) (cf_tvl1_forward_gradient):
  *  (f(x+1) − f(x), f(y+1) − f(y)), 0 on the last column / row; the pixel
  *  is element (cx, cy) of f (see tvl1_divergence_at). */
-static __device__ __forceinline__ float2
+static __host__ __device__ __forceinline__ float2
 tvl1_forward_gradient_at (const float *f, size_t pitch, int cx, int cy,
     int x, int y, int w, int h)
 {
   const float *c = f + cx + (size_t) cy * pitch;
   const float fc = c[0];
 
-  return make_float2 (x < w - 1 ? __fsub_rn (c[1], fc) : 0.0f,
-      y < h - 1 ? __fsub_rn (c[pitch], fc) : 0.0f);
+  return make_float2 (x < w - 1 ? tvl1_sub (c[1], fc) : 0.0f,
+      y < h - 1 ? tvl1_sub (c[pitch], fc) : 0.0f);
 }
 
 /** \brief Step P at one pixel (cf_tvl1_update_p): (p + τ/θ ∇u) /
  *  (1 + τ/θ |∇u|), |∇u| = sqrt(ux² + uy²) correctly rounded.
  *  \param taut  τ/θ, rounded on the host as the CPU does */
-static __device__ __forceinline__ float2
+static __host__ __device__ __forceinline__ float2
 tvl1_update_p_at (float2 grad, float pa, float pb, float taut)
 {
-  const float norm = __fsqrt_rn (__fadd_rn (__fmul_rn (grad.x, grad.x),
-          __fmul_rn (grad.y, grad.y)));
-  const float den = __fadd_rn (1.0f, __fmul_rn (taut, norm));
+  const float norm = tvl1_sqrt (tvl1_add (tvl1_mul (grad.x, grad.x),
+          tvl1_mul (grad.y, grad.y)));
+  const float den = tvl1_add (1.0f, tvl1_mul (taut, norm));
 
-  return make_float2 (__fdiv_rn (__fadd_rn (pa, __fmul_rn (taut, grad.x)),
-          den), __fdiv_rn (__fadd_rn (pb, __fmul_rn (taut, grad.y)), den));
+  return make_float2 (tvl1_div (tvl1_add (pa, tvl1_mul (taut, grad.x)),
+          den), tvl1_div (tvl1_add (pb, tvl1_mul (taut, grad.y)), den));
 }
 
 /* ---------------------------------------------------------------------
@@ -205,7 +326,7 @@ struct tvl1h_pairs
  *  \param th   ((I1wx, I1wy), (g, I1w − I0))
  *  \param lt   λθ
  *  \return the new increment, before rounding to half2 */
-static __device__ __forceinline__ float2
+static __host__ __device__ __forceinline__ float2
 tvl1h_update_u_at (tvl1h_pair th, __half2 du, __half2 div, float lt,
     float theta)
 {
@@ -213,8 +334,8 @@ tvl1h_update_u_at (tvl1h_pair th, __half2 du, __half2 div, float lt,
   const float2 gr = __half22float2 (th.b);
   const float2 d = __half22float2 (du);
   const float2 dv = __half22float2 (div);
-  const float rho = __fmaf_rn (gw.y, d.y, __fmaf_rn (gw.x, d.x, gr.y));
-  const float lg = __fmul_rn (lt, gr.x);
+  const float rho = tvl1_fma (gw.y, d.y, tvl1_fma (gw.x, d.x, gr.y));
+  const float lg = tvl1_mul (lt, gr.x);
   float f;
 
   if (rho < -lg)
@@ -224,15 +345,15 @@ tvl1h_update_u_at (tvl1h_pair th, __half2 du, __half2 div, float lt,
   else if (gr.x < CF_TVL1_GRAD_IS_ZERO_FP16)
     f = 0.0f;
   else
-    f = __fdividef (-rho, gr.x);
-  return make_float2 (__fmaf_rn (theta, dv.x, __fmaf_rn (f, gw.x, d.x)),
-      __fmaf_rn (theta, dv.y, __fmaf_rn (f, gw.y, d.y)));
+    f = tvl1_fast_div (-rho, gr.x);
+  return make_float2 (tvl1_fma (theta, dv.x, tvl1_fma (f, gw.x, d.x)),
+      tvl1_fma (theta, dv.y, tvl1_fma (f, gw.y, d.y)));
 }
 
 /** \brief Div of both dual fields at image pixel (x, y), element (cx, cy)
  *  of @p (rows of @pitch pairs): the borders of tvl1_divergence_at, in
  *  half2. Reads only columns cx−1, cx and rows cy−1, cy. */
-static __device__ __forceinline__ __half2
+static __host__ __device__ __forceinline__ __half2
 tvl1h_divergence_at (const tvl1h_pair * p, size_t pitch, int cx, int cy,
     int x, int y, int w, int h)
 {
@@ -262,7 +383,7 @@ tvl1h_divergence_at (const tvl1h_pair * p, size_t pitch, int cx, int cy,
  *  ∇u0 + forward differences of du (0 on the last column / row, where
  *  ∇u0 is 0 too), then (p + τ/θ ∇u) / (1 + τ/θ |∇u|) for both fields at
  *  once. Reads only column cx+1 and row cy+1 besides the pixel. */
-static __device__ __forceinline__ tvl1h_pair
+static __host__ __device__ __forceinline__ tvl1h_pair
 tvl1h_update_p_at (const __half2 * du, size_t pitch, int cx, int cy, int x,
     int y, int w, int h, tvl1h_pair gu0, tvl1h_pair p, __half2 taut)
 {
@@ -274,10 +395,10 @@ tvl1h_update_p_at (const __half2 * du, size_t pitch, int cx, int cy, int x,
     ux = __hadd2_rn (ux, __hsub2_rn (c[1], c[0]));
   if (y < h - 1)
     uy = __hadd2_rn (uy, __hsub2_rn (c[pitch], c[0]));
-  r = h2rcp (__hfma2 (taut, h2sqrt (__hfma2 (ux, ux, __hmul2_rn (uy, uy))),
-          __float2half2_rn (1.0f)));
-  q.a = __hmul2_rn (__hfma2 (taut, ux, p.a), r);
-  q.b = __hmul2_rn (__hfma2 (taut, uy, p.b), r);
+  r = tvl1h_rcp2 (tvl1h_fma2 (taut, tvl1h_sqrt2 (tvl1h_fma2 (ux, ux,
+                  __hmul2_rn (uy, uy))), __float2half2_rn (1.0f)));
+  q.a = __hmul2_rn (tvl1h_fma2 (taut, ux, p.a), r);
+  q.b = __hmul2_rn (tvl1h_fma2 (taut, uy, p.b), r);
   return q;
 }
 

@@ -152,6 +152,33 @@ cf_status cf_cuda_tvl1_fit_brightness (const cf_cuda_image * i0,
 cf_status cf_cuda_tvl1_apply_brightness (const cf_cuda_image * i0,
     float gain, float bias, cf_cuda_image * rho_c, cudaStream_t stream);
 
+/* One warp's planes in host memory for cf_cuda_tvl1_emulate, each
+ * width x height with @pitch floats a row. */
+typedef struct
+{
+  int width, height;
+  size_t pitch;
+  const float *i1wx, *i1wy, *grad, *rho_c;      /* the warp's constants */
+  const float *u0x[2], *u0y[2]; /* fp16: ∇u0, per component of u0 */
+  const float *u0[2];           /* fp16 with finish: u0 */
+  float *u[2];                  /* u (fp32) or du = u − u0 (fp16) */
+  float *p1[2], *p2[2];         /* (p11, p12), (p21, p22) */
+  float *out[2];                /* fp16 with finish: u0 + du */
+} cf_cuda_tvl1_emu_warp;
+
+/* The iteration kernels' program on the CPU, no GPU needed (cuda/tvl1-emu.cu
+ * says what it checks and what not): @iterations of @kernel (FUSED, or
+ * BLOCKED with @block_iterations per launch on 64 x @tile_rows tiles) on
+ * @warp's state, in place. fp16 only: @zero_start starts from du = 0 and
+ * p = 0 without reading them (a warp's first launch), @finish writes
+ * u0 + du to @out (its last launch; @u is then undefined on return, as
+ * BLOCKED writes the sum instead of du) and keeps p. fp16 state is
+ * rounded to half on entry. CF_ERROR_INVALID on a bad argument. */
+cf_status cf_cuda_tvl1_emulate (cf_cuda_tvl1_emu_warp * warp,
+    cf_precision precision, cf_tvl1_kernel kernel, int iterations,
+    int block_iterations, int tile_rows, int zero_start, int finish,
+    float lambda, float theta, float tau);
+
 #ifdef __cplusplus
 }
 #endif
