@@ -36,6 +36,94 @@
 #define CF_UNROLL
 #endif
 
+/* One fp32 operation rounded once, as the CPU references (common/) round
+ * it, in code written once for the device and the host: the intrinsics
+ * on the device (nvcc can neither contract them into FMAs nor approximate
+ * a division or a root), the operators on the host (x86-64 without
+ * -mfma, like the references, contracts nothing). */
+static __host__ __device__ __forceinline__ float
+cf_add_rn (float a, float b)
+{
+#ifdef __CUDA_ARCH__
+  return __fadd_rn (a, b);
+#else
+  return a + b;
+#endif
+}
+
+static __host__ __device__ __forceinline__ float
+cf_sub_rn (float a, float b)
+{
+#ifdef __CUDA_ARCH__
+  return __fsub_rn (a, b);
+#else
+  return a - b;
+#endif
+}
+
+static __host__ __device__ __forceinline__ float
+cf_mul_rn (float a, float b)
+{
+#ifdef __CUDA_ARCH__
+  return __fmul_rn (a, b);
+#else
+  return a * b;
+#endif
+}
+
+static __host__ __device__ __forceinline__ float
+cf_div_rn (float a, float b)
+{
+#ifdef __CUDA_ARCH__
+  return __fdiv_rn (a, b);
+#else
+  return a / b;
+#endif
+}
+
+static __host__ __device__ __forceinline__ float
+cf_sqrt_rn (float a)
+{
+#ifdef __CUDA_ARCH__
+  return __fsqrt_rn (a);
+#else
+  return sqrtf (a);
+#endif
+}
+
+static __host__ __device__ __forceinline__ float
+cf_fma_rn (float a, float b, float c)
+{
+#ifdef __CUDA_ARCH__
+  return __fmaf_rn (a, b, c);
+#else
+  return fmaf (a, b, c);
+#endif
+}
+
+/* A read through the read-only cache (__ldg) and one through L2 only
+ * (__ldcg: what the kernel before wrote) on the device; a plain read on
+ * the host */
+template < typename T > static __host__ __device__ __forceinline__ T
+cf_ld_ro (const T * p)
+{
+#ifdef __CUDA_ARCH__
+  return __ldg (p);
+#else
+  return *p;
+#endif
+}
+
+template < typename T > static __host__ __device__ __forceinline__ T
+cf_ld_l2 (const T * p)
+{
+#ifdef __CUDA_ARCH__
+  return __ldcg (p);
+#else
+  return *p;
+#endif
+}
+
 /* Programmatic dependent launch (sm_90 and later; no-ops elsewhere and
  * when the launch did not ask for it). A kernel launched with
  * cudaLaunchAttributeProgrammaticStreamSerialization may start once every

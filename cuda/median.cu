@@ -638,39 +638,6 @@ out:
 #define WMEDIAN_BLOCK_Y 4
 #define WMEDIAN_THREADS (WMEDIAN_BLOCK_X * WMEDIAN_BLOCK_Y)
 
-/* fp32 operations as the CPU reference rounds them: never contracted
- * into an FMA on the device; the host compiler (x86-64 without -mfma)
- * does not contract either */
-static __host__ __device__ __forceinline__ float
-wm_mul (float a, float b)
-{
-#ifdef __CUDA_ARCH__
-  return __fmul_rn (a, b);
-#else
-  return a * b;
-#endif
-}
-
-static __host__ __device__ __forceinline__ float
-wm_add (float a, float b)
-{
-#ifdef __CUDA_ARCH__
-  return __fadd_rn (a, b);
-#else
-  return a + b;
-#endif
-}
-
-static __host__ __device__ __forceinline__ float
-wm_load (const float *p)
-{
-#ifdef __CUDA_ARCH__
-  return __ldg (p);
-#else
-  return *p;
-#endif
-}
-
 /** \brief S(t) of common/median.h: the weight of the values <= @t
  *  (integers: any order gives the same sum). */
 template < int N > static __host__ __device__ __forceinline__ unsigned int
@@ -701,7 +668,7 @@ CF_UNROLL
     b = val[i] > b ? val[i] : b;
   }
   for (int k = 0; k < CF_WMEDIAN_BISECTIONS; k++) {
-    const float t = wm_mul (wm_add (a, b), 0.5f);
+    const float t = cf_mul_rn (cf_add_rn (a, b), 0.5f);
 
     if (!(t > a && t < b))
       break;
@@ -751,9 +718,9 @@ wmedian_fill_cell (wmedian_tile < K > &t, int i, median_src src,
   const int gx = x0 - T::R + i % T::W, gy = y0 - T::R + i / T::W;
   const bool inside = gx >= 0 && gx < w && gy >= 0 && gy < h;
 
-  t.g[i] = inside ? wm_load (guide.g + gx + gy * (int) guide.pitch) : NAN;
-  t.u[i] = inside ? wm_load (src.u + gx + gy * (int) src.pitch) : NAN;
-  t.v[i] = inside ? wm_load (src.v + gx + gy * (int) src.pitch) : NAN;
+  t.g[i] = inside ? cf_ld_ro (guide.g + gx + gy * (int) guide.pitch) : NAN;
+  t.u[i] = inside ? cf_ld_ro (src.u + gx + gy * (int) src.pitch) : NAN;
+  t.v[i] = inside ? cf_ld_ro (src.v + gx + gy * (int) src.pitch) : NAN;
 }
 
 /** \brief Offset in a tile of pitch @W of the @i-th checkerboard cell of a
@@ -785,9 +752,9 @@ wmedian_tile_pixel (const wmedian_tile < K > &t, int tx, int ty,
 
 CF_UNROLL
   for (int i = 0; i < N; i++) {
-    const float d = fabsf (wm_add (t.g[at + checker_cell < K, T::W > (i)],
+    const float d = fabsf (cf_add_rn (t.g[at + checker_cell < K, T::W > (i)],
             -gc));
-    const float step = wm_add (wm_mul (d, scale), 0.5f);
+    const float step = cf_add_rn (cf_mul_rn (d, scale), 0.5f);
 
     wt[i] = step < (float) (CF_WMEDIAN_RANGE_STEPS - 1) ?
         range[(int) step] : 0u;

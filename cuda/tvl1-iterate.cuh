@@ -47,38 +47,6 @@
 /* BLOCKED tiles: 64 cells wide (two per thread along x), BY NY high */
 #define TVL1_TILE_X (2 * TVL1_BLOCK_X)
 
-/* Loops over a thread's cells, unrolled on the device (the cells' values
- * must stay in registers); the host compiler of the CPU emulation does
- * not know nvcc's pragma */
-#ifdef __CUDA_ARCH__
-#define TVL1_UNROLL _Pragma ("unroll")
-#else
-#define TVL1_UNROLL
-#endif
-
-/* A read through the read-only cache (__ldg) and one through L2 only
- * (__ldcg: what the kernel before wrote) on the device; a plain read on
- * the host, in the CPU emulation (cf_cuda_tvl1_emulate) */
-template < typename T > static __host__ __device__ __forceinline__ T
-tvl1_ld_ro (const T * p)
-{
-#ifdef __CUDA_ARCH__
-  return __ldg (p);
-#else
-  return *p;
-#endif
-}
-
-template < typename T > static __host__ __device__ __forceinline__ T
-tvl1_ld_l2 (const T * p)
-{
-#ifdef __CUDA_ARCH__
-  return __ldcg (p);
-#else
-  return *p;
-#endif
-}
-
 /* ---------------------------------------------------------------------
  * State and precision traits
  * --------------------------------------------------------------------- */
@@ -191,10 +159,10 @@ template <> struct tvl1_traits <tvl1_state_f32 >
   {
     ucon c;
 
-    c.wx = tvl1_ld_ro (k.wx + x + (size_t) y * k.pwx);
-    c.wy = tvl1_ld_ro (k.wy + x + (size_t) y * k.pwy);
-    c.g = tvl1_ld_ro (k.g + x + (size_t) y * k.pg);
-    c.rc = tvl1_ld_ro (k.rc + x + (size_t) y * k.prc);
+    c.wx = cf_ld_ro (k.wx + x + (size_t) y * k.pwx);
+    c.wy = cf_ld_ro (k.wy + x + (size_t) y * k.pwy);
+    c.g = cf_ld_ro (k.g + x + (size_t) y * k.pg);
+    c.rc = cf_ld_ro (k.rc + x + (size_t) y * k.prc);
     return c;
   }
   static __host__ __device__ __forceinline__ pcon
@@ -250,7 +218,7 @@ template <> struct tvl1_traits <tvl1_state_f32 >
   {
     const size_t i = x + (size_t) y * s.u.pitch;
 
-    return make_float2 (tvl1_ld_l2 (s.u.a + i), tvl1_ld_l2 (s.u.b + i));
+    return make_float2 (cf_ld_l2 (s.u.a + i), cf_ld_l2 (s.u.b + i));
   }
   static __host__ __device__ __forceinline__ pcell
   load_p (const S & s, int x, int y)
@@ -258,8 +226,8 @@ template <> struct tvl1_traits <tvl1_state_f32 >
     const size_t i1 = x + (size_t) y * s.p1.pitch;
     const size_t i2 = x + (size_t) y * s.p2.pitch;
 
-    return make_float4 (tvl1_ld_l2 (s.p1.a + i1), tvl1_ld_l2 (s.p1.b + i1),
-        tvl1_ld_l2 (s.p2.a + i2), tvl1_ld_l2 (s.p2.b + i2));
+    return make_float4 (cf_ld_l2 (s.p1.a + i1), cf_ld_l2 (s.p1.b + i1),
+        cf_ld_l2 (s.p2.a + i2), cf_ld_l2 (s.p2.b + i2));
   }
   static __host__ __device__ __forceinline__ ucell zero_u ()
   {
@@ -292,7 +260,7 @@ template <> struct tvl1_traits <tvl1_state_f32 >
 
     s.u.a[i] = n1;
     s.u.b[i] = n2;
-    return tvl1_sq_term (tvl1_sub (n1, u1), tvl1_sub (n2, u2));
+    return tvl1_sq_term (cf_sub_rn (n1, u1), cf_sub_rn (n2, u2));
   }
   /** \brief fG of both components of u and P on both dual fields at image
    *  pixel (x, y), element (cx, cy) of @s. */
@@ -412,12 +380,12 @@ template <> struct tvl1_traits <tvl1_state_f16 >
   static __host__ __device__ __forceinline__ ucell
   load_u (const S & s, int x, int y)
   {
-    return tvl1_ld_l2 (s.du.d + x + (size_t) y * s.du.pitch);
+    return cf_ld_l2 (s.du.d + x + (size_t) y * s.du.pitch);
   }
   static __host__ __device__ __forceinline__ pcell
   load_p (const S & s, int x, int y)
   {
-    const uint2 r = tvl1_ld_l2 ((const uint2 *) (s.p.d + x + (size_t) y *
+    const uint2 r = cf_ld_l2 ((const uint2 *) (s.p.d + x + (size_t) y *
             s.p.pitch));
     pcell c;
 
@@ -454,7 +422,7 @@ template <> struct tvl1_traits <tvl1_state_f16 >
     const float2 a = __half22float2 (nu), b = __half22float2 (old);
 
     *c = nu;
-    return tvl1_sq_term (tvl1_sub (a.x, b.x), tvl1_sub (a.y, b.y));
+    return tvl1_sq_term (cf_sub_rn (a.x, b.x), cf_sub_rn (a.y, b.y));
   }
   /** \brief fG and P at image pixel (x, y), element (cx, cy) of @s. */
   template < typename V > static __host__ __device__ __forceinline__ void
@@ -642,9 +610,9 @@ tvl1_blocked_begin (tvl1_blocked_regs < S, ROWS > &r,
   int i, j;
 
   r.inside = 0;
-TVL1_UNROLL
+CF_UNROLL
   for (j = 0; j < R::NY; j++) {
-TVL1_UNROLL
+CF_UNROLL
     for (i = 0; i < R::NX; i++) {
       const int lx = tx + R::BX * i;
       const int ly = ty + R::BY * j;
@@ -673,9 +641,9 @@ tvl1_blocked_load_state (const tvl1_blocked_regs < S, ROWS > &r,
   typedef tvl1_blocked_regs < S, ROWS > R;
   int i, j;
 
-TVL1_UNROLL
+CF_UNROLL
   for (j = 0; j < R::NY; j++) {
-TVL1_UNROLL
+CF_UNROLL
     for (i = 0; i < R::NX; i++) {
       const int lx = tx + R::BX * i;
       const int ly = ty + R::BY * j;
@@ -699,9 +667,9 @@ tvl1_blocked_u (const tvl1_blocked_regs < S, ROWS > &r,
   const int CX = TVL1_TILE_X, CY = ROWS;
   int i, j;
 
-TVL1_UNROLL
+CF_UNROLL
   for (j = 0; j < R::NY; j++) {
-TVL1_UNROLL
+CF_UNROLL
     for (i = 0; i < R::NX; i++) {
       const int lx = tx + R::BX * i;
       const int ly = ty + R::BY * j;
@@ -727,9 +695,9 @@ tvl1_blocked_p (const tvl1_blocked_regs < S, ROWS > &r,
   const int CX = TVL1_TILE_X, CY = ROWS;
   int i, j;
 
-TVL1_UNROLL
+CF_UNROLL
   for (j = 0; j < R::NY; j++) {
-TVL1_UNROLL
+CF_UNROLL
     for (i = 0; i < R::NX; i++) {
       const int lx = tx + R::BX * i;
       const int ly = ty + R::BY * j;
@@ -754,9 +722,9 @@ tvl1_blocked_end (const tvl1_blocked_regs < S, ROWS > &r,
   const int CX = TVL1_TILE_X, CY = ROWS;
   int i, j;
 
-TVL1_UNROLL
+CF_UNROLL
   for (j = 0; j < R::NY; j++) {
-TVL1_UNROLL
+CF_UNROLL
     for (i = 0; i < R::NX; i++) {
       const int lx = tx + R::BX * i;
       const int ly = ty + R::BY * j;

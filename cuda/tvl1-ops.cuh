@@ -3,11 +3,11 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * fp32: the operators of common/tvl1.c, pixel by pixel, in the CPU's order.
- * The arithmetic is spelled with tvl1_add, tvl1_sub, tvl1_mul, tvl1_div
- * and tvl1_sqrt (__fadd_rn … __fsqrt_rn on the device) so nvcc can
- * neither contract it into FMAs nor approximate a division or a root: the
- * x86-64 reference is built without contraction, so each single step
- * gives the CPU's bits.
+ * The arithmetic is spelled with cf_add_rn, cf_sub_rn, cf_mul_rn,
+ * cf_div_rn and cf_sqrt_rn (cuda-internal.h: __fadd_rn … __fsqrt_rn on
+ * the device) so nvcc can neither contract it into FMAs nor approximate a
+ * division or a root: the x86-64 reference is built without contraction,
+ * so each single step gives the CPU's bits.
  *
  * fp16: the same steps on half2 state (cuda/tvl1.cu says how the fp16
  * solver works); they are not the fp32 bits.
@@ -53,77 +53,16 @@ struct tvl1_field
 };
 
 /* ---------------------------------------------------------------------
- * Single operations, on the device and on the host
+ * Half2 operations, on the device and on the host
  * ---------------------------------------------------------------------
  * The per-pixel operators below also run on the host, in the CPU
  * emulation of the iteration kernels (cf_cuda_tvl1_emulate, the suite
- * cuda/tvl1-emu). fp32: one rounding per operation, as the CPU reference
- * rounds it: the intrinsics on the device (nvcc can neither contract nor
- * approximate them), the operators on the host (x86-64 without
- * contraction, like the reference). fp16: the half2 operations that have
- * no host version (fma, square root, reciprocal, the fast quotient) are
- * computed in float on the host and rounded to half: the emulation checks
- * the kernels' program there, not the device's fp16 bits. */
-static __host__ __device__ __forceinline__ float
-tvl1_add (float a, float b)
-{
-#ifdef __CUDA_ARCH__
-  return __fadd_rn (a, b);
-#else
-  return a + b;
-#endif
-}
-
-static __host__ __device__ __forceinline__ float
-tvl1_sub (float a, float b)
-{
-#ifdef __CUDA_ARCH__
-  return __fsub_rn (a, b);
-#else
-  return a - b;
-#endif
-}
-
-static __host__ __device__ __forceinline__ float
-tvl1_mul (float a, float b)
-{
-#ifdef __CUDA_ARCH__
-  return __fmul_rn (a, b);
-#else
-  return a * b;
-#endif
-}
-
-static __host__ __device__ __forceinline__ float
-tvl1_div (float a, float b)
-{
-#ifdef __CUDA_ARCH__
-  return __fdiv_rn (a, b);
-#else
-  return a / b;
-#endif
-}
-
-static __host__ __device__ __forceinline__ float
-tvl1_sqrt (float a)
-{
-#ifdef __CUDA_ARCH__
-  return __fsqrt_rn (a);
-#else
-  return sqrtf (a);
-#endif
-}
-
-static __host__ __device__ __forceinline__ float
-tvl1_fma (float a, float b, float c)
-{
-#ifdef __CUDA_ARCH__
-  return __fmaf_rn (a, b, c);
-#else
-  return fmaf (a, b, c);
-#endif
-}
-
+ * cuda/tvl1-emu): fp32 through cf_add_rn … cf_fma_rn (cuda-internal.h),
+ * one rounding per operation as the CPU reference; the half2 operations
+ * that have no host version (fma, square root, reciprocal) and the fast
+ * quotient through the functions below, computed in float on the host
+ * and rounded to half: the emulation checks the kernels' program there,
+ * not the device's fp16 bits. */
 /* a / b, approximately (__fdividef) */
 static __host__ __device__ __forceinline__ float
 tvl1_fast_div (float a, float b)
@@ -185,8 +124,8 @@ tvl1_centred_difference_at (const float *f, size_t pitch, int x, int y,
 {
   const float *row = f + (size_t) y * pitch;
 
-  return make_float2 (tvl1_mul (0.5f, tvl1_sub (row[min (x + 1, w - 1)],
-              row[max (x - 1, 0)])), tvl1_mul (0.5f, tvl1_sub (f[x +
+  return make_float2 (cf_mul_rn (0.5f, cf_sub_rn (row[min (x + 1, w - 1)],
+              row[max (x - 1, 0)])), cf_mul_rn (0.5f, cf_sub_rn (f[x +
                   (size_t) min (y + 1, h - 1) * pitch], f[x + (size_t) max (y
                       - 1, 0) * pitch])));
 }
@@ -200,24 +139,24 @@ static __host__ __device__ __forceinline__ float2
 tvl1_threshold_at (float gx, float gy, float g, float rc, float u1, float u2,
     float lt)
 {
-  const float rho = tvl1_add (rc, tvl1_add (tvl1_mul (gx, u1),
-          tvl1_mul (gy, u2)));
+  const float rho = cf_add_rn (rc, cf_add_rn (cf_mul_rn (gx, u1),
+          cf_mul_rn (gy, u2)));
   float d1, d2;
 
-  if (rho < tvl1_mul (-lt, g)) {
-    d1 = tvl1_mul (lt, gx);
-    d2 = tvl1_mul (lt, gy);
-  } else if (rho > tvl1_mul (lt, g)) {
-    d1 = tvl1_mul (-lt, gx);
-    d2 = tvl1_mul (-lt, gy);
+  if (rho < cf_mul_rn (-lt, g)) {
+    d1 = cf_mul_rn (lt, gx);
+    d2 = cf_mul_rn (lt, gy);
+  } else if (rho > cf_mul_rn (lt, g)) {
+    d1 = cf_mul_rn (-lt, gx);
+    d2 = cf_mul_rn (-lt, gy);
   } else if (g < CF_TVL1_GRAD_IS_ZERO) {
     d1 = d2 = 0.0f;
   } else {
-    const float fi = tvl1_div (-rho, g);
-    d1 = tvl1_mul (fi, gx);
-    d2 = tvl1_mul (fi, gy);
+    const float fi = cf_div_rn (-rho, g);
+    d1 = cf_mul_rn (fi, gx);
+    d2 = cf_mul_rn (fi, gy);
   }
-  return make_float2 (tvl1_add (u1, d1), tvl1_add (u2, d2));
+  return make_float2 (cf_add_rn (u1, d1), cf_add_rn (u2, d2));
 }
 
 /** \brief Step Div at image pixel (x, y) for one dual field
@@ -241,22 +180,22 @@ tvl1_divergence_at (const float *px, size_t ppx, const float *py, size_t ppy,
   else if (x == w - 1)
     d = -a[cx - 1];
   else
-    d = tvl1_sub (a[cx], a[cx - 1]);
+    d = cf_sub_rn (a[cx], a[cx - 1]);
 
   if (h == 1)
     return d;
   if (y == 0)
-    return tvl1_add (d, b[cx]);
+    return cf_add_rn (d, b[cx]);
   if (y == h - 1)
-    return tvl1_sub (d, (b - ppy)[cx]);
-  return tvl1_add (d, tvl1_sub (b[cx], (b - ppy)[cx]));
+    return cf_sub_rn (d, (b - ppy)[cx]);
+  return cf_add_rn (d, cf_sub_rn (b[cx], (b - ppy)[cx]));
 }
 
 /** \brief Step U for one component: v + θ div. */
 static __host__ __device__ __forceinline__ float
 tvl1_update_u_at (float v, float div, float theta)
 {
-  return tvl1_add (v, tvl1_mul (theta, div));
+  return cf_add_rn (v, cf_mul_rn (theta, div));
 }
 
 /** \brief One pixel's term of the ε sum: (double) (e1² + e2²), the inner
@@ -264,7 +203,7 @@ tvl1_update_u_at (float v, float div, float theta)
 static __host__ __device__ __forceinline__ double
 tvl1_sq_term (float e1, float e2)
 {
-  return (double) tvl1_add (tvl1_mul (e1, e1), tvl1_mul (e2, e2));
+  return (double) cf_add_rn (cf_mul_rn (e1, e1), cf_mul_rn (e2, e2));
 }
 
 /** \brief Step fG at image pixel (x, y) (cf_tvl1_forward_gradient):
@@ -277,8 +216,8 @@ tvl1_forward_gradient_at (const float *f, size_t pitch, int cx, int cy,
   const float *c = f + cx + (size_t) cy * pitch;
   const float fc = c[0];
 
-  return make_float2 (x < w - 1 ? tvl1_sub (c[1], fc) : 0.0f,
-      y < h - 1 ? tvl1_sub (c[pitch], fc) : 0.0f);
+  return make_float2 (x < w - 1 ? cf_sub_rn (c[1], fc) : 0.0f,
+      y < h - 1 ? cf_sub_rn (c[pitch], fc) : 0.0f);
 }
 
 /** \brief Step P at one pixel (cf_tvl1_update_p): (p + τ/θ ∇u) /
@@ -287,12 +226,12 @@ tvl1_forward_gradient_at (const float *f, size_t pitch, int cx, int cy,
 static __host__ __device__ __forceinline__ float2
 tvl1_update_p_at (float2 grad, float pa, float pb, float taut)
 {
-  const float norm = tvl1_sqrt (tvl1_add (tvl1_mul (grad.x, grad.x),
-          tvl1_mul (grad.y, grad.y)));
-  const float den = tvl1_add (1.0f, tvl1_mul (taut, norm));
+  const float norm = cf_sqrt_rn (cf_add_rn (cf_mul_rn (grad.x, grad.x),
+          cf_mul_rn (grad.y, grad.y)));
+  const float den = cf_add_rn (1.0f, cf_mul_rn (taut, norm));
 
-  return make_float2 (tvl1_div (tvl1_add (pa, tvl1_mul (taut, grad.x)),
-          den), tvl1_div (tvl1_add (pb, tvl1_mul (taut, grad.y)), den));
+  return make_float2 (cf_div_rn (cf_add_rn (pa, cf_mul_rn (taut, grad.x)),
+          den), cf_div_rn (cf_add_rn (pb, cf_mul_rn (taut, grad.y)), den));
 }
 
 /* ---------------------------------------------------------------------
@@ -334,8 +273,8 @@ tvl1h_update_u_at (tvl1h_pair th, __half2 du, __half2 div, float lt,
   const float2 gr = __half22float2 (th.b);
   const float2 d = __half22float2 (du);
   const float2 dv = __half22float2 (div);
-  const float rho = tvl1_fma (gw.y, d.y, tvl1_fma (gw.x, d.x, gr.y));
-  const float lg = tvl1_mul (lt, gr.x);
+  const float rho = cf_fma_rn (gw.y, d.y, cf_fma_rn (gw.x, d.x, gr.y));
+  const float lg = cf_mul_rn (lt, gr.x);
   float f;
 
   if (rho < -lg)
@@ -346,8 +285,8 @@ tvl1h_update_u_at (tvl1h_pair th, __half2 du, __half2 div, float lt,
     f = 0.0f;
   else
     f = tvl1_fast_div (-rho, gr.x);
-  return make_float2 (tvl1_fma (theta, dv.x, tvl1_fma (f, gw.x, d.x)),
-      tvl1_fma (theta, dv.y, tvl1_fma (f, gw.y, d.y)));
+  return make_float2 (cf_fma_rn (theta, dv.x, cf_fma_rn (f, gw.x, d.x)),
+      cf_fma_rn (theta, dv.y, cf_fma_rn (f, gw.y, d.y)));
 }
 
 /** \brief Div of both dual fields at image pixel (x, y), element (cx, cy)
