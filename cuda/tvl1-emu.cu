@@ -10,7 +10,7 @@
  *  - BLOCKED: launches of T iterations and a last shorter one, as the
  *    plan's run_blocked issues them; each launch runs its blocks one after
  *    another, and in each block the kernel's phases (tvl1_blocked_begin,
- *    _load_state, _u, _p, _end) for every thread in turn, as the kernel's
+ *    _load_state, _step, _end) for every thread in turn, as the kernel's
  *    barriers order them. The tile starts as NaN, so a cell read before
  *    any thread wrote it shows in the result.
  * fp32 runs the CPU reference's arithmetic (tvl1-ops.cuh), so both
@@ -273,12 +273,12 @@ emulate_launch (emu_warp < S > &wp, int from, float lt, float theta,
       for (int s = 0; s < t; s++) {
         for (int ty = 0; ty < R::BY; ty++)
           for (int tx = 0; tx < R::BX; tx++)
-            tvl1_blocked_u (regs[tx + ty * R::BX], tile, ox, oy, wp.w, wp.h,
-                lt, theta, s, tx, ty);
+            tvl1_blocked_step < false > (regs[tx + ty * R::BX], tile, ox, oy,
+                wp.w, wp.h, lt, theta, tt, s, tx, ty);
         for (int ty = 0; ty < R::BY; ty++)
           for (int tx = 0; tx < R::BX; tx++)
-            tvl1_blocked_p (regs[tx + ty * R::BX], tile, ox, oy, wp.w, wp.h,
-                tt, s, tx, ty);
+            tvl1_blocked_step < true > (regs[tx + ty * R::BX], tile, ox, oy,
+                wp.w, wp.h, lt, theta, tt, s, tx, ty);
       }
       for (int ty = 0; ty < R::BY; ty++)
         for (int tx = 0; tx < R::BX; tx++)

@@ -36,8 +36,9 @@
  *
  * Everything the kernels call per pixel and per thread is __host__
  * __device__, and BLOCKED's body is a thread's phases between its
- * barriers (tvl1_blocked_begin … tvl1_blocked_end): cuda/tvl1-emu.cu runs
- * them on the CPU (cf_cuda_tvl1_emulate, the suite cuda/tvl1-emu).
+ * barriers (tvl1_blocked_begin, _load_state, _step, _end):
+ * cuda/tvl1-emu.cu runs them on the CPU (cf_cuda_tvl1_emulate, the suite
+ * cuda/tvl1-emu).
  */
 #ifndef CF_CUDA_TVL1_ITERATE_CUH
 #define CF_CUDA_TVL1_ITERATE_CUH
@@ -654,17 +655,19 @@ CF_UNROLL
   }
 }
 
-/* Step @s, U on the thread's cells in [s+1, C−s): p valid on [s, C−s)
- * (the whole tile at s = 0) */
-template < typename S, int ROWS > static __host__ __device__ __forceinline__
-void
-tvl1_blocked_u (const tvl1_blocked_regs < S, ROWS > &r,
+/* Step @s of the thread's cells: U (P_STEP false) on those in [s+1, C−s),
+ * where p is valid on [s, C−s) (the whole tile at s = 0), or P on those
+ * in [s+1, C−s−1), where u is valid on [s+1, C−s) */
+template < bool P_STEP, typename S, int ROWS >
+static __host__ __device__ __forceinline__ void
+tvl1_blocked_step (const tvl1_blocked_regs < S, ROWS > &r,
     const tvl1_tile < S > &tile, int ox, int oy, int w, int h, float lt,
-    float theta, int s, int tx, int ty)
+    float theta, typename tvl1_traits < S >::taut_t tt, int s, int tx,
+    int ty)
 {
   typedef tvl1_traits < S > T;
   typedef tvl1_blocked_regs < S, ROWS > R;
-  const int CX = TVL1_TILE_X, CY = ROWS;
+  const int CX = TVL1_TILE_X, CY = ROWS, last = P_STEP ? 1 : 0;
   int i, j;
 
 CF_UNROLL
@@ -674,37 +677,14 @@ CF_UNROLL
       const int lx = tx + R::BX * i;
       const int ly = ty + R::BY * j;
 
-      if ((r.inside >> (j * R::NX + i) & 1u) && lx > s && lx < CX - s &&
-          ly > s && ly < CY - s)
-        T::u_step (tile, r.cu[j][i], lx, ly, ox + lx, oy + ly, w, h, lt,
-            theta);
-    }
-  }
-}
-
-/* Step @s, P on the thread's cells in [s+1, C−s−1): u valid on
- * [s+1, C−s) */
-template < typename S, int ROWS > static __host__ __device__ __forceinline__
-void
-tvl1_blocked_p (const tvl1_blocked_regs < S, ROWS > &r,
-    const tvl1_tile < S > &tile, int ox, int oy, int w, int h,
-    typename tvl1_traits < S >::taut_t tt, int s, int tx, int ty)
-{
-  typedef tvl1_traits < S > T;
-  typedef tvl1_blocked_regs < S, ROWS > R;
-  const int CX = TVL1_TILE_X, CY = ROWS;
-  int i, j;
-
-CF_UNROLL
-  for (j = 0; j < R::NY; j++) {
-CF_UNROLL
-    for (i = 0; i < R::NX; i++) {
-      const int lx = tx + R::BX * i;
-      const int ly = ty + R::BY * j;
-
-      if ((r.inside >> (j * R::NX + i) & 1u) && lx > s && lx < CX - s - 1 &&
-          ly > s && ly < CY - s - 1)
-        T::p_step (tile, r.cp[j][i], lx, ly, ox + lx, oy + ly, w, h, tt);
+      if ((r.inside >> (j * R::NX + i) & 1u) && lx > s &&
+          lx < CX - s - last && ly > s && ly < CY - s - last) {
+        if (P_STEP)
+          T::p_step (tile, r.cp[j][i], lx, ly, ox + lx, oy + ly, w, h, tt);
+        else
+          T::u_step (tile, r.cu[j][i], lx, ly, ox + lx, oy + ly, w, h, lt,
+              theta);
+      }
     }
   }
 }
@@ -796,9 +776,11 @@ tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
   __syncthreads ();
 
   for (s = 0; s < t; s++) {
-    tvl1_blocked_u (r, tile, ox, oy, w, h, lt, theta, s, tx, ty);
+    tvl1_blocked_step < false > (r, tile, ox, oy, w, h, lt, theta, tt, s, tx,
+        ty);
     __syncthreads ();
-    tvl1_blocked_p (r, tile, ox, oy, w, h, tt, s, tx, ty);
+    tvl1_blocked_step < true > (r, tile, ox, oy, w, h, lt, theta, tt, s, tx,
+        ty);
     __syncthreads ();
   }
   tvl1_blocked_end (r, tile, out, e, ox, oy, t, tx, ty);

@@ -421,33 +421,35 @@ GST_END_TEST;
 
 GST_START_TEST (test_emulation_refuses_bad_arguments)
 {
-  cf_tvl1_params params;
+  /* STEPS has no per-thread program; T and the tile height as the plan
+   * takes them; the warp's ends are fp16's */
+  static const struct
+  {
+    cf_precision precision;
+    cf_tvl1_kernel kernel;
+    int t, rows, zero_start, finish;
+  } bad[] = {
+    {CF_PRECISION_FP32, CF_TVL1_KERNEL_STEPS, 0, 0, 0, 0},
+    {CF_PRECISION_FP32, CF_TVL1_KERNEL_BLOCKED, 9, 32, 0, 0},
+    {CF_PRECISION_FP32, CF_TVL1_KERNEL_BLOCKED, 8, 16, 0, 0},
+    {CF_PRECISION_FP32, CF_TVL1_KERNEL_BLOCKED, 4, 48, 0, 0},
+    {CF_PRECISION_FP32, CF_TVL1_KERNEL_BLOCKED, 4, 32, 1, 0},
+    {CF_PRECISION_FP32, CF_TVL1_KERNEL_FUSED, 0, 0, 0, 1},
+  };
   warp_planes p;
   cf_cuda_tvl1_emu_warp v;
+  guint i;
 
-  cf_tvl1_params_init_ipol (&params);
   warp_planes_init (&p, 10, 10, 1u);
   v = emu_view (&p);
   fail_unless_equals_int (cf_cuda_tvl1_emulate (NULL, CF_PRECISION_FP32,
           CF_TVL1_KERNEL_FUSED, 1, 0, 0, 0, 0, 0.15f, 0.3f, 0.25f),
       CF_ERROR_INVALID);
-  /* STEPS has no per-thread program; T and the tile height as the plan */
-  fail_unless_equals_int (cf_cuda_tvl1_emulate (&v, CF_PRECISION_FP32,
-          CF_TVL1_KERNEL_STEPS, 1, 0, 0, 0, 0, 0.15f, 0.3f, 0.25f),
-      CF_ERROR_INVALID);
-  fail_unless_equals_int (cf_cuda_tvl1_emulate (&v, CF_PRECISION_FP32,
-          CF_TVL1_KERNEL_BLOCKED, 1, 9, 32, 0, 0, 0.15f, 0.3f, 0.25f),
-      CF_ERROR_INVALID);
-  fail_unless_equals_int (cf_cuda_tvl1_emulate (&v, CF_PRECISION_FP32,
-          CF_TVL1_KERNEL_BLOCKED, 1, 8, 16, 0, 0, 0.15f, 0.3f, 0.25f),
-      CF_ERROR_INVALID);
-  fail_unless_equals_int (cf_cuda_tvl1_emulate (&v, CF_PRECISION_FP32,
-          CF_TVL1_KERNEL_BLOCKED, 1, 4, 48, 0, 0, 0.15f, 0.3f, 0.25f),
-      CF_ERROR_INVALID);
-  /* the warp's ends are fp16's */
-  fail_unless_equals_int (cf_cuda_tvl1_emulate (&v, CF_PRECISION_FP32,
-          CF_TVL1_KERNEL_BLOCKED, 1, 4, 32, 1, 0, 0.15f, 0.3f, 0.25f),
-      CF_ERROR_INVALID);
+  for (i = 0; i < G_N_ELEMENTS (bad); i++)
+    fail_unless (cf_cuda_tvl1_emulate (&v, bad[i].precision, bad[i].kernel,
+            1, bad[i].t, bad[i].rows, bad[i].zero_start, bad[i].finish,
+            0.15f, 0.3f, 0.25f) == CF_ERROR_INVALID, "case %u accepted", i);
+  /* the finish needs u0 and out; the pitch holds a row */
   v.out[1] = NULL;
   fail_unless_equals_int (cf_cuda_tvl1_emulate (&v, CF_PRECISION_FP16,
           CF_TVL1_KERNEL_BLOCKED, 1, 4, 32, 0, 1, 0.15f, 0.3f, 0.25f),
@@ -457,6 +459,10 @@ GST_START_TEST (test_emulation_refuses_bad_arguments)
   fail_unless_equals_int (cf_cuda_tvl1_emulate (&v, CF_PRECISION_FP32,
           CF_TVL1_KERNEL_FUSED, 1, 0, 0, 0, 0, 0.15f, 0.3f, 0.25f),
       CF_ERROR_INVALID);
+  /* and the same view with a good pitch runs */
+  v.pitch = p.pitch;
+  fail_unless_equals_int (cf_cuda_tvl1_emulate (&v, CF_PRECISION_FP32,
+          CF_TVL1_KERNEL_FUSED, 1, 0, 0, 0, 0, 0.15f, 0.3f, 0.25f), CF_OK);
   warp_planes_clear (&p);
 }
 
