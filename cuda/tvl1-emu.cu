@@ -238,6 +238,26 @@ emu_finish (emu_warp < tvl1_state_f16 > &wp)
   }
 }
 
+/* tvl1_blocked_steps: each step's U for every thread, then its P */
+template < tvl1_where WHERE, typename S, int ROWS > static void
+emulate_steps (const std::vector < tvl1_blocked_regs < S, ROWS > >&regs,
+    const tvl1_tile < S > &tile, int ox, int oy, int w, int h, float lt,
+    float theta, typename tvl1_traits < S >::taut_t tt, int t)
+{
+  typedef tvl1_blocked_regs < S, ROWS > R;
+
+  for (int s = 0; s < t; s++) {
+    for (int ty = 0; ty < R::BY; ty++)
+      for (int tx = 0; tx < R::BX; tx++)
+        tvl1_blocked_step < false, WHERE > (regs[tx + ty * R::BX], tile, ox,
+            oy, w, h, lt, theta, tt, s, tx, ty);
+    for (int ty = 0; ty < R::BY; ty++)
+      for (int tx = 0; tx < R::BX; tx++)
+        tvl1_blocked_step < true, WHERE > (regs[tx + ty * R::BX], tile, ox,
+            oy, w, h, lt, theta, tt, s, tx, ty);
+  }
+}
+
 /* One BLOCKED launch of @t iterations on 64 x ROWS tiles, from st[@from]
  * to the other copy */
 template < typename S, int ROWS > static void
@@ -270,16 +290,12 @@ emulate_launch (emu_warp < S > &wp, int from, float lt, float theta,
           for (int tx = 0; tx < R::BX; tx++)
             tvl1_blocked_load_state (regs[tx + ty * R::BX], tile, in, e, ox,
                 oy, tx, ty);
-      for (int s = 0; s < t; s++) {
-        for (int ty = 0; ty < R::BY; ty++)
-          for (int tx = 0; tx < R::BX; tx++)
-            tvl1_blocked_step < false > (regs[tx + ty * R::BX], tile, ox, oy,
-                wp.w, wp.h, lt, theta, tt, s, tx, ty);
-        for (int ty = 0; ty < R::BY; ty++)
-          for (int tx = 0; tx < R::BX; tx++)
-            tvl1_blocked_step < true > (regs[tx + ty * R::BX], tile, ox, oy,
-                wp.w, wp.h, lt, theta, tt, s, tx, ty);
-      }
+      if (tvl1_blocked_interior (ox, oy, ROWS, wp.w, wp.h))
+        emulate_steps < TVL1_INTERIOR > (regs, tile, ox, oy, wp.w, wp.h, lt,
+            theta, tt, t);
+      else
+        emulate_steps < TVL1_EDGES > (regs, tile, ox, oy, wp.w, wp.h, lt,
+            theta, tt, t);
       for (int ty = 0; ty < R::BY; ty++)
         for (int tx = 0; tx < R::BX; tx++)
           tvl1_blocked_end (regs[tx + ty * R::BX], tile, out, e, ox, oy, t,

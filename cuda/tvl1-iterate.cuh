@@ -30,9 +30,12 @@
  *    the real ones: Div and fG take the pixel's image coordinates for
  *    their border branches apart from its cell in the tile, and never read
  *    outside the image, so cells outside it are neither loaded nor
- *    computed. The traits' u_step and p_step run on the tile exactly as
- *    FUSED runs them on the planes: the same bits as FUSED, in either
- *    precision (fp16's are not fp32's).
+ *    computed. A tile at least one pixel inside every border of the
+ *    image takes none of those branches, so such tiles (most of a large
+ *    level's) run a copy of the steps without the tests (tvl1_where,
+ *    tvl1_blocked_interior). The traits' u_step and p_step run on the
+ *    tile exactly as FUSED runs them on the planes: the same bits as
+ *    FUSED, in either precision (fp16's are not fp32's).
  *
  * Everything the kernels call per pixel and per thread is __host__
  * __device__, and BLOCKED's body is a thread's phases between its
@@ -245,17 +248,18 @@ template <> struct tvl1_traits <tvl1_state_f32 >
 
   /** \brief V, Div of both dual fields and U at image pixel (x, y),
    *  element (cx, cy) of @s; |Δu|² in the CPU's arithmetic. */
-  template < typename V > static __host__ __device__ __forceinline__ double
+  template < tvl1_where WHERE = TVL1_EDGES, typename V >
+  static __host__ __device__ __forceinline__ double
   u_step (const V & s, const ucon & k, int cx, int cy, int x, int y, int w,
       int h, float lt, float theta)
   {
     const auto i = tvl1_index (s, s.u, cx, cy);
     const float u1 = s.u.a[i], u2 = s.u.b[i];
     const float2 v = tvl1_threshold_at (k.wx, k.wy, k.g, k.rc, u1, u2, lt);
-    const float d1 = tvl1_divergence_at (s.p1.a, s.p1.pitch, s.p1.b,
-        s.p1.pitch, cx, cy, x, y, w, h);
-    const float d2 = tvl1_divergence_at (s.p2.a, s.p2.pitch, s.p2.b,
-        s.p2.pitch, cx, cy, x, y, w, h);
+    const float d1 = tvl1_divergence_at < WHERE > (s.p1.a, s.p1.pitch,
+        s.p1.b, s.p1.pitch, cx, cy, x, y, w, h);
+    const float d2 = tvl1_divergence_at < WHERE > (s.p2.a, s.p2.pitch,
+        s.p2.b, s.p2.pitch, cx, cy, x, y, w, h);
     const float n1 = tvl1_update_u_at (v.x, d1, theta);
     const float n2 = tvl1_update_u_at (v.y, d2, theta);
 
@@ -265,14 +269,15 @@ template <> struct tvl1_traits <tvl1_state_f32 >
   }
   /** \brief fG of both components of u and P on both dual fields at image
    *  pixel (x, y), element (cx, cy) of @s. */
-  template < typename V > static __host__ __device__ __forceinline__ void
+  template < tvl1_where WHERE = TVL1_EDGES, typename V >
+  static __host__ __device__ __forceinline__ void
   p_step (const V & s, const pcon &, int cx, int cy, int x, int y, int w,
       int h, taut_t taut)
   {
-    const float2 g1 = tvl1_forward_gradient_at (s.u.a, s.u.pitch, cx, cy, x,
-        y, w, h);
-    const float2 g2 = tvl1_forward_gradient_at (s.u.b, s.u.pitch, cx, cy, x,
-        y, w, h);
+    const float2 g1 = tvl1_forward_gradient_at < WHERE > (s.u.a, s.u.pitch,
+        cx, cy, x, y, w, h);
+    const float2 g2 = tvl1_forward_gradient_at < WHERE > (s.u.b, s.u.pitch,
+        cx, cy, x, y, w, h);
     const auto i1 = tvl1_index (s, s.p1, cx, cy);
     const auto i2 = tvl1_index (s, s.p2, cx, cy);
     float2 r;
@@ -411,29 +416,31 @@ template <> struct tvl1_traits <tvl1_state_f16 >
 
   /** \brief TH, Div and U at image pixel (x, y), element (cx, cy) of @s,
    *  du rounded to half2 once; |Δdu|² of the stored, rounded values. */
-  template < typename V > static __host__ __device__ __forceinline__ double
+  template < tvl1_where WHERE = TVL1_EDGES, typename V >
+  static __host__ __device__ __forceinline__ double
   u_step (const V & s, const ucon & k, int cx, int cy, int x, int y, int w,
       int h, float lt, float theta)
   {
     __half2 *const c = s.du.d + tvl1_index (s, s.du, cx, cy);
     const __half2 old = *c;
     const __half2 nu = __float22half2_rn (tvl1h_update_u_at (k, old,
-            tvl1h_divergence_at (s.p.d, s.p.pitch, cx, cy, x, y, w, h), lt,
-            theta));
+            tvl1h_divergence_at < WHERE > (s.p.d, s.p.pitch, cx, cy, x, y,
+                w, h), lt, theta));
     const float2 a = __half22float2 (nu), b = __half22float2 (old);
 
     *c = nu;
     return tvl1_sq_term (cf_sub_rn (a.x, b.x), cf_sub_rn (a.y, b.y));
   }
   /** \brief fG and P at image pixel (x, y), element (cx, cy) of @s. */
-  template < typename V > static __host__ __device__ __forceinline__ void
+  template < tvl1_where WHERE = TVL1_EDGES, typename V >
+  static __host__ __device__ __forceinline__ void
   p_step (const V & s, const pcon & gu0, int cx, int cy, int x, int y,
       int w, int h, taut_t taut)
   {
     tvl1h_pair *const c = s.p.d + tvl1_index (s, s.p, cx, cy);
 
-    *c = tvl1h_update_p_at (s.du.d, s.du.pitch, cx, cy, x, y, w, h, gu0, *c,
-        taut);
+    *c = tvl1h_update_p_at < WHERE > (s.du.d, s.du.pitch, cx, cy, x, y, w,
+        h, gu0, *c, taut);
   }
 
   /* the (px, py) pairs, then du */
@@ -594,6 +601,17 @@ tvl1_blocked_origin (int b, int cells, int t)
   return b * (cells - 2 * t) - t;
 }
 
+/* Whether the 64 x @rows tile at (@ox, @oy) lies at least one pixel
+ * inside every border of the w x h image: then all its cells are in the
+ * image and none is on a border, and its steps run without the border
+ * tests (TVL1_INTERIOR), most of a large level's tiles */
+static __host__ __device__ __forceinline__ bool
+tvl1_blocked_interior (int ox, int oy, int rows, int w, int h)
+{
+  return ox >= 1 && oy >= 1 && ox + TVL1_TILE_X <= w - 1 &&
+      oy + rows <= h - 1;
+}
+
 /* The phases of tvl1_blocked_kernel for thread (@tx, @ty), each a
  * function so that cf_cuda_tvl1_emulate runs them for every thread of a
  * block in turn, as the kernel's barriers order them (tvl1-emu.cu).
@@ -657,8 +675,10 @@ CF_UNROLL
 
 /* Step @s of the thread's cells: U (P_STEP false) on those in [s+1, C−s),
  * where p is valid on [s, C−s) (the whole tile at s = 0), or P on those
- * in [s+1, C−s−1), where u is valid on [s+1, C−s) */
-template < bool P_STEP, typename S, int ROWS >
+ * in [s+1, C−s−1), where u is valid on [s+1, C−s). TVL1_INTERIOR: every
+ * cell of the tile is in the image and none on its border
+ * (tvl1_blocked_interior). */
+template < bool P_STEP, tvl1_where WHERE, typename S, int ROWS >
 static __host__ __device__ __forceinline__ void
 tvl1_blocked_step (const tvl1_blocked_regs < S, ROWS > &r,
     const tvl1_tile < S > &tile, int ox, int oy, int w, int h, float lt,
@@ -668,6 +688,7 @@ tvl1_blocked_step (const tvl1_blocked_regs < S, ROWS > &r,
   typedef tvl1_traits < S > T;
   typedef tvl1_blocked_regs < S, ROWS > R;
   const int CX = TVL1_TILE_X, CY = ROWS, last = P_STEP ? 1 : 0;
+  const bool all_inside = WHERE == TVL1_INTERIOR;
   int i, j;
 
 CF_UNROLL
@@ -677,13 +698,14 @@ CF_UNROLL
       const int lx = tx + R::BX * i;
       const int ly = ty + R::BY * j;
 
-      if ((r.inside >> (j * R::NX + i) & 1u) && lx > s &&
+      if ((all_inside || (r.inside >> (j * R::NX + i) & 1u)) && lx > s &&
           lx < CX - s - last && ly > s && ly < CY - s - last) {
         if (P_STEP)
-          T::p_step (tile, r.cp[j][i], lx, ly, ox + lx, oy + ly, w, h, tt);
+          T::template p_step < WHERE > (tile, r.cp[j][i], lx, ly, ox + lx,
+              oy + ly, w, h, tt);
         else
-          T::u_step (tile, r.cu[j][i], lx, ly, ox + lx, oy + ly, w, h, lt,
-              theta);
+          T::template u_step < WHERE > (tile, r.cu[j][i], lx, ly, ox + lx,
+              oy + ly, w, h, lt, theta);
       }
     }
   }
@@ -731,6 +753,23 @@ CF_UNROLL
   }
 }
 
+/* The kernel's @t steps, each U then P, between barriers */
+template < tvl1_where WHERE, typename S, int ROWS >
+static __device__ __forceinline__ void
+tvl1_blocked_steps (const tvl1_blocked_regs < S, ROWS > &r,
+    const tvl1_tile < S > &tile, int ox, int oy, int w, int h, float lt,
+    float theta, typename tvl1_traits < S >::taut_t tt, int t, int tx, int ty)
+{
+  for (int s = 0; s < t; s++) {
+    tvl1_blocked_step < false, WHERE > (r, tile, ox, oy, w, h, lt, theta, tt,
+        s, tx, ty);
+    __syncthreads ();
+    tvl1_blocked_step < true, WHERE > (r, tile, ox, oy, w, h, lt, theta, tt,
+        s, tx, ty);
+    __syncthreads ();
+  }
+}
+
 /** \brief BLOCKED: @t iterations of the FUSED U and P steps on one tile of
  *  64 x ROWS cells (see the top of the file), reading the state from @in
  *  and writing the tile's (64 − 2t) x (ROWS − 2t) interior to @out (or,
@@ -752,7 +791,6 @@ tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
   const int tx = threadIdx.x, ty = threadIdx.y;
   const typename T::taut_t tt = T::taut_of (taut);
   tvl1_blocked_regs < S, ROWS > r;
-  int s;
 
   /* fp16 loads the warp's constants (which no BLOCKED launch writes)
    * before it waits for the launch that wrote the state, except on the
@@ -775,14 +813,12 @@ tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
   cf_pdl_launch_dependents ();
   __syncthreads ();
 
-  for (s = 0; s < t; s++) {
-    tvl1_blocked_step < false > (r, tile, ox, oy, w, h, lt, theta, tt, s, tx,
-        ty);
-    __syncthreads ();
-    tvl1_blocked_step < true > (r, tile, ox, oy, w, h, lt, theta, tt, s, tx,
-        ty);
-    __syncthreads ();
-  }
+  if (tvl1_blocked_interior (ox, oy, ROWS, w, h))
+    tvl1_blocked_steps < TVL1_INTERIOR > (r, tile, ox, oy, w, h, lt, theta,
+        tt, t, tx, ty);
+  else
+    tvl1_blocked_steps < TVL1_EDGES > (r, tile, ox, oy, w, h, lt, theta, tt,
+        t, tx, ty);
   tvl1_blocked_end (r, tile, out, e, ox, oy, t, tx, ty);
 }
 

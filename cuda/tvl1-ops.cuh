@@ -159,34 +159,47 @@ tvl1_threshold_at (float gx, float gy, float g, float rc, float u1, float u2,
   return make_float2 (cf_add_rn (u1, d1), cf_add_rn (u2, d2));
 }
 
+/* Whether a per-pixel operator tests for the image's borders. EDGES: the
+ * pixel may lie on them. INTERIOR: the caller knows that the pixel is
+ * neither on the first or last row nor on the first or last column, so
+ * the operator is the inner formula alone, as the tests would have picked
+ * it (BLOCKED's tiles away from the borders, cuda/tvl1-iterate.cuh). */
+enum tvl1_where
+{
+  TVL1_EDGES,
+  TVL1_INTERIOR
+};
+
 /** \brief Step Div at image pixel (x, y) for one dual field
  *  (cf_tvl1_divergence): the x part (px(x) − px(x−1), px(−1) = 0, px(w−1)
  *  unread, 0 on a 1-wide image), then the y part added the way the CPU
  *  adds it. The pixel is element (cx, cy) of the arrays (rows of ppx and
  *  ppy floats): (x, y) of a whole plane, or its cell of a BLOCKED tile.
  *  Reads only columns cx−1, cx and rows cy−1, cy. */
+template < tvl1_where WHERE = TVL1_EDGES >
 static __host__ __device__ __forceinline__ float
 tvl1_divergence_at (const float *px, size_t ppx, const float *py, size_t ppy,
     int cx, int cy, int x, int y, int w, int h)
 {
+  const bool edges = WHERE == TVL1_EDGES;
   const float *a = px + (size_t) cy * ppx;
   const float *b = py + (size_t) cy * ppy;
   float d;
 
-  if (w == 1)
+  if (edges && w == 1)
     d = 0.0f;
-  else if (x == 0)
+  else if (edges && x == 0)
     d = a[cx];
-  else if (x == w - 1)
+  else if (edges && x == w - 1)
     d = -a[cx - 1];
   else
     d = cf_sub_rn (a[cx], a[cx - 1]);
 
-  if (h == 1)
+  if (edges && h == 1)
     return d;
-  if (y == 0)
+  if (edges && y == 0)
     return cf_add_rn (d, b[cx]);
-  if (y == h - 1)
+  if (edges && y == h - 1)
     return cf_sub_rn (d, (b - ppy)[cx]);
   return cf_add_rn (d, cf_sub_rn (b[cx], (b - ppy)[cx]));
 }
@@ -209,15 +222,17 @@ tvl1_sq_term (float e1, float e2)
 /** \brief Step fG at image pixel (x, y) (cf_tvl1_forward_gradient):
  *  (f(x+1) − f(x), f(y+1) − f(y)), 0 on the last column / row; the pixel
  *  is element (cx, cy) of f (see tvl1_divergence_at). */
+template < tvl1_where WHERE = TVL1_EDGES >
 static __host__ __device__ __forceinline__ float2
 tvl1_forward_gradient_at (const float *f, size_t pitch, int cx, int cy,
     int x, int y, int w, int h)
 {
+  const bool edges = WHERE == TVL1_EDGES;
   const float *c = f + cx + (size_t) cy * pitch;
   const float fc = c[0];
 
-  return make_float2 (x < w - 1 ? cf_sub_rn (c[1], fc) : 0.0f,
-      y < h - 1 ? cf_sub_rn (c[pitch], fc) : 0.0f);
+  return make_float2 (!edges || x < w - 1 ? cf_sub_rn (c[1], fc) : 0.0f,
+      !edges || y < h - 1 ? cf_sub_rn (c[pitch], fc) : 0.0f);
 }
 
 /** \brief Step P at one pixel (cf_tvl1_update_p): (p + τ/θ ∇u) /
@@ -292,26 +307,28 @@ tvl1h_update_u_at (tvl1h_pair th, __half2 du, __half2 div, float lt,
 /** \brief Div of both dual fields at image pixel (x, y), element (cx, cy)
  *  of @p (rows of @pitch pairs): the borders of tvl1_divergence_at, in
  *  half2. Reads only columns cx−1, cx and rows cy−1, cy. */
+template < tvl1_where WHERE = TVL1_EDGES >
 static __host__ __device__ __forceinline__ __half2
 tvl1h_divergence_at (const tvl1h_pair * p, size_t pitch, int cx, int cy,
     int x, int y, int w, int h)
 {
+  const bool edges = WHERE == TVL1_EDGES;
   const tvl1h_pair *c = p + cx + (size_t) cy * pitch;
   __half2 dx, dy;
 
-  if (w == 1)
+  if (edges && w == 1)
     dx = __float2half2_rn (0.0f);
-  else if (x == 0)
+  else if (edges && x == 0)
     dx = c[0].a;
-  else if (x == w - 1)
+  else if (edges && x == w - 1)
     dx = __hneg2 (c[-1].a);
   else
     dx = __hsub2_rn (c[0].a, c[-1].a);
-  if (h == 1)
+  if (edges && h == 1)
     return dx;
-  if (y == 0)
+  if (edges && y == 0)
     dy = c[0].b;
-  else if (y == h - 1)
+  else if (edges && y == h - 1)
     dy = __hneg2 ((c - pitch)[0].b);
   else
     dy = __hsub2_rn (c[0].b, (c - pitch)[0].b);
@@ -322,17 +339,19 @@ tvl1h_divergence_at (const tvl1h_pair * p, size_t pitch, int cx, int cy,
  *  ∇u0 + forward differences of du (0 on the last column / row, where
  *  ∇u0 is 0 too), then (p + τ/θ ∇u) / (1 + τ/θ |∇u|) for both fields at
  *  once. Reads only column cx+1 and row cy+1 besides the pixel. */
+template < tvl1_where WHERE = TVL1_EDGES >
 static __host__ __device__ __forceinline__ tvl1h_pair
 tvl1h_update_p_at (const __half2 * du, size_t pitch, int cx, int cy, int x,
     int y, int w, int h, tvl1h_pair gu0, tvl1h_pair p, __half2 taut)
 {
+  const bool edges = WHERE == TVL1_EDGES;
   const __half2 *c = du + cx + (size_t) cy * pitch;
   __half2 ux = gu0.a, uy = gu0.b, r;
   tvl1h_pair q;
 
-  if (x < w - 1)
+  if (!edges || x < w - 1)
     ux = __hadd2_rn (ux, __hsub2_rn (c[1], c[0]));
-  if (y < h - 1)
+  if (!edges || y < h - 1)
     uy = __hadd2_rn (uy, __hsub2_rn (c[pitch], c[0]));
   r = tvl1h_rcp2 (tvl1h_fma2 (taut, tvl1h_sqrt2 (tvl1h_fma2 (ux, ux,
                   __hmul2_rn (uy, uy))), __float2half2_rn (1.0f)));

@@ -826,11 +826,14 @@ check_blocked_sizes (const test_size * sizes, int n_sizes,
 
 /* Sizes below, at and across tile boundaries (64 x 32 tiles hold
  * (64 − 2T) x (32 − 2T) interiors: 60 x 28 is one tile at T = 2); small
- * enough for racecheck. */
+ * enough for racecheck. At T = 5 the second 64 x 32 tile of a row starts
+ * at x = 49 and of a column at y = 17: in 114 x 50 tile (1, 1) ends one
+ * pixel inside the last column and row (it runs as an interior tile), in
+ * 113 x 49 it touches them (it must test for the borders). */
 GST_START_TEST (test_blocked_identical_to_fused)
 {
   static const test_size sizes[] = { {1, 1}, {2, 3}, {37, 23}, {60, 28},
-  {100, 45}
+  {100, 45}, {114, 50}, {113, 49}
   };
 
   check_blocked_sizes (sizes, G_N_ELEMENTS (sizes), CF_PRECISION_FP32);
@@ -842,7 +845,7 @@ GST_END_TEST;
 GST_START_TEST (test_fp16_blocked_identical_to_fused)
 {
   static const test_size sizes[] = { {1, 1}, {2, 3}, {37, 23}, {60, 28},
-  {100, 45}
+  {100, 45}, {114, 50}, {113, 49}
   };
 
   check_blocked_sizes (sizes, G_N_ELEMENTS (sizes), CF_PRECISION_FP16);
