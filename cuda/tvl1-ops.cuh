@@ -290,16 +290,12 @@ tvl1h_update_u_at (tvl1h_pair th, __half2 du, __half2 div, float lt,
   const float2 dv = __half22float2 (div);
   const float rho = cf_fma_rn (gw.y, d.y, cf_fma_rn (gw.x, d.x, gr.y));
   const float lg = cf_mul_rn (lt, gr.x);
-  float f;
+  /* the quotient always, then a choice: selects where neighbouring lanes
+   * would take different branches (the same value either way) */
+  const float q = tvl1_fast_div (-rho, gr.x);
+  const float f = rho < -lg ? lt : rho > lg ? -lt :
+      gr.x < CF_TVL1_GRAD_IS_ZERO_FP16 ? 0.0f : q;
 
-  if (rho < -lg)
-    f = lt;
-  else if (rho > lg)
-    f = -lt;
-  else if (gr.x < CF_TVL1_GRAD_IS_ZERO_FP16)
-    f = 0.0f;
-  else
-    f = tvl1_fast_div (-rho, gr.x);
   return make_float2 (cf_fma_rn (theta, dv.x, cf_fma_rn (f, gw.x, d.x)),
       cf_fma_rn (theta, dv.y, cf_fma_rn (f, gw.y, d.y)));
 }
