@@ -59,21 +59,10 @@ struct tvl1_field
  * emulation of the iteration kernels (cf_cuda_tvl1_emulate, the suite
  * cuda/tvl1-emu): fp32 through cf_add_rn … cf_fma_rn (cuda-internal.h),
  * one rounding per operation as the CPU reference; the half2 operations
- * that have no host version (fma, square root, reciprocal) and the fast
- * quotient through the functions below, computed in float on the host
- * and rounded to half: the emulation checks the kernels' program there,
- * not the device's fp16 bits. */
-/* a / b, approximately (__fdividef) */
-static __host__ __device__ __forceinline__ float
-tvl1_fast_div (float a, float b)
-{
-#ifdef __CUDA_ARCH__
-  return __fdividef (a, b);
-#else
-  return a / b;
-#endif
-}
-
+ * that have no host version (fma, square root, reciprocal) through the
+ * functions below, computed in float on the host and rounded to half
+ * (and tvl1h_quotient's reciprocal): the emulation checks the kernels'
+ * program there, not the device's fp16 bits. */
 static __host__ __device__ __forceinline__ __half2
 tvl1h_fma2 (__half2 a, __half2 b, __half2 c)
 {
@@ -274,6 +263,25 @@ struct tvl1h_pairs
   size_t pitch;
 };
 
+/** \brief a / g as __fdividef (a, g) gives it for every normal g: a times
+ *  the approximate reciprocal (rcp.approx, MUFU.RCP), one multiply. The
+ *  thresholding step uses the quotient only where g >=
+ *  CF_TVL1_GRAD_IS_ZERO_FP16, a normal number; __fdividef's own code
+ *  also rescales subnormal divisors, 5 instructions a pixel that never
+ *  matter there. On the host: a times 1 / g. */
+static __host__ __device__ __forceinline__ float
+tvl1h_quotient (float a, float g)
+{
+#ifdef __CUDA_ARCH__
+  float r;
+
+  asm ("rcp.approx.ftz.f32 %0, %1;" : "=f" (r) : "f" (g));
+  return __fmul_rn (a, r);
+#else
+  return a * (1.0f / g);
+#endif
+}
+
 /** \brief TH and U at one pixel in fp32 from the half2 state: ρ = (I1w −
  *  I0) + ∇I1w · du, v = du + f ∇I1w with f = λθ, −λθ or −ρ/g (0 where g
  *  < CF_TVL1_GRAD_IS_ZERO_FP16), then du + θ div.
@@ -292,7 +300,7 @@ tvl1h_update_u_at (tvl1h_pair th, __half2 du, __half2 div, float lt,
   const float lg = cf_mul_rn (lt, gr.x);
   /* the quotient always, then a choice: selects where neighbouring lanes
    * would take different branches (the same value either way) */
-  const float q = tvl1_fast_div (-rho, gr.x);
+  const float q = tvl1h_quotient (-rho, gr.x);
   const float f = rho < -lg ? lt : rho > lg ? -lt :
       gr.x < CF_TVL1_GRAD_IS_ZERO_FP16 ? 0.0f : q;
 
