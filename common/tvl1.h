@@ -159,14 +159,16 @@ typedef struct
 extern const cf_param_table cf_tvl1_param_table;
 
 /* The table's defaults, the balanced preset: IPOL's model (τ 0.25,
- * λ 0.15, θ 0.3, σ 0.8, zero outside, normalised pairs) with 2 warps x 20
- * iterations, ε 0, no per-level lists, no median filter (6 levels: the
- * pyramid's own default is 5). IPOL's schedule (5 warps, 300 iterations,
- * ε 0.01, 5 levels) is the ipol preset. */
+ * λ 0.15, θ 0.3, σ 0.8, zero outside, normalised pairs) linearised with
+ * both frames' gradients (gradient blend 0.5), 2 warps x 20 iterations,
+ * ε 0, no per-level lists, no median filter (6 levels: the pyramid's own
+ * default is 5). IPOL's schedule (5 warps, 300 iterations, ε 0.01, 5
+ * levels) is the ipol preset. */
 void cf_tvl1_params_init (cf_tvl1_params * params);
 
 /* IPOL's tvl1flow settings (the ipol preset's schedule): the defaults with
- * 5 warps, 300 iterations, ε 0.01; IPOL also uses 5 levels, η 0.5. */
+ * 5 warps, 300 iterations, ε 0.01 and IPOL's linearisation (gradient
+ * blend 0); IPOL also uses 5 levels, η 0.5. */
 void cf_tvl1_params_init_ipol (cf_tvl1_params * params);
 
 /* Set one parameter by its table name: "tau", "lambda", "theta", "warps"

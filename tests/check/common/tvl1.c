@@ -424,14 +424,18 @@ GST_START_TEST (test_median_size_takes_0_3_5_only)
 GST_END_TEST;
 
 /* gradient-blend: 0 .. 1, refused outside (NaN too) by the table and by
- * the solvers' check; every preset sets it. */
+ * the solvers' check; 0.5 by default (balanced); every preset sets it,
+ * ipol and realtime to IPOL's 0. */
 GST_START_TEST (test_gradient_blend_param)
 {
   static const double refused[] = { -0.1, 1.01, NAN };
+  const cf_preset *preset;
   cf_tvl1_params p, before;
   guint i;
 
   cf_tvl1_params_init (&p);
+  fail_unless_equals_float (p.gradient_blend, 0.5f);
+  cf_tvl1_params_init_ipol (&p);
   fail_unless_equals_float (p.gradient_blend, 0.0f);
   fail_unless_equals_int (cf_tvl1_params_set (&p, "gradient-blend", 0.5),
       CF_OK);
@@ -446,7 +450,13 @@ GST_START_TEST (test_gradient_blend_param)
   p.gradient_blend = NAN;
   fail_if (cf_tvl1_params_valid (&p));
 
-  assert_every_preset_sets ("gradient-blend", 0.0, 0.0);
+  for (preset = cf_tvl1_param_table.presets; preset->name; preset++) {
+    const int ipol_like = !strcmp (preset->name, "ipol") ||
+        !strcmp (preset->name, "realtime");
+
+    fail_unless_equals_float (preset_setting (preset,
+            "gradient-blend")->value, ipol_like ? 0.0 : 0.5);
+  }
 }
 
 GST_END_TEST;
