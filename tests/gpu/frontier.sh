@@ -131,7 +131,10 @@ fi
 # tests/gpu/frontier-beyond-ipol.txt: lambda per level with it, past
 # IPOL's accuracy; tests/gpu/frontier-brightness.txt: the brightness
 # model in each preset, and accurate as it is now);
-# POINTS_ONLY=1 leaves the grid out (only the points are measured)
+# POINTS_ONLY=1 leaves the grid out (only the points are measured).
+# The grid and the files' points set gradient-blend=0: they were measured
+# with IPOL's linearisation, the default before 2026-12-05 (0.5 since);
+# tests/gpu/frontier-gradient-blend.txt has the presets as they are.
 IFS=';' read -r -a extra <<< "${EXTRA_POINTS:-}"
 for e in "${extra[@]}"; do
   [ -n "$e" ] && points+=(--point "$e")
@@ -145,7 +148,7 @@ fi
 name=tvl1
 [ "$precisions" = fp32,fp16 ] || name=tvl1-$(echo "$precisions" | tr , -)
 grid=(--set levels=3,4,5,6 --set warps=1,2,3,5 --set iterations=5,10,20,50
-  --set epsilon=0 --set "precision=$precisions")
+  --set epsilon=0 --set gradient-blend=0 --set "precision=$precisions")
 if [ -n "${POINTS_ONLY:-}" ]; then
   grid=()
   name=$name-points
