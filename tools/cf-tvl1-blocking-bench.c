@@ -143,6 +143,7 @@ bench_size (int width, int height, int iterations, int levels, int runs,
 
   /* the realtime preset */
   cf_tvl1_params_init (&params);
+  params.gradient_blend = 0.0f;
   params.warps = 1;
   params.max_iterations = iterations;
   params.epsilon = 0.0f;

@@ -239,6 +239,8 @@ table_config (const bench_config * t, int clg_depth, int hs_kernel,
       c->solver.params.tvl1.warps = t->warps;
       c->solver.params.tvl1.max_iterations = t->iterations;
       c->solver.params.tvl1.epsilon = t->epsilon;
+      /* ipol, realtime and the fixed counts: IPOL's linearisation */
+      c->solver.params.tvl1.gradient_blend = 0.0f;
       break;
     case CF_FLOW_METHOD_CLG:
       c->solver.params.clg.alpha = t->alpha;

@@ -382,6 +382,10 @@ params_of (const config * c, cf_tvl1_params * params)
   cf_status status;
 
   cf_tvl1_params_init (params);
+  /* IPOL's linearisation, the default before 2026-12-05, so hashes compare
+   * across that change; by name, since older trees have no such field
+   * (there it is refused, and 0 anyway) */
+  (void) cf_tvl1_params_set (params, "gradient-blend", 0.0);
   params->epsilon = c->epsilon;
   params->max_iterations = c->iterations;
   params->warps = c->warps;
