@@ -106,7 +106,7 @@ static const bench_config configs[] = {
       CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
   {"hs-realtime-fp16", "the same, precision=fp16", CF_FLOW_METHOD_HS, 3, 1,
       10, 15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
-  {"tvl1-ipol", "cudaflowtvl1 defaults = preset=ipol (5 levels x 5 warps x "
+  {"tvl1-ipol", "cudaflowtvl1 preset=ipol (5 levels x 5 warps x "
         "up to 300 iterations, epsilon 0.01)", CF_FLOW_METHOD_TVL1, 5, 5,
       300, 0, CF_PRECISION_FP32, CF_TVL1_KERNEL_AUTO, 0.01f, NULL, NULL},
   {"tvl1-realtime", "cudaflowtvl1 preset=realtime (3 levels x 1 warp x 10 "
