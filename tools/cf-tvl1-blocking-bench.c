@@ -141,9 +141,8 @@ bench_size (int width, int height, int iterations, int levels, int runs,
   round_to_8bit (f0);
   round_to_8bit (f1);
 
-  /* the realtime preset */
-  cf_tvl1_params_init (&params);
-  params.gradient_blend = 0.0f;
+  /* the realtime preset: IPOL's model and linearisation */
+  cf_tvl1_params_init_ipol (&params);
   params.warps = 1;
   params.max_iterations = iterations;
   params.epsilon = 0.0f;

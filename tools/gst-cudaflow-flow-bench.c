@@ -236,11 +236,12 @@ table_config (const bench_config * t, int clg_depth, int hs_kernel,
         apply_tvl1_preset (t->preset, c);
         break;
       }
+      /* ipol, realtime and the fixed counts: IPOL's model and
+       * linearisation, with the entry's schedule */
+      cf_tvl1_params_init_ipol (&c->solver.params.tvl1);
       c->solver.params.tvl1.warps = t->warps;
       c->solver.params.tvl1.max_iterations = t->iterations;
       c->solver.params.tvl1.epsilon = t->epsilon;
-      /* ipol, realtime and the fixed counts: IPOL's linearisation */
-      c->solver.params.tvl1.gradient_blend = 0.0f;
       break;
     case CF_FLOW_METHOD_CLG:
       c->solver.params.clg.alpha = t->alpha;
