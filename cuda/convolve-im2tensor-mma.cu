@@ -57,7 +57,11 @@
  * once per block into shared memory. For n-tile nt, d = r - y0 - 8 nt:
  * b0 is the word at band row d - g, taps 16 s + 2t; b1 at taps 16 s + 2t
  * + 8. The pitch in words is an odd multiple of 4, so the 8 g-rows x 4
- * t-words of a warp's load fall in 32 distinct banks.
+ * t-words of a warp's load fall in 32 distinct banks. Those words are
+ * ldmatrix's fragments of the 8 x 8 matrices whose rows are 8 taps of
+ * band rows d .. d - 7: chunks of 4 k-steps load them that way, both
+ * fragments of two k-steps per ldmatrix .x4 (mma_load_b), and the same
+ * pitch puts a matrix's 8 rows in distinct 16-byte bank groups.
  *
  * Tiling: a warp owns MT = 4 m-tiles by NT = 4 n-tiles, 64
  * columns by 32 rows (64 fp32 accumulators per lane), and walks the rows
@@ -221,7 +225,7 @@ template < int KS > struct mma_lane
   uint32_t pair[PAIRS];
   uint32_t next[PAIRS];
   uint32_t a[4];
-  uint32_t b[2];
+  uint32_t b[KS][2];
 };
 
 /* What every warp of a run reads and writes. */
@@ -272,14 +276,47 @@ mma_gather_pairs (const Warp & w, const uint32_t * row, size_t plane_words,
 #pragma nv_exec_check_disable
 template < class Warp >
 static __host__ __device__ __forceinline__ void
-mma_load_b (const Warp & w, const mma_args & p, const uint32_t * band, int d,
-    int tap0, int s, int lane, uint32_t (&b)[2])
+mma_load_b_step (const Warp & w, const mma_args & p, const uint32_t * band,
+    int d, int tap0, int s, int lane, uint32_t (&b)[2])
 {
   const uint32_t *row = band + (size_t) (d - lane / 4 + MMA_BAND_MARGIN)
       * p.band_pitch_words + (tap0 + MMA_K * s) / 2 + lane % 4;
 
   b[0] = w.load_band (row);
   b[1] = w.load_band (row + MMA_K / 4);
+}
+
+/* The same fragments of every k-step at once: each is word t of row g of
+ * an 8 x 8 matrix of halves whose rows are band rows d - 0 .. d - 7, 8
+ * taps each, so ldmatrix loads four of them (two k-steps) in one
+ * instruction, lane 8 j + i naming row i of matrix j. The band pitch, an
+ * odd multiple of 4 words, puts the 8 rows of a matrix in distinct
+ * 16-byte bank groups. */
+#pragma nv_exec_check_disable
+template < int KS, int S2 = 0, class Warp >
+static __host__ __device__ __forceinline__ void
+mma_load_b (Warp & w, const mma_args & p, const uint32_t * band, int d,
+    int tap0)
+{
+  typedef mma_lane < KS > lane_regs;
+
+  if constexpr (S2 < KS) {
+    /* k-steps S2 and S2 + 1 (.x4), or S2 alone (.x2) */
+    constexpr int N = S2 + 1 < KS ? 4 : 2;
+    /* matrix j: k-step S2 + j / 2, taps 8 (j % 2) on */
+    auto row_of = [&](int lane) {
+      const int i = lane % 8, j = (lane / 8) % N;
+
+      return band + (size_t) (d - i + MMA_BAND_MARGIN) * p.band_pitch_words
+          + (tap0 + MMA_K * (S2 + j / 2) + 8 * (j % 2)) / 2;
+    };
+    auto put = [&](lane_regs & l, int j, uint32_t v) {
+      l.b[S2 + j / 2][j % 2] = v;
+    };
+
+    w.template load_matrices < N > (row_of, put);
+    mma_load_b < KS, S2 + 2 > (w, p, band, d, tap0);
+  }
 }
 
 /* The MMAs of padded row y0 + @r, from the pairs in the lanes' registers:
@@ -300,11 +337,18 @@ mma_row_products (Warp & w, const mma_args & p, const uint32_t * band,
 
     if (d < 0 || d > d_last)
       continue;                 /* B_r is zero for this n-tile */
+    /* chunks of 4 k-steps (kernels wider than 48 taps) load every k-step's
+     * B at once by ldmatrix: 5-8 % faster at K = 63 and 127; fewer
+     * k-steps load each step's words as its MMAs come (ldmatrix there was
+     * 0-2 % slower; docs/convolution.md) */
+    if constexpr (KS == MMA_KS_MAX)
+      mma_load_b < KS > (w, p, band, d, tap0);
     MMA_UNROLL
     for (int s = 0; s < KS; s++) {
-      w.each_lane ([&](lane_regs & l, int lane) {
-            mma_load_b (w, p, band, d, tap0, s, lane, l.b);
-          });
+      if constexpr (KS < MMA_KS_MAX)
+        w.each_lane ([&](lane_regs & l, int lane) {
+              mma_load_b_step (w, p, band, d, tap0, s, lane, l.b[s]);
+            });
       MMA_UNROLL
       for (int mt = 0; mt < MMA_MT; mt++) {
         /* Hankel A: a0 = pair(c), a1 = a2 = pair(c + 1), a3 =
@@ -317,7 +361,7 @@ mma_row_products (Warp & w, const mma_args & p, const uint32_t * band,
               l.a[2] = l.pair[c + 1];
               l.a[3] = l.pair[c + 2];
             });
-        w.mma (mt * MMA_NT + nt);
+        w.mma (mt * MMA_NT + nt, s);
       }
     }
   }
@@ -489,7 +533,7 @@ template < int KS > struct mma_device_warp
     f (regs, lane);
   }
 
-  __device__ __forceinline__ void mma (int tile)
+  __device__ __forceinline__ void mma (int tile, int s)
   {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     float *d = regs.acc[tile];
@@ -498,7 +542,7 @@ template < int KS > struct mma_device_warp
         "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
         :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
         :"r" (regs.a[0]), "r" (regs.a[1]), "r" (regs.a[2]), "r" (regs.a[3]),
-        "r" (regs.b[0]), "r" (regs.b[1]));
+        "r" (regs.b[s][0]), "r" (regs.b[s][1]));
 #endif
   }
 
@@ -511,6 +555,28 @@ template < int KS > struct mma_device_warp
   __device__ __forceinline__ uint32_t load_band (const uint32_t * p) const
   {
     return *p;
+  }
+  /* ldmatrix .x4 (N = 4) or .x2: this lane names row lane % 8 of matrix
+   * lane / 8 (16 bytes of shared memory), and receives word t of row g of
+   * each matrix j (put (regs, j, word)) */
+  template < int N, class Row, class Put >
+  __device__ __forceinline__ void load_matrices (Row && row_of, Put && put)
+  {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned addr = (unsigned) __cvta_generic_to_shared (row_of (lane));
+    uint32_t r[4];
+
+    if constexpr (N == 4)
+      asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
+          "{%0, %1, %2, %3}, [%4];"
+          :"=r" (r[0]), "=r" (r[1]), "=r" (r[2]), "=r" (r[3]):"r" (addr));
+    else
+      asm volatile ("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
+          :"=r" (r[0]), "=r" (r[1]):"r" (addr));
+    MMA_UNROLL
+    for (int j = 0; j < N; j++)
+      put (regs, j, r[j]);
+#endif
   }
   __device__ __forceinline__ uint32_t load_stage (const uint32_t * p) const
   {
@@ -561,7 +627,8 @@ half_of (uint32_t reg, int e)
 /* The lane policy on the CPU: all 32 lanes' registers, each step run for
  * every lane in turn; mma assembles the matrices from the lanes' fragments
  * (PTX layouts, file comment) and computes D = A B + C in fp32 (fp16
- * products are exact in fp32). Every read is checked against the extent
+ * products are exact in fp32); load_matrices hands out the rows the lanes
+ * name as ldmatrix does. Every read is checked against the extent
  * of the planes, of the band and of the warp's ring: one outside counts
  * as stray and reads 0 (a copy from outside the planes copies zeros, one
  * to outside the ring is dropped). A staged copy lands only at the wait
@@ -593,7 +660,7 @@ template < int KS > struct mma_host_warp
       f (regs[lane], lane);
   }
 
-  void mma (int tile)
+  void mma (int tile, int s)
   {
     float a[MMA_M][MMA_K], b[MMA_K][MMA_N], d[MMA_M][MMA_N];
     int lane, m, n, k, e;
@@ -607,8 +674,8 @@ template < int KS > struct mma_host_warp
         a[g + 8][2 * t + e] = half_of (l.a[1], e);
         a[g][2 * t + 8 + e] = half_of (l.a[2], e);
         a[g + 8][2 * t + 8 + e] = half_of (l.a[3], e);
-        b[2 * t + e][g] = half_of (l.b[0], e);
-        b[2 * t + 8 + e][g] = half_of (l.b[1], e);
+        b[2 * t + e][g] = half_of (l.b[s][0], e);
+        b[2 * t + 8 + e][g] = half_of (l.b[s][1], e);
         d[g][2 * t + e] = l.acc[tile][e];
         d[g + 8][2 * t + e] = l.acc[tile][2 + e];
       }
@@ -639,6 +706,27 @@ template < int KS > struct mma_host_warp
   uint32_t load_band (const uint32_t * p) const
   {
     return load_within (p, band_begin, band_end);
+  }
+  /* ldmatrix as the PTX ISA defines it: rows named by lanes 0 .. 8 N - 1,
+   * each 16 bytes, 16-byte aligned within the band */
+  template < int N, class Row, class Put > void load_matrices (Row && row_of,
+      Put && put)
+  {
+    const uint32_t *rows[4 * 8];
+
+    for (int lane = 0; lane < 8 * N; lane++) {
+      rows[lane] = row_of (lane);
+      if ((rows[lane] - band_begin) % 4 != 0)
+        stray++;
+    }
+    for (int lane = 0; lane < MMA_LANES; lane++)
+      for (int j = 0; j < N; j++) {
+        const uint32_t *row = rows[8 * j + lane / 4];
+
+        put (regs[lane], j, row + 4 <= band_end ?
+            load_within (row + lane % 4, band_begin, band_end) :
+            (stray++, 0u));
+      }
   }
   uint32_t load_stage (const uint32_t * p) const
   {
