@@ -55,9 +55,10 @@ static const cf_param clg_params[] = {
     .name = "iterations", .nick = "Iterations", .type = CF_PARAM_INT,
     .min = 0, .max = CF_CLG_MAX_ITERATIONS, .def = 50,    /* balanced */
     .unit = "sweeps", .offset = offsetof (cf_clg_params, iterations),
-    .flags = CF_PARAM_TUNABLE,
-    .blurb = "Jacobi sweeps on every level (when iterations-per-level is "
-        "empty)",
+    .flags = CF_PARAM_TUNABLE, .replaces = "iterations-per-level",
+    .blurb = "Jacobi sweeps on the levels iterations-per-level leaves out "
+        "(setting iterations clears that list, so it counts on every "
+        "level)",
   },
   {
     .name = "iterations-per-level", .nick = "Iterations Per Level",

@@ -64,8 +64,8 @@ cf_params_init (const cf_param_table * table, void *params)
 
   memset (params, 0, table->params_size);
   for (p = table->params; p->name != NULL; p++) {
-    if (p->type == CF_PARAM_TEXT)
-      p->parse (params, NULL, NULL);
+    if (p->type == CF_PARAM_TEXT)       /* def_text parses: tested */
+      p->parse (params, p->def_text, NULL);
     else
       store (p, params, p->def);
   }
@@ -169,11 +169,33 @@ cf_params_set (const cf_param_table * table, void *params, const char *name,
 {
   const cf_param *param = cf_params_find (table, name);
 
+  const cf_param *list;
+  cf_status status;
+
   if (param == NULL) {
     cf_error_set (err, "no parameter \"%s\"", name ? name : "(null)");
     return CF_ERROR_INVALID;
   }
-  return cf_param_set (param, params, value, err);
+  status = cf_param_set (param, params, value, err);
+  if (status == CF_OK && param->replaces != NULL) {
+    list = cf_params_find (table, param->replaces);
+    if (list != NULL && list->type == CF_PARAM_TEXT)
+      list->parse (params, NULL, NULL);
+  }
+  return status;
+}
+
+const cf_param *
+cf_params_find_replaced_by (const cf_param_table * table, const char *name)
+{
+  const cf_param *p;
+
+  if (table == NULL || name == NULL)
+    return NULL;
+  for (p = table->params; p->name != NULL; p++)
+    if (p->replaces != NULL && !strcmp (p->replaces, name))
+      return p;
+  return NULL;
 }
 
 /* A number that is the whole of @text (blanks around it allowed). */

@@ -63,8 +63,13 @@ typedef struct
   const char *unit;             /* of the value ("pixels"), NULL: none */
   cf_param_type type;
   double min, max;              /* closed range (INT, FLOAT) */
-  double def;                   /* default (all but TEXT, whose default is
-                                 * no text) */
+  double def;                   /* default (all but TEXT: def_text) */
+  const char *def_text;         /* TEXT: the default text, NULL: none */
+  const char *replaces;         /* INT, FLOAT: the TEXT row (a per-level
+                                 * list) that overrides this value where it
+                                 * has entries; setting this row by name
+                                 * clears that list, so the value set is
+                                 * the one used */
   size_t offset;                /* offsetof the field in the params struct */
   unsigned flags;               /* cf_param_flags */
   const cf_param_choice *choices;       /* CHOICE: the values; INT: NULL,
@@ -73,7 +78,8 @@ typedef struct
                                          * 3, 5), by number or nick */
   const char *choice_type;      /* CHOICE: name of the enumeration, appended
                                  * to the element's type name ("Kernel") */
-  /* TEXT: set the fields @text stands for (NULL or blank: the default);
+  /* TEXT: set the fields @text stands for (NULL or blank: no list, the
+   * scalar row on every level, whatever def_text is);
    * CF_ERROR_FORMAT with a message in @err (nullable), @params unchanged,
    * when it does not parse */
   cf_status (*parse) (void *params, const char *text, cf_error * err);
@@ -124,7 +130,8 @@ const cf_param *cf_params_find (const cf_param_table * table,
 const cf_preset *cf_params_find_preset (const cf_param_table * table,
     const char *name);
 
-/* Zero @params (table->params_size bytes), then every row's default. */
+/* Zero @params (table->params_size bytes), then every row's default (a
+ * TEXT row's def_text parsed). */
 void cf_params_init (const cf_param_table * table, void *params);
 
 /* CF_OK when @value suits @param: INT a whole number in [min, max]; FLOAT
@@ -143,10 +150,15 @@ double cf_param_get (const cf_param * param, const void *params);
 cf_status cf_param_set (const cf_param * param, void *params, double value,
     cf_error * err);
 
-/* cf_param_set for the row named @name. CF_ERROR_INVALID for an unknown
- * name, a TEXT row or a value out of range, @params unchanged. */
+/* cf_param_set for the row named @name; once set, the list the row
+ * `replaces` is cleared. CF_ERROR_INVALID for an unknown name, a TEXT row
+ * or a value out of range, @params unchanged. */
 cf_status cf_params_set (const cf_param_table * table, void *params,
     const char *name, double value, cf_error * err);
+
+/* The row whose `replaces` names @name (a per-level list), or NULL. */
+const cf_param *cf_params_find_replaced_by (const cf_param_table * table,
+    const char *name);
 
 /* Set from text, as a command line gives it: TEXT rows parse it; numbers
  * for INT and FLOAT; "true", "false", 1 or 0 for BOOL; a nick or its value

@@ -50,7 +50,9 @@
  *
  * Presets are shortcuts that never override an explicit setting, whichever
  * comes first; `overridden-properties` lists the preset's properties that
- * were set explicitly. `post-messages=true` posts one element message
+ * were set explicitly. A value set explicitly on a row that a per-level
+ * list overrides (`warps`, `iterations`, …) counts on every level: it
+ * clears the list, and presets leave the list empty. `post-messages=true` posts one element message
  * `cudaflow-stats` per frame (mean and maximum motion, iterations run,
  * solve time).
  */
@@ -295,6 +297,22 @@ gst_cf_flow_base_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* The TEXT rows' default texts, which the subclass's params already hold
+ * (cf_params_init), as get_property reports them. */
+static void
+seed_default_texts (GstCfFlowBase * self)
+{
+  GstCfFlowBaseClass *klass = GST_CF_FLOW_BASE_GET_CLASS (self);
+  const cf_param *p;
+
+  if (klass->param_table == NULL)
+    return;
+  for (p = klass->param_table->params; p->name != NULL; p++)
+    if (p->type == CF_PARAM_TEXT && p->def_text != NULL)
+      g_hash_table_insert (GET_PRIV (self)->texts, (gpointer) p->name,
+          g_strdup (p->def_text));
+}
+
 /* The subclass installed `levels` with its own default: start from it. */
 static void
 gst_cf_flow_base_constructed (GObject * object)
@@ -305,6 +323,7 @@ gst_cf_flow_base_constructed (GObject * object)
 
   if (pspec != NULL && G_IS_PARAM_SPEC_INT (pspec))
     priv->levels = G_PARAM_SPEC_INT (pspec)->default_value;
+  seed_default_texts (GST_CF_FLOW_BASE (object));
   G_OBJECT_CLASS (parent_class)->constructed (object);
 }
 
@@ -456,9 +475,22 @@ note_property_set (GstCfFlowBase * self, GParamSpec * pspec)
   GST_OBJECT_UNLOCK (self);
 }
 
+/* Whether TEXT row @name is a per-level list whose scalar row was set
+ * explicitly (object lock): that value holds on every level, so a preset
+ * leaves the list empty. */
+static gboolean
+replaced_explicitly (GstCfFlowBase * self, const gchar * name)
+{
+  const cf_param *scalar = cf_params_find_replaced_by
+      (GST_CF_FLOW_BASE_GET_CLASS (self)->param_table, name);
+
+  return scalar != NULL && g_hash_table_contains
+      (GET_PRIV (self)->explicit_props, scalar->name);
+}
+
 /* Write the settings of preset @index (1-based; 0 = none: no preset,
  * nothing overridden) through the properties, except those set
- * explicitly. */
+ * explicitly and the lists their values replace. */
 static void
 apply_preset (GstCfFlowBase * self, gint index)
 {
@@ -486,7 +518,8 @@ apply_preset (GstCfFlowBase * self, gint index)
     gst_cf_param_setting_to_value (setting, pspec, &value);
     GST_OBJECT_LOCK (self);
     g_ptr_array_add (priv->preset_props, (gpointer) name);
-    keep = g_hash_table_contains (priv->explicit_props, name);
+    keep = g_hash_table_contains (priv->explicit_props, name) ||
+        replaced_explicitly (self, name);
     priv->applying_preset = TRUE;
     GST_OBJECT_UNLOCK (self);
     if (keep)
@@ -600,6 +633,27 @@ set_text (GstCfFlowBase * self, const cf_param * param, gpointer params,
   }
 }
 
+/* A value set explicitly on a row that `replaces` a per-level list counts
+ * on every level, as its blurb says: empty the list (object lock held)
+ * unless it is empty already. Returns the list's name to notify, or NULL.
+ * Presets set their lists themselves. */
+static const gchar *
+clear_replaced_list (GstCfFlowBase * self, const cf_param * param,
+    gpointer params)
+{
+  GstCfFlowBasePrivate *priv = GET_PRIV (self);
+  const cf_param *list = cf_params_find
+      (GST_CF_FLOW_BASE_GET_CLASS (self)->param_table, param->replaces);
+
+  if (list == NULL || list->type != CF_PARAM_TEXT ||
+      g_hash_table_lookup (priv->texts, list->name) == NULL)
+    return NULL;
+  GST_CAT_INFO_OBJECT (ELEMENT_CAT (self), self, "%s set: %s cleared",
+      param->name, list->name);
+  set_text (self, list, params, NULL);
+  return list->name;
+}
+
 static void
 gst_cf_flow_base_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -608,6 +662,7 @@ gst_cf_flow_base_set_property (GObject * object, guint prop_id,
   GstCfFlowBasePrivate *priv = GET_PRIV (self);
   const cf_param *param;
   gpointer params = NULL;
+  const gchar *cleared = NULL;
 
   note_property_set (self, pspec);
   if (set_common_property (object, prop_id, value))
@@ -628,7 +683,11 @@ gst_cf_flow_base_set_property (GObject * object, guint prop_id,
   else if (!gst_cf_param_set_value (param, params, value))
     GST_CAT_WARNING_OBJECT (ELEMENT_CAT (self), self, "%s: the parameter "
         "table refuses a value its property accepted", param->name);
+  else if (param->replaces != NULL && !priv->applying_preset)
+    cleared = clear_replaced_list (self, param, params);
   GST_OBJECT_UNLOCK (self);
+  if (cleared != NULL)
+    g_object_notify (object, cleared);
 }
 
 static void
@@ -688,7 +747,9 @@ gst_cf_flow_base_class_install_params (GstCfFlowBaseClass * klass,
     preset_type = g_strconcat (G_OBJECT_CLASS_NAME (klass), "Preset", NULL);
     blurb = g_strconcat (table->presets_blurb, "; properties set explicitly "
         "keep their values, before or after the preset (see "
-        "overridden-properties)", NULL);
+        "overridden-properties), and a per-level list stays empty when "
+        "the property it overrides (warps for warps-per-level) was set "
+        "explicitly", NULL);
     g_object_class_install_property (gobject_class, PROP_PRESET,
         g_param_spec_enum ("preset", "Preset", blurb,
             gst_cf_preset_get_type (preset_type, table), 0,

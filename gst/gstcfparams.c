@@ -104,7 +104,7 @@ gst_cf_param_spec_new (const cf_param * param, const gchar * type_prefix)
           choice_type (param, type_prefix), (gint) param->def, flags);
     case CF_PARAM_TEXT:
       return g_param_spec_string (param->name, param->nick, param->blurb,
-          NULL, flags);
+          param->def_text, flags);
   }
   g_return_val_if_reached (NULL);
 }

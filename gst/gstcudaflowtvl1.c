@@ -15,9 +15,9 @@
  * Presets name what users choose, each a point of the speed/accuracy
  * front measured in docs/flow-frontier.md that also finds motions of
  * 20-100 px: `fast`, `balanced` (the defaults: IPOL's model — τ 0.25,
- * λ 0.15, θ 0.3, scale 0.5, σ 0.8 — with 6 levels, 2 warps and 20
- * iterations per warp, ε 0) and `accurate` (6 levels, 3 warps, 20
- * iterations, the 5 × 5 median filter). `preset=ipol` reproduces IPOL's
+ * λ 0.15, θ 0.3, scale 0.5 — presmoothed with σ 0.7, on 6 levels: one
+ * warp of 35 iterations on the finest, two of 20 on the others, ε 0) and
+ * `accurate` (6 levels, 3 warps, 20 iterations, the weighted median). `preset=ipol` reproduces IPOL's
  * schedule (5 levels, 5 warps, up to 300 iterations stopped at ε 0.01)
  * and accuracy (mean Middlebury EPE 0.375; docs/flow-accuracy.md);
  * `preset=realtime` the 3 levels, 1 warp, 10 iterations of TV-L1 on
@@ -30,8 +30,13 @@
  * Levels past a list reuse its last entry; an empty list means `warps` or
  * `iterations` on every level. With ε > 0 a level's entry is its cap. A
  * list that does not parse is reported as an error at the next frame.
- * `fast` sets the lists; the other presets clear them, unless they were
- * set explicitly.
+ * `fast` and `balanced` (so the defaults) set the lists; the other
+ * presets clear them, unless they were set explicitly. Setting `warps`
+ * or `iterations` explicitly asks for that count on every level: it
+ * clears the matching list, and presets leave that list empty (so
+ * `cudaflowtvl1 warps=3` runs 3 warps everywhere); a list set after it
+ * applies again. `lambda` and `median-size` do the same with their
+ * lists.
  *
  * Like IPOL, each pair of frames is normalised so that its joint intensity
  * range maps to 0..255 (`normalize`); the element does it by scaling λ by

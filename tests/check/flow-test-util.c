@@ -339,8 +339,10 @@ flow_test_solver_init (cf_flow_solver * solver, cf_flow_method method)
       break;
     case CF_FLOW_METHOD_TVL1:
       cf_tvl1_params_init (&solver->params.tvl1);
-      solver->params.tvl1.warps = 2;
-      solver->params.tvl1.max_iterations = 40;
+      fail_unless_equals_int (cf_tvl1_params_set (&solver->params.tvl1,
+              "warps", 2), CF_OK);
+      fail_unless_equals_int (cf_tvl1_params_set (&solver->params.tvl1,
+              "iterations", 40), CF_OK);
       solver->params.tvl1.epsilon = 0.05f;
       break;
   }

@@ -214,15 +214,18 @@ assert [p["label"] for p in pts] == [
 ok = [p for p in pts if p["status"] == "ok"]
 assert len(ok) == 5, [p["status"] for p in pts]
 assert pts[5]["status"] == "refused" and "use-previous-flow" in pts[5]["reason"]
-# pixels of the levels used x warps (2, the default) x iterations
-assert pts[0]["cost"] == 320 * 240 * 2 * 5, pts[0]["cost"]
-assert pts[2]["cost"] == (320 * 240 + 160 * 120 + 80 * 60) * 2 * 5, pts[2]
+# pixels of the levels used x warps (the default warps-per-level: 1 on the
+# finest level, 2 on the others) x iterations
+assert pts[0]["cost"] == 320 * 240 * 1 * 5, pts[0]["cost"]
+assert pts[2]["cost"] == (320 * 240 * 1 + (160 * 120 + 80 * 60) * 2) * 5, pts[2]
 c = pts[4]["config"]
 assert (c["levels"], c["warps"], c["iterations"], c["epsilon"]) == (3, 2, 10, 0), c
 for p in ok:
     assert p["epe"] == [a["epe"] for a in p["accuracy"]
                         if a["data"] == j["rank_by"]][0], p
-    assert 0 < p["epe"] < 1, p
+    # the cheapest point, one warp of 5 iterations on one level, stays
+    # near 1 px on this pair
+    assert 0 < p["epe"] < 1.5, p
 front = sorted(p["index"] for p in ok if not any(
     q is not p and q["cost"] <= p["cost"] and q["epe"] <= p["epe"]
     and (q["cost"] < p["cost"] or q["epe"] < p["epe"]) for q in ok))

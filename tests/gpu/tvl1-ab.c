@@ -386,12 +386,18 @@ params_of (const config * c, cf_tvl1_params * params)
    * across that change; by name, since older trees have no such field
    * (there it is refused, and 0 anyway) */
   (void) cf_tvl1_params_set (params, "gradient-blend", 0.0);
+  /* the counts by name, which clears the per-level lists the defaults
+   * have had since 2026-12-05, and the presmoothing of the defaults before
+   * then */
+  (void) cf_tvl1_params_set (params, "sigma", 0.8);
   params->epsilon = c->epsilon;
-  params->max_iterations = c->iterations;
-  params->warps = c->warps;
   params->warp_border = c->border;
-  status = set_list (params, "warps-per-level", c->warps_list,
-      &params->warps);
+  status = cf_tvl1_params_set (params, "iterations", c->iterations);
+  if (status == CF_OK)
+    status = cf_tvl1_params_set (params, "warps", c->warps);
+  if (status == CF_OK)
+    status = set_list (params, "warps-per-level", c->warps_list,
+        &params->warps);
   if (status == CF_OK)
     status = set_list (params, "iterations-per-level", c->iterations_list,
         &params->max_iterations);

@@ -162,10 +162,10 @@ GST_START_TEST (test_params_set_accepts_names_and_rejects_bad_values)
   fail_unless_equals_float (p.rho, 0.0f);
   fail_unless_equals_int (cf_clg_params_set (&p, "sigma", 0.8), CF_OK);
   fail_unless_equals_float (p.presmooth_sigma, 0.8f);
-  fail_unless_equals_int (cf_clg_parse_iterations_per_level (&p, "1,2",
-          NULL), CF_OK);
   fail_unless_equals_int (cf_clg_params_set (&p, "iterations", 75.0), CF_OK);
   fail_unless_equals_int (p.iterations, 75);
+  fail_unless_equals_int (cf_clg_parse_iterations_per_level (&p, "1,2",
+          NULL), CF_OK);
   /* as the element's properties: the list, while set, wins over the uniform
    * count, and an empty list gives the count back */
   fail_unless_equals_int (p.n_iterations_per_level, 2);
@@ -174,7 +174,11 @@ GST_START_TEST (test_params_set_accepts_names_and_rejects_bad_values)
           "iterations-per-level", " ", NULL), CF_OK);
   fail_unless_equals_int (p.n_iterations_per_level, 0);
   fail_unless_equals_int (cf_clg_level_iterations (&p, 0), 75);
+  /* and setting the count by name clears the list */
+  fail_unless_equals_int (cf_clg_parse_iterations_per_level (&p, "1,2",
+          NULL), CF_OK);
   fail_unless_equals_int (cf_clg_params_set (&p, "iterations", 0.0), CF_OK);
+  fail_unless_equals_int (p.n_iterations_per_level, 0);
 
   before = p;
   fail_unless_equals_int (cf_clg_params_set (&p, "alpha", 0.0),

@@ -201,6 +201,24 @@ GST_START_TEST (test_rows_are_well_formed)
       }
       if (p->type == CF_PARAM_TEXT)
         fail_unless (p->parse != NULL, "%s: no parser", p->name);
+      /* a default text parses; only TEXT rows have one */
+      if (p->def_text != NULL) {
+        cf_error err = { {0} };
+        any_params scratch;
+
+        fail_unless (p->type == CF_PARAM_TEXT, "%s", p->name);
+        fail_unless (p->parse (&scratch, p->def_text, &err) == CF_OK,
+            "%s \"%s\": %s", p->name, p->def_text, err.message);
+      }
+      /* a number row replaces a TEXT row of its own table */
+      if (p->replaces != NULL) {
+        q = cf_params_find (table, p->replaces);
+        fail_unless (p->type == CF_PARAM_INT || p->type == CF_PARAM_FLOAT,
+            "%s", p->name);
+        fail_unless (q != NULL && q->type == CF_PARAM_TEXT, "%s replaces %s",
+            p->name, p->replaces);
+        fail_unless (cf_params_find_replaced_by (table, q->name) == p);
+      }
       /* one name per row, and none shadows the pyramid's */
       for (q = p + 1; q->name != NULL; q++)
         fail_if (!strcmp (p->name, q->name), "%s twice", p->name);
@@ -305,6 +323,12 @@ GST_START_TEST (test_every_preset_names_parameters_with_values_in_range)
               "preset %s: %s=%g is out of range", preset->name, s->name,
               s->value);
         }
+        /* setting a row by name clears the list it replaces: a preset
+         * that sets both sets the list after it */
+        for (j = 0; j < i && p->replaces != NULL; j++)
+          fail_if (!strcmp (preset->settings[j].name, p->replaces),
+              "preset %s: %s after %s clears it", preset->name, s->name,
+              p->replaces);
       }
     }
   }
@@ -443,6 +467,34 @@ assert_float_list_refused (const char *text, const char *needle)
   fail_unless (strstr (err.message, needle) != NULL,
       "'%s': message '%s' lacks '%s'", text, err.message, needle);
 }
+
+/* Setting a count by name, as a number or as text, clears the per-level
+ * list that would override it, so the value counts on every level; a
+ * refused value leaves the list (TV-L1's rows: tests/check/common/tvl1.c) */
+GST_START_TEST (test_set_by_name_clears_the_list_it_replaces)
+{
+  cf_clg_params clg;
+
+  cf_clg_params_init (&clg);
+  fail_unless_equals_int (cf_params_set_text (&cf_clg_param_table, &clg,
+          "iterations-per-level", "60,120", NULL), CF_OK);
+  fail_unless_equals_int (clg.n_iterations_per_level, 2);
+  fail_unless_equals_int (cf_params_set (&cf_clg_param_table, &clg,
+          "iterations", -1, NULL), CF_ERROR_INVALID);
+  fail_unless_equals_int (clg.n_iterations_per_level, 2);
+  fail_unless_equals_int (cf_params_set (&cf_clg_param_table, &clg,
+          "iterations", 30, NULL), CF_OK);
+  fail_unless_equals_int (clg.n_iterations_per_level, 0);
+  fail_unless_equals_int (clg.iterations, 30);
+  fail_unless_equals_int (cf_params_set_text (&cf_clg_param_table, &clg,
+          "iterations-per-level", "60,120", NULL), CF_OK);
+  fail_unless_equals_int (cf_params_set_text (&cf_clg_param_table, &clg,
+          "iterations", "40", NULL), CF_OK);
+  fail_unless_equals_int (clg.n_iterations_per_level, 0);
+  fail_unless_equals_int (clg.iterations, 40);
+}
+
+GST_END_TEST;
 
 /* A per-level list of numbers: finite numbers in the closed range, compared
  * in float, blanks around each entry; the list rules of the whole-number
@@ -647,6 +699,7 @@ common_params_suite (void)
   tcase_add_test (tables_tc,
       test_set_by_name_takes_the_bounds_and_refuses_past_them);
   tcase_add_test (tables_tc, test_set_text_parses_numbers_words_and_lists);
+  tcase_add_test (tables_tc, test_set_by_name_clears_the_list_it_replaces);
   tcase_add_test (tables_tc, test_float_level_list_takes_numbers_in_range);
   tcase_add_test (tables_tc, test_solver_check_refuses_what_the_table_refuses);
 

@@ -87,24 +87,54 @@ GST_START_TEST (test_params_init_gives_balanced_defaults_and_ipol)
   fail_unless_equals_float (p.tau, 0.25f);
   fail_unless_equals_float (p.lambda, 0.15f);
   fail_unless_equals_float (p.theta, 0.3f);
-  /* the balanced preset's schedule */
+  /* the balanced preset's schedule: 1 x 35 on the finest level, 2 x 20
+   * on the others */
   fail_unless_equals_int (p.warps, 2);
   fail_unless_equals_int (p.max_iterations, 20);
   fail_unless_equals_float (p.epsilon, 0.0f);
-  fail_unless_equals_float (p.presmooth_sigma, 0.8f);
+  fail_unless_equals_float (p.presmooth_sigma, 0.7f);
   fail_unless_equals_int (p.warp_border, CF_WARP_ZERO_OUTSIDE);
-  /* no per-level lists: the uniform counts on every level */
-  fail_unless_equals_int (p.n_warps_per_level, 0);
-  fail_unless_equals_int (p.n_iterations_per_level, 0);
-  fail_unless_equals_int (cf_tvl1_level_warps (&p, 0), 2);
-  fail_unless_equals_int (cf_tvl1_level_warps (&p, 4), 2);
-  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 0), 20);
-  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 4), 20);
+  fail_unless_equals_int (p.n_warps_per_level, 2);
+  fail_unless_equals_int (p.n_iterations_per_level, 2);
+  fail_unless_equals_int (cf_tvl1_level_warps (&p, 0), 1);
+  fail_unless_equals_int (cf_tvl1_level_warps (&p, 1), 2);
+  fail_unless_equals_int (cf_tvl1_level_warps (&p, 5), 2);
+  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 0), 35);
+  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 1), 20);
+  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 5), 20);
 
-  /* IPOL's schedule over the same model */
+  /* setting the uniform count by name clears its list, and only its own:
+   * the value set counts on every level */
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "warps", 3), CF_OK);
+  fail_unless_equals_int (p.n_warps_per_level, 0);
+  fail_unless_equals_int (cf_tvl1_level_warps (&p, 0), 3);
+  fail_unless_equals_int (p.n_iterations_per_level, 2);
+  fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table, &p,
+          "iterations", "12", NULL), CF_OK);
+  fail_unless_equals_int (p.n_iterations_per_level, 0);
+  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 0), 12);
+  /* a refused value leaves the list */
+  cf_tvl1_params_init (&p);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "warps", 0),
+      CF_ERROR_INVALID);
+  fail_unless_equals_int (p.n_warps_per_level, 2);
+  /* lambda and median-size clear theirs */
+  fail_unless_equals_int (cf_tvl1_parse_lambda_per_level (&p, "0.2,0.1",
+          NULL), CF_OK);
+  fail_unless_equals_int (cf_tvl1_parse_median_size_per_level (&p, "0,5",
+          NULL), CF_OK);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "lambda", 0.3), CF_OK);
+  fail_unless_equals_int (p.n_lambda_per_level, 0);
+  fail_unless_equals_int (cf_tvl1_params_set (&p, "median-size", 3), CF_OK);
+  fail_unless_equals_int (p.n_median_size_per_level, 0);
+
+  /* IPOL's schedule over the same model, on every level */
   cf_tvl1_params_init_ipol (&p);
   fail_unless_equals_int (p.warps, 5);
   fail_unless_equals_int (p.max_iterations, 300);
+  fail_unless_equals_int (p.n_warps_per_level, 0);
+  fail_unless_equals_int (p.n_iterations_per_level, 0);
+  fail_unless_equals_float (p.presmooth_sigma, 0.8f);
   fail_unless_equals_float (p.epsilon, 0.01f);
   fail_unless_equals_float (p.lambda, 0.15f);
   fail_unless_equals_int (p.median_size, 0);
@@ -373,6 +403,18 @@ assert_every_preset_sets (const char *name, double accurate, double others)
   for (preset = cf_tvl1_param_table.presets; preset->name; preset++)
     fail_unless_equals_float (preset_setting (preset, name)->value,
         strcmp (preset->name, "accurate") ? others : accurate);
+}
+
+/* accurate and balanced presmooth with σ 0.7, the others with IPOL's 0.8 */
+static void
+assert_preset_sigmas (void)
+{
+  const cf_preset *preset;
+
+  for (preset = cf_tvl1_param_table.presets; preset->name; preset++)
+    fail_unless_equals_float (preset_setting (preset, "sigma")->value,
+        strcmp (preset->name, "accurate") && strcmp (preset->name,
+            "balanced") ? 0.8 : 0.7);
 }
 
 /* median-size takes 0, 3 and 5 only (cf_flow_median's sizes, and off),
@@ -1440,10 +1482,11 @@ GST_START_TEST (test_lambda_per_level_runs_each_level_with_its_lambda)
   cf_tvl1_params_init (&params);
   synth_pyramids (97, 61, CF_SYNTH_SMOOTH, 3, &params, &p0, &p1);
   fail_unless_equals_int (p0->n_levels, 3);
-  params.warps = 2;
+  fail_unless_equals_int (cf_tvl1_params_set (&params, "warps", 2), CF_OK);
   params.median_size = 3;
   for (eps = 0; eps < 2; eps++) {
-    params.max_iterations = eps ? 300 : 10;
+    fail_unless_equals_int (cf_tvl1_params_set (&params,
+            "iterations", eps ? 300 : 10), CF_OK);
     params.epsilon = eps ? 0.01f : 0.0f;
     params.n_lambda_per_level = 0;
     fail_unless_equals_int (cf_tvl1_flow (p0, p1, &params, 0, uniform),
@@ -1634,11 +1677,13 @@ GST_START_TEST (test_brightness_model_in_the_solver)
 
   cf_tvl1_params_init (&params);
   fail_unless_equals_int (params.brightness_model, 0);
-  /* off in every preset but accurate, whose presmoothing is lighter too */
+  /* off in every preset but accurate; its presmoothing, and balanced's,
+   * is lighter */
   assert_every_preset_sets ("brightness-model", 1.0, 0.0);
-  assert_every_preset_sets ("sigma", 0.7, 0.8);
-  params.warps = 3;
-  params.max_iterations = 20;
+  assert_preset_sigmas ();
+  fail_unless_equals_int (cf_tvl1_params_set (&params, "warps", 3), CF_OK);
+  fail_unless_equals_int (cf_tvl1_params_set (&params, "iterations", 20),
+      CF_OK);
   params.epsilon = 0.0f;
   synth_pyramids_lit (97, 61, CF_SYNTH_SMOOTH, 3, &params, 0.8f, 20.0f,
       &p0, &p1, &truth);
@@ -1711,8 +1756,9 @@ GST_START_TEST (test_weighted_median_on_wide_levels)
   cf_tvl1_params_init (&params);
   synth_pyramids (97, 61, CF_SYNTH_SMOOTH, 3, &params, &p0, &p1);
   fail_unless_equals_int (p0->n_levels, 3);
-  params.warps = 2;
-  params.max_iterations = 10;
+  fail_unless_equals_int (cf_tvl1_params_set (&params, "warps", 2), CF_OK);
+  fail_unless_equals_int (cf_tvl1_params_set (&params, "iterations", 10),
+      CF_OK);
   params.epsilon = 0.0f;
   params.wmedian_size = 5;
   for (msize = 0; msize <= 3; msize += 3) {

@@ -1539,8 +1539,9 @@ check_plans_with_lists (const char *name, const char *const *lists,
     gchar *label = g_strdup_printf ("%s %s", name, lists[i]);
 
     cf_tvl1_params_init (&params);
-    params.warps = 2;
-    params.max_iterations = 12;
+    fail_unless_equals_int (cf_tvl1_params_set (&params, "warps", 2), CF_OK);
+    fail_unless_equals_int (cf_tvl1_params_set (&params, "iterations", 12),
+        CF_OK);
     params.epsilon = 0.0f;
     params.median_size = median_size;
     fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table,
@@ -1755,8 +1756,9 @@ GST_START_TEST (test_plan_with_brightness_matches_cpu)
   int p;
 
   cf_tvl1_params_init (&params);
-  params.warps = 3;
-  params.max_iterations = 12;
+  fail_unless_equals_int (cf_tvl1_params_set (&params, "warps", 3), CF_OK);
+  fail_unless_equals_int (cf_tvl1_params_set (&params, "iterations", 12),
+      CF_OK);
   params.epsilon = 0.0f;
   params.median_size = 5;
   scene_synth_lit (&sc, 160, 128, CF_SYNTH_SMOOTH, 4, &params, 0.8f, 20.0f);
@@ -1809,8 +1811,9 @@ GST_START_TEST (test_plan_with_gradient_blend_matches_cpu)
   double mean = 0.0, max = 0.0;
 
   cf_tvl1_params_init (&params);
-  params.warps = 2;
-  params.max_iterations = 12;
+  fail_unless_equals_int (cf_tvl1_params_set (&params, "warps", 2), CF_OK);
+  fail_unless_equals_int (cf_tvl1_params_set (&params, "iterations", 12),
+      CF_OK);
   params.epsilon = 0.0f;
   scene_synth (&sc, 160, 128, CF_SYNTH_ROTATION_ZOOM, 4, &params);
   params.gradient_blend = 0.0f;
@@ -1849,8 +1852,9 @@ GST_START_TEST (test_plan_with_weighted_median_matches_cpu)
           motions[m], size);
 
       cf_tvl1_params_init (&params);
-      params.warps = 2;
-      params.max_iterations = 12;
+      fail_unless_equals_int (cf_tvl1_params_set (&params, "warps", 2), CF_OK);
+      fail_unless_equals_int (cf_tvl1_params_set (&params, "iterations", 12),
+          CF_OK);
       params.epsilon = 0.0f;
       params.median_size = 5;
       params.wmedian_size = size;

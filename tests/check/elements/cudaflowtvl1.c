@@ -29,26 +29,33 @@
 #include "common/synth.h"
 #include "common/tvl1.h"
 
-/* The defaults are the balanced preset (IPOL's model, a fixed 6 x 2 x 20
- * schedule); ipol and realtime reproduce their references. */
+/* The defaults are the balanced preset (IPOL's model, a fixed schedule:
+ * 1 warp x 35 iterations on the finest level, 2 x 20 on the others); ipol
+ * and realtime reproduce their references. */
 GST_START_TEST (test_defaults_are_balanced)
 {
   GstElement *e = gst_element_factory_make ("cudaflowtvl1", NULL);
   gint levels, warps, iterations;
-  gdouble tau, lambda, theta, epsilon, scale;
+  gdouble tau, lambda, theta, epsilon, scale, sigma;
   gboolean normalize;
+  gchar *warp_list, *iteration_list;
 
   g_object_get (e, "levels", &levels, "warps", &warps, "iterations",
       &iterations, "tau", &tau, "lambda", &lambda, "theta", &theta,
       "epsilon", &epsilon, "scale-factor", &scale, "normalize", &normalize,
-      NULL);
+      "sigma", &sigma, "warps-per-level", &warp_list,
+      "iterations-per-level", &iteration_list, NULL);
   fail_unless_equals_int (levels, 6);
   fail_unless_equals_int (warps, 2);
   fail_unless_equals_int (iterations, 20);
+  fail_unless_equals_string (warp_list, "1,2");
+  fail_unless_equals_string (iteration_list, "35,20");
   fail_unless (fabs (tau - 0.25) < 1e-6 && fabs (lambda - 0.15) < 1e-6 &&
       fabs (theta - 0.3) < 1e-6 && epsilon == 0.0 &&
-      fabs (scale - 0.5) < 1e-9);
+      fabs (scale - 0.5) < 1e-9 && fabs (sigma - 0.7) < 1e-6);
   fail_unless (normalize);
+  g_free (warp_list);
+  g_free (iteration_list);
 
   gst_util_set_object_arg (G_OBJECT (e), "preset", "realtime");
   g_object_get (e, "levels", &levels, "warps", &warps, "iterations",
@@ -225,8 +232,8 @@ GST_START_TEST (test_normalize_matches_stretched_reference)
     double mean, max, mean_raw, max_raw;
 
     cf_tvl1_params_init (&tp);
-    tp.warps = 2;
-    tp.max_iterations = 30;
+    fail_unless_equals_int (cf_tvl1_params_set (&tp, "warps", 2), CF_OK);
+    fail_unless_equals_int (cf_tvl1_params_set (&tp, "iterations", 30), CF_OK);
     tp.epsilon = 0;
     if (lists[i] != NULL)
       fail_unless_equals_int (cf_tvl1_parse_lambda_per_level (&tp, lists[i],
@@ -385,12 +392,14 @@ GST_START_TEST (test_cpu_refuses_fp16_with_steps_like_the_gpu)
 
 GST_END_TEST;
 
-/* warps-per-level and iterations-per-level: text properties, empty by
- * default, changeable while playing; both presets cover them (so a preset
- * leaves no list behind) and clear them. */
+/* warps-per-level and iterations-per-level: text properties, balanced's
+ * lists by default, changeable while playing; every preset covers them
+ * (so a preset leaves no list behind): fast and balanced set theirs, the
+ * others clear them. */
 GST_START_TEST (test_per_level_properties_and_presets)
 {
   static const gchar *names[] = { "warps-per-level", "iterations-per-level" };
+  static const gchar *defaults[] = { "1,2", "35,20" };
   GstElement *e = gst_element_factory_make ("cudaflowtvl1", NULL);
   const cf_preset *preset;
   guint i;
@@ -403,10 +412,12 @@ GST_START_TEST (test_per_level_properties_and_presets)
     fail_unless (pspec != NULL, "no property %s", names[i]);
     fail_unless (G_PARAM_SPEC_VALUE_TYPE (pspec) == G_TYPE_STRING);
     fail_unless (pspec->flags & GST_PARAM_MUTABLE_PLAYING);
-    fail_unless (g_param_spec_get_default_value (pspec) != NULL &&
-        g_value_get_string (g_param_spec_get_default_value (pspec)) == NULL);
+    fail_unless (g_param_spec_get_default_value (pspec) != NULL);
+    fail_unless_equals_string (g_value_get_string
+        (g_param_spec_get_default_value (pspec)), defaults[i]);
     g_object_get (e, names[i], &list, NULL);
-    fail_unless (list == NULL, "%s: \"%s\" by default", names[i], list);
+    fail_unless_equals_string (list, defaults[i]);
+    g_free (list);
   }
 
   /* set, read back as set (blanks around it removed) */
@@ -424,7 +435,8 @@ GST_START_TEST (test_per_level_properties_and_presets)
   }
   gst_object_unref (e);
 
-  /* every preset writes both lists: fast its schedule, the others empty */
+  /* every preset writes both lists: fast and balanced their schedules,
+   * the others empty */
   for (preset = cf_tvl1_param_table.presets; preset->name != NULL; preset++)
     for (i = 0; i < G_N_ELEMENTS (names); i++) {
       const cf_param_setting *set = preset->settings;
@@ -433,12 +445,13 @@ GST_START_TEST (test_per_level_properties_and_presets)
         set++;
       fail_unless (set->name != NULL, "preset %s leaves %s as it is",
           preset->name, names[i]);
-      fail_unless ((set->text != NULL) == !strcmp (preset->name, "fast"),
-          "preset %s: %s \"%s\"", preset->name, names[i], set->text);
+      fail_unless ((set->text != NULL) == (!strcmp (preset->name, "fast") ||
+              !strcmp (preset->name, "balanced")), "preset %s: %s \"%s\"",
+          preset->name, names[i], set->text);
     }
 
   /* and the element applies that: each preset on its own leaves its lists
-   * (none but fast's), and only an explicit setting is listed as
+   * (fast's and balanced's), and only an explicit setting is listed as
    * overriding it */
   for (preset = cf_tvl1_param_table.presets; preset->name != NULL; preset++) {
     gchar *w, *it, *overridden;
@@ -450,6 +463,9 @@ GST_START_TEST (test_per_level_properties_and_presets)
     if (!strcmp (preset->name, "fast")) {
       fail_unless_equals_string (w, "1,1,1,2");
       fail_unless_equals_string (it, "3,10,20");
+    } else if (!strcmp (preset->name, "balanced")) {
+      fail_unless_equals_string (w, defaults[0]);
+      fail_unless_equals_string (it, defaults[1]);
     } else {
       fail_unless (w == NULL && it == NULL, "preset %s: lists \"%s\", \"%s\"",
           preset->name, w, it);
@@ -491,6 +507,75 @@ GST_START_TEST (test_preset_keeps_explicit_lists_in_either_order)
     g_free (w);
     g_free (it);
     g_free (overridden);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+static void
+count_notify (GObject * object, GParamSpec * pspec, gpointer user_data)
+{
+  (*(gint *) user_data)++;
+}
+
+/* warps, iterations, lambda and median-size set explicitly count on every
+ * level: each clears the per-level list that would override it (with a
+ * notify), whether a preset comes before or after; a list set after the
+ * count is kept. */
+GST_START_TEST (test_explicit_count_clears_its_list)
+{
+  static const struct
+  {
+    const gchar *settings;
+    const gchar *warps, *iterations, *lambdas, *overridden;
+  } cases[] = {
+    {"warps=3", NULL, "35,20", NULL, ""},
+    {"iterations=10", "1,2", NULL, NULL, ""},
+    {"preset=fast warps=3", NULL, "3,10,20", NULL, "warps"},
+    {"warps=3 preset=fast", NULL, "3,10,20", NULL, "warps"},
+    {"iterations=10 preset=balanced", "1,2", NULL, NULL, "iterations"},
+    {"warps-per-level=1,2,3 warps=3", NULL, "35,20", NULL, ""},
+    {"warps=3 warps-per-level=1,2,3", "1,2,3", "35,20", NULL, ""},
+    {"preset=accurate lambda=0.3", NULL, NULL, NULL, "lambda"},
+    {"lambda=0.3 preset=accurate", NULL, NULL, NULL, "lambda"},
+    {"preset=accurate", NULL, NULL, "0.2,0.2,0.15", ""},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstElement *e = gst_element_factory_make ("cudaflowtvl1", NULL);
+    gchar *w, *it, *lambdas, *overridden;
+
+    flow_test_set_properties (e, cases[i].settings);
+    g_object_get (e, "warps-per-level", &w, "iterations-per-level", &it,
+        "lambda-per-level", &lambdas, "overridden-properties", &overridden,
+        NULL);
+    fail_unless (!g_strcmp0 (w, cases[i].warps) &&
+        !g_strcmp0 (it, cases[i].iterations) &&
+        !g_strcmp0 (lambdas, cases[i].lambdas) &&
+        !g_strcmp0 (overridden, cases[i].overridden),
+        "%s: warps-per-level \"%s\", iterations-per-level \"%s\", "
+        "lambda-per-level \"%s\", overridden \"%s\"", cases[i].settings, w,
+        it, lambdas, overridden);
+    g_free (w);
+    g_free (it);
+    g_free (lambdas);
+    g_free (overridden);
+    gst_object_unref (e);
+  }
+
+  /* one notify for the cleared list, none when it is empty already */
+  {
+    GstElement *e = gst_element_factory_make ("cudaflowtvl1", NULL);
+    gint notified = 0;
+
+    g_signal_connect (e, "notify::warps-per-level", G_CALLBACK (count_notify),
+        &notified);
+    g_object_set (e, "warps", 3, NULL);
+    fail_unless_equals_int (notified, 1);
+    g_object_set (e, "warps", 4, NULL);
+    fail_unless_equals_int (notified, 1);
     gst_object_unref (e);
   }
 }
@@ -593,9 +678,10 @@ GST_START_TEST (test_per_level_lists_give_the_reference_flow)
   fail_unless_equals_int (cf_flow_diff (flow, b, &mean, &max), CF_OK);
   fail_unless (max > 0.0);
   cf_flow_free (a);
-  /* lists repeating 2 x 20 are that uniform schedule */
-  a = element_flow (f0, f1, "levels=3 epsilon=0 warps-per-level=2 "
-      "iterations-per-level=20,20,20 warps=9 iterations=7");
+  /* lists repeating 2 x 20 are that uniform schedule (set after the
+   * counts, which would clear them) */
+  a = element_flow (f0, f1, "levels=3 epsilon=0 warps=9 iterations=7 "
+      "warps-per-level=2 iterations-per-level=20,20,20");
   cf_test_assert_flow_identical (a, b, "uniform lists vs 2 x 20");
 
   cf_image_free (f0);
@@ -780,8 +866,8 @@ GST_START_TEST (test_median_size_gives_the_filtered_reference)
   sp.angle = 2.0f;
   sp.zoom = 1.02f;
   cf_tvl1_params_init (&tp);
-  tp.warps = 2;
-  tp.max_iterations = 30;
+  fail_unless_equals_int (cf_tvl1_params_set (&tp, "warps", 2), CF_OK);
+  fail_unless_equals_int (cf_tvl1_params_set (&tp, "iterations", 30), CF_OK);
   tp.epsilon = 0;
   tp.median_size = 5;
   check_setting_gives_reference (&sp, "levels=3 warps=2 iterations=30 "
@@ -806,8 +892,8 @@ GST_START_TEST (test_brightness_model_gives_the_reference_flow)
   sp.gain = 0.8f;
   sp.bias = 20.0f;
   cf_tvl1_params_init (&tp);
-  tp.warps = 3;
-  tp.max_iterations = 20;
+  fail_unless_equals_int (cf_tvl1_params_set (&tp, "warps", 3), CF_OK);
+  fail_unless_equals_int (cf_tvl1_params_set (&tp, "iterations", 20), CF_OK);
   tp.epsilon = 0;
   tp.brightness_model = 1;
   check_setting_gives_reference (&sp, "levels=3 warps=3 iterations=20 "
@@ -838,6 +924,7 @@ elements_cudaflowtvl1_suite (void)
   tcase_add_test (tc, test_property_ranges_are_the_solvers);
   tcase_add_test (tc, test_per_level_properties_and_presets);
   tcase_add_test (tc, test_preset_keeps_explicit_lists_in_either_order);
+  tcase_add_test (tc, test_explicit_count_clears_its_list);
   tcase_add_test (tc, test_bad_per_level_list_posts_an_error);
   tcase_add_test (tc, test_per_level_lists_give_the_reference_flow);
   tcase_add_test (tc, test_median_size_property);

@@ -77,7 +77,8 @@ assert_pspec_is_row (GstElement * e, const cf_param * row, double def)
       break;
     case CF_PARAM_TEXT:
       fail_unless (G_IS_PARAM_SPEC_STRING (p));
-      fail_unless (G_PARAM_SPEC_STRING (p)->default_value == NULL);
+      fail_unless (!g_strcmp0 (G_PARAM_SPEC_STRING (p)->default_value,
+              row->def_text), "%s: %s default", name, row->name);
       break;
   }
 }
@@ -145,7 +146,7 @@ GST_START_TEST (test_properties_are_the_table_rows)
       if (row->type != CF_PARAM_TEXT)
         assert_property_is (e, row, row->def, NULL);
       else
-        assert_property_is (e, row, 0.0, NULL);
+        assert_property_is (e, row, 0.0, row->def_text);
     }
     row = cf_params_find (&cf_pyramid_param_table, "levels");
     assert_pspec_is_row (e, row, table->default_levels);
@@ -180,6 +181,29 @@ GST_START_TEST (test_preset_enum_lists_none_then_the_table)
           estimators[i].table->presets[n].description);
     }
     fail_unless_equals_int (klass->n_values, n + 1);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+/* Each estimator's defaults are its balanced preset: a fresh element holds
+ * every value the preset writes. */
+GST_START_TEST (test_defaults_are_the_balanced_preset)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (estimators); i++) {
+    const cf_preset *balanced = cf_params_find_preset (estimators[i].table,
+        "balanced");
+    GstElement *e = gst_element_factory_make (estimators[i].factory, NULL);
+    const cf_param_setting *s;
+
+    fail_unless (balanced != NULL, "%s: no balanced preset",
+        estimators[i].factory);
+    for (s = balanced->settings; s->name != NULL; s++)
+      assert_property_is (e, setting_row (estimators[i].table, s->name),
+          s->value, s->text);
     gst_object_unref (e);
   }
 }
@@ -302,6 +326,7 @@ elements_flow_params_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_properties_are_the_table_rows);
   tcase_add_test (tc, test_preset_enum_lists_none_then_the_table);
+  tcase_add_test (tc, test_defaults_are_the_balanced_preset);
   tcase_add_test (tc, test_each_preset_writes_its_settings);
   tcase_add_test (tc,
       test_explicit_setting_wins_over_any_preset_in_either_order);
