@@ -134,7 +134,10 @@ fi
 # POINTS_ONLY=1 leaves the grid out (only the points are measured).
 # The grid and the files' points set gradient-blend=0: they were measured
 # with IPOL's linearisation, the default before 2026-12-05 (0.5 since);
-# tests/gpu/frontier-gradient-blend.txt has the presets as they are.
+# tests/gpu/frontier-gradient-blend.txt has the presets as they are. The
+# grid also sets sigma=0.8, the default before balanced took 0.7 (and
+# warps 1,2 x iterations 35,20 per level, which its warps and iterations
+# clear) on 2026-12-05.
 IFS=';' read -r -a extra <<< "${EXTRA_POINTS:-}"
 for e in "${extra[@]}"; do
   [ -n "$e" ] && points+=(--point "$e")
@@ -148,7 +151,8 @@ fi
 name=tvl1
 [ "$precisions" = fp32,fp16 ] || name=tvl1-$(echo "$precisions" | tr , -)
 grid=(--set levels=3,4,5,6 --set warps=1,2,3,5 --set iterations=5,10,20,50
-  --set epsilon=0 --set gradient-blend=0 --set "precision=$precisions")
+  --set epsilon=0 --set gradient-blend=0 --set sigma=0.8
+  --set "precision=$precisions")
 if [ -n "${POINTS_ONLY:-}" ]; then
   grid=()
   name=$name-points
