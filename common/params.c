@@ -168,7 +168,6 @@ cf_params_set (const cf_param_table * table, void *params, const char *name,
     double value, cf_error * err)
 {
   const cf_param *param = cf_params_find (table, name);
-
   const cf_param *list;
   cf_status status;
 

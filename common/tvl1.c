@@ -275,10 +275,11 @@ static const cf_param tvl1_params[] = {
 
 /* Each preset defines the whole schedule (levels, warps and iterations on
  * every level, epsilon, median filter) over the same model parameters
- * (tau, lambda, theta as IPOL). A row that `replaces` a list comes before
- * the list, since setting it by name clears the list. fast, balanced and accurate are points of
- * the measured speed/accuracy front that also keep large displacements
- * (docs/flow-frontier.md); ipol and realtime reproduce the references. */
+ * (tau, lambda, theta as IPOL); a row that `replaces` a list comes before
+ * the list, since setting it by name clears the list. fast, balanced and
+ * accurate are points of the measured speed/accuracy front that also
+ * keep large displacements (docs/flow-frontier.md); ipol and realtime
+ * reproduce the references. */
 #define CF_SET_MODEL \
   CF_SET ("scale-factor", IPOL_ETA), CF_SET ("tau", IPOL_TAU), \
   CF_SET ("lambda", IPOL_LAMBDA), CF_SET ("theta", IPOL_THETA)

@@ -52,9 +52,9 @@
  * comes first; `overridden-properties` lists the preset's properties that
  * were set explicitly. A value set explicitly on a row that a per-level
  * list overrides (`warps`, `iterations`, …) counts on every level: it
- * clears the list, and presets leave the list empty. `post-messages=true` posts one element message
- * `cudaflow-stats` per frame (mean and maximum motion, iterations run,
- * solve time).
+ * clears the list, and presets leave the list empty.
+ * `post-messages=true` posts one element message `cudaflow-stats` per
+ * frame (mean and maximum motion, iterations run, solve time).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -17,9 +17,10 @@
  * 20-100 px: `fast`, `balanced` (the defaults: IPOL's model — τ 0.25,
  * λ 0.15, θ 0.3, scale 0.5 — presmoothed with σ 0.7, on 6 levels: one
  * warp of 35 iterations on the finest, two of 20 on the others, ε 0) and
- * `accurate` (6 levels, 3 warps, 20 iterations, the weighted median). `preset=ipol` reproduces IPOL's
- * schedule (5 levels, 5 warps, up to 300 iterations stopped at ε 0.01)
- * and accuracy (mean Middlebury EPE 0.375; docs/flow-accuracy.md);
+ * `accurate` (6 levels, 3 warps, 20 iterations, the weighted median).
+ * `preset=ipol` reproduces IPOL's schedule (5 levels, 5 warps, up to 300
+ * iterations stopped at ε 0.01) and accuracy (mean Middlebury EPE 0.375;
+ * docs/flow-accuracy.md);
  * `preset=realtime` the 3 levels, 1 warp, 10 iterations of TV-L1 on
  * embedded GPUs. Each preset sets the whole schedule.
  *
