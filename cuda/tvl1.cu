@@ -124,6 +124,9 @@ struct cf_cuda_tvl1_plan
   int block_iterations;         /* BLOCKED: T, iterations per launch */
   int tile_rows;                /* BLOCKED: 16, 32 or 64; 0: chosen per
                                  * launch (blocked_rows) */
+  int default_shape;            /* BLOCKED: neither set (set_blocking 0,
+                                 * 0): T may be lower on a level
+                                 * (blocked_level_iterations) */
   int n_sm;                     /* SMs of the plan's device */
   int pdl;                      /* BLOCKED: a warp's later launches start
                                  * as programmatic dependents */
@@ -571,6 +574,31 @@ blocked_blocks (int width, int height, int t, int rows)
       cf_div_up (height, rows - 2 * t);
 }
 
+/* The iterations per BLOCKED launch on a @width x @height level: the
+ * plan's T, or with the default shape the largest lower T (2 at least)
+ * whose grid of 16-row tiles fits in one wave of resident blocks where
+ * T's needs more. On such a level (480 x 270 at 1080p) a launch lasts
+ * one block's iterations per wave, so one wave of one-cell threads beats
+ * two waves, or the 32-row tiles' two cells a thread, by more than the
+ * extra launches cost: H100, fp16, 20 iterations at 480 x 270 in 0.057
+ * ms at 3 per launch against 0.072 at 5 (docs/flow-frontier.md). */
+template < typename S > static int
+blocked_level_iterations (const cf_cuda_tvl1_plan * plan, int width,
+    int height)
+{
+  const long wave = (long) plan->n_sm *
+      tvl1_traits < S >::blocked_min_blocks (16);
+  int t = plan->block_iterations;
+
+  if (!plan->default_shape || 16 - 2 * t < 1 ||
+      blocked_blocks (width, height, t, 16) <= wave)
+    return plan->block_iterations;
+  for (t = plan->block_iterations - 1; t >= 2; t--)
+    if (blocked_blocks (width, height, t, 16) <= wave)
+      return t;
+  return plan->block_iterations;
+}
+
 /* The tile height of a BLOCKED launch of @t iterations on a @width x
  * @height level: the plan's, or with the default shape (tile_rows 0) the
  * traits' 32 rows, or 16 where a grid of 32-row tiles leaves SMs idle and
@@ -630,11 +658,13 @@ run_blocked (tvl1_plan < S > *plan, tvl1_level * lv,
   cf_status status = CF_OK;
   int n = 0;
 
+  const int per_launch = blocked_level_iterations < S > (plan, lv->width,
+      lv->height);
+
   if ((status = ensure_blocked_buffers (plan)) != CF_OK)
     return status;
   while (n < iterations) {
-    const int t = iterations - n < plan->block_iterations ?
-        iterations - n : plan->block_iterations;
+    const int t = iterations - n < per_launch ? iterations - n : per_launch;
     const int rows = blocked_rows < S > (plan, lv->width, lv->height, t);
     tvl1_ends e;
 
@@ -945,6 +975,7 @@ set_blocking (cf_cuda_tvl1_plan * plan, int iterations, int tile_rows)
   plan->block_iterations = iterations > 0 ? iterations :
       (int) T::DEFAULT_BLOCK_ITERATIONS;
   plan->tile_rows = tile_rows;
+  plan->default_shape = iterations == 0 && tile_rows == 0;
 }
 
 template < typename S > static cf_status
@@ -1140,6 +1171,17 @@ cf_cuda_tvl1_plan_blocked_rows (const cf_cuda_tvl1_plan * plan, int width,
   if (plan->precision == CF_PRECISION_FP16)
     return blocked_rows < tvl1_state_f16 > (plan, width, height, iterations);
   return blocked_rows < tvl1_state_f32 > (plan, width, height, iterations);
+}
+
+extern "C" int
+cf_cuda_tvl1_plan_blocked_iterations (const cf_cuda_tvl1_plan * plan,
+    int width, int height)
+{
+  if (plan == NULL || width < 1 || height < 1)
+    return 0;
+  if (plan->precision == CF_PRECISION_FP16)
+    return blocked_level_iterations < tvl1_state_f16 > (plan, width, height);
+  return blocked_level_iterations < tvl1_state_f32 > (plan, width, height);
 }
 
 extern "C" long

@@ -89,6 +89,8 @@ cf_status cf_cuda_tvl1_plan_run (cf_cuda_tvl1_plan * plan,
  * are 64 wide; 16 only up to 7 iterations per launch), or 0, the
  * default: chosen per launch, 32 rows, or 16 where the level is too
  * small for 32-row tiles to fill the GPU (cuda/tvl1.cu, blocked_rows).
+ * With both 0, a level whose grid then fits in one wave may take fewer
+ * iterations per launch (cf_cuda_tvl1_plan_blocked_iterations).
  * Applies to the plan's later runs; any value gives the same bits.
  * CF_ERROR_INVALID for other values. */
 cf_status cf_cuda_tvl1_plan_set_blocking (cf_cuda_tvl1_plan * plan,
@@ -106,6 +108,13 @@ cf_status cf_cuda_tvl1_plan_set_pdl (cf_cuda_tvl1_plan * plan, int pdl);
  * choose it; 0 for invalid arguments. For tests and benchmarks. */
 int cf_cuda_tvl1_plan_blocked_rows (const cf_cuda_tvl1_plan * plan,
     int width, int height, int iterations);
+
+/* The iterations per launch BLOCKED uses on a @width x @height level: the
+ * plan's, or with the default shape fewer on levels where that fits the
+ * grid in one wave (cuda/tvl1.cu, blocked_level_iterations); 0 for
+ * invalid arguments. For tests and benchmarks. */
+int cf_cuda_tvl1_plan_blocked_iterations (const cf_cuda_tvl1_plan * plan,
+    int width, int height);
 
 /* Iterations run in the last plan_run, summed over levels and warps
  * (after the stream is synchronised): with ε = 0 the sum over levels of

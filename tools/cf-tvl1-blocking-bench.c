@@ -7,13 +7,15 @@
  * Times cf_cuda_tvl1_plan_run alone (CUDA events around it, median of
  * --runs runs after 3 warm-ups) with the realtime preset's parameters (3
  * levels x 1 warp x --iterations, default 10; ε = 0; --levels changes
- * the pyramid) for FUSED and for BLOCKED with T = 1 ...
- * CF_TVL1_MAX_BLOCK_ITERATIONS: with the tile height chosen per launch
- * (the default, "auto") and on 64 x 16, 64 x 32 and 64 x 64 tiles
+ * the pyramid) for FUSED, for BLOCKED with the plan's default shape (T
+ * and the tile height chosen per level and launch) and for BLOCKED with
+ * T = 1 ... CF_TVL1_MAX_BLOCK_ITERATIONS: with the tile height chosen
+ * per launch ("auto") and on 64 x 16, 64 x 32 and 64 x 64 tiles
  * everywhere, in fp32 or fp16 plans; --no-pdl launches a warp's BLOCKED
- * launches without programmatic dependent launch. The pyramids are built once, as
- * gst-cudaflow-flow-bench builds them: a synthetic pair (common/synth)
- * rounded to 8 bits, TV-L1's presmoothing, cf_cuda_pyramid_build. Each
+ * launches without programmatic dependent launch. The pyramids are built
+ * once, as gst-cudaflow-flow-bench builds them: a synthetic pair
+ * (common/synth) rounded to 8 bits, TV-L1's presmoothing,
+ * cf_cuda_pyramid_build. Each
  * BLOCKED flow is compared with FUSED's bit for bit. Prints a markdown
  * table (ms per solve) on stdout; exit status 1 when a flow differs, 77
  * without a CUDA device.
@@ -125,6 +127,7 @@ bench_size (int width, int height, int iterations, int levels, int runs,
     cf_precision precision, int pdl)
 {
   double ms[CF_TVL1_MAX_BLOCK_ITERATIONS + 1][N_ROWS], fused_ms, best;
+  double default_ms;
   cf_synth_params sp;
   cf_image *f0 = NULL, *f1 = NULL;
   cf_flow *truth = NULL;
@@ -134,7 +137,7 @@ bench_size (int width, int height, int iterations, int levels, int runs,
   cf_tvl1_params params;
   cf_cuda_tvl1_plan *fused = NULL, *blocked = NULL;
   cudaStream_t stream;
-  int t, r, best_t = 0, best_r = 0, identical = 1;
+  int t, r, best_t = 0, best_r = 0, identical = 1, default_t;
 
   cf_synth_params_init (&sp);
   CHECK (cf_synth_pair (width, height, &sp, &f0, &f1, &truth));
@@ -169,6 +172,15 @@ bench_size (int width, int height, int iterations, int levels, int runs,
   fused_ms = time_runs (fused, &pyr[0], &pyr[1], &params, &ref, runs,
       stream);
   best = fused_ms;
+  /* the plan's default shape: T and the tile height chosen per level */
+  default_t = cf_cuda_tvl1_plan_blocked_iterations (blocked, width, height);
+  default_ms = time_runs (blocked, &pyr[0], &pyr[1], &params, &flow, runs,
+      stream);
+  if (!same_bits (&flow, &ref)) {
+    fprintf (stderr, "cf-tvl1-blocking-bench: %dx%d default shape: flow "
+        "differs from FUSED\n", width, height);
+    identical = 0;
+  }
   for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++)
     for (r = 0; r < N_ROWS; r++) {
       ms[t][r] = -1.0;
@@ -190,7 +202,8 @@ bench_size (int width, int height, int iterations, int levels, int runs,
       }
     }
 
-  printf ("| %dx%d | %.3f |", width, height, fused_ms);
+  printf ("| %dx%d | %.3f | %.3f (T=%d) |", width, height, fused_ms,
+      default_ms, default_t);
   for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++)
     for (r = 0; r < N_ROWS; r++) {
       if (ms[t][r] < 0.0)
@@ -311,10 +324,10 @@ main (int argc, char **argv)
       "64x16 / 64x32 / 64x64 tiles%s\n\n", prop.name,
       prop.multiProcessorCount, precision == CF_PRECISION_FP16 ? "fp16" :
       "fp32", levels, iterations, runs, no_pdl ? "; no PDL" : "");
-  printf ("| size | FUSED |");
+  printf ("| size | FUSED | default (T of level 0) |");
   for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++)
     printf (" T=%d |", t);
-  printf (" fastest |\n|---|---|");
+  printf (" fastest |\n|---|---|---|");
   for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++)
     printf ("---|");
   printf ("---|\n");

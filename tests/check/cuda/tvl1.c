@@ -1042,6 +1042,69 @@ GST_START_TEST (test_blocked_tile_rows_per_level)
 
 GST_END_TEST;
 
+/* The default BLOCKED shape also lowers T on a level whose grid of 16-row
+ * tiles then fits in one wave of resident blocks (cuda/tvl1.h): in fp16
+ * (2 blocks of 64 x 16 threads per SM) 480 x 270 needs 9 x 45 tiles at
+ * T = 5, 9 x 34 at 4 and 9 x 27 at 3, so on 122 to 152 SMs it takes 3;
+ * 1080p (at least 32 x 90 tiles) and 240 x 135 (5 x 23 at T = 5) keep 5,
+ * and so does an explicit T. A 960 x 540 run of 2 levels, 480 x 270 the
+ * second, equals FUSED bit for bit either way. */
+GST_START_TEST (test_blocked_iterations_per_level)
+{
+  cf_tvl1_params params;
+  scene sc;
+  cf_cuda_tvl1_plan *plan = NULL;
+  cf_flow *fused, *blocked;
+  int n_sm = 0;
+
+  fail_unless_equals_int (cf_cuda_sm_count (&n_sm), CF_OK);
+  cf_tvl1_params_init_ipol (&params);
+  params.warps = 2;
+  params.max_iterations = 10;
+  params.epsilon = 0.0f;
+  scene_synth (&sc, 960, 540, CF_SYNTH_ROTATION_ZOOM, 2, &params);
+  fail_unless_equals_int (sc.c0->n_levels, 2);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_new (960, 540,
+          CF_PRECISION_FP16, CF_TVL1_KERNEL_BLOCKED, &plan), CF_OK);
+
+  fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_iterations (plan, 1920,
+          1080), 5);
+  if (n_sm >= 58) {
+    fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_iterations (plan,
+            240, 135), 5);
+  }
+  if (n_sm >= 122 && n_sm <= 152) {
+    fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_iterations (plan,
+            480, 270), 3);
+  } else {
+    GST_INFO ("%d SMs: T at 480 x 270 is not asserted", n_sm);
+  }
+  fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_iterations (NULL, 480,
+          270), 0);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_iterations (plan, 0,
+          270), 0);
+
+  fused = gpu_run_at (&sc, CF_PRECISION_FP16, CF_TVL1_KERNEL_FUSED, &params,
+      NULL, NULL);
+  blocked = plan_run (plan, &sc, &params, NULL, NULL);
+  cf_test_assert_flow_identical (blocked, fused,
+      "BLOCKED, T per level, vs FUSED");
+  cf_flow_free (blocked);
+
+  fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (plan, 5, 0),
+      CF_OK);
+  fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_iterations (plan, 480,
+          270), 5);
+  blocked = plan_run (plan, &sc, &params, NULL, NULL);
+  cf_test_assert_flow_identical (blocked, fused, "BLOCKED, T = 5, vs FUSED");
+  cf_flow_free (blocked);
+  cf_flow_free (fused);
+  cf_cuda_tvl1_plan_free (plan);
+  scene_clear (&sc);
+}
+
+GST_END_TEST;
+
 /* ε = 0 runs max_iterations per warp; a huge ε stops every warp after its
  * first iteration — whose P step still runs (IPOL), which shows in the
  * second warp of a level: the same bits as max_iterations = 1. */
@@ -2220,6 +2283,7 @@ cuda_tvl1_suite (void)
   tcase_add_test (plans, test_blocked_identical_to_fused_640x480);
   tcase_add_test (plans, test_blocked_plan_identical_to_fused);
   tcase_add_test (plans, test_blocked_tile_rows_per_level);
+  tcase_add_test (plans, test_blocked_iterations_per_level);
   tcase_add_test (plans, test_epsilon_stop_and_iteration_counts);
   tcase_add_test (plans, test_plan_matches_cpu_flow);
   tcase_add_test (plans, test_per_level_schedule_matches_cpu);
