@@ -176,12 +176,20 @@ cf_params_set (const cf_param_table * table, void *params, const char *name,
     return CF_ERROR_INVALID;
   }
   status = cf_param_set (param, params, value, err);
-  if (status == CF_OK && param->replaces != NULL) {
-    list = cf_params_find (table, param->replaces);
-    if (list != NULL && list->type == CF_PARAM_TEXT)
-      list->parse (params, NULL, NULL);
-  }
+  if (status == CF_OK && (list = cf_params_replaced_list (table, param)))
+    list->parse (params, NULL, NULL);
   return status;
+}
+
+const cf_param *
+cf_params_replaced_list (const cf_param_table * table, const cf_param * param)
+{
+  const cf_param *list;
+
+  if (param == NULL || param->replaces == NULL)
+    return NULL;
+  list = cf_params_find (table, param->replaces);
+  return list != NULL && list->type == CF_PARAM_TEXT ? list : NULL;
 }
 
 const cf_param *

@@ -156,6 +156,11 @@ cf_status cf_param_set (const cf_param * param, void *params, double value,
 cf_status cf_params_set (const cf_param_table * table, void *params,
     const char *name, double value, cf_error * err);
 
+/* The TEXT row (a per-level list) that @param `replaces` in @table, or
+ * NULL. */
+const cf_param *cf_params_replaced_list (const cf_param_table * table,
+    const cf_param * param);
+
 /* The row whose `replaces` names @name (a per-level list), or NULL. */
 const cf_param *cf_params_find_replaced_by (const cf_param_table * table,
     const char *name);

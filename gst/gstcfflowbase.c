@@ -642,11 +642,10 @@ clear_replaced_list (GstCfFlowBase * self, const cf_param * param,
     gpointer params)
 {
   GstCfFlowBasePrivate *priv = GET_PRIV (self);
-  const cf_param *list = cf_params_find
-      (GST_CF_FLOW_BASE_GET_CLASS (self)->param_table, param->replaces);
+  const cf_param *list = cf_params_replaced_list
+      (GST_CF_FLOW_BASE_GET_CLASS (self)->param_table, param);
 
-  if (list == NULL || list->type != CF_PARAM_TEXT ||
-      g_hash_table_lookup (priv->texts, list->name) == NULL)
+  if (list == NULL || g_hash_table_lookup (priv->texts, list->name) == NULL)
     return NULL;
   GST_CAT_INFO_OBJECT (ELEMENT_CAT (self), self, "%s set: %s cleared",
       param->name, list->name);

@@ -218,6 +218,9 @@ GST_START_TEST (test_rows_are_well_formed)
         fail_unless (q != NULL && q->type == CF_PARAM_TEXT, "%s replaces %s",
             p->name, p->replaces);
         fail_unless (cf_params_find_replaced_by (table, q->name) == p);
+        fail_unless (cf_params_replaced_list (table, p) == q);
+      } else {
+        fail_unless (cf_params_replaced_list (table, p) == NULL);
       }
       /* one name per row, and none shadows the pyramid's */
       for (q = p + 1; q->name != NULL; q++)
