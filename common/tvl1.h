@@ -181,12 +181,11 @@ void cf_tvl1_params_init_ipol (cf_tvl1_params * params);
 /* Set one parameter by its table name (setting "warps", "iterations",
  * "lambda" or "median-size" clears its per-level list): "tau", "lambda",
  * "theta", "warps" (integer), "iterations" (integer, max_iterations),
- * "epsilon", "sigma"
- * (presmooth_sigma), each in its CF_TVL1_*_MIN .. _MAX range (warps and
- * iterations from 1, epsilon and sigma from 0); "normalize" 0 or 1;
- * "median-size" 0, 3 or 5; "border" 0 = clamp, 1 = zero outside
- * (cf_warp_border). CF_ERROR_INVALID for an unknown name or an
- * out-of-range value (params unchanged). The per-level lists are text:
+ * "epsilon", "sigma" (presmooth_sigma), each in its CF_TVL1_*_MIN .. _MAX
+ * range (warps and iterations from 1, epsilon and sigma from 0);
+ * "normalize" 0 or 1; "median-size" 0, 3 or 5; "border" 0 = clamp, 1 =
+ * zero outside (cf_warp_border). CF_ERROR_INVALID for an unknown name or
+ * an out-of-range value (params unchanged). The per-level lists are text:
  * cf_params_set_text (&cf_tvl1_param_table, …, "warps-per-level", …) or
  * the parse functions below. */
 cf_status cf_tvl1_params_set (cf_tvl1_params * params, const char *name,

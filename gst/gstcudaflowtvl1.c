@@ -106,15 +106,17 @@
  * per warp at 1080p on an H200 (docs/flow-frontier.md gives what it
  * costs and gains per preset). Off by default and in every preset but
  * `accurate`; `fast` and `balanced` gain on every set we check with it,
- * for 18 % and 11 % more time (H100, 1080p, fp16).
+ * for 18 % and 11 % more time (H100, 1080p, fp16; `balanced` as it was,
+ * 2 warps × 20 iterations on every level).
  *
  * `gradient-blend=0.5` linearises the data term with the mean of the two
  * frames' gradients (the first frame's and the warped second frame's)
  * instead of the warped second frame's alone, as IPOL does. It is the
  * default and in `fast`, `balanced` and `accurate` (`ipol` and `realtime`
  * keep IPOL's 0): there it improves every set we check or stays within
- * 0.001 px, large motions most (`balanced` 0.168 → 0.113 px on our
- * synthetic set), for about 1 % more time; docs/flow-frontier.md gives
+ * 0.001 px, large motions most (`balanced` as it was, 2 warps × 20
+ * iterations on every level: 0.168 → 0.113 px on our synthetic set), for
+ * about 1 % more time; docs/flow-frontier.md gives
  * where it loses (frames whose light changes, without the brightness
  * model).
  *
