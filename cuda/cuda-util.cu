@@ -122,17 +122,51 @@ cf_cuda_sm_count (int *n_sm)
   return CF_OK;
 }
 
+/* A kernel built with the library's nvcc flags, for the architecture of
+ * the code the device runs for every kernel */
+__global__ static void
+cf_arch_probe_kernel (void)
+{
+}
+
+/* Devices whose answer is known: 1 no, 2 yes */
+#define CF_PDL_DEVICES 64
+static int pdl_known[CF_PDL_DEVICES];
+
 int
 cf_cuda_pdl_supported (void)
 {
   int dev = 0, major = 0;
+  cudaFuncAttributes attr;
 
-  if (cudaGetDevice (&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+  if (cudaGetDevice (&dev) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return 0;
+  }
+  if (dev >= 0 && dev < CF_PDL_DEVICES &&
+      __atomic_load_n (&pdl_known[dev], __ATOMIC_RELAXED) != 0)
+    return __atomic_load_n (&pdl_known[dev], __ATOMIC_RELAXED) == 2;
+  if (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
           dev) != cudaSuccess) {
     (void) cudaGetLastError ();
     return 0;
   }
+  /* cf_pdl_wait and cf_pdl_launch_dependents are in device code generated
+   * for compute capability 9.0 and later only. A build for older GPUs
+   * alone (--with-cuda-arch=80) runs here from its PTX, compiled without
+   * them: launched as a programmatic dependent, a kernel would start once
+   * the blocks of the kernel before it have exited, with no guarantee
+   * that their writes are visible (the wait gives that). */
+  if (major >= 9) {
+    if (cudaFuncGetAttributes (&attr, cf_arch_probe_kernel) != cudaSuccess) {
+      (void) cudaGetLastError ();
+      return 0;
+    }
+    major = attr.ptxVersion >= 90 ? major : 0;
+  }
+  /* threads that race here store the same answer */
+  if (dev >= 0 && dev < CF_PDL_DEVICES)
+    __atomic_store_n (&pdl_known[dev], major >= 9 ? 2 : 1, __ATOMIC_RELAXED);
   return major >= 9;
 }
 

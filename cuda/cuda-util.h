@@ -35,7 +35,9 @@ cf_status cf_cuda_check (cudaError_t err);
 cf_status cf_cuda_sm_count (int *n_sm);
 
 /* 1 when the current device has programmatic dependent launch (compute
- * capability 9.0 and later; cuda/cuda-internal.h), else 0. */
+ * capability 9.0 and later; cuda/cuda-internal.h) and the library's
+ * kernels were built for it (a build for older GPUs only runs there
+ * without the kernels' waits), else 0. */
 int cf_cuda_pdl_supported (void);
 
 /* A pitched float plane in device memory; pitch in elements. */

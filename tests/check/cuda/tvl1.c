@@ -1105,6 +1105,67 @@ GST_START_TEST (test_blocked_iterations_per_level)
 
 GST_END_TEST;
 
+/* The highest compute capability in "80 90"-like @list that a device of
+ * @cc (e.g. 90) can run: its machine code, or the PTX of the highest for
+ * newer devices (configure's -gencode flags); 0 where none */
+static int
+arch_run_on (const char *list, int cc)
+{
+  const char *p = list;
+  int best = 0, top = 0;
+
+  while (*p != '\0') {
+    char *end;
+    long a = strtol (p, &end, 10);
+
+    if (end == p) {
+      p++;
+      continue;
+    }
+    while (*end != '\0' && *end != ' ')
+      end++;                    /* a suffix such as 90a */
+    if (a > top)
+      top = (int) a;
+    /* machine code runs on its own major version only */
+    if (a / 10 == cc / 10 && a <= cc && a > best)
+      best = (int) a;
+    p = end;
+  }
+  if (best == 0 && top <= cc)
+    best = top;                 /* the PTX, compiled for this device */
+  return best;
+}
+
+/* Programmatic dependent launch is on where the device has it and the
+ * code it runs was generated for compute capability 9.0 or later: a build
+ * for older GPUs alone runs on an H100 from its PTX, whose kernels do not
+ * wait for the kernel before them (cuda/cuda-util.h). The expectation
+ * comes from configure's list of architectures, not from the library. */
+GST_START_TEST (test_pdl_follows_the_code_the_device_runs)
+{
+  int dev = 0, major = 0, minor = 0, expected;
+
+  fail_unless_equals_int (cudaGetDevice (&dev), cudaSuccess);
+  fail_unless_equals_int (cudaDeviceGetAttribute (&major,
+          cudaDevAttrComputeCapabilityMajor, dev), cudaSuccess);
+  fail_unless_equals_int (cudaDeviceGetAttribute (&minor,
+          cudaDevAttrComputeCapabilityMinor, dev), cudaSuccess);
+  expected = major >= 9 &&
+      arch_run_on (CF_CUDA_ARCH_LIST, 10 * major + minor) >= 90;
+  GST_INFO ("compute capability %d.%d, built for \"%s\": PDL %d", major,
+      minor, CF_CUDA_ARCH_LIST, expected);
+  fail_unless_equals_int (cf_cuda_pdl_supported (), expected);
+  /* asked twice (the answer is kept per device) */
+  fail_unless_equals_int (cf_cuda_pdl_supported (), expected);
+  fail_unless_equals_int (arch_run_on ("80 90", 90), 90);
+  fail_unless_equals_int (arch_run_on ("80", 90), 80);
+  fail_unless_equals_int (arch_run_on ("75 80", 86), 80);
+  fail_unless_equals_int (arch_run_on ("90a 100", 90), 90);
+  fail_unless_equals_int (arch_run_on ("100", 90), 0);
+}
+
+GST_END_TEST;
+
 /* ε = 0 runs max_iterations per warp; a huge ε stops every warp after its
  * first iteration — whose P step still runs (IPOL), which shows in the
  * second warp of a level: the same bits as max_iterations = 1. */
@@ -2284,6 +2345,7 @@ cuda_tvl1_suite (void)
   tcase_add_test (plans, test_blocked_plan_identical_to_fused);
   tcase_add_test (plans, test_blocked_tile_rows_per_level);
   tcase_add_test (plans, test_blocked_iterations_per_level);
+  tcase_add_test (plans, test_pdl_follows_the_code_the_device_runs);
   tcase_add_test (plans, test_epsilon_stop_and_iteration_counts);
   tcase_add_test (plans, test_plan_matches_cpu_flow);
   tcase_add_test (plans, test_per_level_schedule_matches_cpu);
