@@ -136,16 +136,17 @@ static int pdl_known[CF_PDL_DEVICES];
 int
 cf_cuda_pdl_supported (void)
 {
-  int dev = 0, major = 0;
+  int dev = 0, major = 0, known = 0;
   cudaFuncAttributes attr;
 
   if (cudaGetDevice (&dev) != cudaSuccess) {
     (void) cudaGetLastError ();
     return 0;
   }
-  if (dev >= 0 && dev < CF_PDL_DEVICES &&
-      __atomic_load_n (&pdl_known[dev], __ATOMIC_RELAXED) != 0)
-    return __atomic_load_n (&pdl_known[dev], __ATOMIC_RELAXED) == 2;
+  if (dev >= 0 && dev < CF_PDL_DEVICES)
+    known = __atomic_load_n (&pdl_known[dev], __ATOMIC_RELAXED);
+  if (known != 0)
+    return known == 2;
   if (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
           dev) != cudaSuccess) {
     (void) cudaGetLastError ();
