@@ -1138,8 +1138,8 @@ arch_run_on (const char *list, int cc)
 
 /* Programmatic dependent launch is on where the device has it and the
  * code it runs was generated for compute capability 9.0 or later: a build
- * for older GPUs alone runs on an H100 from its PTX, whose kernels do not
- * wait for the kernel before them (cuda/cuda-util.h). The expectation
+ * for older GPUs alone runs on an H100 from its PTX, whose kernels lack
+ * the wait for the kernel before them (cuda/cuda-util.h). The expectation
  * comes from configure's list of architectures, not from the library. */
 GST_START_TEST (test_pdl_follows_the_code_the_device_runs)
 {
