@@ -258,15 +258,15 @@ emulate_steps (const std::vector < tvl1_blocked_regs < S, ROWS > >&regs,
   }
 }
 
-/* One BLOCKED launch of @t iterations on 64 x ROWS tiles, from st[@from]
- * to the other copy */
+/* One BLOCKED launch of @t iterations on tvl1_tile_x (ROWS) x ROWS tiles,
+ * from st[@from] to the other copy */
 template < typename S, int ROWS > static void
 emulate_launch (emu_warp < S > &wp, int from, float lt, float theta,
     float taut, int t, const tvl1_ends & e)
 {
   typedef tvl1_traits < S > T;
   typedef tvl1_blocked_regs < S, ROWS > R;
-  const int gx = cf_div_up (wp.w, TVL1_TILE_X - 2 * t);
+  const int gx = cf_div_up (wp.w, tvl1_tile_x (ROWS) - 2 * t);
   const int gy = cf_div_up (wp.h, ROWS - 2 * t);
   const typename T::taut_t tt = T::taut_of (taut);
   const S & in = wp.st[from], &out = wp.st[1 - from];
@@ -276,7 +276,7 @@ emulate_launch (emu_warp < S > &wp, int from, float lt, float theta,
 
   for (int by = 0; by < gy; by++)
     for (int bx = 0; bx < gx; bx++) {
-      const int ox = tvl1_blocked_origin (bx, TVL1_TILE_X, t);
+      const int ox = tvl1_blocked_origin (bx, tvl1_tile_x (ROWS), t);
       const int oy = tvl1_blocked_origin (by, ROWS, t);
 
       /* all ones: NaN as float and as half */

@@ -16,14 +16,14 @@
  *    functions are the ones STEPS uses (tvl1-ops.cuh), so the two paths
  *    are bit-identical.
  *  - BLOCKED (temporal blocking, ε = 0 only): one launch runs t <= T
- *    iterations of FUSED's U and P steps on a 64 x 16, 64 x 32 or 64 x 64
+ *    iterations of FUSED's U and P steps on a 32 x 16, 64 x 32 or 64 x 64
  *    tile in shared memory (u and both p fields: 24 B per cell in fp32,
  *    12 in fp16; the warp constants stay in registers, each thread owning
  *    NX x NY fixed cells). The tile is loaded with a halo of t on every
  *    side; step s of the launch computes U on tile cells [s+1, C−s) and P
  *    on [s+1, C−s−1) per axis (U reads p from the west / north, P reads u
  *    from the east / south, so each valid region loses one cell per side
- *    and iteration), leaving the (64 − 2t) x (BY NY − 2t) interior exact
+ *    and iteration), leaving the (C − 2t) x (BY NY − 2t) interior exact
  *    after t iterations; only the interior is written. Blocks overlap in
  *    their halos, so a launch reads one copy of the state and writes
  *    another (the plan swaps them after each launch). Image borders are
@@ -48,8 +48,17 @@
 
 #include "cuda/tvl1-eps.cuh"
 
-/* BLOCKED tiles: 64 cells wide (two per thread along x), BY NY high */
-#define TVL1_TILE_X (2 * TVL1_BLOCK_X)
+/* BLOCKED tiles of @rows: TVL1_NARROW_TILE_X cells wide on the 16-row
+ * tiles of coarse levels, 64 otherwise, BY NY high (tvl1_blocked_by).
+ * On a coarse level a launch lasts about one block's iterations and the
+ * grid leaves SMs idle, so a narrower tile shortens the launch: fewer
+ * cells a block steps, more blocks, although more of them are halo. */
+#define TVL1_NARROW_TILE_X 32
+static __host__ __device__ constexpr int
+tvl1_tile_x (int rows)
+{
+  return rows == 16 ? TVL1_NARROW_TILE_X : 2 * TVL1_BLOCK_X;
+}
 
 /* ---------------------------------------------------------------------
  * State and precision traits
@@ -77,7 +86,7 @@ struct tvl1h_consts
 };
 
 /* BLOCKED's view of a state in shared memory: the planes of S, every
- * pitch TVL1_TILE_X; its elements are indexed in int, as shared arrays
+ * pitch tvl1_tile_x (rows); its elements are indexed in int, as shared arrays
  * are (whole planes in size_t). */
 template < typename S > struct tvl1_tile : S
 {
@@ -94,9 +103,9 @@ tvl1_index (const S &, const F & f, int cx, int cy)
 /* ... and in a tile */
 template < typename S, typename F >
 static __host__ __device__ __forceinline__ int
-tvl1_index (const tvl1_tile < S > &, const F &, int cx, int cy)
+tvl1_index (const tvl1_tile < S > &, const F & f, int cx, int cy)
 {
-  return cx + cy * TVL1_TILE_X;
+  return cx + cy * (int) f.pitch;
 }
 
 /* How FUSED and BLOCKED read, step and write one pixel of state S:
@@ -142,7 +151,7 @@ template <> struct tvl1_traits <tvl1_state_f32 >
   static constexpr bool increments = false;
   static constexpr bool steps = true;
   /* BLOCKED: 32 x 8 threads, NY = 4 (32-row tiles) or 8 rows per thread
-   * (64 x 8 threads, one cell across and 2 rows, on 16-row tiles).
+   * (one cell across and 2 rows on the 32-wide 16-row tiles).
    * Defaults measured in docs/flow-speed.md (tools/cf-tvl1-blocking-bench,
    * realtime preset): T = 6 on 64 x 32 tiles is the fastest at 720p and
    * 1080p and close to T = 5 at 4K; 64 x 64 tiles are slower at every T;
@@ -154,8 +163,9 @@ template <> struct tvl1_traits <tvl1_state_f32 >
   };
   static constexpr int blocked_min_blocks (int rows)
   {
-    /* 256 threads at 32 and 64 rows (98 KB of tile), 512 at 16 */
-    return rows == 32 ? 4 : 2;
+    /* 256 threads (98 KB of tile at 64 rows); the register budget of
+     * 1024 threads an SM at 16 and 32 rows */
+    return rows == 64 ? 2 : 4;
   }
 
   static __host__ __device__ __forceinline__ ucon
@@ -293,13 +303,13 @@ template <> struct tvl1_traits <tvl1_state_f32 >
   /* u, p1, p2: 6 planes of floats */
   static __host__ __device__ __forceinline__ size_t tile_bytes (int rows)
   {
-    return (size_t) 6 * TVL1_TILE_X * rows * sizeof (float);
+    return (size_t) 6 * tvl1_tile_x (rows) * rows * sizeof (float);
   }
   static __host__ __device__ __forceinline__ tvl1_tile < S > tile (void *smem,
       int rows)
   {
     float *const f = (float *) smem;
-    const int plane = TVL1_TILE_X * rows;
+    const int plane = tvl1_tile_x (rows) * rows;
     tvl1_tile < S > s;
 
     s.u.a = f;
@@ -308,7 +318,7 @@ template <> struct tvl1_traits <tvl1_state_f32 >
     s.p1.b = f + 3 * plane;
     s.p2.a = f + 4 * plane;
     s.p2.b = f + 5 * plane;
-    s.u.pitch = s.p1.pitch = s.p2.pitch = TVL1_TILE_X;
+    s.u.pitch = s.p1.pitch = s.p2.pitch = tvl1_tile_x (rows);
     return s;
   }
 };
@@ -327,7 +337,7 @@ template <> struct tvl1_traits <tvl1_state_f16 >
   static constexpr bool steps = false;
   /* BLOCKED: 32 x 32 threads, one tile column pair and NY = 1 (32-row
    * tiles: 32 registers, two blocks = 2048 threads per SM) or 2 rows
-   * (64-row tiles) per thread (64 x 16 threads, one cell each, on 16-row
+   * (64-row tiles) per thread (32 x 16 threads, one cell each, on 16-row
    * tiles): faster than fp32's shape (32 x 8 threads,
    * NY = 4) at T = 4 and 5 from 720p to 4K. Defaults: the same tool with
    * --precision fp16: T = 5 on 64 x 32 tiles is the fastest from 640 x 480
@@ -341,7 +351,9 @@ template <> struct tvl1_traits <tvl1_state_f16 >
   };
   static constexpr int blocked_min_blocks (int rows)
   {
-    return rows == 64 ? 1 : 2;  /* 1024 threads at 16 and 32 rows */
+    /* 1024 threads at 32 and 64 rows, 512 on the narrow 16-row tiles:
+     * 2048 an SM, 32 registers each, at 16 and 32 rows */
+    return rows == 64 ? 1 : rows == 32 ? 2 : 4;
   }
 
   static __host__ __device__ __forceinline__ ucon
@@ -446,7 +458,7 @@ template <> struct tvl1_traits <tvl1_state_f16 >
   /* the (px, py) pairs, then du */
   static __host__ __device__ __forceinline__ size_t tile_bytes (int rows)
   {
-    return (size_t) TVL1_TILE_X * rows * (sizeof (tvl1h_pair) +
+    return (size_t) tvl1_tile_x (rows) * rows * (sizeof (tvl1h_pair) +
         sizeof (__half2));
   }
   static __host__ __device__ __forceinline__ tvl1_tile < S > tile (void *smem,
@@ -456,9 +468,9 @@ template <> struct tvl1_traits <tvl1_state_f16 >
     tvl1_tile < S > s;
 
     s.p.d = p;
-    s.p.pitch = TVL1_TILE_X;
-    s.du.d = (__half2 *) (p + TVL1_TILE_X * rows);
-    s.du.pitch = TVL1_TILE_X;
+    s.p.pitch = tvl1_tile_x (rows);
+    s.du.d = (__half2 *) (p + tvl1_tile_x (rows) * rows);
+    s.du.pitch = tvl1_tile_x (rows);
     return s;
   }
 };
@@ -474,7 +486,7 @@ tvl1_blocked_by (int rows)
 }
 
 /* BLOCKED's cells per thread along x on a tile of @rows: two (32 thread
- * columns), or on the 16-row tiles of coarse levels one (64 columns):
+ * columns), or on the 32-wide 16-row tiles of coarse levels one:
  * there a launch is as long as one block's iterations, and each thread's
  * share of them is a chain of dependent steps, so halving it shortens
  * the launch. */
@@ -488,7 +500,7 @@ tvl1_blocked_nx (int rows)
 static __host__ __device__ constexpr int
 tvl1_blocked_bx (int rows)
 {
-  return TVL1_TILE_X / tvl1_blocked_nx (rows);
+  return tvl1_tile_x (rows) / tvl1_blocked_nx (rows);
 }
 
 /* ---------------------------------------------------------------------
@@ -608,7 +620,7 @@ tvl1_blocked_origin (int b, int cells, int t)
 static __host__ __device__ __forceinline__ bool
 tvl1_blocked_interior (int ox, int oy, int rows, int w, int h)
 {
-  return ox >= 1 && oy >= 1 && ox + TVL1_TILE_X <= w - 1 &&
+  return ox >= 1 && oy >= 1 && ox + tvl1_tile_x (rows) <= w - 1 &&
       oy + rows <= h - 1;
 }
 
@@ -687,7 +699,7 @@ tvl1_blocked_step (const tvl1_blocked_regs < S, ROWS > &r,
 {
   typedef tvl1_traits < S > T;
   typedef tvl1_blocked_regs < S, ROWS > R;
-  const int CX = TVL1_TILE_X, CY = ROWS, last = P_STEP ? 1 : 0;
+  const int CX = tvl1_tile_x (ROWS), CY = ROWS, last = P_STEP ? 1 : 0;
   const bool all_inside = WHERE == TVL1_INTERIOR;
   int i, j;
 
@@ -721,7 +733,7 @@ tvl1_blocked_end (const tvl1_blocked_regs < S, ROWS > &r,
 {
   typedef tvl1_traits < S > T;
   typedef tvl1_blocked_regs < S, ROWS > R;
-  const int CX = TVL1_TILE_X, CY = ROWS;
+  const int CX = tvl1_tile_x (ROWS), CY = ROWS;
   int i, j;
 
 CF_UNROLL
@@ -771,12 +783,13 @@ tvl1_blocked_steps (const tvl1_blocked_regs < S, ROWS > &r,
 }
 
 /** \brief BLOCKED: @t iterations of the FUSED U and P steps on one tile of
- *  64 x ROWS cells (see the top of the file), reading the state from @in
- *  and writing the tile's (64 − 2t) x (ROWS − 2t) interior to @out (or,
+ *  tvl1_tile_x (ROWS) x ROWS cells (see the top of the file), reading the
+ *  state from @in and writing the tile's (C − 2t) x (ROWS − 2t) interior
+ *  to @out (or,
  *  as @e says, u0 + du to e.out). Dynamic shared memory:
  *  tvl1_traits::tile_bytes (ROWS). Blocks of BX x BY threads
  *  (tvl1_blocked_bx, tvl1_blocked_by); thread (tx, ty) owns the cells
- *  (tx + BX i, ty + BY j), i < NX = 64 / BX, j < NY = ROWS / BY. */
+ *  (tx + BX i, ty + BY j), i < NX = C / BX, j < NY = ROWS / BY. */
 template < typename S, int ROWS > __global__ static void
 __launch_bounds__ (tvl1_blocked_bx (ROWS) * tvl1_blocked_by < S > (ROWS),
     tvl1_traits < S >::blocked_min_blocks (ROWS))
@@ -786,7 +799,7 @@ tvl1_blocked_kernel (typename tvl1_traits < S >::consts k, S in, S out,
   typedef tvl1_traits < S > T;
   extern __shared__ __align__ (16) unsigned char tvl1_smem[];
   const tvl1_tile < S > tile = T::tile (tvl1_smem, ROWS);
-  const int ox = tvl1_blocked_origin (blockIdx.x, TVL1_TILE_X, t);
+  const int ox = tvl1_blocked_origin (blockIdx.x, tvl1_tile_x (ROWS), t);
   const int oy = tvl1_blocked_origin (blockIdx.y, ROWS, t);
   const int tx = threadIdx.x, ty = threadIdx.y;
   const typename T::taut_t tt = T::taut_of (taut);

@@ -570,7 +570,7 @@ out:
 static long
 blocked_blocks (int width, int height, int t, int rows)
 {
-  return (long) cf_div_up (width, TVL1_TILE_X - 2 * t) *
+  return (long) cf_div_up (width, tvl1_tile_x (rows) - 2 * t) *
       cf_div_up (height, rows - 2 * t);
 }
 
@@ -605,8 +605,9 @@ blocked_level_iterations (const cf_cuda_tvl1_plan * plan, int width,
  * one of 16-row tiles is shorter by a first-order model: a launch lasts
  * about the cells of one block times the blocks each SM runs, at least
  * one. On coarse levels, whose 32-row grids fill a fraction of the SMs,
- * each block then does half the work although more cells are computed
- * twice (the halo); on full levels 32 rows stay. */
+ * each block then does a quarter of the work (32 x 16 cells against
+ * 64 x 32) although more cells are computed twice (the halo); on full
+ * levels 32 rows stay. */
 template < typename S > static int
 blocked_rows (const cf_cuda_tvl1_plan * plan, int width, int height, int t)
 {
@@ -619,13 +620,14 @@ blocked_rows (const cf_cuda_tvl1_plan * plan, int width, int height, int t)
     return rows;
   n = blocked_blocks (width, height, t, rows);
   n16 = blocked_blocks (width, height, t, 16);
-  return 16 * (n16 > sm ? n16 : sm) < rows * (n > sm ? n : sm) ? 16 : rows;
+  return (long) tvl1_tile_x (16) * 16 * (n16 > sm ? n16 : sm) <
+      (long) tvl1_tile_x (rows) * rows * (n > sm ? n : sm) ? 16 : rows;
 }
 
-/* One BLOCKED launch on 64 x ROWS tiles; with @pdl it may start before
- * the stream's previous kernel ends (the kernel waits for it before it
- * reads the state, and before the warp's constants on the warp's first
- * launch, TVL1_ENDS_WAIT_FIRST). */
+/* One BLOCKED launch on tvl1_tile_x (ROWS) x ROWS tiles; with @pdl it may
+ * start before the stream's previous kernel ends (the kernel waits for it
+ * before it reads the state, and before the warp's constants on the warp's
+ * first launch, TVL1_ENDS_WAIT_FIRST). */
 template < typename S, int ROWS > static cf_status
 launch_blocked (const tvl1_plan < S > *plan, const tvl1_level * lv,
     const tvl1_iter_args * a, int t, const tvl1_ends & e, int pdl,
@@ -635,7 +637,7 @@ launch_blocked (const tvl1_plan < S > *plan, const tvl1_level * lv,
   cf_status status = CF_OK;
 
   CF_CUDA_TRY (cf_cuda_launch (tvl1_blocked_kernel < S, ROWS >,
-          dim3 (cf_div_up (lv->width, TVL1_TILE_X - 2 * t),
+          dim3 (cf_div_up (lv->width, tvl1_tile_x (ROWS) - 2 * t),
               cf_div_up (lv->height, ROWS - 2 * t)),
           dim3 (tvl1_blocked_bx (ROWS), tvl1_blocked_by < S > (ROWS)),
           T::tile_bytes (ROWS), stream, pdl, consts_of (plan),

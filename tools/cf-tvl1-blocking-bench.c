@@ -10,7 +10,7 @@
  * the pyramid) for FUSED, for BLOCKED with the plan's default shape (T
  * and the tile height chosen per level and launch) and for BLOCKED with
  * T = 1 ... CF_TVL1_MAX_BLOCK_ITERATIONS: with the tile height chosen
- * per launch ("auto") and on 64 x 16, 64 x 32 and 64 x 64 tiles
+ * per launch ("auto") and on 32 x 16, 64 x 32 and 64 x 64 tiles
  * everywhere, in fp32 or fp16 plans; --no-pdl launches a warp's BLOCKED
  * launches without programmatic dependent launch. The pyramids are built
  * once, as gst-cudaflow-flow-bench builds them: a synthetic pair
@@ -274,7 +274,7 @@ main (int argc, char **argv)
             "GPU time of cf_cuda_tvl1_plan_run with TV-L1's realtime "
             "parameters, FUSED\nagainst BLOCKED with T = 1 ... "
             "CF_TVL1_MAX_BLOCK_ITERATIONS, the tile height chosen per "
-            "launch (auto)\nand 64x16, 64x32 and 64x64 tiles; each BLOCKED "
+            "launch (auto)\nand 32x16, 64x32 and 64x64 tiles; each BLOCKED "
             "flow is compared with\nFUSED's bit for bit. A markdown table "
             "(median ms per solve) goes to stdout.",
             "Exit status: 0 on success, 1 when a flow differs, 2 on a usage "
@@ -321,7 +321,7 @@ main (int argc, char **argv)
 
   printf ("%s (%d SMs); %s plan_run, %d levels at most x 1 warp x %d "
       "iterations, epsilon 0; median ms of %d runs; BLOCKED cells: auto / "
-      "64x16 / 64x32 / 64x64 tiles%s\n\n", prop.name,
+      "32x16 / 64x32 / 64x64 tiles%s\n\n", prop.name,
       prop.multiProcessorCount, precision == CF_PRECISION_FP16 ? "fp16" :
       "fp32", levels, iterations, runs, no_pdl ? "; no PDL" : "");
   printf ("| size | FUSED | default (T of level 0) |");

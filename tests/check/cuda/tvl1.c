@@ -992,8 +992,8 @@ GST_START_TEST (test_blocked_tile_rows_per_level)
     /* 1080p at 5 iterations per launch: 36 x 49 tiles of 32 rows */
     fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_rows (plan, 1920,
             1080, 5), 32);
-    /* 160 x 120 (level 2): 3 x 6 tiles of 32 rows, 3 x 20 of 16;
-     * 60 x 34: 2 x 2 tiles of 32 rows, 2 x 6 of 16 */
+    /* 160 x 120 (level 2): 3 x 6 tiles of 32 rows, 8 x 20 of 16 (32
+     * wide); 60 x 34: 2 x 2 tiles of 32 rows, 3 x 6 of 16 */
     if (n_sm > 64) {
       fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_rows (plan, 160,
               120, 5), 16);
@@ -1044,11 +1044,12 @@ GST_END_TEST;
 
 /* The default BLOCKED shape also lowers T on a level whose grid of 16-row
  * tiles then fits in one wave of resident blocks (cuda/tvl1.h): in fp16
- * (2 blocks of 64 x 16 threads per SM) 480 x 270 needs 9 x 45 tiles at
- * T = 5, 9 x 34 at 4 and 9 x 27 at 3, so on 122 to 152 SMs it takes 3;
- * 1080p (at least 32 x 90 tiles) and 240 x 135 (5 x 23 at T = 5) keep 5,
- * and so does an explicit T. A 960 x 540 run of 2 levels, 480 x 270 the
- * second, equals FUSED bit for bit either way. */
+ * (4 blocks of 32 x 16 threads per SM, on 32 x 16 tiles) 480 x 270 needs
+ * 22 x 45 tiles at T = 5, 20 x 34 at 4 and 19 x 27 at 3, so on 129 to
+ * 169 SMs it takes 3; 1080p (at least 69 x 90 tiles) and 240 x 135
+ * (11 x 23 at T = 5) keep 5, and so does an explicit T. A 960 x 540 run
+ * of 2 levels, 480 x 270 the second, equals FUSED bit for bit either
+ * way. */
 GST_START_TEST (test_blocked_iterations_per_level)
 {
   cf_tvl1_params params;
@@ -1069,11 +1070,11 @@ GST_START_TEST (test_blocked_iterations_per_level)
 
   fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_iterations (plan, 1920,
           1080), 5);
-  if (n_sm >= 58) {
+  if (n_sm >= 64) {
     fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_iterations (plan,
             240, 135), 5);
   }
-  if (n_sm >= 122 && n_sm <= 152) {
+  if (n_sm >= 129 && n_sm <= 169) {
     fail_unless_equals_int (cf_cuda_tvl1_plan_blocked_iterations (plan,
             480, 270), 3);
   } else {
