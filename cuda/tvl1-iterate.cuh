@@ -20,22 +20,24 @@
  *    tile in shared memory (u and both p fields: 24 B per cell in fp32,
  *    12 in fp16; the warp constants stay in registers, each thread owning
  *    NX x NY fixed cells). The tile is loaded with a halo of t on every
- *    side; step s of the launch computes U on tile cells [s+1, C−s) and P
+ *    side; step s of the launch needs U on tile cells [s+1, C−s) and P
  *    on [s+1, C−s−1) per axis (U reads p from the west / north, P reads u
  *    from the east / south, so each valid region loses one cell per side
  *    and iteration), leaving the (C − 2t) x (BY NY − 2t) interior exact
- *    after t iterations; only the interior is written. Blocks overlap in
- *    their halos, so a launch reads one copy of the state and writes
- *    another (the plan swaps them after each launch). Image borders are
- *    the real ones: Div and fG take the pixel's image coordinates for
- *    their border branches apart from its cell in the tile, and never read
- *    outside the image, so cells outside it are neither loaded nor
- *    computed. A tile at least one pixel inside every border of the
- *    image takes none of those branches, so such tiles (most of a large
- *    level's) run a copy of the steps without the tests (tvl1_where,
- *    tvl1_blocked_interior). The traits' u_step and p_step run on the
- *    tile exactly as FUSED runs them on the planes: the same bits as
- *    FUSED, in either precision (fp16's are not fp32's).
+ *    after t iterations; only the interior is written. A step computes
+ *    whole rows of the tile (tvl1_blocked_step says why computing cells
+ *    it does not need is harmless). Blocks overlap in their halos, so a
+ *    launch reads one copy of the state and writes another (the plan
+ *    swaps them after each launch). Image borders are the real ones: Div
+ *    and fG take the pixel's image coordinates for their border branches
+ *    apart from its cell in the tile, and never read outside the image,
+ *    so cells outside it are never loaded, and what the steps compute
+ *    there is never read. A tile at least one pixel inside every border
+ *    of the image takes none of those branches, so such tiles (most of a
+ *    large level's) run a copy of the steps without the tests
+ *    (tvl1_where, tvl1_blocked_interior). The traits' u_step and p_step
+ *    run on the tile exactly as FUSED runs them on the planes: the same
+ *    bits as FUSED, in either precision (fp16's are not fp32's).
  *
  * Everything the kernels call per pixel and per thread is __host__
  * __device__, and BLOCKED's body is a thread's phases between its
@@ -685,11 +687,22 @@ CF_UNROLL
   }
 }
 
-/* Step @s of the thread's cells: U (P_STEP false) on those in [s+1, C−s),
- * where p is valid on [s, C−s) (the whole tile at s = 0), or P on those
- * in [s+1, C−s−1), where u is valid on [s+1, C−s). TVL1_INTERIOR: every
+/* Step @s of the thread's rows of cells: U (P_STEP false) on rows
+ * [s+1, C−s), P on rows [s+1, C−s−1), every column of them. Only the
+ * cells in [s+1, C−s) (U) and [s+1, C−s−1) (P) along both axes are
+ * needed, where p, respectively u, is valid (p on [s, C−s) and u on
+ * [s+1, C−s) before them; the whole tile at s = 0): the others compute
+ * from stale or unloaded cells, and nothing needed ever reads them (the
+ * cells a needed cell reads are needed at the step before; cells of the
+ * image never read outside it, TVL1_EDGES), so they may be stored. A row
+ * of threads is one warp (BX = 32), so the rows' test is uniform and the
+ * columns need none: a per-cell branch would cost more instructions than
+ * the lanes it idles, which take the warp's issue slots either way. The
+ * rows' test keeps whole warps idle and the reads in the tile (U reads
+ * the row above, P the row below; a row's first cell reads the end of the
+ * previous row, its last the start of the next). TVL1_INTERIOR: every
  * cell of the tile is in the image and none on its border
- * (tvl1_blocked_interior). */
+ * (tvl1_blocked_interior); else rows outside the image are skipped. */
 template < bool P_STEP, tvl1_where WHERE, typename S, int ROWS >
 static __host__ __device__ __forceinline__ void
 tvl1_blocked_step (const tvl1_blocked_regs < S, ROWS > &r,
@@ -699,26 +712,28 @@ tvl1_blocked_step (const tvl1_blocked_regs < S, ROWS > &r,
 {
   typedef tvl1_traits < S > T;
   typedef tvl1_blocked_regs < S, ROWS > R;
-  const int CX = tvl1_tile_x (ROWS), CY = ROWS, last = P_STEP ? 1 : 0;
+  const int CY = ROWS, last = P_STEP ? 1 : 0;
   const bool all_inside = WHERE == TVL1_INTERIOR;
   int i, j;
 
+  static_assert (R::BX == 32, "a row of threads must be one warp");
 CF_UNROLL
   for (j = 0; j < R::NY; j++) {
+    const int ly = ty + R::BY * j;
+
+    if (ly <= s || ly >= CY - s - last ||
+        (!all_inside && (oy + ly < 0 || oy + ly >= h)))
+      continue;
 CF_UNROLL
     for (i = 0; i < R::NX; i++) {
       const int lx = tx + R::BX * i;
-      const int ly = ty + R::BY * j;
 
-      if ((all_inside || (r.inside >> (j * R::NX + i) & 1u)) && lx > s &&
-          lx < CX - s - last && ly > s && ly < CY - s - last) {
-        if (P_STEP)
-          T::template p_step < WHERE > (tile, r.cp[j][i], lx, ly, ox + lx,
-              oy + ly, w, h, tt);
-        else
-          T::template u_step < WHERE > (tile, r.cu[j][i], lx, ly, ox + lx,
-              oy + ly, w, h, lt, theta);
-      }
+      if (P_STEP)
+        T::template p_step < WHERE > (tile, r.cp[j][i], lx, ly, ox + lx,
+            oy + ly, w, h, tt);
+      else
+        T::template u_step < WHERE > (tile, r.cu[j][i], lx, ly, ox + lx,
+            oy + ly, w, h, lt, theta);
     }
   }
 }
