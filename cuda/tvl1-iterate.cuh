@@ -615,7 +615,7 @@ tvl1_blocked_origin (int b, int cells, int t)
   return b * (cells - 2 * t) - t;
 }
 
-/* Whether the 64 x @rows tile at (@ox, @oy) lies at least one pixel
+/* Whether the tile of @rows at (@ox, @oy) lies at least one pixel
  * inside every border of the w x h image: then all its cells are in the
  * image and none is on a border, and its steps run without the border
  * tests (TVL1_INTERIOR), most of a large level's tiles */

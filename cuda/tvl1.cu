@@ -566,7 +566,7 @@ out:
   return status;
 }
 
-/* Blocks of a BLOCKED launch of @t iterations on 64 x @rows tiles */
+/* Blocks of a BLOCKED launch of @t iterations on tiles of @rows */
 static long
 blocked_blocks (int width, int height, int t, int rows)
 {

@@ -177,7 +177,7 @@ typedef struct
 
 /* The iteration kernels' program on the CPU, no GPU needed (cuda/tvl1-emu.cu
  * says what it checks and what not): @iterations of @kernel (FUSED, or
- * BLOCKED with @block_iterations per launch on 64 x @tile_rows tiles) on
+ * BLOCKED with @block_iterations per launch on tiles of @tile_rows) on
  * @warp's state, in place. fp16 only: @zero_start starts from du = 0 and
  * p = 0 without reading them (a warp's first launch), @finish writes
  * u0 + du to @out (its last launch; @u is then undefined on return, as
