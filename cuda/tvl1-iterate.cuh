@@ -88,8 +88,8 @@ struct tvl1h_consts
 };
 
 /* BLOCKED's view of a state in shared memory: the planes of S, every
- * pitch tvl1_tile_x (rows); its elements are indexed in int, as shared arrays
- * are (whole planes in size_t). */
+ * pitch tvl1_tile_x (rows); its elements are indexed in int, as shared
+ * arrays are (whole planes in size_t). */
 template < typename S > struct tvl1_tile : S
 {
 };
@@ -800,8 +800,7 @@ tvl1_blocked_steps (const tvl1_blocked_regs < S, ROWS > &r,
 /** \brief BLOCKED: @t iterations of the FUSED U and P steps on one tile of
  *  tvl1_tile_x (ROWS) x ROWS cells (see the top of the file), reading the
  *  state from @in and writing the tile's (C − 2t) x (ROWS − 2t) interior
- *  to @out (or,
- *  as @e says, u0 + du to e.out). Dynamic shared memory:
+ *  to @out (or, as @e says, u0 + du to e.out). Dynamic shared memory:
  *  tvl1_traits::tile_bytes (ROWS). Blocks of BX x BY threads
  *  (tvl1_blocked_bx, tvl1_blocked_by); thread (tx, ty) owns the cells
  *  (tx + BX i, ty + BY j), i < NX = C / BX, j < NY = ROWS / BY. */
