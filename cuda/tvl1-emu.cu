@@ -266,8 +266,8 @@ emulate_launch (emu_warp < S > &wp, int from, float lt, float theta,
 {
   typedef tvl1_traits < S > T;
   typedef tvl1_blocked_regs < S, ROWS > R;
-  const int gx = cf_div_up (wp.w, tvl1_tile_x (ROWS) - 2 * t);
-  const int gy = cf_div_up (wp.h, ROWS - 2 * t);
+  const dim3 grid = tvl1_blocked_grid (wp.w, wp.h, ROWS, t);
+  const int gx = (int) grid.x, gy = (int) grid.y;
   const typename T::taut_t tt = T::taut_of (taut);
   const S & in = wp.st[from], &out = wp.st[1 - from];
   std::vector < uint4 > smem ((T::tile_bytes (ROWS) + 15) / 16);

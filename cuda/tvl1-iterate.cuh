@@ -615,6 +615,16 @@ tvl1_blocked_origin (int b, int cells, int t)
   return b * (cells - 2 * t) - t;
 }
 
+/* The grid of a BLOCKED launch of @t iterations on a @w x @h level, tiles
+ * of @rows: one block per interior of (tvl1_tile_x (rows) − 2t) x
+ * (rows − 2t) cells (tvl1_blocked_origin) */
+static inline dim3
+tvl1_blocked_grid (int w, int h, int rows, int t)
+{
+  return dim3 (cf_div_up (w, tvl1_tile_x (rows) - 2 * t),
+      cf_div_up (h, rows - 2 * t));
+}
+
 /* Whether the tile of @rows at (@ox, @oy) lies at least one pixel
  * inside every border of the w x h image: then all its cells are in the
  * image and none is on a border, and its steps run without the border

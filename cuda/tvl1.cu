@@ -570,8 +570,9 @@ out:
 static long
 blocked_blocks (int width, int height, int t, int rows)
 {
-  return (long) cf_div_up (width, tvl1_tile_x (rows) - 2 * t) *
-      cf_div_up (height, rows - 2 * t);
+  const dim3 grid = tvl1_blocked_grid (width, height, rows, t);
+
+  return (long) grid.x * grid.y;
 }
 
 /* The iterations per BLOCKED launch on a @width x @height level: the
@@ -637,8 +638,7 @@ launch_blocked (const tvl1_plan < S > *plan, const tvl1_level * lv,
   cf_status status = CF_OK;
 
   CF_CUDA_TRY (cf_cuda_launch (tvl1_blocked_kernel < S, ROWS >,
-          dim3 (cf_div_up (lv->width, tvl1_tile_x (ROWS) - 2 * t),
-              cf_div_up (lv->height, ROWS - 2 * t)),
+          tvl1_blocked_grid (lv->width, lv->height, ROWS, t),
           dim3 (tvl1_blocked_bx (ROWS), tvl1_blocked_by < S > (ROWS)),
           T::tile_bytes (ROWS), stream, pdl, consts_of (plan),
           state_of (plan), alt_of (plan), lv->width, lv->height, a->lt,
