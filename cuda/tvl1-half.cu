@@ -342,8 +342,8 @@ tvl1h_constants_kernel (const float *__restrict__ i0, size_t p0,
   }
   g.a = __floats2half2_rn (gx1, gx2);
   g.b = __floats2half2_rn (gy1, gy2);
-  th.d[x + (size_t) y * th.pitch] = k;
-  gu0.d[x + (size_t) y * gu0.pitch] = g;
+  tvl1h_store_pair (th.d + x + (size_t) y * th.pitch, k);
+  tvl1h_store_pair (gu0.d + x + (size_t) y * gu0.pitch, g);
   if (du.d != NULL)
     du.d[x + (size_t) y * du.pitch] = __float2half2_rn (0.0f);
 }

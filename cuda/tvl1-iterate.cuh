@@ -395,7 +395,7 @@ template <> struct tvl1_traits <tvl1_state_f16 >
   template < typename V > static __host__ __device__ __forceinline__ void
   set_p (const V & s, int cx, int cy, pcell c)
   {
-    s.p.d[tvl1_index (s, s.p, cx, cy)] = c;
+    tvl1h_store_pair (s.p.d + tvl1_index (s, s.p, cx, cy), c);
   }
   static __host__ __device__ __forceinline__ ucell
   load_u (const S & s, int x, int y)
