@@ -328,6 +328,8 @@ emulate_blocked (emu_warp < S > &wp, float lt, float theta, float taut,
       emulate_launch < S, 16 > (wp, from, lt, theta, taut, t, e);
     else if (rows == 32)
       emulate_launch < S, 32 > (wp, from, lt, theta, taut, t, e);
+    else if (rows == 48)
+      emulate_launch < S, 48 > (wp, from, lt, theta, taut, t, e);
     else
       emulate_launch < S, 64 > (wp, from, lt, theta, taut, t, e);
     from = 1 - from;
@@ -410,7 +412,8 @@ cf_cuda_tvl1_emulate (cf_cuda_tvl1_emu_warp * warp, cf_precision precision,
   if (kernel == CF_TVL1_KERNEL_BLOCKED &&
       (block_iterations < 1 ||
           block_iterations > CF_TVL1_MAX_BLOCK_ITERATIONS ||
-          (tile_rows != 16 && tile_rows != 32 && tile_rows != 64) ||
+          (tile_rows != 16 && tile_rows != 32 && tile_rows != 48 &&
+              tile_rows != 64) ||
           tile_rows - 2 * block_iterations < 1))
     return CF_ERROR_INVALID;
   if (fp16)

@@ -16,17 +16,19 @@
  *    functions are the ones STEPS uses (tvl1-ops.cuh), so the two paths
  *    are bit-identical.
  *  - BLOCKED (temporal blocking, ε = 0 only): one launch runs t <= T
- *    iterations of FUSED's U and P steps on a 32 x 16, 64 x 32 or 64 x 64
- *    tile in shared memory (u and both p fields: 24 B per cell in fp32,
- *    12 in fp16; the warp constants stay in registers, each thread owning
- *    NX x NY fixed cells). The tile is loaded with a halo of t on every
- *    side; step s of the launch needs U on tile cells [s+1, C−s) and P
- *    on [s+1, C−s−1) per axis (U reads p from the west / north, P reads u
- *    from the east / south, so each valid region loses one cell per side
- *    and iteration), leaving the (C − 2t) x (BY NY − 2t) interior exact
- *    after t iterations; only the interior is written. A step computes
- *    whole rows of the tile (tvl1_blocked_step says why computing cells
- *    it does not need is harmless). Blocks overlap in their halos, so a
+ *    iterations of FUSED's U and P steps on a 32 x 16, 64 x 32, 64 x 48
+ *    or 64 x 64 tile in shared memory (u and both p fields: 24 B per cell
+ *    in fp32, 12 in fp16; the warp constants stay in registers, each
+ *    thread owning NX x NY fixed cells, except on fp16's 48-row tiles,
+ *    which hold them too: tvl1_traits::consts_in_tile). The tile is
+ *    loaded with a halo of t on every side; step s of the launch needs U
+ *    on tile cells [s+1, C−s) and P on [s+1, C−s−1) per axis (U reads p
+ *    from the west / north, P reads u from the east / south, so each
+ *    valid region loses one cell per side and iteration), leaving the
+ *    (C − 2t) x (BY NY − 2t) interior exact after t iterations; only the
+ *    interior is written. A step computes whole rows of the tile
+ *    (tvl1_blocked_step says why computing cells it does not need is
+ *    harmless). Blocks overlap in their halos, so a
  *    launch reads one copy of the state and writes another (the plan
  *    swaps them after each launch). Image borders are the real ones: Div
  *    and fG take the pixel's image coordinates for their border branches
@@ -89,9 +91,12 @@ struct tvl1h_consts
 
 /* BLOCKED's view of a state in shared memory: the planes of S, every
  * pitch tvl1_tile_x (rows); its elements are indexed in int, as shared
- * arrays are (whole planes in size_t). */
+ * arrays are (whole planes in size_t). On tiles that hold the warp's
+ * constants (tvl1_traits::consts_in_tile), @ucon and @pcon are their
+ * planes, of the same pitch; NULL otherwise. */
 template < typename S > struct tvl1_tile : S
 {
+  void *ucon, *pcon;
 };
 
 /* Element (cx, cy) of plane @f of state @s: in whole planes ... */
@@ -165,9 +170,9 @@ template <> struct tvl1_traits <tvl1_state_f32 >
   };
   static constexpr int blocked_min_blocks (int rows)
   {
-    /* 256 threads (98 KB of tile at 64 rows); the register budget of
-     * 1024 threads an SM at 16 and 32 rows */
-    return rows == 64 ? 2 : 4;
+    /* 256 threads (98 KB of tile at 64 rows, NY = 8; 74 KB at 48, NY =
+     * 6); the register budget of 1024 threads an SM at 16 and 32 rows */
+    return rows >= 48 ? 2 : 4;
   }
 
   static __host__ __device__ __forceinline__ ucon
@@ -185,6 +190,10 @@ template <> struct tvl1_traits <tvl1_state_f32 >
   pcon_at (const consts &, int, int)
   {
     return pcon ();
+  }
+  static __host__ __device__ constexpr bool consts_in_tile (int)
+  {
+    return false;
   }
   static __host__ __device__ __forceinline__ void no_consts (ucon & u, pcon &)
   {
@@ -321,6 +330,7 @@ template <> struct tvl1_traits <tvl1_state_f32 >
     s.p2.a = f + 4 * plane;
     s.p2.b = f + 5 * plane;
     s.u.pitch = s.p1.pitch = s.p2.pitch = tvl1_tile_x (rows);
+    s.ucon = s.pcon = NULL;
     return s;
   }
 };
@@ -339,13 +349,13 @@ template <> struct tvl1_traits <tvl1_state_f16 >
   static constexpr bool steps = false;
   /* BLOCKED: 32 x 32 threads, one tile column pair and NY = 1 (32-row
    * tiles: 32 registers, two blocks = 2048 threads per SM) or 2 rows
-   * (64-row tiles) per thread (32 x 16 threads, one cell each, on 16-row
-   * tiles): faster than fp32's shape (32 x 8 threads,
-   * NY = 4) at T = 4 and 5 from 720p to 4K. Defaults: the same tool with
-   * --precision fp16: T = 5 on 64 x 32 tiles is the fastest from 640 x 480
-   * to 4K (ahead of T = 4 since the first and last launches of a warp do
-   * less, tvl1_ends); it beats fp16 FUSED at every size (both measured in
-   * docs/flow-speed.md). */
+   * (64-row tiles) per thread (32 x 24 threads and NY = 2 on 48-row
+   * tiles; 32 x 16 threads, one cell each, on 16-row tiles): faster than
+   * fp32's shape (32 x 8 threads, NY = 4) at T = 4 and 5 from 720p to 4K.
+   * Defaults: the same tool with --precision fp16: T = 5 on 64 x 32 tiles
+   * is the fastest from 640 x 480 to 4K (ahead of T = 4 since the first
+   * and last launches of a warp do less, tvl1_ends); it beats fp16 FUSED
+   * at every size (both measured in docs/flow-speed.md). */
   enum
   {
     BLOCKED_BY = 32,
@@ -353,9 +363,10 @@ template <> struct tvl1_traits <tvl1_state_f16 >
   };
   static constexpr int blocked_min_blocks (int rows)
   {
-    /* 1024 threads at 32 and 64 rows, 512 on the narrow 16-row tiles:
-     * 2048 an SM, 32 registers each, at 16 and 32 rows */
-    return rows == 64 ? 1 : rows == 32 ? 2 : 4;
+    /* 1024 threads at 32 and 64 rows, 768 at 48 and 512 on the narrow
+     * 16-row tiles: 2048 an SM, 32 registers each, at 16 and 32 rows,
+     * 1536 and 40 registers at 48 */
+    return rows == 64 ? 1 : rows == 16 ? 4 : 2;
   }
 
   static __host__ __device__ __forceinline__ ucon
@@ -367,6 +378,13 @@ template <> struct tvl1_traits <tvl1_state_f16 >
   pcon_at (const consts & k, int x, int y)
   {
     return k.gu0.d[x + (size_t) y * k.gu0.pitch];
+  }
+  /* BLOCKED's 48-row tiles keep the constants in the tile, not in
+   * registers: four cells a thread would hold 16 registers of them, and
+   * two blocks of 768 threads an SM leave 40 */
+  static __host__ __device__ constexpr bool consts_in_tile (int rows)
+  {
+    return rows == 48;
   }
   static __host__ __device__ __forceinline__ void no_consts (ucon & u, pcon & p)
   {
@@ -457,11 +475,13 @@ template <> struct tvl1_traits <tvl1_state_f16 >
         h, gu0, *c, taut);
   }
 
-  /* the (px, py) pairs, then du */
+  /* the (px, py) pairs, then du, then the constants where they are in
+   * the tile: ∇u0, then ((I1wx, I1wy), (g, I1w − I0)) */
   static __host__ __device__ __forceinline__ size_t tile_bytes (int rows)
   {
     return (size_t) tvl1_tile_x (rows) * rows * (sizeof (tvl1h_pair) +
-        sizeof (__half2));
+        sizeof (__half2) + (consts_in_tile (rows) ? sizeof (pcon) +
+            sizeof (ucon) : 0));
   }
   static __host__ __device__ __forceinline__ tvl1_tile < S > tile (void *smem,
       int rows)
@@ -473,17 +493,24 @@ template <> struct tvl1_traits <tvl1_state_f16 >
     s.p.pitch = tvl1_tile_x (rows);
     s.du.d = (__half2 *) (p + tvl1_tile_x (rows) * rows);
     s.du.pitch = tvl1_tile_x (rows);
+    s.pcon = s.ucon = NULL;
+    if (consts_in_tile (rows)) {
+      s.pcon = s.du.d + tvl1_tile_x (rows) * rows;
+      s.ucon = (pcon *) s.pcon + tvl1_tile_x (rows) * rows;
+    }
     return s;
   }
 };
 
 /* BLOCKED's thread rows on a tile of @rows: the traits' BLOCKED_BY, or
  * the tile's height where that is lower (fp16's 16-row tiles: one row
- * per thread; fp32's: two). */
+ * per thread; fp32's: two), or half the tile where BLOCKED_BY does not
+ * divide it (fp16's 48-row tiles: 24 thread rows of two cells). */
 template < typename S > static __host__ __device__ constexpr int
 tvl1_blocked_by (int rows)
 {
   return rows < tvl1_traits < S >::BLOCKED_BY ? rows :
+      rows % tvl1_traits < S >::BLOCKED_BY ? rows / 2 :
       tvl1_traits < S >::BLOCKED_BY;
 }
 
@@ -607,6 +634,24 @@ template < typename S, int ROWS > struct tvl1_blocked_regs
   unsigned inside;              /* bit j NX + i: cell (i, j) in the image */
 };
 
+/* The P-step and U-step constants of tile cell (@lx, @ly) where the tile
+ * holds them (tvl1_traits::consts_in_tile) */
+template < typename S > static __host__ __device__ __forceinline__
+typename tvl1_traits < S >::pcon &
+tvl1_tile_pcon (const tvl1_tile < S > &tile, int rows, int lx, int ly)
+{
+  return ((typename tvl1_traits < S >::pcon *) tile.pcon)[lx + ly *
+      tvl1_tile_x (rows)];
+}
+
+template < typename S > static __host__ __device__ __forceinline__
+typename tvl1_traits < S >::ucon &
+tvl1_tile_ucon (const tvl1_tile < S > &tile, int rows, int lx, int ly)
+{
+  return ((typename tvl1_traits < S >::ucon *) tile.ucon)[lx + ly *
+      tvl1_tile_x (rows)];
+}
+
 /* Image position, along one axis, of tile cell 0 of block @b of a launch
  * of @t iterations on tiles @cells long: the interior starts at t. */
 static __host__ __device__ __forceinline__ int
@@ -669,6 +714,10 @@ CF_UNROLL
           tvl1_blocked_load < S > (tile, in, e, lx, ly, x, y);
       } else {
         T::no_consts (r.cu[j][i], r.cp[j][i]);
+      }
+      if (T::consts_in_tile (ROWS)) {
+        tvl1_tile_ucon (tile, ROWS, lx, ly) = r.cu[j][i];
+        tvl1_tile_pcon (tile, ROWS, lx, ly) = r.cp[j][i];
       }
     }
   }
@@ -739,10 +788,12 @@ CF_UNROLL
       const int lx = tx + R::BX * i;
 
       if (P_STEP)
-        T::template p_step < WHERE > (tile, r.cp[j][i], lx, ly, ox + lx,
-            oy + ly, w, h, tt);
+        T::template p_step < WHERE > (tile, T::consts_in_tile (ROWS) ?
+            tvl1_tile_pcon (tile, ROWS, lx, ly) : r.cp[j][i], lx, ly,
+            ox + lx, oy + ly, w, h, tt);
       else
-        T::template u_step < WHERE > (tile, r.cu[j][i], lx, ly, ox + lx,
+        T::template u_step < WHERE > (tile, T::consts_in_tile (ROWS) ?
+            tvl1_tile_ucon (tile, ROWS, lx, ly) : r.cu[j][i], lx, ly, ox + lx,
             oy + ly, w, h, lt, theta);
     }
   }

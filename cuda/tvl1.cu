@@ -122,7 +122,7 @@ struct cf_cuda_tvl1_plan
   cf_tvl1_kernel kernel;        /* STEPS, FUSED or BLOCKED (AUTO
                                  * resolved) */
   int block_iterations;         /* BLOCKED: T, iterations per launch */
-  int tile_rows;                /* BLOCKED: 16, 32 or 64; 0: chosen per
+  int tile_rows;                /* BLOCKED: 16, 32, 48 or 64; 0: chosen per
                                  * launch (blocked_rows) */
   int default_shape;            /* BLOCKED: neither set (set_blocking 0,
                                  * 0): T may be lower on a level
@@ -559,6 +559,9 @@ ensure_blocked_buffers (tvl1_plan < S > *plan)
   CF_CUDA_TRY (cudaFuncSetAttribute (tvl1_blocked_kernel < S, 32 >,
           cudaFuncAttributeMaxDynamicSharedMemorySize,
           (int) T::tile_bytes (32)));
+  CF_CUDA_TRY (cudaFuncSetAttribute (tvl1_blocked_kernel < S, 48 >,
+          cudaFuncAttributeMaxDynamicSharedMemorySize,
+          (int) T::tile_bytes (48)));
   CF_CUDA_TRY (cudaFuncSetAttribute (tvl1_blocked_kernel < S, 64 >,
           cudaFuncAttributeMaxDynamicSharedMemorySize,
           (int) T::tile_bytes (64)));
@@ -679,6 +682,9 @@ run_blocked (tvl1_plan < S > *plan, tvl1_level * lv,
       e.flags |= first | TVL1_ENDS_WAIT_FIRST;
     if (rows == 64)
       status = launch_blocked < S, 64 > (plan, lv, a, t, e, plan->pdl,
+          stream);
+    else if (rows == 48)
+      status = launch_blocked < S, 48 > (plan, lv, a, t, e, plan->pdl,
           stream);
     else if (rows == 16)
       status = launch_blocked < S, 16 > (plan, lv, a, t, e, plan->pdl,
@@ -1144,7 +1150,7 @@ cf_cuda_tvl1_plan_set_blocking (cf_cuda_tvl1_plan * plan, int iterations,
   if (plan == NULL || iterations < 0 ||
       iterations > CF_TVL1_MAX_BLOCK_ITERATIONS ||
       (tile_rows != 0 && tile_rows != 16 && tile_rows != 32 &&
-          tile_rows != 64) ||
+          tile_rows != 48 && tile_rows != 64) ||
       (tile_rows == 16 && 16 - 2 * iterations < 1))
     return CF_ERROR_INVALID;
   if (plan->precision == CF_PRECISION_FP16)

@@ -3,6 +3,7 @@
  *
  *   cf-tvl1-blocking-bench [--sizes WxH,...] [--runs N] [--iterations N]
  *                          [--levels N] [--precision fp32|fp16] [--no-pdl]
+ *                          [--rows R,...]
  *
  * Times cf_cuda_tvl1_plan_run alone (CUDA events around it, median of
  * --runs runs after 3 warm-ups) with the realtime preset's parameters (3
@@ -10,8 +11,9 @@
  * the pyramid) for FUSED, for BLOCKED with the plan's default shape (T
  * and the tile height chosen per level and launch) and for BLOCKED with
  * T = 1 ... CF_TVL1_MAX_BLOCK_ITERATIONS: with the tile height chosen
- * per launch ("auto") and on 32 x 16, 64 x 32 and 64 x 64 tiles
- * everywhere, in fp32 or fp16 plans; --no-pdl launches a warp's BLOCKED
+ * per launch ("auto") and on 32 x 16, 64 x 32, 64 x 48 and 64 x 64 tiles
+ * everywhere (--rows: some of these heights), in fp32 or fp16 plans;
+ * --no-pdl launches a warp's BLOCKED
  * launches without programmatic dependent launch. The pyramids are built
  * once, as gst-cudaflow-flow-bench builds them: a synthetic pair
  * (common/synth) rounded to 8 bits, TV-L1's presmoothing,
@@ -43,7 +45,7 @@
 #define PROG "cf-tvl1-blocking-bench"
 #define MAX_SIZES 16
 #define WARMUP_RUNS 3
-#define N_ROWS 4
+#define MAX_ROWS 5
 #define CHECK(call) do { cf_status s_ = (call); if (s_ != CF_OK) { \
   fprintf (stderr, "cf-tvl1-blocking-bench: %s failed: %s (%s)\n", #call, \
       cf_status_name (s_), cf_cuda_last_error_name ()); exit (1); } } while (0)
@@ -51,8 +53,10 @@
   fprintf (stderr, "cf-tvl1-blocking-bench: %s failed: %s\n", #call, \
       cudaGetErrorString (e_)); exit (1); } } while (0)
 
-/* 0: per launch, the plans' default */
-static const int tile_rows[N_ROWS] = { 0, 16, 32, 64 };
+/* The columns of each T: 0 (per launch, the plans' default), then the
+ * fixed tile heights (--rows) */
+static int tile_rows[MAX_ROWS] = { 0, 16, 32, 48, 64 };
+static int n_rows = MAX_ROWS;
 
 /* @image rounded to 8 bits and clamped, as an 8-bit frame's luma */
 static void
@@ -126,7 +130,7 @@ static int
 bench_size (int width, int height, int iterations, int levels, int runs,
     cf_precision precision, int pdl)
 {
-  double ms[CF_TVL1_MAX_BLOCK_ITERATIONS + 1][N_ROWS], fused_ms, best;
+  double ms[CF_TVL1_MAX_BLOCK_ITERATIONS + 1][MAX_ROWS], fused_ms, best;
   double default_ms;
   cf_synth_params sp;
   cf_image *f0 = NULL, *f1 = NULL;
@@ -182,7 +186,7 @@ bench_size (int width, int height, int iterations, int levels, int runs,
     identical = 0;
   }
   for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++)
-    for (r = 0; r < N_ROWS; r++) {
+    for (r = 0; r < n_rows; r++) {
       ms[t][r] = -1.0;
       /* a 16-row tile keeps no interior beyond 7 iterations */
       if (tile_rows[r] == 16 && 16 - 2 * t < 1)
@@ -205,12 +209,12 @@ bench_size (int width, int height, int iterations, int levels, int runs,
   printf ("| %dx%d | %.3f | %.3f (T=%d) |", width, height, fused_ms,
       default_ms, default_t);
   for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++)
-    for (r = 0; r < N_ROWS; r++) {
+    for (r = 0; r < n_rows; r++) {
       if (ms[t][r] < 0.0)
         printf (r == 0 ? " -" : " / -");
       else
         printf (r == 0 ? " %.3f" : " / %.3f", ms[t][r]);
-      printf (r == N_ROWS - 1 ? " |" : "");
+      printf (r == n_rows - 1 ? " |" : "");
     }
   if (best_t > 0 && tile_rows[best_r] == 0)
     printf (" T=%d, auto rows (%.2fx) |\n", best_t, fused_ms / best);
@@ -247,7 +251,8 @@ main (int argc, char **argv)
 
   {
     gchar *sizes_opt = NULL, *runs_opt = NULL, *iter_opt = NULL,
-        *levels_opt = NULL, *precision_opt = NULL, **rest = NULL;
+        *levels_opt = NULL, *precision_opt = NULL, *rows_opt = NULL,
+        **rest = NULL;
     GOptionEntry entries[] = {
       {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_opt,
           "Frame sizes (default 1280x720,1920x1080,3840x2160)", "WxH,..."},
@@ -262,6 +267,9 @@ main (int argc, char **argv)
           "BLOCKED launches without programmatic dependent launch", NULL},
       {"precision", 0, 0, G_OPTION_ARG_STRING, &precision_opt,
           "fp32 (default) or fp16 plans", "NAME"},
+      {"rows", 0, 0, G_OPTION_ARG_STRING, &rows_opt,
+          "Fixed tile heights to time besides auto (default 16,32,48,64)",
+          "R,..."},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL,
           NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}
@@ -274,7 +282,8 @@ main (int argc, char **argv)
             "GPU time of cf_cuda_tvl1_plan_run with TV-L1's realtime "
             "parameters, FUSED\nagainst BLOCKED with T = 1 ... "
             "CF_TVL1_MAX_BLOCK_ITERATIONS, the tile height chosen per "
-            "launch (auto)\nand 32x16, 64x32 and 64x64 tiles; each BLOCKED "
+            "launch (auto)\nand 32x16, 64x32, 64x48 and 64x64 tiles; each "
+            "BLOCKED "
             "flow is compared with\nFUSED's bit for bit. A markdown table "
             "(median ms per solve) goes to stdout.",
             "Exit status: 0 on success, 1 when a flow differs, 2 on a usage "
@@ -301,6 +310,22 @@ main (int argc, char **argv)
             v[k]);
       *dst[k] = (int) n;
     }
+    if (rows_opt != NULL) {
+      gchar **parts = g_strsplit (rows_opt, ",", -1);
+
+      n_rows = 1;
+      for (k = 0; parts[k] != NULL; k++) {
+        char *end;
+        const long n = strtol (parts[k], &end, 10);
+
+        if (end == parts[k] || *end != '\0' || (n != 16 && n != 32 &&
+                n != 48 && n != 64) || n_rows == MAX_ROWS)
+          cf_args_usage_error (PROG, "bad --rows '%s' (up to four of 16, "
+              "32, 48, 64)", rows_opt);
+        tile_rows[n_rows++] = (int) n;
+      }
+      g_strfreev (parts);
+    }
     if (precision_opt != NULL) {
       if (!strcmp (precision_opt, "fp16"))
         precision = CF_PRECISION_FP16;
@@ -320,10 +345,12 @@ main (int argc, char **argv)
   CHECK_CUDA (cudaGetDeviceProperties (&prop, 0));
 
   printf ("%s (%d SMs); %s plan_run, %d levels at most x 1 warp x %d "
-      "iterations, epsilon 0; median ms of %d runs; BLOCKED cells: auto / "
-      "32x16 / 64x32 / 64x64 tiles%s\n\n", prop.name,
-      prop.multiProcessorCount, precision == CF_PRECISION_FP16 ? "fp16" :
-      "fp32", levels, iterations, runs, no_pdl ? "; no PDL" : "");
+      "iterations, epsilon 0; median ms of %d runs; BLOCKED cells: auto",
+      prop.name, prop.multiProcessorCount, precision == CF_PRECISION_FP16 ?
+      "fp16" : "fp32", levels, iterations, runs);
+  for (i = 1; i < n_rows; i++)
+    printf (" / %dx%d", tile_rows[i] == 16 ? 32 : 64, tile_rows[i]);
+  printf (" tiles%s\n\n", no_pdl ? "; no PDL" : "");
   printf ("| size | FUSED | default (T of level 0) |");
   for (t = 1; t <= CF_TVL1_MAX_BLOCK_ITERATIONS; t++)
     printf (" T=%d |", t);

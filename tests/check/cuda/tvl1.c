@@ -759,7 +759,7 @@ check_blocked_sizes (const test_size * sizes, int n_sizes,
     cf_precision precision)
 {
   static const int ts[] = { 1, 2, 3, 4, 5, 8 };
-  static const int rows[] = { 16, 32, 64 };
+  static const int rows[] = { 16, 32, 48, 64 };
   int z;
 
   for (z = 0; z < n_sizes; z++) {
@@ -951,7 +951,7 @@ GST_START_TEST (test_blocked_plan_identical_to_fused)
       CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (plan,
           CF_TVL1_MAX_BLOCK_ITERATIONS + 1, 0), CF_ERROR_INVALID);
-  fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (plan, 4, 48),
+  fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (plan, 4, 40),
       CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_tvl1_plan_set_blocking (plan, 8, 16),
       CF_ERROR_INVALID);
