@@ -166,7 +166,8 @@ template <> struct tvl1_traits <tvl1_state_f32 >
   enum
   {
     BLOCKED_BY = TVL1_BLOCK_Y,
-    DEFAULT_BLOCK_ITERATIONS = 6, DEFAULT_TILE_ROWS = 32
+    DEFAULT_BLOCK_ITERATIONS = 6, DEFAULT_TILE_ROWS = 32,
+    LARGE_TILE_ROWS = 32        /* none: the default shape stays at 32 */
   };
   static constexpr int blocked_min_blocks (int rows)
   {
@@ -355,11 +356,15 @@ template <> struct tvl1_traits <tvl1_state_f16 >
    * Defaults: the same tool with --precision fp16: T = 5 on 64 x 32 tiles
    * is the fastest from 640 x 480 to 4K (ahead of T = 4 since the first
    * and last launches of a warp do less, tvl1_ends); it beats fp16 FUSED
-   * at every size (both measured in docs/flow-speed.md). */
+   * at every size (both measured in docs/flow-speed.md). The default
+   * shape takes 48-row tiles where they compute fewer cells
+   * (blocked_rows): they keep the constants in the tile and issue fewer
+   * instructions per output (docs/flow-frontier.md). */
   enum
   {
     BLOCKED_BY = 32,
-    DEFAULT_BLOCK_ITERATIONS = 5, DEFAULT_TILE_ROWS = 32
+    DEFAULT_BLOCK_ITERATIONS = 5, DEFAULT_TILE_ROWS = 32,
+    LARGE_TILE_ROWS = 48
   };
   static constexpr int blocked_min_blocks (int rows)
   {

@@ -610,12 +610,15 @@ blocked_level_iterations (const cf_cuda_tvl1_plan * plan, int width,
  * about the cells of one block times the blocks each SM runs, at least
  * one. On coarse levels, whose 32-row grids fill a fraction of the SMs,
  * each block then does a quarter of the work (32 x 16 cells against
- * 64 x 32) although more cells are computed twice (the halo); on full
- * levels 32 rows stay. */
+ * 64 x 32) although more cells are computed twice (the halo). On full
+ * levels the same model picks the traits' LARGE_TILE_ROWS (fp16: 48)
+ * where they compute fewer cells: a taller tile computes its halo rows
+ * for more interior rows. */
 template < typename S > static int
 blocked_rows (const cf_cuda_tvl1_plan * plan, int width, int height, int t)
 {
   const int rows = tvl1_traits < S >::DEFAULT_TILE_ROWS;
+  const int large = tvl1_traits < S >::LARGE_TILE_ROWS;
   long n, n16, sm = plan->n_sm;
 
   if (plan->tile_rows > 0)
@@ -624,8 +627,17 @@ blocked_rows (const cf_cuda_tvl1_plan * plan, int width, int height, int t)
     return rows;
   n = blocked_blocks (width, height, t, rows);
   n16 = blocked_blocks (width, height, t, 16);
-  return (long) tvl1_tile_x (16) * 16 * (n16 > sm ? n16 : sm) <
-      (long) tvl1_tile_x (rows) * rows * (n > sm ? n : sm) ? 16 : rows;
+  if ((long) tvl1_tile_x (16) * 16 * (n16 > sm ? n16 : sm) <
+      (long) tvl1_tile_x (rows) * rows * (n > sm ? n : sm))
+    return 16;
+  if (large > rows) {
+    const long nl = blocked_blocks (width, height, t, large);
+
+    if ((long) tvl1_tile_x (large) * large * (nl > sm ? nl : sm) <
+        (long) tvl1_tile_x (rows) * rows * (n > sm ? n : sm))
+      return large;
+  }
+  return rows;
 }
 
 /* One BLOCKED launch on tvl1_tile_x (ROWS) x ROWS tiles; with @pdl it may

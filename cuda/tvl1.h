@@ -87,9 +87,9 @@ cf_status cf_cuda_tvl1_plan_run (cf_cuda_tvl1_plan * plan,
  * the measured default, else 1 ... CF_TVL1_MAX_BLOCK_ITERATIONS) and
  * @tile_rows, the tile's height including its halo (16, 32, 48 or 64;
  * tiles are 64 wide, 32 at 16 rows; 16 only up to 7 iterations per
- * launch), or 0, the default: chosen per launch, 32 rows, or 16 where the
- * level is too small for 32-row tiles to fill the GPU (cuda/tvl1.cu,
- * blocked_rows).
+ * launch), or 0, the default: chosen per launch, 32 rows, 16 where the
+ * level is too small for 32-row tiles to fill the GPU, or in fp16 48 where
+ * those compute fewer cells (cuda/tvl1.cu, blocked_rows).
  * With both 0, a level whose grid then fits in one wave may take fewer
  * iterations per launch (cf_cuda_tvl1_plan_blocked_iterations).
  * Applies to the plan's later runs; any value gives the same bits.
