@@ -186,6 +186,10 @@ tvl1h_resample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
 #define TVL1H_UP_TX 36
 #define TVL1H_UP_TY (TVL1H_UP_ROWS + 4)
 static_assert (TVL1_BLOCK_X + 4 <= TVL1H_UP_TX, "upsampling window too small");
+/* the window's columns past the threads' 32, and the output rows' y taps
+ * formed by one row of threads */
+static_assert (TVL1H_UP_TX - TVL1_BLOCK_X <= TVL1_BLOCK_X &&
+    TVL1H_UP_ROWS == TVL1_BLOCK_X, "upsampling block shape");
 
 /** \brief tvl1h_resample_kernel for steps @fx, @fy <= 1 (flow upsampling),
  *  the same bits: the block's clamped source window is loaded once into
@@ -200,6 +204,8 @@ tvl1h_upsample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
 {
   __shared__ float wa[TVL1H_UP_TY][TVL1H_UP_TX], wb[TVL1H_UP_TY][TVL1H_UP_TX];
   __shared__ float ha[TVL1H_UP_TY][TVL1_BLOCK_X], hb[TVL1H_UP_TY][TVL1_BLOCK_X];
+  __shared__ float4 wy[TVL1H_UP_ROWS];  /* each output row's y taps ... */
+  __shared__ int jy[TVL1H_UP_ROWS];     /* ... and its first window row */
   const int bx = blockIdx.x * TVL1_BLOCK_X, by = blockIdx.y * TVL1H_UP_ROWS;
   const int x = bx + threadIdx.x;
   /* window origin: the first thread's tap -1, as tvl1h_taps_at floors it */
@@ -208,37 +214,58 @@ tvl1h_upsample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
   /* window rows up to the last output row's tap +2 */
   const int rows = (int) floorf ((float) (min (by + TVL1H_UP_ROWS, dh) - 1)
       * fy) + 3 - oy;
-  const int t = threadIdx.x + threadIdx.y * blockDim.x;
   tvl1h_taps k;
   int i, j, r;
 
+  /* the y taps of output row by + threadIdx.x, formed once per block:
+   * they depend on y alone */
+  if (threadIdx.y == 0 && by + threadIdx.x < dh) {
+    const int y = by + threadIdx.x;
+
+    k = tvl1h_taps_at ((float) x * fx, (float) y * fy, sw, sh,
+        CF_WARP_CLAMP);
+    wy[threadIdx.x] = make_float4 (k.wy[0], k.wy[1], k.wy[2], k.wy[3]);
+    jy[threadIdx.x] = (int) floorf ((float) y * fy) - 1 - oy;
+  }
   /* the source is the previous kernel's output (through L2: PDL) */
   cf_pdl_launch_dependents ();
   cf_pdl_wait ();
   {
-    /* every load of the thread in flight at once, then the stores */
-    const int PER = (TVL1H_UP_TX * TVL1H_UP_TY + TVL1_BLOCK_THREADS - 1) /
-        TVL1_BLOCK_THREADS;
-    float sa[PER], sb[PER];
+    /* every load of the thread in flight at once, then the stores: rows
+     * threadIdx.y + 8 j of the window, column threadIdx.x and the
+     * thread's share of the 4 columns past 32 */
+    const int PER = (TVL1H_UP_TY + TVL1_BLOCK_Y - 1) / TVL1_BLOCK_Y;
+    const int cx0 = min (max (ox + (int) threadIdx.x, 0), sw - 1);
+    const int cx1 = min (max (ox + TVL1_BLOCK_X + (int) threadIdx.x, 0),
+        sw - 1);
+    const bool extra = threadIdx.x < TVL1H_UP_TX - TVL1_BLOCK_X;
+    float sa[PER][2], sb[PER][2];
 
 #pragma unroll
     for (j = 0; j < PER; j++) {
-      i = t + j * TVL1_BLOCK_THREADS;
-      if (i < TVL1H_UP_TX * rows) {
-        const int cx = min (max (ox + i % TVL1H_UP_TX, 0), sw - 1);
-        const int cy = min (max (oy + i / TVL1H_UP_TX, 0), sh - 1);
-        const size_t at = cx + (size_t) cy * src.pitch;
+      r = threadIdx.y + j * TVL1_BLOCK_Y;
+      if (r < rows) {
+        const size_t row = (size_t) min (max (oy + r, 0), sh - 1) *
+            src.pitch;
 
-        sa[j] = __ldcg (src.a + at);
-        sb[j] = __ldcg (src.b + at);
+        sa[j][0] = __ldcg (src.a + row + cx0);
+        sb[j][0] = __ldcg (src.b + row + cx0);
+        if (extra) {
+          sa[j][1] = __ldcg (src.a + row + cx1);
+          sb[j][1] = __ldcg (src.b + row + cx1);
+        }
       }
     }
 #pragma unroll
     for (j = 0; j < PER; j++) {
-      i = t + j * TVL1_BLOCK_THREADS;
-      if (i < TVL1H_UP_TX * rows) {
-        wa[i / TVL1H_UP_TX][i % TVL1H_UP_TX] = sa[j];
-        wb[i / TVL1H_UP_TX][i % TVL1H_UP_TX] = sb[j];
+      r = threadIdx.y + j * TVL1_BLOCK_Y;
+      if (r < rows) {
+        wa[r][threadIdx.x] = sa[j][0];
+        wb[r][threadIdx.x] = sb[j][0];
+        if (extra) {
+          wa[r][TVL1_BLOCK_X + threadIdx.x] = sa[j][1];
+          wb[r][TVL1_BLOCK_X + threadIdx.x] = sb[j][1];
+        }
       }
     }
   }
@@ -265,17 +292,18 @@ tvl1h_upsample_kernel (tvl1_field src, int sw, int sh, float fx, float fy,
   if (x >= dw)
     return;
   for (r = threadIdx.y; r < TVL1H_UP_ROWS && by + r < dh; r += blockDim.y) {
-    const int y = by + r;
-    const int jy = (int) floorf ((float) y * fy) - 1 - oy;
+    const int y = by + r, j0 = jy[r];
+    const float4 w = wy[r];
     float a = 0.0f, b = 0.0f;
 
-    k = tvl1h_taps_at ((float) x * fx, (float) y * fy, sw, sh,
-        CF_WARP_CLAMP);
-#pragma unroll
-    for (j = 0; j < 4; j++) {
-      a = fmaf (k.wy[j], ha[jy + j][threadIdx.x], a);
-      b = fmaf (k.wy[j], hb[jy + j][threadIdx.x], b);
-    }
+    a = fmaf (w.x, ha[j0][threadIdx.x], a);
+    b = fmaf (w.x, hb[j0][threadIdx.x], b);
+    a = fmaf (w.y, ha[j0 + 1][threadIdx.x], a);
+    b = fmaf (w.y, hb[j0 + 1][threadIdx.x], b);
+    a = fmaf (w.z, ha[j0 + 2][threadIdx.x], a);
+    b = fmaf (w.z, hb[j0 + 2][threadIdx.x], b);
+    a = fmaf (w.w, ha[j0 + 3][threadIdx.x], a);
+    b = fmaf (w.w, hb[j0 + 3][threadIdx.x], b);
     dst.a[x + (size_t) y * dst.pitch] = sx * a;
     dst.b[x + (size_t) y * dst.pitch] = sy * b;
   }
@@ -403,9 +431,10 @@ out:
   return status;
 }
 
-/* cf_cuda_flow_resample for fp16 plans (tvl1h_resample_kernel). */
-cf_status
-tvl1h_resample (const cf_cuda_flow * src, cf_cuda_flow * dst, int pdl,
+/* cf_cuda_flow_resample for fp16 plans (tvl1h_resample_kernel), or with
+ * @gather the gathering kernel whatever the sizes */
+static cf_status
+resample (const cf_cuda_flow * src, cf_cuda_flow * dst, int gather, int pdl,
     cudaStream_t stream)
 {
   cf_status status = CF_OK;
@@ -415,7 +444,7 @@ tvl1h_resample (const cf_cuda_flow * src, cf_cuda_flow * dst, int pdl,
 
   /* upsampling (every pyramid step) from a shared-memory window; the
    * gathering kernel for anything else */
-  if (fx <= 1.0f && fy <= 1.0f)
+  if (!gather && fx <= 1.0f && fy <= 1.0f)
     CF_CUDA_TRY (cf_cuda_launch (tvl1h_upsample_kernel,
             dim3 (cf_div_up (dst->width, TVL1_BLOCK_X),
                 cf_div_up (dst->height, TVL1H_UP_ROWS)), tvl1_block (), 0,
@@ -432,4 +461,21 @@ tvl1h_resample (const cf_cuda_flow * src, cf_cuda_flow * dst, int pdl,
   CF_CUDA_TRY_LAUNCH ();
 out:
   return status;
+}
+
+cf_status
+tvl1h_resample (const cf_cuda_flow * src, cf_cuda_flow * dst, int pdl,
+    cudaStream_t stream)
+{
+  return resample (src, dst, 0, pdl, stream);
+}
+
+extern "C" cf_status
+cf_cuda_tvl1_fp16_resample (const cf_cuda_flow * src, cf_cuda_flow * dst,
+    int gather, cudaStream_t stream)
+{
+  if (src == NULL || dst == NULL || src->u == NULL || dst->u == NULL ||
+      src->width < 1 || src->height < 1 || dst->width < 1 || dst->height < 1)
+    return CF_ERROR_INVALID;
+  return resample (src, dst, gather, 0, stream);
 }

@@ -104,6 +104,14 @@ cf_status cf_cuda_tvl1_plan_set_blocking (cf_cuda_tvl1_plan * plan,
  * not depend on it. */
 cf_status cf_cuda_tvl1_plan_set_pdl (cf_cuda_tvl1_plan * plan, int pdl);
 
+/* fp16 plans' resampling of the flow entering a level, for tests: @dst
+ * (x, y) = (dw / sw, dh / sh) · @src at (x sw / dw, y sh / dh), clamped
+ * bicubic, with the kernel the plans take (the upsampling kernel where
+ * @dst is at least @src's size on both axes) or, with @gather, the
+ * gathering kernel every output computes on its own: the same bits. */
+cf_status cf_cuda_tvl1_fp16_resample (const cf_cuda_flow * src,
+    cf_cuda_flow * dst, int gather, cudaStream_t stream);
+
 /* The tile height BLOCKED uses for a launch of @iterations (1 ... the
  * plan's iterations per launch) on a @width x @height level, as its runs
  * choose it; 0 for invalid arguments. For tests and benchmarks. */

@@ -2317,6 +2317,82 @@ GST_START_TEST (test_middlebury_rubberwhale_matches_cpu)
 
 GST_END_TEST;
 
+/* fp16 plans carry the flow to the next finer level with the upsampling
+ * kernel, which forms each column's horizontal sums and each output
+ * row's y taps once per block: it must give the gathering kernel's bits
+ * (the same taps and sums, output by output) at a pyramid step's sizes
+ * and at awkward ones (a partial block, one source cell, factors far from
+ * 2 and unequal ones, no change of size), and stay near the CPU's
+ * cf_flow_resample (the same taps, summed in another order). */
+GST_START_TEST (test_fp16_upsampling_identical_to_gather)
+{
+  static const struct
+  {
+    int sw, sh, dw, dh;
+  } sizes[] = {
+    {60, 34, 120, 68}, {480, 270, 960, 540}, {960, 540, 1920, 1080},
+    {17, 9, 33, 17}, {5, 3, 64, 40}, {100, 100, 101, 250},
+    {40, 23, 40, 23}, {1, 1, 32, 33}, {33, 47, 65, 93},
+  };
+  int z;
+
+  for (z = 0; z < (int) G_N_ELEMENTS (sizes); z++) {
+    const int sw = sizes[z].sw, sh = sizes[z].sh;
+    const int dw = sizes[z].dw, dh = sizes[z].dh;
+    cf_flow *src = cf_test_random_flow (sw, sh, 31u + z, -20.0f, 20.0f);
+    cf_flow *up = cf_flow_new (dw, dh), *gathered = cf_flow_new (dw, dh);
+    cf_flow *cpu = cf_flow_new (dw, dh);
+    cf_cuda_flow dsrc, dup, dgather;
+    double worst = 0.0;
+    int x, y;
+
+    fail_unless (up != NULL && gathered != NULL && cpu != NULL);
+    fail_unless_equals_int (cf_cuda_flow_alloc (&dsrc, sw, sh), CF_OK);
+    fail_unless_equals_int (cf_cuda_flow_alloc (&dup, dw, dh), CF_OK);
+    fail_unless_equals_int (cf_cuda_flow_alloc (&dgather, dw, dh), CF_OK);
+    fail_unless_equals_int (cf_cuda_flow_upload (src, &dsrc, stream), CF_OK);
+    fail_unless_equals_int (cf_cuda_tvl1_fp16_resample (&dsrc, &dup, 0,
+            stream), CF_OK);
+    fail_unless_equals_int (cf_cuda_tvl1_fp16_resample (&dsrc, &dgather, 1,
+            stream), CF_OK);
+    fail_unless_equals_int (cf_cuda_flow_download (&dup, up, stream), CF_OK);
+    fail_unless_equals_int (cf_cuda_flow_download (&dgather, gathered,
+            stream), CF_OK);
+    fail_unless_equals_int (cudaStreamSynchronize (stream), cudaSuccess);
+    cf_test_assert_flow_identical (up, gathered,
+        "upsampling kernel vs gathering kernel");
+
+    fail_unless_equals_int (cf_flow_resample (src, cpu), CF_OK);
+    for (y = 0; y < dh; y++)
+      for (x = 0; x < dw; x++) {
+        const size_t i = x + (size_t) y * cpu->pitch;
+        const size_t j = x + (size_t) y * up->pitch;
+        const double du = fabs (up->u[j] - cpu->u[i]) /
+            (1.0 + fabs (cpu->u[i]));
+        const double dv = fabs (up->v[j] - cpu->v[i]) /
+            (1.0 + fabs (cpu->v[i]));
+
+        worst = MAX (worst, MAX (du, dv));
+      }
+    GST_INFO ("%dx%d -> %dx%d: worst relative difference from the CPU %g",
+        sw, sh, dw, dh, worst);
+    fail_unless (worst < 1e-4, "%dx%d -> %dx%d: %g from the CPU", sw, sh, dw,
+        dh, worst);
+
+    fail_unless_equals_int (cf_cuda_tvl1_fp16_resample (NULL, &dup, 0,
+            stream), CF_ERROR_INVALID);
+    cf_cuda_flow_release (&dsrc);
+    cf_cuda_flow_release (&dup);
+    cf_cuda_flow_release (&dgather);
+    cf_flow_free (src);
+    cf_flow_free (up);
+    cf_flow_free (gathered);
+    cf_flow_free (cpu);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 cuda_tvl1_suite (void)
 {
@@ -2347,6 +2423,7 @@ cuda_tvl1_suite (void)
   tcase_add_test (plans, test_blocked_identical_to_fused_640x480);
   tcase_add_test (plans, test_blocked_plan_identical_to_fused);
   tcase_add_test (plans, test_blocked_tile_rows_per_level);
+  tcase_add_test (plans, test_fp16_upsampling_identical_to_gather);
   tcase_add_test (plans, test_blocked_iterations_per_level);
   tcase_add_test (plans, test_pdl_follows_the_code_the_device_runs);
   tcase_add_test (plans, test_epsilon_stop_and_iteration_counts);
