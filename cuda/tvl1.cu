@@ -603,6 +603,17 @@ blocked_level_iterations (const cf_cuda_tvl1_plan * plan, int width,
   return plan->block_iterations;
 }
 
+/* blocked_rows' model of a launch of @t iterations on tiles of @rows:
+ * the cells of one block times the blocks each SM runs, at least one */
+static long
+blocked_cost (const cf_cuda_tvl1_plan * plan, int width, int height, int t,
+    int rows)
+{
+  const long n = blocked_blocks (width, height, t, rows);
+
+  return (long) tvl1_tile_x (rows) * rows * (n > plan->n_sm ? n : plan->n_sm);
+}
+
 /* The tile height of a BLOCKED launch of @t iterations on a @width x
  * @height level: the plan's, or with the default shape (tile_rows 0) the
  * traits' 32 rows, or 16 where a grid of 32-row tiles leaves SMs idle and
@@ -619,24 +630,17 @@ blocked_rows (const cf_cuda_tvl1_plan * plan, int width, int height, int t)
 {
   const int rows = tvl1_traits < S >::DEFAULT_TILE_ROWS;
   const int large = tvl1_traits < S >::LARGE_TILE_ROWS;
-  long n, n16, sm = plan->n_sm;
+  long cost;
 
   if (plan->tile_rows > 0)
     return plan->tile_rows;
   if (16 - 2 * t < 1)
     return rows;
-  n = blocked_blocks (width, height, t, rows);
-  n16 = blocked_blocks (width, height, t, 16);
-  if ((long) tvl1_tile_x (16) * 16 * (n16 > sm ? n16 : sm) <
-      (long) tvl1_tile_x (rows) * rows * (n > sm ? n : sm))
+  cost = blocked_cost (plan, width, height, t, rows);
+  if (blocked_cost (plan, width, height, t, 16) < cost)
     return 16;
-  if (large > rows) {
-    const long nl = blocked_blocks (width, height, t, large);
-
-    if ((long) tvl1_tile_x (large) * large * (nl > sm ? nl : sm) <
-        (long) tvl1_tile_x (rows) * rows * (n > sm ? n : sm))
-      return large;
-  }
+  if (large > rows && blocked_cost (plan, width, height, t, large) < cost)
+    return large;
   return rows;
 }
 
