@@ -28,9 +28,9 @@
  *    (C − 2t) x (BY NY − 2t) interior exact after t iterations; only the
  *    interior is written. A step computes whole rows of the tile
  *    (tvl1_blocked_step says why computing cells it does not need is
- *    harmless). Blocks overlap in their halos, so a
- *    launch reads one copy of the state and writes another (the plan
- *    swaps them after each launch). Image borders are the real ones: Div
+ *    harmless). Blocks overlap in their halos, so a launch reads one
+ *    copy of the state and writes another (the plan swaps them after
+ *    each launch). Image borders are the real ones: Div
  *    and fG take the pixel's image coordinates for their border branches
  *    apart from its cell in the tile, and never read outside the image,
  *    so cells outside it are never loaded, and what the steps compute
@@ -639,22 +639,12 @@ template < typename S, int ROWS > struct tvl1_blocked_regs
   unsigned inside;              /* bit j NX + i: cell (i, j) in the image */
 };
 
-/* The P-step and U-step constants of tile cell (@lx, @ly) where the tile
- * holds them (tvl1_traits::consts_in_tile) */
-template < typename S > static __host__ __device__ __forceinline__
-typename tvl1_traits < S >::pcon &
-tvl1_tile_pcon (const tvl1_tile < S > &tile, int rows, int lx, int ly)
+/* Tile cell (@lx, @ly) of @plane, a tile's plane of constants C
+ * (tvl1_tile::ucon or ::pcon, where tvl1_traits::consts_in_tile) */
+template < typename C > static __host__ __device__ __forceinline__ C &
+tvl1_tile_consts (void *plane, int rows, int lx, int ly)
 {
-  return ((typename tvl1_traits < S >::pcon *) tile.pcon)[lx + ly *
-      tvl1_tile_x (rows)];
-}
-
-template < typename S > static __host__ __device__ __forceinline__
-typename tvl1_traits < S >::ucon &
-tvl1_tile_ucon (const tvl1_tile < S > &tile, int rows, int lx, int ly)
-{
-  return ((typename tvl1_traits < S >::ucon *) tile.ucon)[lx + ly *
-      tvl1_tile_x (rows)];
+  return ((C *) plane)[lx + ly * tvl1_tile_x (rows)];
 }
 
 /* Image position, along one axis, of tile cell 0 of block @b of a launch
@@ -721,8 +711,10 @@ CF_UNROLL
         T::no_consts (r.cu[j][i], r.cp[j][i]);
       }
       if (T::consts_in_tile (ROWS)) {
-        tvl1_tile_ucon (tile, ROWS, lx, ly) = r.cu[j][i];
-        tvl1_tile_pcon (tile, ROWS, lx, ly) = r.cp[j][i];
+        tvl1_tile_consts < typename T::ucon > (tile.ucon, ROWS, lx, ly) =
+            r.cu[j][i];
+        tvl1_tile_consts < typename T::pcon > (tile.pcon, ROWS, lx, ly) =
+            r.cp[j][i];
       }
     }
   }
@@ -794,12 +786,12 @@ CF_UNROLL
 
       if (P_STEP)
         T::template p_step < WHERE > (tile, T::consts_in_tile (ROWS) ?
-            tvl1_tile_pcon (tile, ROWS, lx, ly) : r.cp[j][i], lx, ly,
-            ox + lx, oy + ly, w, h, tt);
+            tvl1_tile_consts < typename T::pcon > (tile.pcon, ROWS, lx, ly)
+            : r.cp[j][i], lx, ly, ox + lx, oy + ly, w, h, tt);
       else
         T::template u_step < WHERE > (tile, T::consts_in_tile (ROWS) ?
-            tvl1_tile_ucon (tile, ROWS, lx, ly) : r.cu[j][i], lx, ly, ox + lx,
-            oy + ly, w, h, lt, theta);
+            tvl1_tile_consts < typename T::ucon > (tile.ucon, ROWS, lx, ly)
+            : r.cu[j][i], lx, ly, ox + lx, oy + ly, w, h, lt, theta);
     }
   }
 }
