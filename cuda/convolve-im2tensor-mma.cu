@@ -225,7 +225,10 @@ template < int KS > struct mma_lane
   uint32_t pair[PAIRS];
   uint32_t next[PAIRS];
   uint32_t a[4];
-  uint32_t b[KS][2];
+  /* B fragments: slot s (k-step s) where a row's k-steps are loaded at
+   * once (KS == MMA_KS_MAX), slot nt (n-tile nt) where one k-step of
+   * every n-tile is */
+  uint32_t b[MMA_KS_MAX][2];
 };
 
 /* What every warp of a run reads and writes. */
@@ -319,51 +322,100 @@ mma_load_b (Warp & w, const mma_args & p, const uint32_t * band, int d,
   }
 }
 
-/* The MMAs of padded row y0 + @r, from the pairs in the lanes' registers:
- * every n-tile that meets the row, every k-step, every m-tile. */
+/* The A fragments of m-tile @mt, k-step @s, from the row's pairs: A is
+ * Hankel, so a0 = pair(c), a1 = a2 = pair(c + 1), a3 = pair(c + 2) with
+ * c = 2 (mt + s). */
+#pragma nv_exec_check_disable
+template < int KS, class Warp >
+static __host__ __device__ __forceinline__ void
+mma_set_a (Warp & w, int mt, int s)
+{
+  w.each_lane ([&](mma_lane < KS > &l, int) {
+        const int c = 2 * (mt + s);
+
+        l.a[0] = l.pair[c];
+        l.a[1] = l.pair[c + 1];
+        l.a[2] = l.pair[c + 1];
+        l.a[3] = l.pair[c + 2];
+      });
+}
+
+/* The MMAs of padded row y0 + @r for n-tiles LO .. HI, the ones that
+ * meet it (mma_row_products), from the pairs in the lanes' registers. With
+ * the range known at compile time the row's MMAs are one branch-free
+ * block that the compiler may schedule as a whole. */
+#pragma nv_exec_check_disable
+template < int KS, int LO, int HI, class Warp >
+static __host__ __device__ __forceinline__ void
+mma_row_products_range (Warp & w, const mma_args & p, const uint32_t * band,
+    int r, int tap0)
+{
+  typedef mma_lane < KS > lane_regs;
+
+  if constexpr (KS == MMA_KS_MAX) {
+    /* chunks of 4 k-steps (kernels wider than 48 taps) load every k-step's
+     * B of an n-tile at once by ldmatrix (B slot s): 5-8 % faster at
+     * K = 63 and 127 (docs/convolution.md) */
+    MMA_UNROLL
+    for (int nt = LO; nt <= HI; nt++) {
+      mma_load_b < KS > (w, p, band, r - MMA_N * nt, tap0);
+      MMA_UNROLL
+      for (int s = 0; s < KS; s++)
+        MMA_UNROLL
+        for (int mt = 0; mt < MMA_MT; mt++) {
+          mma_set_a < KS > (w, mt, s);
+          w.mma (mt * MMA_NT + nt, s);
+        }
+    }
+  } else {
+    /* fewer k-steps: one k-step of every n-tile at a time (B slot nt),
+     * so an accumulator's next MMA comes (HI - LO + 1) x MMA_MT MMAs
+     * after its last */
+    MMA_UNROLL
+    for (int s = 0; s < KS; s++) {
+      MMA_UNROLL
+      for (int nt = LO; nt <= HI; nt++)
+        w.each_lane ([&](lane_regs & l, int lane) {
+              mma_load_b_step (w, p, band, r - MMA_N * nt, tap0, s, lane,
+                  l.b[nt]);
+            });
+      MMA_UNROLL
+      for (int mt = 0; mt < MMA_MT; mt++) {
+        mma_set_a < KS > (w, mt, s);
+        MMA_UNROLL
+        for (int nt = LO; nt <= HI; nt++)
+          w.mma (mt * MMA_NT + nt, nt);
+      }
+    }
+  }
+}
+
+/* The MMAs of padded row y0 + @r: n-tile nt meets the row (B_r is not
+ * zero) while 0 <= d <= kh + 6, d = r - 8 nt, so the n-tiles that do are
+ * one range, LO .. HI; one branch per row picks its products. */
 #pragma nv_exec_check_disable
 template < int KS, class Warp >
 static __host__ __device__ __forceinline__ void
 mma_row_products (Warp & w, const mma_args & p, const uint32_t * band,
     int r, int tap0)
 {
-  typedef mma_lane < KS > lane_regs;
-  /* an n-tile meets row d = r - y0 - 8 nt while 0 <= d <= d_last */
   const int d_last = p.kh + MMA_N - 2;
+  const int hi = r / MMA_N < MMA_NT - 1 ? r / MMA_N : MMA_NT - 1;
+  const int lo = r > d_last ? (r - d_last + MMA_N - 1) / MMA_N : 0;
 
-  MMA_UNROLL
-  for (int nt = 0; nt < MMA_NT; nt++) {
-    const int d = r - MMA_N * nt;
-
-    if (d < 0 || d > d_last)
-      continue;                 /* B_r is zero for this n-tile */
-    /* chunks of 4 k-steps (kernels wider than 48 taps) load every k-step's
-     * B at once by ldmatrix: 5-8 % faster at K = 63 and 127; fewer
-     * k-steps load each step's words as its MMAs come (ldmatrix there was
-     * 0-2 % slower; docs/convolution.md) */
-    if constexpr (KS == MMA_KS_MAX)
-      mma_load_b < KS > (w, p, band, d, tap0);
-    MMA_UNROLL
-    for (int s = 0; s < KS; s++) {
-      if constexpr (KS < MMA_KS_MAX)
-        w.each_lane ([&](lane_regs & l, int lane) {
-              mma_load_b_step (w, p, band, d, tap0, s, lane, l.b[s]);
-            });
-      MMA_UNROLL
-      for (int mt = 0; mt < MMA_MT; mt++) {
-        /* Hankel A: a0 = pair(c), a1 = a2 = pair(c + 1), a3 =
-         * pair(c + 2), c = 2 (mt + s) */
-        w.each_lane ([&](lane_regs & l, int) {
-              const int c = 2 * (mt + s);
-
-              l.a[0] = l.pair[c];
-              l.a[1] = l.pair[c + 1];
-              l.a[2] = l.pair[c + 1];
-              l.a[3] = l.pair[c + 2];
-            });
-        w.mma (mt * MMA_NT + nt, s);
-      }
-    }
+  static_assert (MMA_NT == 4, "the cases below are the ranges of 4 n-tiles");
+  switch (4 * lo + hi) {
+#define MMA_RANGE(LO, HI) \
+    case 4 * (LO) + (HI): \
+      mma_row_products_range < KS, LO, HI > (w, p, band, r, tap0); \
+      break
+    MMA_RANGE (0, 0); MMA_RANGE (0, 1); MMA_RANGE (0, 2); MMA_RANGE (0, 3);
+    MMA_RANGE (1, 1); MMA_RANGE (1, 2); MMA_RANGE (1, 3);
+    MMA_RANGE (2, 2); MMA_RANGE (2, 3);
+    MMA_RANGE (3, 3);
+#undef MMA_RANGE
+    default:
+      break;                    /* no n-tile meets the row */
   }
 }
 
