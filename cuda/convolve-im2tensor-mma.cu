@@ -40,7 +40,7 @@
  *    set of registers before the current row's MMAs are issued.
  *  - staged (MMA): each warp has a ring of MMA_RING rows in shared memory.
  *    A row is 2 planes x 4 (PAIRS + 1) words from half u0 = x0 + tap0,
- *    whole 16-byte vectors (at most 32: one cp.async.cg per lane). Row r
+ *    whole 16-byte vectors (36 to 48: one or two cp.async.cg a lane). Row r
  *    of the chunk goes to slot r % MMA_RING in a commit group of its own,
  *    issued MMA_RING - 1 rows ahead; iteration r waits until at most
  *    MMA_RING - 2 groups are in flight (row r has landed), __syncwarp ()s
@@ -63,19 +63,29 @@
  * fragments of two k-steps per ldmatrix .x4 (mma_load_b), and the same
  * pitch puts a matrix's 8 rows in distinct 16-byte bank groups.
  *
- * Tiling: a warp owns MT = 4 m-tiles by NT = 4 n-tiles, 64
- * columns by 32 rows (64 fp32 accumulators per lane), and walks the rows
- * r = y0 .. y0 + 31 + kh - 1; n-tile nt takes part only while
- * 0 <= d <= kh + 6 (a branch uniform over the warp), so rows of B
- * that are entirely zero are skipped. A block stacks 4 warps
- * vertically (64 x 128 outputs, 128 threads); its only barrier follows
+ * Tiling: a warp owns MT = 8 m-tiles by NT = 2 n-tiles, 128
+ * columns by 16 rows (64 fp32 accumulators per lane), and walks the rows
+ * r = y0 .. y0 + 15 + kh - 1; n-tile nt takes part only while
+ * 0 <= d <= kh + 6, so rows of B that are entirely zero are skipped. The
+ * n-tiles that meet a row are one range, and each range has its own
+ * branch-free body (mma_row_products_range), one k-step of every n-tile
+ * at a time, so an accumulator's MMAs are further apart. Against 64 x 32
+ * (MT = NT = 4, 4 x 4 n-tile ranges), a warp walks 16 + kh - 1 rows
+ * instead of 32 + kh - 1 for the same outputs, and more of its rows keep
+ * every n-tile busy (83 % of row x n-tile slots at kh = 31 instead of
+ * 61 %): 11-26 % faster at 1080p, 0-5 % at 4096^2 (docs/convolution.md).
+ * A block stacks 4 warps
+ * vertically (128 x 64 outputs, 128 threads); its only barrier follows
  * the band copy (the staged loop's waits are per warp), and its dynamic
  * shared memory is the band, then the staged loop's four rings. KS =
  * ceil (kw / 16) k-steps, a template parameter 1 .. 4;
  * kernels wider than 64 taps walk the rows once per chunk of 64 taps
  * (KS = 4), the accumulators kept. Plans whose band does not fit in
  * shared memory use the WMMA kernel; a plan left to choose whose band
- * fits but not with the rings uses the register loop.
+ * fits but not with the rings uses the register loop (which, holding two
+ * rows of 128-column pairs, spills 32-144 bytes a thread at KS = 2 .. 4
+ * under the 128-register budget; with the 163 KB or more of an A100 or
+ * H100 the band and the rings always fit).
  *
  * The warp's program, mma_warp_tile (), is written once over a lane
  * policy: mma_device_warp runs it as one lane of a real warp (inline
@@ -103,9 +113,10 @@ namespace {
 constexpr int MMA_M = 16;
 constexpr int MMA_N = 8;
 constexpr int MMA_K = 16;
-/* Tiles of a warp: MMA_MT across (64 columns), MMA_NT down (32 rows). */
-constexpr int MMA_MT = 4;
-constexpr int MMA_NT = 4;
+/* Tiles of a warp: MMA_MT across (128 columns), MMA_NT down (16 rows);
+ * the file comment says why this shape. */
+constexpr int MMA_MT = 8;
+constexpr int MMA_NT = 2;
 constexpr int MMA_TILES = MMA_MT * MMA_NT;
 constexpr int MMA_TILE_W = MMA_M * MMA_MT;
 constexpr int MMA_TILE_H = MMA_N * MMA_NT;
@@ -148,7 +159,7 @@ constexpr uint32_t MMA_STAGE_POISON = 0x7e007e00u;
 #define MMA_UNROLL
 #endif
 
-static_assert (MMA_TILE_W == 64 && MMA_BLOCK_H == 128 && MMA_CHUNK == 64,
+static_assert (MMA_TILE_W == 128 && MMA_BLOCK_H == 64 && MMA_CHUNK == 64,
     "the geometry of the file comment and of im2tensor_mma_geometry_init ()");
 static_assert (MMA_TILE_W % I2T_PAD_RUN == 0 && MMA_CHUNK % I2T_PAD_RUN == 0,
     "the pad pitch of im2tensor_mma_geometry_init () is whole runs of the "
@@ -200,16 +211,15 @@ mma_stage_banks_distinct (void)
   for (int ks = 1; ks <= MMA_KS_MAX; ks++) {
     const int skew = mma_stage_plane_words (ks) % 32;
 
-    if (skew < 7 || skew > 25 || mma_stage_words (ks) % 4 != 0
-        || 2 * mma_stage_words (ks) / 4 > MMA_LANES)
+    if (skew < 7 || skew > 25 || mma_stage_words (ks) % 4 != 0)
       return false;
   }
   return true;
 }
 
-static_assert (mma_stage_banks_distinct (), "a ring row is at most one "
-    "16-byte vector per lane, and its planes' words of one pair-load fall "
-    "in distinct banks");
+static_assert (mma_stage_banks_distinct (), "a ring row is whole 16-byte "
+    "vectors, and its planes' words of one pair-load fall in distinct "
+    "banks");
 static_assert (MMA_RING >= 2 && MMA_RING - 1 <= MMA_TILE_H, "the ring "
     "holds the row multiplied and the next; its prologue never passes the "
     "rows of a tile");
@@ -250,7 +260,10 @@ struct mma_args
 /* The program and its helpers are instantiated with a host-only policy
  * (mma_host_warp) and with a device-only one (mma_device_warp): each
  * instantiation only ever runs on its own side, which nvcc's
- * execution-space check cannot see through a template argument. */
+ * execution-space check cannot see through a template argument. The
+ * pragma that silences it also lets a host-only function (cf_div_up, say)
+ * be called here without an error: the device build then drops the code
+ * that depends on it, and only the GPU suites notice. */
 
 /* Lane @lane's pairs of one padded row whose plane-0 words start at @row
  * (half u0 = x0 + the chunk's first tap), plane 1 @plane_words further:
@@ -403,16 +416,14 @@ mma_row_products (Warp & w, const mma_args & p, const uint32_t * band,
   const int hi = r / MMA_N < MMA_NT - 1 ? r / MMA_N : MMA_NT - 1;
   const int lo = r > d_last ? (r - d_last + MMA_N - 1) / MMA_N : 0;
 
-  static_assert (MMA_NT == 4, "the cases below are the ranges of 4 n-tiles");
+  static_assert (MMA_NT == 2, "the cases below are the ranges of 2 n-tiles");
   switch (4 * lo + hi) {
 #define MMA_RANGE(LO, HI) \
     case 4 * (LO) + (HI): \
       mma_row_products_range < KS, LO, HI > (w, p, band, r, tap0); \
       break
-    MMA_RANGE (0, 0); MMA_RANGE (0, 1); MMA_RANGE (0, 2); MMA_RANGE (0, 3);
-    MMA_RANGE (1, 1); MMA_RANGE (1, 2); MMA_RANGE (1, 3);
-    MMA_RANGE (2, 2); MMA_RANGE (2, 3);
-    MMA_RANGE (3, 3);
+    MMA_RANGE (0, 0); MMA_RANGE (0, 1);
+    MMA_RANGE (1, 1);
 #undef MMA_RANGE
     default:
       break;                    /* no n-tile meets the row */
@@ -451,8 +462,8 @@ mma_rows_regs (Warp & w, const mma_args & p, const uint32_t * band, int u0,
 
 /* Lane @lane's share of the copy of padded row @v into ring slot @slot.
  * A row is VECS = mma_stage_words (KS) / 4 16-byte vectors per plane from
- * half u0 on: lane i copies vector i % VECS of plane i / VECS; lanes
- * 2 VECS and up copy nothing. */
+ * half u0 on: lane i copies vectors i, i + 32, ... (below 2 VECS), vector
+ * j being vector j % VECS of plane j / VECS. */
 #pragma nv_exec_check_disable
 template < int KS, class Warp >
 static __host__ __device__ __forceinline__ void
@@ -461,8 +472,9 @@ mma_stage_row (Warp & w, const mma_args & p, uint32_t * slot, int u0, int v,
 {
   constexpr int VECS = mma_stage_words (KS) / 4;
 
-  if (lane < 2 * VECS) {
-    const int plane = lane / VECS, vec = lane % VECS;
+  MMA_UNROLL
+  for (int i = lane; i < 2 * VECS; i += MMA_LANES) {
+    const int plane = i / VECS, vec = i % VECS;
 
     w.stage (slot + plane * mma_stage_plane_words (KS) + 4 * vec,
         p.pad + plane * p.plane_words + (size_t) v * p.pitch_words + u0 / 2
@@ -522,8 +534,8 @@ mma_rows_staged (Warp & w, const mma_args & p, const uint32_t * band,
  * \param[in]     band  the band (shared memory on the GPU)
  * \param[in]     ring  STAGED: the warp's ring, mma_ring_words (KS) words
  *                      (shared memory on the GPU); else unused
- * \param[in]     x0    first output column (a multiple of 64)
- * \param[in]     y0    first output row (a multiple of 32, < height)
+ * \param[in]     x0    first output column (a multiple of 128)
+ * \param[in]     y0    first output row (a multiple of 16, < height)
  */
 #pragma nv_exec_check_disable
 template < int KS, bool STAGED, class Warp >
@@ -701,7 +713,7 @@ template < int KS > struct mma_host_warp
   const uint32_t *pad_begin, *pad_end;
   const uint32_t *band_begin, *band_end;
   uint32_t *ring_begin, *ring_end;
-  copy copies[MMA_RING * MMA_LANES];
+  copy copies[MMA_RING * 2 * mma_stage_words (MMA_KS_MAX) / 4];
   int n_copies;
   long groups;                  /* groups committed */
   mutable long stray;
@@ -788,7 +800,7 @@ template < int KS > struct mma_host_warp
   void stage (uint32_t * dst, const uint32_t * src)
   {
     if (dst < ring_begin || dst + 4 > ring_end
-        || n_copies == MMA_RING * MMA_LANES) {
+        || n_copies == MMA_RING * 2 * mma_stage_words (MMA_KS_MAX) / 4) {
       stray++;
       return;
     }
@@ -835,8 +847,8 @@ template < int KS > struct mma_host_warp
 
 /**
  * \brief The MMA kernel (file comment): block (bx, by) computes outputs
- * 64 bx .. 64 bx + 63 by 128 by .. 128 by + 127, warp w the rows
- * from 128 by + 32 w. Dynamic shared memory: the band, then (STAGED) the
+ * 128 bx .. 128 bx + 127 by 64 by .. 64 by + 63, warp w the rows
+ * from 64 by + 16 w. Dynamic shared memory: the band, then (STAGED) the
  * warps' rings.
  *
  * \param[in] p          planes, sizes, output
@@ -996,13 +1008,13 @@ im2tensor_mma_geometry_init (int width, int height, int kw, int kh,
   geo->band_rows = kh + 2 * MMA_BAND_MARGIN;
   geo->n_bx = cf_div_up (width, MMA_TILE_W);
   geo->n_by = cf_div_up (height, MMA_BLOCK_H);
-  /* the last block's pairs reach half x0 + kw_band + 61, its staged
+  /* the last block's pairs reach half x0 + kw_band + 125, its staged
    * rows (2 mma_stage_words (KS) halves from x0 + tap0) half x0 +
-   * kw_band + 63 < x0 + 64 + ceil64 (kw_band), x0 = 64 (n_bx - 1) */
+   * kw_band + 127 < x0 + 128 + ceil64 (kw_band), x0 = 128 (n_bx - 1) */
   geo->pad_pitch = (size_t) geo->n_bx * MMA_TILE_W
       + cf_div_up (geo->kw_band, MMA_CHUNK) * MMA_CHUNK;
-  /* the last warp reads rows up to y0 + 31 + kh - 1, y0 = 128 n_by
-   * - 32 */
+  /* the last warp reads rows up to y0 + 15 + kh - 1, y0 = 64 n_by
+   * - 16 */
   geo->pad_rows = geo->n_by * MMA_BLOCK_H + kh - 1;
 }
 

@@ -230,8 +230,8 @@ typedef struct
   int kw_band;                  /* taps per band row: 16 ks + 64 (chunks - 1) */
   int band_pitch;               /* halves per band row: kw_band + 8 */
   int band_rows;                /* kh + 14: kernel rows -7 .. kh + 6 */
-  int n_bx;                     /* blocks across: ceil (W / 64) */
-  int n_by;                     /* blocks down: ceil (H / 128) */
+  int n_bx;                     /* blocks across: ceil (W / 128) */
+  int n_by;                     /* blocks down: ceil (H / 64) */
   size_t pad_pitch;             /* halves per row of a pad plane */
   int pad_rows;                 /* rows of a pad plane */
 } im2tensor_mma_geometry;

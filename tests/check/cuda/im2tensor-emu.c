@@ -16,7 +16,7 @@
  * 3, 7, 15, 16, 17, 31, 33, 64 taps wide), chunks of 64 taps (65, 127),
  * kernel rows from 1 to 65, even sides (the anchor), kernels larger than
  * the image; the images are smaller than, equal to and larger than a block
- * (64 x 128), most of odd sizes.
+ * (128 x 64), most of odd sizes.
  *
  * The pad kernel writes the padded planes a run of 8 columns at a time,
  * without folding inside the image; cf_im2tensor_pad_compare () builds
@@ -52,11 +52,11 @@ static const size2d kernels[] = {
 };
 
 /* Images: one pixel, smaller than any tile, odd sizes across one and two
- * blocks in each direction, and exactly one block (64 x 128: the last
- * warp of a block and the last block column read the last rows and
- * columns of the padded planes). */
+ * blocks in each direction, exactly one block (128 x 64: the last warp of
+ * a block and the last block column read the last rows and columns of the
+ * padded planes) and two blocks down (128 x 128). */
 static const size2d images[] = {
-  {1, 1}, {5, 3}, {67, 45}, {131, 70}, {200, 129}, {128, 128}
+  {1, 1}, {5, 3}, {67, 45}, {131, 70}, {200, 129}, {128, 64}, {128, 128}
 };
 
 static const cf_border all_borders[CF_BORDER_COUNT] = {
