@@ -68,11 +68,9 @@ struct cf_cuda_convolve_plan
 };
 
 /* Crossovers of AUTO, measured: tests/gpu/conv-crossovers.sh on the GPU
- * host times direct, separable and fft over K at each size and
+ * host times direct, separable, fft and im2tensor over K at each size and
  * scripts/bench/conv-crossovers.py prints these rows (docs/convolution.md
- * has the run). A row serves images of at most max_pixels. im2tensor has
- * no column: it was slower than the faster of direct and fft at every
- * size and K measured. */
+ * has the run). A row serves images of at most max_pixels. */
 typedef struct
 {
   long max_pixels;
@@ -98,14 +96,16 @@ static_assert (CF_CONV_STENCIL_MAX_SIZE == CF_STENCIL_MAX_SIZE,
     "the public bound is the stencil's");
 
 static const auto_crossover auto_table[] = {
-  /* NVIDIA H100 80GB HBM3 (132 SMs) for separable_taps; NVIDIA H200 (132
-   * SMs), FFT sizes timed per pair, for the other columns (PARTS="df sf
-   * i2t" tests/gpu/conv-crossovers.sh, scripts/bench/conv-crossovers.py) */
-  {153600, 441, 9, 766, 289, 730},          /* 320x240 */
-  {532086, 841, 9, 510, 225, 1522},         /* 640x480 */
-  {1382400, 625, 9, 382, 169, 2210},        /* 1280x720 */
-  {4147200, 625, 81, 254, 169, 2210},       /* 1920x1080 */
-  {11796480, 441, 81, 254, 81, 2602},       /* 3840x2160 */
+  /* NVIDIA H100 80GB HBM3 (132 SMs) for separable_taps and, after the MMA
+   * kernel's 128 x 16 warp tiles, the im2tensor window (PARTS=i2t);
+   * NVIDIA H200 (132 SMs), FFT sizes timed per pair, for the other
+   * columns (PARTS="df sf" tests/gpu/conv-crossovers.sh,
+   * scripts/bench/conv-crossovers.py) */
+  {153600, 441, 9, 766, 169, 626},          /* 320x240 */
+  {532086, 841, 9, 510, 169, 1522},         /* 640x480 */
+  {1382400, 625, 9, 382, 169, 3026},        /* 1280x720 */
+  {4147200, 625, 81, 254, 121, 3970},       /* 1920x1080 */
+  {11796480, 441, 81, 254, 81, 3970},       /* 3840x2160 */
   {33554432, 625, 81, 254, 81, 3970},       /* 4096x4096 */
   {LONG_MAX, 729, 81, 382, 81, 3970},       /* 8192x8192 */
 };
