@@ -63,24 +63,23 @@
  * fragments of two k-steps per ldmatrix .x4 (mma_load_b), and the same
  * pitch puts a matrix's 8 rows in distinct 16-byte bank groups.
  *
- * Tiling: a warp owns MT = 8 m-tiles by NT = 2 n-tiles, 128
- * columns by 16 rows (64 fp32 accumulators per lane), and walks the rows
- * r = y0 .. y0 + 15 + kh - 1; n-tile nt takes part only while
- * 0 <= d <= kh + 6, so rows of B that are entirely zero are skipped. The
- * n-tiles that meet a row are one range, and each range has its own
- * branch-free body (mma_row_products_range), one k-step of every n-tile
- * at a time, so an accumulator's MMAs are further apart. Against 64 x 32
- * (MT = NT = 4, 4 x 4 n-tile ranges), a warp walks 16 + kh - 1 rows
- * instead of 32 + kh - 1 for the same outputs, and more of its rows keep
- * every n-tile busy (83 % of row x n-tile slots at kh = 31 instead of
- * 61 %): 11-26 % faster at 1080p, 0-5 % at 4096^2 (docs/convolution.md).
- * A block stacks 4 warps
- * vertically (128 x 64 outputs, 128 threads); its only barrier follows
- * the band copy (the staged loop's waits are per warp), and its dynamic
- * shared memory is the band, then the staged loop's four rings. KS =
- * ceil (kw / 16) k-steps, a template parameter 1 .. 4;
- * kernels wider than 64 taps walk the rows once per chunk of 64 taps
- * (KS = 4), the accumulators kept. Plans whose band does not fit in
+ * Tiling: a warp owns MT = 8 m-tiles by NT = 2 n-tiles, 128 columns by
+ * 16 rows (64 fp32 accumulators per lane), and walks the rows r = y0 ..
+ * y0 + 15 + kh - 1; n-tile nt takes part only while 0 <= d <= kh + 6, so
+ * rows of B that are entirely zero are skipped. The n-tiles that meet a
+ * row are one range, and each range has its own branch-free body
+ * (mma_row_products_range; below 4 k-steps it issues one k-step of every
+ * n-tile at a time, so an accumulator's MMAs are further apart). Against
+ * 64 x 32 warps (MT = NT = 4), a warp walks 16 + kh - 1 rows instead of
+ * 32 + kh - 1 for the same outputs, and more of its rows keep every
+ * n-tile busy (83 % of row x n-tile slots at kh = 31 instead of 61 %):
+ * 11-26 % faster at 1080p, 0-5 % at 4096^2 (docs/convolution.md). A
+ * block stacks 4 warps vertically (128 x 64 outputs, 128 threads); its
+ * only barrier follows the band copy (the staged loop's waits are per
+ * warp), and its dynamic shared memory is the band, then the staged
+ * loop's four rings. KS = ceil (kw / 16) k-steps, a template parameter
+ * 1 .. 4; kernels wider than 64 taps walk the rows once per chunk of 64
+ * taps (KS = 4), the accumulators kept. Plans whose band does not fit in
  * shared memory use the WMMA kernel; a plan left to choose whose band
  * fits but not with the rings uses the register loop (which, holding two
  * rows of 128-column pairs, spills 32-144 bytes a thread at KS = 2 .. 4
@@ -713,7 +712,11 @@ template < int KS > struct mma_host_warp
   const uint32_t *pad_begin, *pad_end;
   const uint32_t *band_begin, *band_end;
   uint32_t *ring_begin, *ring_end;
-  copy copies[MMA_RING * 2 * mma_stage_words (MMA_KS_MAX) / 4];
+  /* copies in flight at most: MMA_RING rows of the widest ring row */
+  static constexpr int MAX_COPIES =
+      MMA_RING * 2 * mma_stage_words (MMA_KS_MAX) / 4;
+
+  copy copies[MAX_COPIES];
   int n_copies;
   long groups;                  /* groups committed */
   mutable long stray;
@@ -800,7 +803,7 @@ template < int KS > struct mma_host_warp
   void stage (uint32_t * dst, const uint32_t * src)
   {
     if (dst < ring_begin || dst + 4 > ring_end
-        || n_copies == MMA_RING * 2 * mma_stage_words (MMA_KS_MAX) / 4) {
+        || n_copies == MAX_COPIES) {
       stray++;
       return;
     }
