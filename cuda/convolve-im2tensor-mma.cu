@@ -526,7 +526,7 @@ mma_rows_staged (Warp & w, const mma_args & p, const uint32_t * band,
 }
 
 /**
- * \brief One warp's 64 x 32 outputs at (x0, y0) (file comment).
+ * \brief One warp's 128 x 16 outputs at (x0, y0) (file comment).
  *
  * \param[in,out] w     the lanes: mma_device_warp or mma_host_warp
  * \param[in]     p     planes, sizes, output
