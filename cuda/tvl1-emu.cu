@@ -412,8 +412,7 @@ cf_cuda_tvl1_emulate (cf_cuda_tvl1_emu_warp * warp, cf_precision precision,
   if (kernel == CF_TVL1_KERNEL_BLOCKED &&
       (block_iterations < 1 ||
           block_iterations > CF_TVL1_MAX_BLOCK_ITERATIONS ||
-          (tile_rows != 16 && tile_rows != 32 && tile_rows != 48 &&
-              tile_rows != 64) ||
+          !tvl1_tile_rows_valid (tile_rows) ||
           tile_rows - 2 * block_iterations < 1))
     return CF_ERROR_INVALID;
   if (fp16)

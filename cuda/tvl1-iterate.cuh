@@ -64,6 +64,14 @@ tvl1_tile_x (int rows)
   return rows == 16 ? TVL1_NARROW_TILE_X : 2 * TVL1_BLOCK_X;
 }
 
+/* The tile heights BLOCKED has kernels for (the plans' and the
+ * emulation's dispatch) */
+static __host__ __device__ constexpr bool
+tvl1_tile_rows_valid (int rows)
+{
+  return rows == 16 || rows == 32 || rows == 48 || rows == 64;
+}
+
 /* ---------------------------------------------------------------------
  * State and precision traits
  * --------------------------------------------------------------------- */

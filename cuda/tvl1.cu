@@ -1165,8 +1165,7 @@ cf_cuda_tvl1_plan_set_blocking (cf_cuda_tvl1_plan * plan, int iterations,
 {
   if (plan == NULL || iterations < 0 ||
       iterations > CF_TVL1_MAX_BLOCK_ITERATIONS ||
-      (tile_rows != 0 && tile_rows != 16 && tile_rows != 32 &&
-          tile_rows != 48 && tile_rows != 64) ||
+      (tile_rows != 0 && !tvl1_tile_rows_valid (tile_rows)) ||
       (tile_rows == 16 && 16 - 2 * iterations < 1))
     return CF_ERROR_INVALID;
   if (plan->precision == CF_PRECISION_FP16)
