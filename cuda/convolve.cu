@@ -97,14 +97,14 @@ static_assert (CF_CONV_STENCIL_MAX_SIZE == CF_STENCIL_MAX_SIZE,
 
 static const auto_crossover auto_table[] = {
   /* NVIDIA H100 80GB HBM3 (132 SMs) for separable_taps and, after the MMA
-   * kernel's 128 x 16 warp tiles, the im2tensor window (PARTS=i2t);
+   * kernel's counted row copies, the im2tensor window (PARTS=i2t);
    * NVIDIA H200 (132 SMs), FFT sizes timed per pair, for the other
    * columns (PARTS="df sf" tests/gpu/conv-crossovers.sh,
    * scripts/bench/conv-crossovers.py) */
-  {153600, 441, 9, 766, 169, 626},          /* 320x240 */
-  {532086, 841, 9, 510, 169, 1522},         /* 640x480 */
-  {1382400, 625, 9, 382, 169, 3026},        /* 1280x720 */
-  {4147200, 625, 81, 254, 121, 3970},       /* 1920x1080 */
+  {153600, 441, 9, 766, 121, 1522},         /* 320x240 */
+  {532086, 841, 9, 510, 121, 1522},         /* 640x480 */
+  {1382400, 625, 9, 382, 81, 3970},         /* 1280x720 */
+  {4147200, 625, 81, 254, 81, 3970},        /* 1920x1080 */
   {11796480, 441, 81, 254, 81, 3970},       /* 3840x2160 */
   {33554432, 625, 81, 254, 81, 3970},       /* 4096x4096 */
   {LONG_MAX, 729, 81, 382, 81, 3970},       /* 8192x8192 */

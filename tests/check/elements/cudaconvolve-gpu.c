@@ -117,8 +117,9 @@ GST_START_TEST (test_gpu_matches_cpu_on_tiny_odd_and_hd_sizes)
 GST_END_TEST;
 
 /* method=auto, precision=auto: whichever method auto picks for 31 x 31
- * at 200x150 (im2tensor where its window in auto_table covers it; fft
- * there with the table of 2026-12-06), im2tensor's tolerance covers it */
+ * at 200x150 (im2tensor where its window in auto_table covers it, as
+ * since the counted row copies of 2026-12-06; fft with the table before),
+ * im2tensor's tolerance covers it */
 GST_START_TEST (test_gpu_matches_cpu_with_large_kernels)
 {
   gchar *k31 = cf_test_random_kernel_text (31, 7);
