@@ -1197,6 +1197,12 @@ cf_cuda_tvl1_plan_blocked_rows (const cf_cuda_tvl1_plan * plan, int width,
 }
 
 extern "C" int
+cf_cuda_tvl1_tile_rows_valid (int rows)
+{
+  return tvl1_tile_rows_valid (rows);
+}
+
+extern "C" int
 cf_cuda_tvl1_plan_blocked_iterations (const cf_cuda_tvl1_plan * plan,
     int width, int height)
 {

@@ -112,6 +112,11 @@ cf_status cf_cuda_tvl1_plan_set_pdl (cf_cuda_tvl1_plan * plan, int pdl);
 cf_status cf_cuda_tvl1_fp16_resample (const cf_cuda_flow * src,
     cf_cuda_flow * dst, int gather, cudaStream_t stream);
 
+/* Whether BLOCKED has kernels for tiles of @rows (16, 32, 48 or 64):
+ * the heights cf_cuda_tvl1_plan_set_blocking accepts, for tools that
+ * take one on their command line. */
+int cf_cuda_tvl1_tile_rows_valid (int rows);
+
 /* The tile height BLOCKED uses for a launch of @iterations (1 ... the
  * plan's iterations per launch) on a @width x @height level, as its runs
  * choose it; 0 for invalid arguments. For tests and benchmarks. */

@@ -318,8 +318,8 @@ main (int argc, char **argv)
         char *end;
         const long n = strtol (parts[k], &end, 10);
 
-        if (end == parts[k] || *end != '\0' || (n != 16 && n != 32 &&
-                n != 48 && n != 64) || n_rows == MAX_ROWS)
+        if (end == parts[k] || *end != '\0' || n < 1 || n > 64 ||
+            !cf_cuda_tvl1_tile_rows_valid ((int) n) || n_rows == MAX_ROWS)
           cf_args_usage_error (PROG, "bad --rows '%s' (up to four of 16, "
               "32, 48, 64)", rows_opt);
         tile_rows[n_rows++] = (int) n;

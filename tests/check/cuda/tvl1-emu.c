@@ -468,6 +468,24 @@ GST_START_TEST (test_emulation_refuses_bad_arguments)
 
 GST_END_TEST;
 
+/* The heights tools check a --rows value against are the ones the
+ * emulation (and the plans) run: every one the suite emulates, nothing
+ * else. */
+GST_START_TEST (test_tile_rows_valid_are_the_emulated_heights)
+{
+  static const int others[] = { -16, 0, 1, 8, 24, 40, 63, 65, 96, 128 };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (tile_rows); i++)
+    fail_unless (cf_cuda_tvl1_tile_rows_valid (tile_rows[i]),
+        "%d rows refused", tile_rows[i]);
+  for (i = 0; i < G_N_ELEMENTS (others); i++)
+    fail_if (cf_cuda_tvl1_tile_rows_valid (others[i]), "%d rows accepted",
+        others[i]);
+}
+
+GST_END_TEST;
+
 static Suite *
 cuda_tvl1_emu_suite (void)
 {
@@ -481,6 +499,7 @@ cuda_tvl1_emu_suite (void)
   tcase_add_test (tc, test_fp16_blocked_warp_ends_give_fused_bits);
   tcase_add_test (tc, test_emulation_moves_the_state);
   tcase_add_test (tc, test_emulation_refuses_bad_arguments);
+  tcase_add_test (tc, test_tile_rows_valid_are_the_emulated_heights);
   return s;
 }
 
