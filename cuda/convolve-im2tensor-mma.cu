@@ -240,6 +240,8 @@ template < int KS > struct mma_lane
   uint32_t b[MMA_KS_MAX][2];
 };
 
+static_assert (MMA_NT <= MMA_KS_MAX, "a B slot for every n-tile");
+
 /* What every warp of a run reads and writes. */
 struct mma_args
 {
