@@ -71,11 +71,35 @@ cf_status cf_cuda_convolve_fft_run (cf_cuda_convolve_fft * fft,
 
 void cf_cuda_convolve_fft_free (cf_cuda_convolve_fft * fft);
 
+/**
+ * \brief cf_cuda_convolve_fft_new () with overlap-save tiles of tile_w x
+ * tile_h transforms, or with the automatic choice when both are 0.
+ *
+ * A tile gives tile_w - kw + 1 x tile_h - kh + 1 outputs; the tiles cover
+ * the image in one batch of transforms (convolve-fft.cu). The automatic
+ * choice (cf_cuda_convolve_fft_new ()) tiles only large images where
+ * cuFFT runs the tiles' batch faster than one whole-image transform.
+ *
+ * \return as cf_cuda_convolve_fft_new (); CF_ERROR_INVALID also when only
+ *         one of tile_w, tile_h is 0, a tile is smaller than the kernel or
+ *         larger than CF_MAX_DIMENSION, or there would be more than 65535
+ *         tiles
+ */
+cf_status cf_cuda_convolve_fft_new_tiled (int width, int height,
+    const float *taps, int kw, int kh, int ax, int ay, cf_border border,
+    int tile_w, int tile_h, cf_cuda_convolve_fft ** fft);
+
 /* The transform sizes fft runs: pw columns (even), ph rows; at least the
  * padded lengths, 5-smooth, and on large images chosen by timing at
  * creation (convolve-fft.cu). */
 void cf_cuda_convolve_fft_sizes (const cf_cuda_convolve_fft * fft, int *pw,
     int *ph);
+
+/* The overlap-save tiles fft runs, across and down (1 x 1: one transform
+ * of the whole padded image, of the sizes above; else a batch of them,
+ * each of the sizes above). */
+void cf_cuda_convolve_fft_tiles (const cf_cuda_convolve_fft * fft,
+    int *tiles_x, int *tiles_y);
 
 #ifdef __cplusplus
 }

@@ -426,6 +426,17 @@ cf_cuda_convolve_plan_fft_sizes (const cf_cuda_convolve_plan * plan,
   return 1;
 }
 
+extern "C" int
+cf_cuda_convolve_plan_fft_tiles (const cf_cuda_convolve_plan * plan,
+    int *tiles_x, int *tiles_y)
+{
+  if (plan == NULL || plan->fft == NULL || tiles_x == NULL
+      || tiles_y == NULL)
+    return 0;
+  cf_cuda_convolve_fft_tiles (plan->fft, tiles_x, tiles_y);
+  return 1;
+}
+
 extern "C" void
 cf_cuda_convolve_plan_free (cf_cuda_convolve_plan * plan)
 {

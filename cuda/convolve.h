@@ -122,6 +122,12 @@ const char *cf_im2tensor_variant_name (cf_im2tensor_variant variant);
 int cf_cuda_convolve_plan_fft_sizes (const cf_cuda_convolve_plan * plan,
     int *columns, int *rows);
 
+/* The FFT method's overlap-save tiles (across, down) for a plan of that
+ * method: 1 x 1 for one transform of the whole image, else a batch of
+ * them, each of the sizes above. 1, or 0 for a plan of another method. */
+int cf_cuda_convolve_plan_fft_tiles (const cf_cuda_convolve_plan * plan,
+    int *tiles_x, int *tiles_y);
+
 /* Internal: the correlation kernel F of @kernel under @mode into @f (kw kh
  * floats) and its anchor, as every plan runs it (convolution flips the
  * taps in both axes; cuda/convolve.cu). Host code. */

@@ -23,6 +23,8 @@
  * cuFFT header that changes a signature must fail the build, not the run. */
 static_assert (std::is_same < decltype (&cufftPlan2d),
     cf_cufft_plan_2d_fn >::value, "cufftPlan2d signature");
+static_assert (std::is_same < decltype (&cufftPlanMany),
+    cf_cufft_plan_many_fn >::value, "cufftPlanMany signature");
 static_assert (std::is_same < decltype (&cufftSetStream),
     cf_cufft_set_stream_fn >::value, "cufftSetStream signature");
 static_assert (std::is_same < decltype (&cufftExecR2C),
@@ -83,6 +85,7 @@ load (cufft_state * state)
     state->error[0] = '\0';
   }
   if (!resolve (lib, "cufftPlan2d", &state->api.plan_2d, state)
+      || !resolve (lib, "cufftPlanMany", &state->api.plan_many, state)
       || !resolve (lib, "cufftSetStream", &state->api.set_stream, state)
       || !resolve (lib, "cufftExecR2C", &state->api.exec_r2c, state)
       || !resolve (lib, "cufftExecC2R", &state->api.exec_c2r, state)

@@ -21,6 +21,9 @@ extern "C" {
  * compile time that they match the declarations in <cufft.h>. */
 typedef cufftResult (*cf_cufft_plan_2d_fn) (cufftHandle * plan, int nx,
     int ny, cufftType type);
+typedef cufftResult (*cf_cufft_plan_many_fn) (cufftHandle * plan, int rank,
+    int *n, int *inembed, int istride, int idist, int *onembed, int ostride,
+    int odist, cufftType type, int batch);
 typedef cufftResult (*cf_cufft_set_stream_fn) (cufftHandle plan,
     cudaStream_t stream);
 typedef cufftResult (*cf_cufft_exec_r2c_fn) (cufftHandle plan,
@@ -32,6 +35,7 @@ typedef cufftResult (*cf_cufft_destroy_fn) (cufftHandle plan);
 typedef struct
 {
   cf_cufft_plan_2d_fn plan_2d;
+  cf_cufft_plan_many_fn plan_many;
   cf_cufft_set_stream_fn set_stream;
   cf_cufft_exec_r2c_fn exec_r2c;
   cf_cufft_exec_c2r_fn exec_c2r;

@@ -912,9 +912,9 @@ GST_START_TEST (test_fft_runs_follow_their_buffers)
 GST_END_TEST;
 
 /* Transform sizes: the shortest fast sizes on small images; on large ones
- * a choice among the 5-smooth lengths up to 12.5 % longer, timed once per
- * geometry and process (convolve-fft.cu), so two plans of one geometry
- * agree. */
+ * a choice among the 5-smooth lengths up to 12.5 % longer, or a batch of
+ * overlap-save tiles, timed once per geometry and process
+ * (convolve-fft.cu), so two plans of one geometry agree. */
 GST_START_TEST (test_fft_tuned_sizes)
 {
   static const struct
@@ -928,7 +928,7 @@ GST_START_TEST (test_fft_tuned_sizes)
      * the choice of the case before, found in the cache */
     {4096, 4096, 63, CF_BORDER_ZERO},
   };
-  int prev_pw0 = 0, prev_ph0 = 0, prev_pw = 0, prev_ph = 0;
+  int prev_pw0 = 0, prev_ph0 = 0, prev_pw = 0, prev_ph = 0, prev_tiled = 0;
   guint c;
 
   if (!fft_usable ())
@@ -944,7 +944,7 @@ GST_START_TEST (test_fft_tuned_sizes)
       CF_CONV_METHOD_FFT, 0
     };
     cf_cuda_convolve_plan *plan = NULL, *again = NULL;
-    int pw, ph, pw2, ph2;
+    int pw, ph, pw2, ph2, tx, ty, tx2, ty2, tiled;
     gint64 t0, t1, t2;
 
     t0 = g_get_monotonic_time ();
@@ -952,26 +952,49 @@ GST_START_TEST (test_fft_tuned_sizes)
             &params, &plan), CF_OK);
     t1 = g_get_monotonic_time ();
     fail_unless (cf_cuda_convolve_plan_fft_sizes (plan, &pw, &ph));
+    fail_unless (cf_cuda_convolve_plan_fft_tiles (plan, &tx, &ty));
+    tiled = tx * ty > 1;
     if ((long) pw0 * ph0 < (1L << 20)) {
+      fail_unless (!tiled);
       fail_unless_equals_int (pw, pw0);
       fail_unless_equals_int (ph, ph0);
     }
-    fail_unless (pw >= pw0 && pw <= pw0 * 1.125 && pw % 2 == 0
-        && cf_fft_fast_size (pw) == pw, "columns %d", pw);
-    fail_unless (ph >= ph0 && ph <= ph0 * 1.125
-        && cf_fft_fast_size (ph) == ph, "rows %d", ph);
+    if (tiled) {
+      /* square tiles of a tried size, at least twice the kernel, whose
+       * steps cover the image once, at most 1.5 times the points of the
+       * longest whole-image candidates */
+      fail_unless (pw == ph && (pw == 512 || pw == 1024 || pw == 2048)
+          && pw >= 2 * k, "tile %dx%d", pw, ph);
+      fail_unless (tx * (pw - k + 1) >= w && (tx - 1) * (pw - k + 1) < w
+          && ty * (ph - k + 1) >= h && (ty - 1) * (ph - k + 1) < h,
+          "%dx%d tiles of %d", tx, ty, pw);
+      fail_unless ((double) tx * ty * pw * ph <= 1.5 * 1.125 * 1.125 * pw0
+          * ph0);
+    } else {
+      fail_unless (tx == 1 && ty == 1);
+      fail_unless (pw >= pw0 && pw <= pw0 * 1.125 && pw % 2 == 0
+          && cf_fft_fast_size (pw) == pw, "columns %d", pw);
+      fail_unless (ph >= ph0 && ph <= ph0 * 1.125
+          && cf_fft_fast_size (ph) == ph, "rows %d", ph);
+    }
     fail_unless_equals_int (cf_cuda_convolve_plan_new (w, h, kernel,
             &params, &again), CF_OK);
     t2 = g_get_monotonic_time ();
     /* the second plan of a geometry finds the sizes in the cache: the
      * difference is what the timing costs at plan creation */
-    g_print ("%dx%d, K = %d, %s: %dx%d transforms (shortest %dx%d); plan "
-        "%.1f ms, again %.1f ms\n", w, h, k, cf_border_name (cases[c].border),
-        pw, ph, pw0, ph0, (t1 - t0) / 1e3, (t2 - t1) / 1e3);
+    g_print ("%dx%d, K = %d, %s: %dx%d tiles of %dx%d transforms (shortest "
+        "whole %dx%d); plan %.1f ms, again %.1f ms\n", w, h, k,
+        cf_border_name (cases[c].border), tx, ty, pw, ph, pw0, ph0,
+        (t1 - t0) / 1e3, (t2 - t1) / 1e3);
     fail_unless (cf_cuda_convolve_plan_fft_sizes (again, &pw2, &ph2));
+    fail_unless (cf_cuda_convolve_plan_fft_tiles (again, &tx2, &ty2));
     fail_unless_equals_int (pw2, pw);
     fail_unless_equals_int (ph2, ph);
-    if (pw0 == prev_pw0 && ph0 == prev_ph0) {
+    fail_unless_equals_int (tx2, tx);
+    fail_unless_equals_int (ty2, ty);
+    /* whole-image sizes are shared by every geometry with the same
+     * shortest sizes */
+    if (pw0 == prev_pw0 && ph0 == prev_ph0 && !tiled && !prev_tiled) {
       fail_unless_equals_int (pw, prev_pw);
       fail_unless_equals_int (ph, prev_ph);
     }
@@ -979,10 +1002,103 @@ GST_START_TEST (test_fft_tuned_sizes)
     prev_ph0 = ph0;
     prev_pw = pw;
     prev_ph = ph;
+    prev_tiled = tiled;
     cf_cuda_convolve_plan_free (plan);
     cf_cuda_convolve_plan_free (again);
     cf_kernel_free (kernel);
   }
+}
+
+GST_END_TEST;
+
+/* Overlap-save tiles forced small on small images (the automatic choice
+ * tiles only large ones): every border and mode against the CPU, tiles
+ * that split the image unevenly, one tile larger than the image, even
+ * kernels, a 1 x 1 kernel, and the arguments refused. */
+GST_START_TEST (test_fft_tiles_match_cpu)
+{
+  static const struct
+  {
+    int w, h, kw, kh, tile_w, tile_h, tiles_x, tiles_y;
+  } cases[] = {
+    {200, 130, 15, 9, 40, 32, 8, 6}, {97, 61, 7, 7, 16, 16, 10, 7},
+    {300, 200, 31, 31, 64, 48, 9, 12}, {120, 90, 8, 6, 32, 24, 5, 5},
+    {50, 40, 5, 5, 64, 64, 1, 1}, {64, 33, 1, 1, 8, 10, 8, 4},
+    {70, 50, 40, 3, 48, 8, 8, 9},
+  };
+  cudaStream_t stream = cf_test_make_stream ();
+  cf_cuda_convolve_fft *fft = NULL;
+  float taps[9] = { 0 };
+  guint c;
+  int b, m;
+
+  if (!fft_usable ())
+    return;
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const int w = cases[c].w, h = cases[c].h, kw = cases[c].kw,
+        kh = cases[c].kh;
+
+    for (b = 0; b < CF_BORDER_COUNT; b++)
+      for (m = 0; m < 2; m++) {
+        cf_kernel *k = cf_test_random_kernel (kw, kh, next_seed++ * 40503u);
+        cf_image *src = cf_test_random_image (w, h, next_seed++ * 2654435761u,
+            0.0f, 1.0f);
+        cf_image *cpu = cf_image_new (w, h), *gpu = cf_image_new (w, h);
+        float *f = g_new (float, kw * kh), *dtaps = NULL;
+        cf_cuda_image dsrc, ddst;
+        int ax, ay, tx, ty;
+        gchar *what = g_strdup_printf ("%dx%d image, %dx%d kernel, %s, %s, "
+            "fft in %dx%d tiles", w, h, kw, kh, cf_border_name (all_borders[b]),
+            m == 0 ? "convolution" : "correlation", cases[c].tile_w,
+            cases[c].tile_h);
+
+        fail_unless_equals_int (cf_convolve (src, k, all_borders[b],
+                all_modes[m], cpu), CF_OK);
+        cf_cuda_convolve_correlation_taps (k, all_modes[m], f, &ax, &ay);
+        CUDA_OK (cudaMalloc ((void **) &dtaps, kw * kh * sizeof (float)));
+        CUDA_OK (cudaMemcpy (dtaps, f, kw * kh * sizeof (float),
+                cudaMemcpyHostToDevice));
+        fail_unless_equals_int (cf_cuda_convolve_fft_new_tiled (w, h, dtaps,
+                kw, kh, ax, ay, all_borders[b], cases[c].tile_w,
+                cases[c].tile_h, &fft), CF_OK);
+        cf_cuda_convolve_fft_tiles (fft, &tx, &ty);
+        fail_unless (tx == cases[c].tiles_x && ty == cases[c].tiles_y,
+            "%s: %dx%d tiles", what, tx, ty);
+        fail_unless_equals_int (cf_cuda_image_alloc (&dsrc, w, h), CF_OK);
+        fail_unless_equals_int (cf_cuda_image_alloc (&ddst, w, h), CF_OK);
+        fail_unless_equals_int (cf_cuda_image_upload (src, &dsrc, stream),
+            CF_OK);
+        fail_unless_equals_int (cf_cuda_image_fill (&ddst, NAN, stream),
+            CF_OK);
+        fail_unless_equals_int (cf_cuda_convolve_fft_run (fft, dsrc.data,
+                dsrc.pitch, ddst.data, ddst.pitch, stream), CF_OK);
+        fail_unless_equals_int (cf_cuda_image_download (&ddst, gpu, stream),
+            CF_OK);
+        CUDA_OK (cudaStreamSynchronize (stream));
+        cf_test_assert_image_close (gpu, cpu, FFT_TOLERANCE, what);
+
+        cf_cuda_convolve_fft_free (fft);
+        cf_cuda_image_release (&dsrc);
+        cf_cuda_image_release (&ddst);
+        CUDA_OK (cudaFree (dtaps));
+        g_free (f);
+        g_free (what);
+        cf_kernel_free (k);
+        cf_image_free (src);
+        cf_image_free (cpu);
+        cf_image_free (gpu);
+      }
+  }
+
+  /* a tile smaller than the kernel, one size given without the other */
+  fail_unless_equals_int (cf_cuda_convolve_fft_new_tiled (64, 64, taps, 3,
+          3, 1, 1, CF_BORDER_ZERO, 2, 16, &fft), CF_ERROR_INVALID);
+  fail_unless (fft == NULL);
+  fail_unless_equals_int (cf_cuda_convolve_fft_new_tiled (64, 64, taps, 3,
+          3, 1, 1, CF_BORDER_ZERO, 16, 0, &fft), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_convolve_fft_new_tiled (64, 64, taps, 3,
+          3, 1, 1, CF_BORDER_ZERO, 0, 16, &fft), CF_ERROR_INVALID);
+  CUDA_OK (cudaStreamDestroy (stream));
 }
 
 GST_END_TEST;
@@ -1420,6 +1536,7 @@ cuda_convolve_methods_suite (void)
   tcase_add_test (tc, test_fft_fast_sizes);
   tcase_add_test (tc, test_fft_padded_length);
   tcase_add_test (tc, test_fft_tuned_sizes);
+  tcase_add_test (tc, test_fft_tiles_match_cpu);
   tcase_add_test (tc, test_rank1_factorisation);
   tcase_add_test (tc, test_fft_availability);
   tcase_add_test (tc, test_separable_rejects_non_rank1_kernels);
