@@ -130,7 +130,7 @@ constexpr double TUNE_MARGIN = 0.97;
 /* Overlap-save tiles (choose_tile ()): the transform sizes tried, and the
  * most points a tiled run may transform, as a multiple of the whole
  * image's transform; at most as many tiles as a grid's z dimension. */
-constexpr int TILE_SIZES[] = { 512, 1024, 2048 };
+constexpr int TILE_SIZES[] = { 256, 512, 1024, 2048 };
 constexpr double TILE_MAX_POINTS = 1.5;
 constexpr long TILE_MAX_COUNT = 65535;
 /* 1-D launch shape of the spectrum product; grid-stride beyond the cap. */
