@@ -100,17 +100,17 @@ static const auto_crossover auto_table[] = {
    * kernel's counted row copies, the im2tensor window (PARTS=i2t);
    * NVIDIA H200 (132 SMs), FFT sizes timed per pair, for the other
    * columns (PARTS="df sf" tests/gpu/conv-crossovers.sh,
-   * scripts/bench/conv-crossovers.py) up to 1080p; from 3840x2160 on,
-   * every column but separable_taps on the H100 after the FFT method's
-   * overlap-save tiles (SIZES=3840x2160,4096x4096,8192x8192
-   * PARTS="df sf i2t") */
+   * scripts/bench/conv-crossovers.py) at 320x240 and 640x480; from
+   * 1280x720 on, every column but separable_taps on the H100 after the
+   * FFT method's overlap-save tiles (SIZES=1280x720,1920x1080,3840x2160,
+   * 4096x4096,8192x8192 PARTS="df sf i2t") */
   {153600, 441, 9, 766, 121, 1522},         /* 320x240 */
   {532086, 841, 9, 510, 121, 1522},         /* 640x480 */
-  {1382400, 625, 9, 382, 81, 3970},         /* 1280x720 */
+  {1382400, 625, 9, 510, 81, 3970},         /* 1280x720 */
   {4147200, 625, 81, 254, 81, 3970},        /* 1920x1080 */
-  {11796480, 625, 81, 382, 81, 3970},       /* 3840x2160 */
+  {11796480, 625, 81, 254, 81, 3970},       /* 3840x2160 */
   {33554432, 625, 81, 382, 81, 3970},       /* 4096x4096 */
-  {LONG_MAX, 529, 81, 254, 81, 3970},       /* 8192x8192 */
+  {LONG_MAX, 441, 81, 254, 81, 3970},       /* 8192x8192 */
 };
 
 /* The method AUTO picks for a kw x kh kernel on a width x height image;
