@@ -658,7 +658,8 @@ cf_cuda_convolve_fft_new_tiled (int width, int height, const float *taps,
       || width > CF_MAX_DIMENSION || height > CF_MAX_DIMENSION
       || kw < 1 || kh < 1 || kw > CF_KERNEL_MAX_SIZE
       || kh > CF_KERNEL_MAX_SIZE || ax < 0 || ax >= kw || ay < 0 || ay >= kh
-      || (unsigned) border >= CF_BORDER_COUNT || (tile_w > 0) != (tile_h > 0)
+      || (unsigned) border >= CF_BORDER_COUNT || tile_w < 0 || tile_h < 0
+      || (tile_w > 0) != (tile_h > 0)
       || (tile_w > 0 && (tile_w < kw || tile_h < kh
               || tile_w > CF_MAX_DIMENSION || tile_h > CF_MAX_DIMENSION
               || (long) cf_div_up (width, tile_w - kw + 1)

@@ -81,9 +81,9 @@ void cf_cuda_convolve_fft_free (cf_cuda_convolve_fft * fft);
  * cuFFT runs the tiles' batch faster than one whole-image transform.
  *
  * \return as cf_cuda_convolve_fft_new (); CF_ERROR_INVALID also when only
- *         one of tile_w, tile_h is 0, a tile is smaller than the kernel or
- *         larger than CF_MAX_DIMENSION, or there would be more than 65535
- *         tiles
+ *         one of tile_w, tile_h is 0, either is negative, a tile is
+ *         smaller than the kernel or larger than CF_MAX_DIMENSION, or there
+ *         would be more than 65535 tiles
  */
 cf_status cf_cuda_convolve_fft_new_tiled (int width, int height,
     const float *taps, int kw, int kh, int ax, int ay, cf_border border,

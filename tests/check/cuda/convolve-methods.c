@@ -1091,7 +1091,8 @@ GST_START_TEST (test_fft_tiles_match_cpu)
       }
   }
 
-  /* a tile smaller than the kernel, one size given without the other */
+  /* a tile smaller than the kernel, one size given without the other,
+   * negative sizes */
   fail_unless_equals_int (cf_cuda_convolve_fft_new_tiled (64, 64, taps, 3,
           3, 1, 1, CF_BORDER_ZERO, 2, 16, &fft), CF_ERROR_INVALID);
   fail_unless (fft == NULL);
@@ -1099,6 +1100,9 @@ GST_START_TEST (test_fft_tiles_match_cpu)
           3, 1, 1, CF_BORDER_ZERO, 16, 0, &fft), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_convolve_fft_new_tiled (64, 64, taps, 3,
           3, 1, 1, CF_BORDER_ZERO, 0, 16, &fft), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_convolve_fft_new_tiled (64, 64, taps, 3,
+          3, 1, 1, CF_BORDER_ZERO, -16, -16, &fft), CF_ERROR_INVALID);
+  fail_unless (fft == NULL);
   CUDA_OK (cudaStreamDestroy (stream));
 }
 
