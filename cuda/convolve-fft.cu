@@ -509,17 +509,18 @@ out:
     cudaFree (spec);
 }
 
-/* Overlap-save tiles of tile x tile transforms for a width x height image
- * and a kw x kh kernel: *tx x *ty of them, each giving tile - kw + 1 x
- * tile - kh + 1 outputs; 0 when the tile is too small for the kernel. */
+/* Overlap-save tiles of tile_w x tile_h transforms for a width x height
+ * image and a kw x kh kernel: *tx x *ty of them, each giving
+ * tile_w - kw + 1 x tile_h - kh + 1 outputs; 0 when the tile is too
+ * small for the kernel. */
 static int
-count_tiles (int tile, int width, int height, int kw, int kh, int *tx,
-    int *ty)
+count_tiles (int tile_w, int tile_h, int width, int height, int kw, int kh,
+    int *tx, int *ty)
 {
-  if (tile < kw || tile < kh)
+  if (tile_w < kw || tile_h < kh)
     return 0;
-  *tx = cf_div_up (width, tile - kw + 1);
-  *ty = cf_div_up (height, tile - kh + 1);
+  *tx = cf_div_up (width, tile_w - kw + 1);
+  *ty = cf_div_up (height, tile_h - kh + 1);
   return 1;
 }
 
@@ -552,7 +553,7 @@ choose_tile (const cf_cufft_api * api, int device, int width, int height,
     float t;
 
     if (tile < 2 * kw || tile < 2 * kh
-        || !count_tiles (tile, width, height, kw, kh, &tx, &ty)
+        || !count_tiles (tile, tile, width, height, kw, kh, &tx, &ty)
         || (long) tx * ty < 2 || (long) tx * ty > TILE_MAX_COUNT)
       continue;
     points = (long) tx * ty * tile * tile;
@@ -650,7 +651,7 @@ cf_cuda_convolve_fft_new_tiled (int width, int height, const float *taps,
   cf_cuda_convolve_fft *p = NULL;
   const cf_cufft_api *api;
   size_t real_bytes, spec_bytes;
-  int tiles;
+  int tiles, tx = 1, ty = 1;
 
   if (fft != NULL)
     *fft = NULL;
@@ -660,10 +661,10 @@ cf_cuda_convolve_fft_new_tiled (int width, int height, const float *taps,
       || kh > CF_KERNEL_MAX_SIZE || ax < 0 || ax >= kw || ay < 0 || ay >= kh
       || (unsigned) border >= CF_BORDER_COUNT || tile_w < 0 || tile_h < 0
       || (tile_w > 0) != (tile_h > 0)
-      || (tile_w > 0 && (tile_w < kw || tile_h < kh
-              || tile_w > CF_MAX_DIMENSION || tile_h > CF_MAX_DIMENSION
-              || (long) cf_div_up (width, tile_w - kw + 1)
-              * cf_div_up (height, tile_h - kh + 1) > TILE_MAX_COUNT)))
+      || (tile_w > 0 && (tile_w > CF_MAX_DIMENSION
+              || tile_h > CF_MAX_DIMENSION
+              || !count_tiles (tile_w, tile_h, width, height, kw, kh, &tx,
+                  &ty) || (long) tx * ty > TILE_MAX_COUNT)))
     return CF_ERROR_INVALID;
   api = cf_cufft_load ();
   if (api == NULL)
@@ -680,20 +681,12 @@ cf_cuda_convolve_fft_new_tiled (int width, int height, const float *taps,
   p->ax = ax;
   p->ay = ay;
   p->border = border;
-  p->tiles_x = p->tiles_y = 1;
-  p->step_x = width;
-  p->step_y = height;
-  if (tile_w > 0) {
-    p->pw = tile_w;
-    p->ph = tile_h;
-  } else {
+  if (tile_w == 0) {
     /* sizes and tiles: file comment */
     const int lw = cf_fft_padded_length (width, kw, ax, border);
     const int lh = cf_fft_padded_length (height, kh, ay, border);
-    int device = 0;
+    int device = 0, sw, sh;
     float whole_ms = -1.0f;
-
-    int sw, sh;
 
     if (cudaGetDevice (&device) != cudaSuccess) {
       cudaGetLastError ();
@@ -703,16 +696,19 @@ cf_cuda_convolve_fft_new_tiled (int width, int height, const float *taps,
     choose_sizes (api, device, lw, lh, &sw, &sh, &p->pw, &p->ph, &whole_ms);
     tile_w = tile_h = choose_tile (api, device, width, height, kw, kh, sw,
         sh, p->pw, p->ph, whole_ms);
-    if (tile_w > 0) {
-      p->pw = tile_w;
-      p->ph = tile_h;
-    }
+    if (tile_w > 0)
+      count_tiles (tile_w, tile_h, width, height, kw, kh, &tx, &ty);
   }
+  p->tiles_x = tx;
+  p->tiles_y = ty;
   if (tile_w > 0) {
+    p->pw = tile_w;
+    p->ph = tile_h;
     p->step_x = tile_w - kw + 1;
     p->step_y = tile_h - kh + 1;
-    p->tiles_x = cf_div_up (width, p->step_x);
-    p->tiles_y = cf_div_up (height, p->step_y);
+  } else {
+    p->step_x = width;
+    p->step_y = height;
   }
   p->cw = p->pw / 2 + 1;
   tiles = p->tiles_x * p->tiles_y;
