@@ -923,9 +923,15 @@ GST_START_TEST (test_fft_tuned_sizes)
     cf_border border;
   } cases[] = {
     {64, 48, 7, CF_BORDER_ZERO}, {2000, 1000, 31, CF_BORDER_ZERO},
-    {1920, 1080, 127, CF_BORDER_REFLECT}, {4096, 4096, 127, CF_BORDER_ZERO},
+    {1920, 1080, 127, CF_BORDER_REFLECT},
+    /* other lengths (2044 x 1204 against 2046 x 1206), the same shortest
+     * sizes (2048 x 1215), one transform of the whole image (tiles hold
+     * about 1.5 times its points here): the case before's sizes, found in
+     * the cache */
+    {1920, 1080, 125, CF_BORDER_REFLECT}, {4096, 4096, 127, CF_BORDER_ZERO},
     /* other lengths (4159 against 4222), the same shortest sizes (4320):
-     * the choice of the case before, found in the cache */
+     * the choice of the case before, found in the cache when neither
+     * runs tiles */
     {4096, 4096, 63, CF_BORDER_ZERO},
   };
   int prev_pw0 = 0, prev_ph0 = 0, prev_pw = 0, prev_ph = 0, prev_tiled = 0;
