@@ -84,7 +84,11 @@ tvl1h_sample (const tvl1h_taps & k, const float *__restrict__ d,
  *  and the same sum order as sampling precomputed I1x, I1y planes would
  *  give. Taps at least one cell inside the plane (all but a border band)
  *  read the 6 x 6 window around them, corners left out: 32 loads; the
- *  others clamp each neighbour as the gradient kernel does. The two paths
+ *  others clamp each neighbour as the gradient kernel does. The gradients
+ *  are summed from the differences and halved once at the end: every
+ *  partial sum then holds exactly twice what it would with halved
+ *  differences (doubling commutes with rounding barring underflow and
+ *  overflow), so the bits are the same for 32 multiplies fewer. The two paths
  *  keep their own copies of the tap sums: one shared helper made the
  *  constants kernel spill at 64 registers (out of line, it was slower:
  *  measured in docs/flow-speed.md). */
@@ -117,19 +121,20 @@ tvl1h_sample_grad (const tvl1h_taps & k, const float *__restrict__ i1,
       float3 r = make_float3 (0.0f, 0.0f, 0.0f);
 #pragma unroll
       for (i = 0; i < 4; i++) {
-        const float gx = __fmul_rn (0.5f, __fsub_rn (c[j + 1][i + 2],
-                c[j + 1][i]));
-        const float gy = __fmul_rn (0.5f, __fsub_rn (c[j + 2][i + 1],
-                c[j][i + 1]));
+        /* twice the centred differences (function comment) */
+        const float dx = __fsub_rn (c[j + 1][i + 2], c[j + 1][i]);
+        const float dy = __fsub_rn (c[j + 2][i + 1], c[j][i + 1]);
 
         r.x = fmaf (k.wx[i], c[j + 1][i + 1], r.x);
-        r.y = fmaf (k.wx[i], gx, r.y);
-        r.z = fmaf (k.wx[i], gy, r.z);
+        r.y = fmaf (k.wx[i], dx, r.y);
+        r.z = fmaf (k.wx[i], dy, r.z);
       }
       s.x = fmaf (k.wy[j], r.x, s.x);
       s.y = fmaf (k.wy[j], r.y, s.y);
       s.z = fmaf (k.wy[j], r.z, s.z);
     }
+    s.y = __fmul_rn (0.5f, s.y);
+    s.z = __fmul_rn (0.5f, s.z);
     return s;
   }
 #pragma unroll
@@ -143,19 +148,20 @@ tvl1h_sample_grad (const tvl1h_taps & k, const float *__restrict__ i1,
 #pragma unroll
     for (i = 0; i < 4; i++) {
       const int x = k.x[i];
-      const float gx = __fmul_rn (0.5f, __fsub_rn (__ldg (row + min (x + 1,
-                      w - 1)), __ldg (row + max (x - 1, 0))));
-      const float gy = __fmul_rn (0.5f, __fsub_rn (__ldg (down + x),
-              __ldg (up + x)));
+      const float dx = __fsub_rn (__ldg (row + min (x + 1, w - 1)),
+          __ldg (row + max (x - 1, 0)));
+      const float dy = __fsub_rn (__ldg (down + x), __ldg (up + x));
 
       r.x = fmaf (k.wx[i], __ldg (row + x), r.x);
-      r.y = fmaf (k.wx[i], gx, r.y);
-      r.z = fmaf (k.wx[i], gy, r.z);
+      r.y = fmaf (k.wx[i], dx, r.y);
+      r.z = fmaf (k.wx[i], dy, r.z);
     }
     s.x = fmaf (k.wy[j], r.x, s.x);
     s.y = fmaf (k.wy[j], r.y, s.y);
     s.z = fmaf (k.wy[j], r.z, s.z);
   }
+  s.y = __fmul_rn (0.5f, s.y);
+  s.z = __fmul_rn (0.5f, s.z);
   return s;
 }
 
