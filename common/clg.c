@@ -83,15 +83,15 @@ static const cf_preset clg_presets[] = {
           CF_SET_TEXT ("iterations-per-level", "60,120,180,240")}},
   /* points of the measured speed/accuracy front that also keep large
    * motions (docs/flow-frontier.md) */
-  {"fast", "6 levels, 25 sweeps on every level (H200, 1080p, fp16: 1.07 "
+  {"fast", "6 levels, 25 sweeps on every level (H100, 1080p, fp16: 1.05 "
         "ms; Middlebury EPE 0.940)",
       {CF_SET ("levels", 6), CF_SET ("iterations", 25),
           CF_SET_TEXT ("iterations-per-level", NULL)}},
-  {"balanced", "The defaults: 6 levels, 50 sweeps on every level (H200, 1080p, fp16: "
-        "1.45 ms; Middlebury EPE 0.860)",
+  {"balanced", "The defaults: 6 levels, 50 sweeps on every level (H100, 1080p, fp16: "
+        "1.44 ms; Middlebury EPE 0.860)",
       {CF_SET ("levels", 6), CF_SET ("iterations", 50),
           CF_SET_TEXT ("iterations-per-level", NULL)}},
-  {"accurate", "6 levels, 100 sweeps on every level (H200, 1080p, fp16: "
+  {"accurate", "6 levels, 100 sweeps on every level (H100, 1080p, fp16: "
         "2.22 ms; Middlebury EPE 0.799)",
       {CF_SET ("levels", 6), CF_SET ("iterations", 100),
           CF_SET_TEXT ("iterations-per-level", NULL)}},

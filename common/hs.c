@@ -50,16 +50,16 @@ static const cf_preset hs_presets[] = {
       {CF_SET ("levels", 3), CF_SET ("warps", 1), CF_SET ("iterations", 10)}},
   /* points of the measured speed/accuracy front that also keep large
    * motions (docs/flow-frontier.md) */
-  {"fast", "6 levels, 1 warp, 20 iterations, alpha 15 (H200, 1080p, fp16: "
-        "0.57 ms; Middlebury EPE 1.140)",
+  {"fast", "6 levels, 1 warp, 20 iterations, alpha 15 (H100, 1080p, fp16: "
+        "0.55 ms; Middlebury EPE 1.140)",
       {CF_SET ("levels", 6), CF_SET ("warps", 1), CF_SET ("iterations", 20),
           CF_SET ("alpha", 15.0)}},
   {"balanced", "The defaults: 6 levels, 1 warp, 50 iterations, alpha 15 "
-        "(H200, 1080p, fp16: 0.90 ms; Middlebury EPE 0.786)",
+        "(H100, 1080p, fp16: 0.88 ms; Middlebury EPE 0.786)",
       {CF_SET ("levels", 6), CF_SET ("warps", 1), CF_SET ("iterations", 50),
           CF_SET ("alpha", 15.0)}},
-  {"accurate", "5 levels, 1 warp, 200 iterations, alpha 15 (H200, 1080p, "
-        "fp16: 2.36 ms; Middlebury EPE 0.623)",
+  {"accurate", "5 levels, 1 warp, 200 iterations, alpha 15 (H100, 1080p, "
+        "fp16: 2.37 ms; Middlebury EPE 0.623)",
       {CF_SET ("levels", 5), CF_SET ("warps", 1), CF_SET ("iterations", 200),
           CF_SET ("alpha", 15.0)}},
   {NULL}
