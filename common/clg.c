@@ -74,11 +74,13 @@ static const cf_param clg_params[] = {
 /* Seznec et al.'s configurations A and B (JRTIP 2022) */
 static const cf_preset clg_presets[] = {
   {"config-a", "Seznec et al.'s configuration A: 4 levels, 75 sweeps on "
-        "every level",
+        "every level (H100, 1080p, fp16: 1.64 ms; Middlebury EPE "
+        "1.011)",
       {CF_SET ("levels", 4), CF_SET ("iterations", 75),
           CF_SET_TEXT ("iterations-per-level", NULL)}},
   {"config-b", "Seznec et al.'s configuration B: 4 levels, 60,120,180,240 "
-        "sweeps (finest first)",
+        "sweeps (finest first; H100, 1080p, fp16: 1.83 ms; Middlebury EPE "
+        "0.979)",
       {CF_SET ("levels", 4),
           CF_SET_TEXT ("iterations-per-level", "60,120,180,240")}},
   /* points of the measured speed/accuracy front that also keep large
