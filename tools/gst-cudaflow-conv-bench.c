@@ -252,16 +252,18 @@ run_one (const bench_method * method, const cf_cuda_image * src,
   if (r->resolved == CF_CONV_METHOD_FFT) {
     int columns, rows, tiles_x = 1, tiles_y = 1;
     size_t used = strlen (r->note);
+    const char *sep = used > 0 ? "; " : "";
 
-    if (cf_cuda_convolve_plan_fft_sizes (plan, &columns, &rows)
-        && cf_cuda_convolve_plan_fft_tiles (plan, &tiles_x, &tiles_y)
-        && tiles_x * tiles_y > 1)
-      snprintf (r->note + used, NOTE_MAX - used,
-          "%s%dx%d tiles of %dx%d transforms", used > 0 ? "; " : "",
-          tiles_x, tiles_y, columns, rows);
-    else if (cf_cuda_convolve_plan_fft_sizes (plan, &columns, &rows))
-      snprintf (r->note + used, NOTE_MAX - used, "%s%dx%d transforms",
-          used > 0 ? "; " : "", columns, rows);
+    if (cf_cuda_convolve_plan_fft_sizes (plan, &columns, &rows)) {
+      cf_cuda_convolve_plan_fft_tiles (plan, &tiles_x, &tiles_y);
+      if (tiles_x * tiles_y > 1)
+        snprintf (r->note + used, NOTE_MAX - used,
+            "%s%dx%d tiles of %dx%d transforms", sep, tiles_x, tiles_y,
+            columns, rows);
+      else
+        snprintf (r->note + used, NOTE_MAX - used, "%s%dx%d transforms",
+            sep, columns, rows);
+    }
   }
 
   t = calloc (reps, sizeof (double));
