@@ -64,7 +64,8 @@
  * pitch puts a matrix's 8 rows in distinct 16-byte bank groups.
  *
  * Tiling: a warp owns MT = 8 m-tiles by NT = 2 n-tiles, 128 columns by
- * 16 rows (64 fp32 accumulators per lane), and walks the rows r = y0 ..
+ * 16 rows (64 fp32 accumulators per lane; below, 4 m-tiles), and walks
+ * the rows r = y0 ..
  * y0 + 15 + kh - 1; n-tile nt takes part only while 0 <= d <= kh + 6, so
  * rows of B that are entirely zero are skipped. The n-tiles that meet a
  * row are one range, and each range has its own branch-free body
@@ -73,8 +74,14 @@
  * 64 x 32 warps (MT = NT = 4), a warp walks 16 + kh - 1 rows instead of
  * 32 + kh - 1 for the same outputs, and more of its rows keep every
  * n-tile busy (83 % of row x n-tile slots at kh = 31 instead of 61 %):
- * 11-26 % faster at 1080p, 0-5 % at 4096^2 (docs/convolution.md). A
- * block stacks 4 warps vertically (128 x 64 outputs, 128 threads); its
+ * 11-26 % faster at 1080p, 0-5 % at 4096^2 (docs/convolution.md). Where
+ * a grid of such blocks would have no more blocks than the device has
+ * SMs, a frame lasts one warp's walk and most SMs idle: there warps of
+ * MT = 4 m-tiles (64 x 16 outputs, twice as many blocks, 80 registers)
+ * run instead, 9-14 % faster at 1280 x 720, while at 1080p and up they
+ * lose 4-14 % (more row copies per output); MT is a template parameter
+ * and the geometry's mt picks it. A block stacks 4 warps vertically
+ * (16 MT x 64 outputs, 128 threads); its
  * only barrier follows the band copy (the staged loop's waits are per
  * warp), and its dynamic shared memory is the band, then the staged
  * loop's four rings. KS = ceil (kw / 16) k-steps, a template parameter
@@ -104,6 +111,7 @@
 #include "cuda/convolve-im2tensor.cuh"
 #include "cuda/convolve.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 namespace {
@@ -112,12 +120,12 @@ namespace {
 constexpr int MMA_M = 16;
 constexpr int MMA_N = 8;
 constexpr int MMA_K = 16;
-/* Tiles of a warp: MMA_MT across (128 columns), MMA_NT down (16 rows);
- * the file comment says why this shape. */
-constexpr int MMA_MT = 8;
+/* Tiles of a warp: MT across, MMA_MT_WIDE (128 columns) or, where a
+ * grid of those would leave most SMs idle, MMA_MT_NARROW (64 columns);
+ * MMA_NT down (16 rows); the file comment says why these shapes. */
+constexpr int MMA_MT_WIDE = 8;
+constexpr int MMA_MT_NARROW = 4;
 constexpr int MMA_NT = 2;
-constexpr int MMA_TILES = MMA_MT * MMA_NT;
-constexpr int MMA_TILE_W = MMA_M * MMA_MT;
 constexpr int MMA_TILE_H = MMA_N * MMA_NT;
 /* Taps per chunk: at most 4 k-steps of 16. */
 constexpr int MMA_KS_MAX = 4;
@@ -158,9 +166,19 @@ constexpr uint32_t MMA_STAGE_POISON = 0x7e007e00u;
 #define MMA_UNROLL
 #endif
 
-static_assert (MMA_TILE_W == 128 && MMA_BLOCK_H == 64 && MMA_CHUNK == 64,
+/* Output columns of a warp of MT m-tiles (and of its block). */
+static constexpr __host__ __device__ int
+mma_tile_w (int mt)
+{
+  return MMA_M * mt;
+}
+
+static_assert (mma_tile_w (MMA_MT_WIDE) == 128
+    && mma_tile_w (MMA_MT_NARROW) == 64 && MMA_BLOCK_H == 64
+    && MMA_CHUNK == 64,
     "the geometry of the file comment and of im2tensor_mma_geometry_init ()");
-static_assert (MMA_TILE_W % I2T_PAD_RUN == 0 && MMA_CHUNK % I2T_PAD_RUN == 0,
+static_assert (mma_tile_w (MMA_MT_NARROW) % I2T_PAD_RUN == 0
+    && MMA_CHUNK % I2T_PAD_RUN == 0,
     "the pad pitch of im2tensor_mma_geometry_init () is whole runs of the "
     "pad kernel, so its 16-byte stores stay aligned");
 
@@ -169,37 +187,37 @@ static_assert (MMA_TILE_W % I2T_PAD_RUN == 0 && MMA_CHUNK % I2T_PAD_RUN == 0,
  * with PAIRS = 2 MT + 2 KS - 1; 4 (PAIRS + 1) words is whole 16-byte
  * vectors. From u0 (a multiple of 64 halves) on. */
 static constexpr __host__ __device__ int
-mma_stage_words (int ks)
+mma_stage_words (int mt, int ks)
 {
-  return 4 * (2 * MMA_MT + 2 * ks);
+  return 4 * (2 * mt + 2 * ks);
 }
 
 /* Words between the two planes' copies of a row in the ring. */
 static constexpr __host__ __device__ int
-mma_stage_plane_words (int ks)
+mma_stage_plane_words (int mt, int ks)
 {
-  return mma_stage_words (ks) % 32 == 0
-      ? mma_stage_words (ks) + MMA_STAGE_SKEW : mma_stage_words (ks);
+  return mma_stage_words (mt, ks) % 32 == 0
+      ? mma_stage_words (mt, ks) + MMA_STAGE_SKEW : mma_stage_words (mt, ks);
 }
 
 /* Words of one row (both planes) and of a warp's ring. */
 static constexpr __host__ __device__ int
-mma_stage_row_words (int ks)
+mma_stage_row_words (int mt, int ks)
 {
-  return 2 * mma_stage_plane_words (ks);
+  return 2 * mma_stage_plane_words (mt, ks);
 }
 
 static constexpr __host__ __device__ int
-mma_ring_words (int ks)
+mma_ring_words (int mt, int ks)
 {
-  return MMA_RING * mma_stage_row_words (ks);
+  return MMA_RING * mma_stage_row_words (mt, ks);
 }
 
 /* Bytes of the block's rings. */
 static constexpr size_t
-mma_rings_bytes (int ks)
+mma_rings_bytes (int mt, int ks)
 {
-  return (size_t) MMA_WARPS * mma_ring_words (ks) * sizeof (uint32_t);
+  return (size_t) MMA_WARPS * mma_ring_words (mt, ks) * sizeof (uint32_t);
 }
 
 /* A pair-load reads words 4c + 0 .. 6 of each plane's copy: distinct
@@ -207,12 +225,14 @@ mma_rings_bytes (int ks)
 static constexpr bool
 mma_stage_banks_distinct (void)
 {
-  for (int ks = 1; ks <= MMA_KS_MAX; ks++) {
-    const int skew = mma_stage_plane_words (ks) % 32;
+  for (int mt = MMA_MT_NARROW; mt <= MMA_MT_WIDE; mt += MMA_MT_WIDE
+      - MMA_MT_NARROW)
+    for (int ks = 1; ks <= MMA_KS_MAX; ks++) {
+      const int skew = mma_stage_plane_words (mt, ks) % 32;
 
-    if (skew < 7 || skew > 25 || mma_stage_words (ks) % 4 != 0)
-      return false;
-  }
+      if (skew < 7 || skew > 25 || mma_stage_words (mt, ks) % 4 != 0)
+        return false;
+    }
   return true;
 }
 
@@ -226,11 +246,11 @@ static_assert (MMA_RING >= 2 && MMA_RING - 1 <= MMA_TILE_H, "the ring "
 /* One lane's registers: the accumulators of its MT x NT tiles, the image
  * pairs of the current padded row (and, in the register loop, of the
  * next), and the A and B fragments of the MMA being issued. */
-template < int KS > struct mma_lane
+template < int MT, int KS > struct mma_lane
 {
-  static constexpr int PAIRS = 2 * MMA_MT + 2 * KS - 1;
+  static constexpr int PAIRS = 2 * MT + 2 * KS - 1;
 
-  float acc[MMA_TILES][4];
+  float acc[MT * MMA_NT][4];
   uint32_t pair[PAIRS];
   uint32_t next[PAIRS];
   uint32_t a[4];
@@ -310,12 +330,12 @@ mma_load_b_step (const Warp & w, const mma_args & p, const uint32_t * band,
  * odd multiple of 4 words, puts the 8 rows of a matrix in distinct
  * 16-byte bank groups. */
 #pragma nv_exec_check_disable
-template < int KS, int S2 = 0, class Warp >
+template < int MT, int KS, int S2 = 0, class Warp >
 static __host__ __device__ __forceinline__ void
 mma_load_b (Warp & w, const mma_args & p, const uint32_t * band, int d,
     int tap0)
 {
-  typedef mma_lane < KS > lane_regs;
+  typedef mma_lane < MT, KS > lane_regs;
 
   if constexpr (S2 < KS) {
     /* k-steps S2 and S2 + 1 (.x4), or S2 alone (.x2) */
@@ -332,7 +352,7 @@ mma_load_b (Warp & w, const mma_args & p, const uint32_t * band, int d,
     };
 
     w.template load_matrices < N > (row_of, put);
-    mma_load_b < KS, S2 + 2 > (w, p, band, d, tap0);
+    mma_load_b < MT, KS, S2 + 2 > (w, p, band, d, tap0);
   }
 }
 
@@ -340,11 +360,11 @@ mma_load_b (Warp & w, const mma_args & p, const uint32_t * band, int d,
  * Hankel, so a0 = pair(c), a1 = a2 = pair(c + 1), a3 = pair(c + 2) with
  * c = 2 (mt + s). */
 #pragma nv_exec_check_disable
-template < int KS, class Warp >
+template < int MT, int KS, class Warp >
 static __host__ __device__ __forceinline__ void
 mma_set_a (Warp & w, int mt, int s)
 {
-  w.each_lane ([&](mma_lane < KS > &l, int) {
+  w.each_lane ([&](mma_lane < MT, KS > &l, int) {
         const int c = 2 * (mt + s);
 
         l.a[0] = l.pair[c];
@@ -359,12 +379,12 @@ mma_set_a (Warp & w, int mt, int s)
  * the range known at compile time the row's MMAs are one branch-free
  * block that the compiler may schedule as a whole. */
 #pragma nv_exec_check_disable
-template < int KS, int LO, int HI, class Warp >
+template < int MT, int KS, int LO, int HI, class Warp >
 static __host__ __device__ __forceinline__ void
 mma_row_products_range (Warp & w, const mma_args & p, const uint32_t * band,
     int r, int tap0)
 {
-  typedef mma_lane < KS > lane_regs;
+  typedef mma_lane < MT, KS > lane_regs;
 
   if constexpr (KS == MMA_KS_MAX) {
     /* chunks of 4 k-steps (kernels wider than 48 taps) load every k-step's
@@ -372,12 +392,12 @@ mma_row_products_range (Warp & w, const mma_args & p, const uint32_t * band,
      * K = 63 and 127 (docs/convolution.md) */
     MMA_UNROLL
     for (int nt = LO; nt <= HI; nt++) {
-      mma_load_b < KS > (w, p, band, r - MMA_N * nt, tap0);
+      mma_load_b < MT, KS > (w, p, band, r - MMA_N * nt, tap0);
       MMA_UNROLL
       for (int s = 0; s < KS; s++)
         MMA_UNROLL
-        for (int mt = 0; mt < MMA_MT; mt++) {
-          mma_set_a < KS > (w, mt, s);
+        for (int mt = 0; mt < MT; mt++) {
+          mma_set_a < MT, KS > (w, mt, s);
           w.mma (mt * MMA_NT + nt, s);
         }
     }
@@ -394,8 +414,8 @@ mma_row_products_range (Warp & w, const mma_args & p, const uint32_t * band,
                   l.b[nt]);
             });
       MMA_UNROLL
-      for (int mt = 0; mt < MMA_MT; mt++) {
-        mma_set_a < KS > (w, mt, s);
+      for (int mt = 0; mt < MT; mt++) {
+        mma_set_a < MT, KS > (w, mt, s);
         MMA_UNROLL
         for (int nt = LO; nt <= HI; nt++)
           w.mma (mt * MMA_NT + nt, nt);
@@ -408,7 +428,7 @@ mma_row_products_range (Warp & w, const mma_args & p, const uint32_t * band,
  * zero) while 0 <= d <= kh + 6, d = r - 8 nt, so the n-tiles that do are
  * one range, LO .. HI; one branch per row picks its products. */
 #pragma nv_exec_check_disable
-template < int KS, class Warp >
+template < int MT, int KS, class Warp >
 static __host__ __device__ __forceinline__ void
 mma_row_products (Warp & w, const mma_args & p, const uint32_t * band,
     int r, int tap0)
@@ -421,7 +441,7 @@ mma_row_products (Warp & w, const mma_args & p, const uint32_t * band,
   switch (4 * lo + hi) {
 #define MMA_RANGE(LO, HI) \
     case 4 * (LO) + (HI): \
-      mma_row_products_range < KS, LO, HI > (w, p, band, r, tap0); \
+      mma_row_products_range < MT, KS, LO, HI > (w, p, band, r, tap0); \
       break
     MMA_RANGE (0, 0); MMA_RANGE (0, 1);
     MMA_RANGE (1, 1);
@@ -435,12 +455,12 @@ mma_row_products (Warp & w, const mma_args & p, const uint32_t * band,
  * each row's pairs come from global memory, the next row's loads go out
  * before this row's MMAs. @u0 = x0 + tap0. */
 #pragma nv_exec_check_disable
-template < int KS, class Warp >
+template < int MT, int KS, class Warp >
 static __host__ __device__ __forceinline__ void
 mma_rows_regs (Warp & w, const mma_args & p, const uint32_t * band, int u0,
     int y0, int rows, int tap0)
 {
-  typedef mma_lane < KS > lane_regs;
+  typedef mma_lane < MT, KS > lane_regs;
   constexpr int PAIRS = lane_regs::PAIRS;
   const uint32_t *row0 = p.pad + u0 / 2;
 
@@ -457,21 +477,21 @@ mma_rows_regs (Warp & w, const mma_args & p, const uint32_t * band, int u0,
             mma_gather_pairs < PAIRS, false > (w, row0 + (size_t) (y0 + r
                     + 1) * p.pitch_words, p.plane_words, lane, l.next);
         });
-    mma_row_products < KS > (w, p, band, r, tap0);
+    mma_row_products < MT, KS > (w, p, band, r, tap0);
   }
 }
 
 /* Lane @lane's share of the copy of padded row @v into ring slot @slot.
- * A row is VECS = mma_stage_words (KS) / 4 16-byte vectors per plane from
+ * A row is VECS = mma_stage_words (MT, KS) / 4 16-byte vectors per plane from
  * half u0 on: lane i copies vectors i, i + 32, ... (below 2 VECS), vector
  * j being vector j % VECS of plane j / VECS. */
 #pragma nv_exec_check_disable
-template < int KS, class Warp >
+template < int MT, int KS, class Warp >
 static __host__ __device__ __forceinline__ void
 mma_stage_row (Warp & w, const mma_args & p, uint32_t * slot, int u0, int v,
     int lane)
 {
-  constexpr int VECS = mma_stage_words (KS) / 4;
+  constexpr int VECS = mma_stage_words (MT, KS) / 4;
   /* a count known at compile time, so the loop unrolls into one or two
    * predicated copies; bounded by the lane, it compiled to a generic
    * unrolled loop with a remainder, and the kernel ran 21 % more
@@ -484,7 +504,7 @@ mma_stage_row (Warp & w, const mma_args & p, uint32_t * slot, int u0, int v,
     const int plane = i / VECS, vec = i % VECS;
 
     if (i < 2 * VECS)
-      w.stage (slot + plane * mma_stage_plane_words (KS) + 4 * vec,
+      w.stage (slot + plane * mma_stage_plane_words (MT, KS) + 4 * vec,
           p.pad + plane * p.plane_words + (size_t) v * p.pitch_words + u0 / 2
           + 4 * vec);
   }
@@ -497,20 +517,20 @@ mma_stage_row (Warp & w, const mma_args & p, uint32_t * slot, int u0, int v,
  * slot (r - 1) % MMA_RING, read in iteration r - 1, may be overwritten by
  * row r + MMA_RING - 1. @u0 = x0 + tap0. */
 #pragma nv_exec_check_disable
-template < int KS, class Warp >
+template < int MT, int KS, class Warp >
 static __host__ __device__ __forceinline__ void
 mma_rows_staged (Warp & w, const mma_args & p, const uint32_t * band,
     uint32_t * ring, int u0, int y0, int rows, int tap0)
 {
-  typedef mma_lane < KS > lane_regs;
+  typedef mma_lane < MT, KS > lane_regs;
   constexpr int PAIRS = lane_regs::PAIRS;
-  constexpr int ROW = mma_stage_row_words (KS);
+  constexpr int ROW = mma_stage_row_words (MT, KS);
 
   /* the previous chunk's last rows were read from the slots refilled */
   w.sync ();
   for (int r = 0; r < MMA_RING - 1; r++) {
     w.each_lane ([&](lane_regs &, int lane) {
-          mma_stage_row < KS > (w, p, ring + r * ROW, u0, y0 + r, lane);
+          mma_stage_row < MT, KS > (w, p, ring + r * ROW, u0, y0 + r, lane);
         });
     w.commit ();
   }
@@ -522,42 +542,42 @@ mma_rows_staged (Warp & w, const mma_args & p, const uint32_t * band,
     w.template wait < MMA_RING - 2 > ();
     if (ahead < rows)
       w.each_lane ([&](lane_regs &, int lane) {
-            mma_stage_row < KS > (w, p, ring + (ahead % MMA_RING) * ROW, u0,
+            mma_stage_row < MT, KS > (w, p, ring + (ahead % MMA_RING) * ROW, u0,
                 y0 + ahead, lane);
           });
     w.commit ();                /* empty past the last row: counts stay */
     w.each_lane ([&](lane_regs & l, int lane) {
           mma_gather_pairs < PAIRS, true > (w, slot,
-              mma_stage_plane_words (KS), lane, l.pair);
+              mma_stage_plane_words (MT, KS), lane, l.pair);
         });
-    mma_row_products < KS > (w, p, band, r, tap0);
+    mma_row_products < MT, KS > (w, p, band, r, tap0);
   }
 }
 
 /**
- * \brief One warp's 128 x 16 outputs at (x0, y0) (file comment).
+ * \brief One warp's 16 MT x 16 outputs at (x0, y0) (file comment).
  *
  * \param[in,out] w     the lanes: mma_device_warp or mma_host_warp
  * \param[in]     p     planes, sizes, output
  * \param[in]     band  the band (shared memory on the GPU)
- * \param[in]     ring  STAGED: the warp's ring, mma_ring_words (KS) words
+ * \param[in]     ring  STAGED: the warp's ring, mma_ring_words (MT, KS) words
  *                      (shared memory on the GPU); else unused
- * \param[in]     x0    first output column (a multiple of 128)
+ * \param[in]     x0    first output column (a multiple of 16 MT)
  * \param[in]     y0    first output row (a multiple of 16, < height)
  */
 #pragma nv_exec_check_disable
-template < int KS, bool STAGED, class Warp >
+template < int MT, int KS, bool STAGED, class Warp >
 static __host__ __device__ __forceinline__ void
 mma_warp_tile (Warp & w, const mma_args & p, const uint32_t * band,
     uint32_t * ring, int x0, int y0)
 {
-  typedef mma_lane < KS > lane_regs;
+  typedef mma_lane < MT, KS > lane_regs;
   /* padded rows y0 .. y0 + rows - 1 meet the tile's outputs */
   const int rows = MMA_TILE_H + p.kh - 1;
 
   w.each_lane ([&](lane_regs & l, int) {
         MMA_UNROLL
-        for (int i = 0; i < MMA_TILES; i++)
+        for (int i = 0; i < MT * MMA_NT; i++)
           MMA_UNROLL
           for (int e = 0; e < 4; e++)
             l.acc[i][e] = 0.0f;
@@ -567,9 +587,9 @@ mma_warp_tile (Warp & w, const mma_args & p, const uint32_t * band,
     const int tap0 = chunk * MMA_CHUNK;
 
     if constexpr (STAGED)
-      mma_rows_staged < KS > (w, p, band, ring, x0 + tap0, y0, rows, tap0);
+      mma_rows_staged < MT, KS > (w, p, band, ring, x0 + tap0, y0, rows, tap0);
     else
-      mma_rows_regs < KS > (w, p, band, x0 + tap0, y0, rows, tap0);
+      mma_rows_regs < MT, KS > (w, p, band, x0 + tap0, y0, rows, tap0);
   }
 
   /* d0, d1 = D[g][2t, 2t+1], d2, d3 = D[g+8][2t, 2t+1]: column
@@ -578,7 +598,7 @@ mma_warp_tile (Warp & w, const mma_args & p, const uint32_t * band,
         const int g = lane / 4, t = lane % 4;
 
         MMA_UNROLL
-        for (int mt = 0; mt < MMA_MT; mt++)
+        for (int mt = 0; mt < MT; mt++)
           MMA_UNROLL
           for (int nt = 0; nt < MMA_NT; nt++)
             MMA_UNROLL
@@ -595,9 +615,9 @@ mma_warp_tile (Warp & w, const mma_args & p, const uint32_t * band,
 
 /* The lane policy on the GPU: this thread is lane @lane of a warp
  * that runs the program in lockstep; mma is the tensor-core instruction. */
-template < int KS > struct mma_device_warp
+template < int MT, int KS > struct mma_device_warp
 {
-  mma_lane < KS > regs;
+  mma_lane < MT, KS > regs;
   int lane;
 
   template < class F > __device__ __forceinline__ void each_lane (F && f)
@@ -707,7 +727,7 @@ half_of (uint32_t reg, int e)
  * that guarantees it, the latest a cp.async may; until then its words
  * hold MMA_STAGE_POISON (NaN), so a row read before its wait, or a slot
  * refilled while it is still read, turns outputs into NaN. */
-template < int KS > struct mma_host_warp
+template < int MT, int KS > struct mma_host_warp
 {
   /* one 16-byte copy in flight, in group @group */
   struct copy
@@ -717,13 +737,13 @@ template < int KS > struct mma_host_warp
     long group;
   };
 
-  mma_lane < KS > regs[MMA_LANES];
+  mma_lane < MT, KS > regs[MMA_LANES];
   const uint32_t *pad_begin, *pad_end;
   const uint32_t *band_begin, *band_end;
   uint32_t *ring_begin, *ring_end;
   /* copies in flight at most: MMA_RING rows of the widest ring row */
   static constexpr int MAX_COPIES =
-      MMA_RING * 2 * mma_stage_words (MMA_KS_MAX) / 4;
+      MMA_RING * 2 * mma_stage_words (MT, MMA_KS_MAX) / 4;
 
   copy copies[MAX_COPIES];
   int n_copies;
@@ -742,7 +762,7 @@ template < int KS > struct mma_host_warp
     int lane, m, n, k, e;
 
     for (lane = 0; lane < MMA_LANES; lane++) {
-      const mma_lane < KS > &l = regs[lane];
+      const mma_lane < MT, KS > &l = regs[lane];
       const int g = lane / 4, t = lane % 4;
 
       for (e = 0; e < 2; e++) {
@@ -765,7 +785,7 @@ template < int KS > struct mma_host_warp
         d[m][n] = s;
       }
     for (lane = 0; lane < MMA_LANES; lane++) {
-      mma_lane < KS > &l = regs[lane];
+      mma_lane < MT, KS > &l = regs[lane];
       const int g = lane / 4, t = lane % 4;
 
       for (e = 0; e < 2; e++) {
@@ -859,7 +879,7 @@ template < int KS > struct mma_host_warp
 
 /**
  * \brief The MMA kernel (file comment): block (bx, by) computes outputs
- * 128 bx .. 128 bx + 127 by 64 by .. 64 by + 63, warp w the rows
+ * 16 MT bx .. 16 MT (bx + 1) - 1 by 64 by .. 64 by + 63, warp w the rows
  * from 64 by + 16 w. Dynamic shared memory: the band, then (STAGED) the
  * warps' rings.
  *
@@ -867,7 +887,7 @@ template < int KS > struct mma_host_warp
  * \param[in] band       the band in device memory, band_vecs x 16 bytes
  * \param[in] band_vecs  16-byte vectors of the band
  */
-template < int KS, bool STAGED >
+template < int MT, int KS, bool STAGED >
 __global__ void __launch_bounds__ (MMA_THREADS, MMA_MIN_BLOCKS)
 im2tensor_mma_kernel (mma_args p, const uint4 * __restrict__ band,
     int band_vecs)
@@ -877,8 +897,8 @@ im2tensor_mma_kernel (mma_args p, const uint4 * __restrict__ band,
   const int warp = (int) (threadIdx.x / MMA_LANES);
   const int y0 = blockIdx.y * MMA_BLOCK_H + warp * MMA_TILE_H;
   uint32_t *ring = reinterpret_cast < uint32_t * >(mma_smem + band_vecs)
-      + warp * mma_ring_words (KS);
-  mma_device_warp < KS > w;
+      + warp * mma_ring_words (MT, KS);
+  mma_device_warp < MT, KS > w;
 
   for (int i = threadIdx.x; i < band_vecs; i += MMA_THREADS)
     mma_smem[i] = band[i];
@@ -887,22 +907,36 @@ im2tensor_mma_kernel (mma_args p, const uint4 * __restrict__ band,
   if (y0 >= p.height)
     return;
   w.lane = threadIdx.x % MMA_LANES;
-  mma_warp_tile < KS, STAGED > (w, p,
+  mma_warp_tile < MT, KS, STAGED > (w, p,
       reinterpret_cast < const uint32_t * >(mma_smem), ring,
-      blockIdx.x * MMA_TILE_W, y0);
+      blockIdx.x * mma_tile_w (MT), y0);
 #endif
 }
 
 typedef void (*mma_kernel_fn) (mma_args, const uint4 *, int);
 
-/* The kernel of each loop (0: registers, 1: staged) and KS (index
- * KS - 1). */
-static const mma_kernel_fn mma_kernels[2][MMA_KS_MAX] = {
-  {im2tensor_mma_kernel < 1, false >, im2tensor_mma_kernel < 2, false >,
-      im2tensor_mma_kernel < 3, false >, im2tensor_mma_kernel < 4, false >},
-  {im2tensor_mma_kernel < 1, true >, im2tensor_mma_kernel < 2, true >,
-      im2tensor_mma_kernel < 3, true >, im2tensor_mma_kernel < 4, true >}
+/* The kernel of each warp width (0: MMA_MT_WIDE, 1: MMA_MT_NARROW), loop
+ * (0: registers, 1: staged) and KS (index KS - 1). */
+#define MMA_KERNELS(MT) \
+  {{im2tensor_mma_kernel < MT, 1, false >, \
+    im2tensor_mma_kernel < MT, 2, false >, \
+    im2tensor_mma_kernel < MT, 3, false >, \
+    im2tensor_mma_kernel < MT, 4, false >}, \
+   {im2tensor_mma_kernel < MT, 1, true >, \
+    im2tensor_mma_kernel < MT, 2, true >, \
+    im2tensor_mma_kernel < MT, 3, true >, \
+    im2tensor_mma_kernel < MT, 4, true >}}
+static const mma_kernel_fn mma_kernels[2][2][MMA_KS_MAX] = {
+  MMA_KERNELS (MMA_MT_WIDE), MMA_KERNELS (MMA_MT_NARROW)
 };
+#undef MMA_KERNELS
+
+/* mma_kernels' entry for @geo and @staged. */
+static mma_kernel_fn
+mma_kernel_of (const im2tensor_mma_geometry * geo, bool staged)
+{
+  return mma_kernels[geo->mt == MMA_MT_NARROW][staged][geo->ks - 1];
+}
 
 /* Whether @variant (MMA or MMA_REGS) runs the staged loop. */
 static bool
@@ -916,18 +950,18 @@ static size_t
 mma_smem_bytes (const im2tensor_mma_geometry * geo, bool staged)
 {
   return im2tensor_mma_band_bytes (geo)
-      + (staged ? mma_rings_bytes (geo->ks) : 0);
+      + (staged ? mma_rings_bytes (geo->mt, geo->ks) : 0);
 }
 
 /* Every warp of the image on the CPU, in block order, each with its own
  * ring; the number of stray reads. */
-template < int KS, bool STAGED >
+template < int MT, int KS, bool STAGED >
 static long
 mma_emulate_tiles (const im2tensor_mma_geometry * geo, const mma_args & p,
     const uint32_t * band)
 {
-  mma_host_warp < KS > *w = new mma_host_warp < KS >;
-  uint32_t *rings = new uint32_t[MMA_WARPS * mma_ring_words (KS)];
+  mma_host_warp < MT, KS > *w = new mma_host_warp < MT, KS >;
+  uint32_t *rings = new uint32_t[MMA_WARPS * mma_ring_words (MT, KS)];
   long stray;
 
   w->pad_begin = p.pad;
@@ -942,17 +976,17 @@ mma_emulate_tiles (const im2tensor_mma_geometry * geo, const mma_args & p,
     for (int bx = 0; bx < geo->n_bx; bx++)
       for (int warp = 0; warp < MMA_WARPS; warp++) {
         const int y0 = by * MMA_BLOCK_H + warp * MMA_TILE_H;
-        uint32_t *ring = rings + warp * mma_ring_words (KS);
+        uint32_t *ring = rings + warp * mma_ring_words (MT, KS);
 
         /* a fresh warp: no copies in flight, a ring of NaN */
-        for (int i = 0; i < mma_ring_words (KS); i++)
+        for (int i = 0; i < mma_ring_words (MT, KS); i++)
           ring[i] = MMA_STAGE_POISON;
         w->ring_begin = ring;
-        w->ring_end = ring + mma_ring_words (KS);
+        w->ring_end = ring + mma_ring_words (MT, KS);
         w->n_copies = 0;
         if (y0 < p.height)
-          mma_warp_tile < KS, STAGED > (*w, p, band, ring, bx * MMA_TILE_W,
-              y0);
+          mma_warp_tile < MT, KS, STAGED > (*w, p, band, ring,
+              bx * mma_tile_w (MT), y0);
       }
   stray = w->stray;
   delete[]rings;
@@ -960,22 +994,33 @@ mma_emulate_tiles (const im2tensor_mma_geometry * geo, const mma_args & p,
   return stray;
 }
 
-/* mma_emulate_tiles () for the KS of @geo. */
+/* mma_emulate_tiles () for the KS of @geo, warps of MT m-tiles. */
+template < int MT, bool STAGED >
+static long
+mma_emulate_ks (const im2tensor_mma_geometry * geo, const mma_args & p,
+    const uint32_t * band)
+{
+  switch (geo->ks) {
+    case 1:
+      return mma_emulate_tiles < MT, 1, STAGED > (geo, p, band);
+    case 2:
+      return mma_emulate_tiles < MT, 2, STAGED > (geo, p, band);
+    case 3:
+      return mma_emulate_tiles < MT, 3, STAGED > (geo, p, band);
+    default:
+      return mma_emulate_tiles < MT, 4, STAGED > (geo, p, band);
+  }
+}
+
+/* mma_emulate_tiles () for the warp width and KS of @geo. */
 template < bool STAGED >
 static long
 mma_emulate_loop (const im2tensor_mma_geometry * geo, const mma_args & p,
     const uint32_t * band)
 {
-  switch (geo->ks) {
-    case 1:
-      return mma_emulate_tiles < 1, STAGED > (geo, p, band);
-    case 2:
-      return mma_emulate_tiles < 2, STAGED > (geo, p, band);
-    case 3:
-      return mma_emulate_tiles < 3, STAGED > (geo, p, band);
-    default:
-      return mma_emulate_tiles < 4, STAGED > (geo, p, band);
-  }
+  return geo->mt == MMA_MT_NARROW
+      ? mma_emulate_ks < MMA_MT_NARROW, STAGED > (geo, p, band)
+      : mma_emulate_ks < MMA_MT_WIDE, STAGED > (geo, p, band);
 }
 
 static mma_args
@@ -1003,9 +1048,11 @@ mma_args_make (const im2tensor_mma_geometry * geo, const __half * pad,
 
 void
 im2tensor_mma_geometry_init (int width, int height, int kw, int kh,
-    im2tensor_mma_geometry * geo)
+    int sms, im2tensor_mma_geometry * geo)
 {
   const int kw_hat = cf_div_up (kw, MMA_K) * MMA_K;
+  const long wide_blocks = (long) cf_div_up (width,
+      mma_tile_w (MMA_MT_WIDE)) * cf_div_up (height, MMA_BLOCK_H);
 
   if (kw_hat <= MMA_CHUNK) {
     geo->ks = kw_hat / MMA_K;
@@ -1018,12 +1065,18 @@ im2tensor_mma_geometry_init (int width, int height, int kw, int kh,
   }
   geo->band_pitch = geo->kw_band + MMA_BAND_SKEW;
   geo->band_rows = kh + 2 * MMA_BAND_MARGIN;
-  geo->n_bx = cf_div_up (width, MMA_TILE_W);
+  /* narrow warps where wide blocks would be at most one per SM: the
+   * frame then lasts one warp's walk down its rows, and twice the warps,
+   * each half as wide, fill the SMs (docs/convolution.md, "Warps of 64 x 16
+   * outputs") */
+  geo->mt = sms > 0 && wide_blocks <= sms ? MMA_MT_NARROW : MMA_MT_WIDE;
+  geo->n_bx = cf_div_up (width, mma_tile_w (geo->mt));
   geo->n_by = cf_div_up (height, MMA_BLOCK_H);
-  /* the last block's pairs reach half x0 + kw_band + 125, its staged
-   * rows (2 mma_stage_words (KS) halves from x0 + tap0) half x0 +
-   * kw_band + 127 < x0 + 128 + ceil64 (kw_band), x0 = 128 (n_bx - 1) */
-  geo->pad_pitch = (size_t) geo->n_bx * MMA_TILE_W
+  /* with TW = 16 mt columns a block, the last block's pairs reach half
+   * x0 + kw_band + TW - 3, its staged rows (2 mma_stage_words (MT, KS)
+   * halves from x0 + tap0) half x0 + kw_band + TW - 1 < x0 + TW +
+   * ceil64 (kw_band), x0 = TW (n_bx - 1) */
+  geo->pad_pitch = (size_t) geo->n_bx * mma_tile_w (geo->mt)
       + cf_div_up (geo->kw_band, MMA_CHUNK) * MMA_CHUNK;
   /* the last warp reads rows up to y0 + 15 + kh - 1, y0 = 64 n_by
    * - 16 */
@@ -1056,11 +1109,11 @@ im2tensor_mma_prepare (const im2tensor_mma_geometry * geo,
 {
   cf_status status = CF_OK;
   const bool staged = mma_staged (variant);
-  const mma_kernel_fn kernel = mma_kernels[staged][geo->ks - 1];
+  const mma_kernel_fn kernel = mma_kernel_of (geo, staged);
   const size_t bytes = mma_smem_bytes (geo, staged);
   /* the most any plan of this kernel asks for */
   const size_t most = CF_IM2TENSOR_MMA_BAND_MAX
-      + (staged ? mma_rings_bytes (geo->ks) : 0);
+      + (staged ? mma_rings_bytes (geo->mt, geo->ks) : 0);
   cudaFuncAttributes attr;
   cudaError_t err;
   int device, major = 0, optin = 0;
@@ -1112,7 +1165,7 @@ im2tensor_mma_launch (const im2tensor_mma_geometry * geo,
       height, out_scale);
   const dim3 grid (geo->n_bx, geo->n_by);
 
-  mma_kernels[staged][geo->ks - 1] <<< grid, MMA_THREADS,
+  mma_kernel_of (geo, staged) <<< grid, MMA_THREADS,
       mma_smem_bytes (geo, staged), stream >>> (p,
       reinterpret_cast < const uint4 * >(band), (int) (band_bytes / 16));
   CF_CUDA_TRY_LAUNCH ();
@@ -1123,7 +1176,7 @@ out:
 extern "C" cf_status
 cf_im2tensor_mma_emulate (const cf_image * src, const cf_kernel * kernel,
     cf_border border, cf_conv_mode mode, cf_im2tensor_variant variant,
-    cf_image * dst, long *stray_reads)
+    int narrow, cf_image * dst, long *stray_reads)
 {
   cf_status status = CF_OK;
   im2tensor_mma_geometry geo;
@@ -1157,7 +1210,10 @@ cf_im2tensor_mma_emulate (const cf_image * src, const cf_kernel * kernel,
     return CF_ERROR_NO_MEMORY;
   cf_cuda_convolve_correlation_taps (kernel, mode, f, &ax, &ay);
   k_scale = im2tensor_kernel_scale (f, kw, kh);
-  im2tensor_mma_geometry_init (src->width, src->height, kw, kh, &geo);
+  im2tensor_mma_geometry_init (src->width, src->height, kw, kh, 0, &geo);
+  if (narrow)                   /* as a plan on a device of many SMs */
+    im2tensor_mma_geometry_init (src->width, src->height, kw, kh, INT_MAX,
+        &geo);
   pg = im2tensor_pad_geometry_make (src->width, src->height, kw, kh, ax, ay,
       border, geo.pad_pitch, geo.pad_rows, 2);
   band = (__half *) malloc (im2tensor_mma_band_bytes (&geo));

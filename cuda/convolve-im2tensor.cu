@@ -480,7 +480,7 @@ cf_cuda_convolve_im2tensor_new (int width, int height, const float *f,
   cf_cuda_convolve_im2tensor *p = NULL;
   float k_scale;
   size_t pad_bytes;
-  int device, major = 0, mma_runs = 0;
+  int device, major = 0, mma_runs = 0, sms = 0;
   size_t i;
 
   if (state != NULL)
@@ -514,7 +514,11 @@ cf_cuda_convolve_im2tensor_new (int width, int height, const float *f,
 
   /* the kernel asked for; for AUTO the first that runs of MMA, MMA_REGS
    * (the band alone fits where the band and the rings do not), WMMA */
-  im2tensor_mma_geometry_init (width, height, kw, kh, &p->mma);
+  status = cf_cuda_check (cudaDeviceGetAttribute (&sms,
+          cudaDevAttrMultiProcessorCount, device));
+  if (status != CF_OK)
+    goto out;
+  im2tensor_mma_geometry_init (width, height, kw, kh, sms, &p->mma);
   p->variant = CF_IM2TENSOR_VARIANT_WMMA;
   for (i = 0; i < sizeof (mma_variants) / sizeof (mma_variants[0])
       && variant != CF_IM2TENSOR_VARIANT_WMMA; i++) {
@@ -579,7 +583,7 @@ cf_cuda_convolve_im2tensor_mma_runs (int kw, int kh)
   if (major < 7)
     return 0;
   /* the band's size does not depend on the image's; either MMA loop */
-  im2tensor_mma_geometry_init (1, 1, kw, kh, &geo);
+  im2tensor_mma_geometry_init (1, 1, kw, kh, 0, &geo);
   for (size_t i = 0; i < sizeof (mma_variants) / sizeof (mma_variants[0])
       && !runs; i++)
     if (im2tensor_mma_prepare (&geo, mma_variants[i], &runs) != CF_OK) {
@@ -593,6 +597,15 @@ extern "C" cf_im2tensor_variant
 cf_cuda_convolve_im2tensor_variant (const cf_cuda_convolve_im2tensor * state)
 {
   return state != NULL ? state->variant : CF_IM2TENSOR_VARIANT_AUTO;
+}
+
+extern "C" int
+cf_cuda_convolve_im2tensor_warp_columns (const cf_cuda_convolve_im2tensor *
+    state)
+{
+  if (state == NULL || state->variant == CF_IM2TENSOR_VARIANT_WMMA)
+    return 0;
+  return 16 * state->mma.mt;    /* an m-tile is 16 columns */
 }
 
 extern "C" cf_status

@@ -230,14 +230,18 @@ typedef struct
   int kw_band;                  /* taps per band row: 16 ks + 64 (chunks - 1) */
   int band_pitch;               /* halves per band row: kw_band + 8 */
   int band_rows;                /* kh + 14: kernel rows -7 .. kh + 6 */
-  int n_bx;                     /* blocks across: ceil (W / 128) */
+  int mt;                       /* m-tiles a warp: 8 (128 columns) or 4 */
+  int n_bx;                     /* blocks across: ceil (W / (16 mt)) */
   int n_by;                     /* blocks down: ceil (H / 64) */
   size_t pad_pitch;             /* halves per row of a pad plane */
   int pad_rows;                 /* rows of a pad plane */
 } im2tensor_mma_geometry;
 
+/* @sms: the device's multiprocessors; the warps are 64 columns wide
+ * where a grid of 128-wide blocks would have no more blocks than that,
+ * else (and with @sms 0) 128. */
 void im2tensor_mma_geometry_init (int width, int height, int kw, int kh,
-    im2tensor_mma_geometry * geo);
+    int sms, im2tensor_mma_geometry * geo);
 
 /* Bytes of the band (its copy in shared memory is as large). */
 size_t im2tensor_mma_band_bytes (const im2tensor_mma_geometry * geo);

@@ -83,6 +83,12 @@ int cf_cuda_convolve_im2tensor_mma_runs (int kw, int kh);
 cf_im2tensor_variant cf_cuda_convolve_im2tensor_variant (const
     cf_cuda_convolve_im2tensor * state);
 
+/* Output columns of a warp of the MMA kernel a state runs: 128, or 64
+ * where a grid of 128-wide blocks would have no more blocks than the
+ * device has SMs; 0 for the WMMA kernel or NULL. */
+int cf_cuda_convolve_im2tensor_warp_columns (const
+    cf_cuda_convolve_im2tensor * state);
+
 /**
  * \brief Queue one 'same'-size correlation on stream (never allocates).
  *
@@ -104,6 +110,8 @@ void cf_cuda_convolve_im2tensor_free (cf_cuda_convolve_im2tensor * state);
 
 /* The MMA kernel run on the CPU: what a plan of @variant
  * (CF_IM2TENSOR_VARIANT_MMA or _MMA_REGS) computes for src and kernel
+ * with warps of 128 columns or, with @narrow, of 64 (the width a plan
+ * takes where a grid of wide blocks would leave SMs idle)
  * (the arguments of cf_convolve ()), from the same padded planes, band
  * and scales, with the warp's program of the kernel run for all 32 lanes
  * and each mma.sync emulated from its fragment layouts (fp16 products,
@@ -116,7 +124,8 @@ void cf_cuda_convolve_im2tensor_free (cf_cuda_convolve_im2tensor * state);
  * enough. CF_OK, CF_ERROR_INVALID or CF_ERROR_NO_MEMORY. */
 cf_status cf_im2tensor_mma_emulate (const cf_image * src,
     const cf_kernel * kernel, cf_border border, cf_conv_mode mode,
-    cf_im2tensor_variant variant, cf_image * dst, long *stray_reads);
+    cf_im2tensor_variant variant, int narrow, cf_image * dst,
+    long *stray_reads);
 
 /* The pad kernel's runs on the CPU against the padded image's definition:
  * the @planes (1 or 2) padded planes of src (cuda/convolve-im2tensor.cuh)

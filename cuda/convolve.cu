@@ -420,6 +420,14 @@ cf_cuda_convolve_plan_im2tensor_variant (const cf_cuda_convolve_plan * plan)
 }
 
 extern "C" int
+cf_cuda_convolve_plan_im2tensor_warp_columns (const cf_cuda_convolve_plan *
+    plan)
+{
+  return plan != NULL ?
+      cf_cuda_convolve_im2tensor_warp_columns (plan->im2tensor) : 0;
+}
+
+extern "C" int
 cf_cuda_convolve_plan_fft_sizes (const cf_cuda_convolve_plan * plan,
     int *columns, int *rows)
 {

@@ -113,6 +113,12 @@ cf_status cf_cuda_convolve_plan_new_variant (int width, int height,
 cf_im2tensor_variant cf_cuda_convolve_plan_im2tensor_variant (const
     cf_cuda_convolve_plan * plan);
 
+/* Output columns of a warp of the im2tensor MMA kernel a plan runs (128,
+ * or 64 on small images: cf_cuda_convolve_im2tensor_warp_columns ()); 0
+ * for the WMMA kernel or a plan of another method. */
+int cf_cuda_convolve_plan_im2tensor_warp_columns (const
+    cf_cuda_convolve_plan * plan);
+
 const char *cf_im2tensor_variant_name (cf_im2tensor_variant variant);
 
 /* The FFT method's transform sizes (columns, rows) for a plan of that

@@ -344,6 +344,55 @@ GST_START_TEST (test_im2tensor_uneven_geometries)
 
 GST_END_TEST;
 
+/* The MMA kernel's two warp widths: 64 columns where a grid of 128-wide
+ * blocks would have no more blocks than the device has SMs (300 x 200: 3
+ * x 4 blocks), 128 elsewhere (4200 x 260: 33 x 5 = 165, more than the SMs
+ * of any device this runs on, else the check is skipped); each against
+ * the CPU, in each MMA loop the device runs. */
+GST_START_TEST (test_im2tensor_warp_widths)
+{
+  static const struct
+  {
+    int w, h, kw, kh, columns;
+  } cases[] = {
+    {300, 200, 31, 17, 64}, {4200, 260, 15, 9, 128},
+  };
+  cudaStream_t stream = cf_test_make_stream ();
+  cf_im2tensor_variant variants[IM2TENSOR_VARIANTS];
+  int v, n = im2tensor_variants (variants), device, sms = 0;
+  guint c;
+
+  CUDA_OK (cudaGetDevice (&device));
+  CUDA_OK (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
+          device));
+  for (v = 0; v < n; v++) {
+    if (!is_mma (variants[v]))
+      continue;
+    for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+      cf_kernel *k = cf_test_random_kernel (cases[c].kw, cases[c].kh, 7);
+      cf_convolve_params params = { CF_BORDER_CLAMP, CF_CONVOLUTION,
+        CF_CONV_METHOD_IM2TENSOR, 0 };
+      cf_cuda_convolve_plan *plan = NULL;
+
+      if (cases[c].columns == 128 && sms >= 165) {
+        cf_kernel_free (k);
+        continue;
+      }
+      fail_unless_equals_int (cf_cuda_convolve_plan_new_variant (cases[c].w,
+              cases[c].h, k, &params, variants[v], &plan), CF_OK);
+      fail_unless_equals_int (cf_cuda_convolve_plan_im2tensor_warp_columns
+          (plan), cases[c].columns);
+      cf_cuda_convolve_plan_free (plan);
+      cf_kernel_free (k);
+      check_all_borders_and_modes (cases[c].w, cases[c].h, cases[c].kw,
+          cases[c].kh, CF_CONV_METHOD_IM2TENSOR, variants[v], stream);
+    }
+  }
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+
+GST_END_TEST;
+
 /* Both MMA loops refused for k on a 64 x 64 image, no plan left behind. */
 static void
 assert_mma_refused (const cf_kernel * k, const cf_convolve_params * params)
@@ -1561,6 +1610,7 @@ cuda_convolve_methods_suite (void)
   tcase_add_test (tc, test_im2tensor_variant_choice);
   tcase_add_test (tc, test_im2tensor_matches_cpu);
   tcase_add_test (tc, test_im2tensor_uneven_geometries);
+  tcase_add_test (tc, test_im2tensor_warp_widths);
   tcase_add_test (tc, test_im2tensor_large_images);
   tcase_add_test (tc, test_im2tensor_median_relative_error);
   tcase_add_test (tc, test_im2tensor_16bit_range);

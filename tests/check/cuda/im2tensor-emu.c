@@ -84,16 +84,18 @@ check_emulation (const cf_image * src, const cf_kernel * k, cf_border border,
 
   fail_unless (cpu != NULL && emu != NULL);
   fail_unless_equals_int (cf_convolve (src, k, border, mode, cpu), CF_OK);
-  for (v = 0; v < G_N_ELEMENTS (mma_loops); v++) {
-    gchar *what = g_strdup_printf ("%s: %dx%d image, %dx%d kernel, %s, %s",
-        cf_im2tensor_variant_name (mma_loops[v]), src->width, src->height,
+  for (v = 0; v < 2 * G_N_ELEMENTS (mma_loops); v++) {
+    const int narrow = v % 2;
+    gchar *what = g_strdup_printf ("%s, %s warps: %dx%d image, %dx%d "
+        "kernel, %s, %s", cf_im2tensor_variant_name (mma_loops[v / 2]),
+        narrow ? "64-column" : "128-column", src->width, src->height,
         k->width, k->height, cf_border_name (border),
         mode == CF_CONVOLUTION ? "convolution" : "correlation");
     long stray = -1;
 
     cf_image_fill (emu, NAN);
     fail_unless_equals_int (cf_im2tensor_mma_emulate (src, k, border, mode,
-            mma_loops[v], emu, &stray), CF_OK);
+            mma_loops[v / 2], narrow, emu, &stray), CF_OK);
     fail_unless (stray == 0, "%s: %ld reads outside the planes, the band "
         "or the ring, or copies outside the ring", what, stray);
     cf_test_assert_im2tensor_close (emu, cpu, src, k, border, mode, what);
@@ -199,10 +201,10 @@ GST_START_TEST (test_emulation_refuses_other_kernels)
 
   fail_unless (dst != NULL && k != NULL);
   fail_unless_equals_int (cf_im2tensor_mma_emulate (src, k, CF_BORDER_ZERO,
-          CF_CORRELATION, CF_IM2TENSOR_VARIANT_WMMA, dst, &stray),
+          CF_CORRELATION, CF_IM2TENSOR_VARIANT_WMMA, 0, dst, &stray),
       CF_ERROR_INVALID);
   fail_unless_equals_int (cf_im2tensor_mma_emulate (src, k, CF_BORDER_ZERO,
-          CF_CORRELATION, CF_IM2TENSOR_VARIANT_AUTO, dst, &stray),
+          CF_CORRELATION, CF_IM2TENSOR_VARIANT_AUTO, 0, dst, &stray),
       CF_ERROR_INVALID);
   fail_unless_equals_int (stray, -1);
   cf_kernel_free (k);
