@@ -524,19 +524,51 @@ count_tiles (int tile_w, int tile_h, int width, int height, int kw, int kh,
   return 1;
 }
 
+/* The time of the batched transform pair for tile x tile overlap-save
+ * tiles of a width x height image and a kw x kh kernel, in its own
+ * scratch buffers; < 0 when the tile is not a candidate (smaller than
+ * twice the kernel, fewer than two tiles, more than TILE_MAX_COUNT, or
+ * more than TILE_MAX_POINTS times the points of the whole pw x ph
+ * transform) or the timing failed, which is not an error. */
+static float
+time_tile (const cf_cufft_api * api, int tile, int width, int height,
+    int kw, int kh, int pw, int ph)
+{
+  cufftReal *real = NULL;
+  cufftComplex *spec = NULL;
+  int tx, ty;
+  long points;
+  float t = -1.0f;
+
+  if (tile < 2 * kw || tile < 2 * kh
+      || !count_tiles (tile, tile, width, height, kw, kh, &tx, &ty))
+    return -1.0f;
+  points = (long) tx * ty * tile * tile;
+  if ((long) tx * ty < 2 || (long) tx * ty > TILE_MAX_COUNT
+      || points > TILE_MAX_POINTS * pw * ph)
+    return -1.0f;
+  if (cudaMalloc ((void **) &real, points * sizeof (cufftReal)) == cudaSuccess
+      && cudaMalloc ((void **) &spec, (long) tx * ty * tile * (tile / 2 + 1)
+          * sizeof (cufftComplex)) == cudaSuccess
+      && cudaMemset (real, 0, points * sizeof (cufftReal)) == cudaSuccess)
+    t = time_transforms (api, tile, tile, tx * ty, real, spec);
+  cudaGetLastError ();          /* a failed timing leaves no error behind */
+  if (real != NULL)
+    cudaFree (real);
+  if (spec != NULL)
+    cudaFree (spec);
+  return t;
+}
+
 /* The tile size of the overlap-save run (file comment), 0 for one
- * transform of the whole image: among TILE_SIZES, those at least twice
- * the kernel, with at least two tiles and at most TILE_MAX_POINTS times
- * the points of the whole pw x ph transform, the fastest batched pair by
- * timing, kept if it takes at most TUNE_MARGIN of @whole_ms, the whole
- * pair's time. Remembered per device and geometry; called with tune_lock
- * held. */
+ * transform of the whole image: among TILE_SIZES the candidates of
+ * time_tile (), the fastest batched pair, kept if it takes at most
+ * TUNE_MARGIN of @whole_ms, the whole pair's time. Remembered per device
+ * and geometry; called with tune_lock held. */
 static int
 choose_tile (const cf_cufft_api * api, int device, int width, int height,
     int kw, int kh, int sw, int sh, int pw, int ph, float whole_ms)
 {
-  cufftReal *real = NULL;
-  cufftComplex *spec = NULL;
   float best = whole_ms;
   int chosen = 0;
 
@@ -548,36 +580,12 @@ choose_tile (const cf_cufft_api * api, int device, int width, int height,
         && e.kw > 0)
       return e.tile;
   for (int tile : TILE_SIZES) {
-    int tx, ty;
-    long points;
-    float t;
+    const float t = time_tile (api, tile, width, height, kw, kh, pw, ph);
 
-    if (tile < 2 * kw || tile < 2 * kh
-        || !count_tiles (tile, tile, width, height, kw, kh, &tx, &ty)
-        || (long) tx * ty < 2 || (long) tx * ty > TILE_MAX_COUNT)
-      continue;
-    points = (long) tx * ty * tile * tile;
-    if (points > TILE_MAX_POINTS * pw * ph)
-      continue;
-    if (cudaMalloc ((void **) &real, points * sizeof (cufftReal))
-        != cudaSuccess
-        || cudaMalloc ((void **) &spec, (long) tx * ty * tile
-            * (tile / 2 + 1) * sizeof (cufftComplex)) != cudaSuccess
-        || cudaMemset (real, 0, points * sizeof (cufftReal)) != cudaSuccess)
-      t = -1.0f;
-    else
-      t = time_transforms (api, tile, tile, tx * ty, real, spec);
     if (t >= 0.0f && t < TUNE_MARGIN * whole_ms && t < best) {
       best = t;
       chosen = tile;
     }
-    cudaGetLastError ();        /* a failed timing leaves no error behind */
-    if (real != NULL)
-      cudaFree (real);
-    if (spec != NULL)
-      cudaFree (spec);
-    real = NULL;
-    spec = NULL;
   }
   tile_cache[tile_next] = tuned_tiles { device, width, height, kw, kh, sw,
     sh, chosen };
