@@ -1269,14 +1269,17 @@ GST_START_TEST (test_auto_follows_measured_table)
 GST_END_TEST;
 
 /* With auto_im2tensor (the element's precision=auto) AUTO runs im2tensor
- * in its measured window: a dense 31 x 31 kernel at 1280x720, 1080p and
- * 4096^2 (inside every window of auto_table), with the MMA kernel,
+ * in its measured window: a dense 31 x 31 kernel at 640x480 (64-column
+ * warps), 1280x720, 1080p and 4096^2 (inside every window of auto_table),
+ * with the MMA kernel,
  * results within im2tensor's bar; never without auto_im2tensor, for a
  * rank-1 kernel, for a kernel the stencil serves, or on a device that
  * runs the WMMA kernel (the window was measured with the MMA one). */
 GST_START_TEST (test_auto_picks_im2tensor_in_its_window)
 {
-  static const int sizes[][2] = { {1280, 720}, {1920, 1080}, {4096, 4096} };
+  static const int sizes[][2] = { {640, 480}, {1280, 720}, {1920, 1080},
+  {4096, 4096}
+  };
   const int mma = cf_cuda_convolve_im2tensor_mma_runs (31, 31);
   cf_kernel *dense = cf_test_random_kernel (31, 31, 909);
   cf_kernel *rank1 = random_rank1_kernel (31, 31, 910);
