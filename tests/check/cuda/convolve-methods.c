@@ -1270,9 +1270,9 @@ GST_END_TEST;
 
 /* With auto_im2tensor (the element's precision=auto) AUTO runs im2tensor
  * in its measured window: a dense 31 x 31 kernel at 640x480 (64-column
- * warps), 1280x720, 1080p and 4096^2 (inside every window of auto_table),
- * with the MMA kernel,
- * results within im2tensor's bar; never without auto_im2tensor, for a
+ * warps on devices of 40 SMs or more), 1280x720, 1080p and 4096^2 (inside
+ * every window of auto_table), with the MMA kernel, results within
+ * im2tensor's bar; never without auto_im2tensor, for a
  * rank-1 kernel, for a kernel the stencil serves, or on a device that
  * runs the WMMA kernel (the window was measured with the MMA one). */
 GST_START_TEST (test_auto_picks_im2tensor_in_its_window)
