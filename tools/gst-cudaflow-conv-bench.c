@@ -209,7 +209,7 @@ run_one (const bench_method * method, const cf_cuda_image * src,
   cf_status s;
   cudaEvent_t a, b;
   double *t;
-  int i;
+  int i, warp_columns;
 
   memset (r, 0, sizeof (*r));
   r->requested = method;
@@ -249,12 +249,12 @@ run_one (const bench_method * method, const cf_cuda_image * src,
   else if (r->resolved == CF_CONV_METHOD_IM2TENSOR)
     snprintf (r->note, NOTE_MAX, "%s kernel",
         cf_im2tensor_variant_name (r->variant));
-  if (cf_cuda_convolve_plan_im2tensor_warp_columns (plan) > 0) {
+  warp_columns = cf_cuda_convolve_plan_im2tensor_warp_columns (plan);
+  if (warp_columns > 0) {
     size_t used = strlen (r->note);
 
     snprintf (r->note + used, NOTE_MAX - used, "%s%d-column warps",
-        used > 0 ? "; " : "",
-        cf_cuda_convolve_plan_im2tensor_warp_columns (plan));
+        used > 0 ? "; " : "", warp_columns);
   }
   if (r->resolved == CF_CONV_METHOD_FFT) {
     int columns, rows, tiles_x = 1, tiles_y = 1;
