@@ -481,15 +481,31 @@ mma_rows_regs (Warp & w, const mma_args & p, const uint32_t * band, int u0,
   }
 }
 
-/* Lane @lane's share of the copy of padded row @v into ring slot @slot.
- * A row is VECS = mma_stage_words (MT, KS) / 4 16-byte vectors per plane from
- * half u0 on: lane i copies vectors i, i + 32, ... (below 2 VECS), vector
- * j being vector j % VECS of plane j / VECS. */
+/* Whether the staged loop advances each row's source by the pitch
+ * instead of computing it from the row's index. It pays in the wide
+ * kernel below four k-steps (4096^2, K = 23 ... 47: 3-6 % on an H100) and
+ * in the narrow one at four (K = 55 ... 127 on small images: 11-17 %);
+ * the others keep the index, where the pointer measured slower: the wide
+ * kernel at four k-steps (ptxas spills 20 bytes a thread against 16;
+ * 1080p, K >= 63 lost 8-12 %) and the narrow one below four (up to 12 %
+ * at K <= 32, 4-6 % at K = 39 and 47). docs/convolution.md, "The next
+ * row's source advanced a row at a time". */
+static __host__ __device__ constexpr bool
+mma_advances_rows (int mt, int ks)
+{
+  return mt == MMA_MT_NARROW ? ks == MMA_KS_MAX : ks < MMA_KS_MAX;
+}
+
+/* Lane @lane's share of the copy of the padded row whose plane-0 words
+ * start at @row (half u0 = x0 + the chunk's first tap) into ring slot
+ * @slot. A row is VECS = mma_stage_words (MT, KS) / 4 16-byte vectors per
+ * plane: lane i copies vectors i, i + 32, ... (below 2 VECS), vector j
+ * being vector j % VECS of plane j / VECS. */
 #pragma nv_exec_check_disable
 template < int MT, int KS, class Warp >
 static __host__ __device__ __forceinline__ void
-mma_stage_row (Warp & w, const mma_args & p, uint32_t * slot, int u0, int v,
-    int lane)
+mma_stage_row (Warp & w, size_t plane_words, uint32_t * slot,
+    const uint32_t * row, int lane)
 {
   constexpr int VECS = mma_stage_words (MT, KS) / 4;
   /* a count known at compile time, so the loop unrolls into one or two
@@ -502,11 +518,18 @@ mma_stage_row (Warp & w, const mma_args & p, uint32_t * slot, int u0, int v,
   for (int k = 0; k < COPIES; k++) {
     const int i = lane + k * MMA_LANES;
     const int plane = i / VECS, vec = i % VECS;
+    const bool plane1 = i >= VECS;
 
-    if (i < 2 * VECS)
+    /* the same addresses in two forms, each the one ptxas allocates best
+     * for its kernels: with the other, the wide 4-k-step kernel spills 20
+     * bytes instead of 16, the wide 3-k-step one 16 instead of none */
+    if (i < 2 * VECS && !mma_advances_rows (MT, KS))
       w.stage (slot + plane * mma_stage_plane_words (MT, KS) + 4 * vec,
-          p.pad + plane * p.plane_words + (size_t) v * p.pitch_words + u0 / 2
-          + 4 * vec);
+          row + plane * plane_words + 4 * vec);
+    else if (i < 2 * VECS)
+      w.stage (slot + (plane1 ? mma_stage_plane_words (MT, KS) : 0) + 4
+          * (plane1 ? i - VECS : i), row + (plane1 ? plane_words : 0) + 4
+          * (plane1 ? i - VECS : i));
   }
 }
 
@@ -526,13 +549,23 @@ mma_rows_staged (Warp & w, const mma_args & p, const uint32_t * band,
   constexpr int PAIRS = lane_regs::PAIRS;
   constexpr int ROW = mma_stage_row_words (MT, KS);
 
+  /* each row's source, advanced or from its index (mma_advances_rows) */
+  constexpr bool ADVANCE = mma_advances_rows (MT, KS);
+  const uint32_t *next = p.pad + (size_t) y0 * p.pitch_words + u0 / 2;
+  auto row_at = [&](int v) {
+    return ADVANCE ? next : p.pad + (size_t) v * p.pitch_words + u0 / 2;
+  };
+
   /* the previous chunk's last rows were read from the slots refilled */
   w.sync ();
   for (int r = 0; r < MMA_RING - 1; r++) {
     w.each_lane ([&](lane_regs &, int lane) {
-          mma_stage_row < MT, KS > (w, p, ring + r * ROW, u0, y0 + r, lane);
+          mma_stage_row < MT, KS > (w, p.plane_words, ring + r * ROW,
+              row_at (y0 + r), lane);
         });
     w.commit ();
+    if (ADVANCE)
+      next += p.pitch_words;
   }
   for (int r = 0; r < rows; r++) {
     const int ahead = r + MMA_RING - 1;
@@ -540,11 +573,14 @@ mma_rows_staged (Warp & w, const mma_args & p, const uint32_t * band,
 
     /* groups 0 .. r have landed; MMA_RING - 2 newer may be in flight */
     w.template wait < MMA_RING - 2 > ();
-    if (ahead < rows)
+    if (ahead < rows) {
       w.each_lane ([&](lane_regs &, int lane) {
-            mma_stage_row < MT, KS > (w, p, ring + (ahead % MMA_RING) * ROW, u0,
-                y0 + ahead, lane);
+            mma_stage_row < MT, KS > (w, p.plane_words,
+                ring + (ahead % MMA_RING) * ROW, row_at (y0 + ahead), lane);
           });
+      if (ADVANCE)
+        next += p.pitch_words;
+    }
     w.commit ();                /* empty past the last row: counts stay */
     w.each_lane ([&](lane_regs & l, int lane) {
           mma_gather_pairs < PAIRS, true > (w, slot,
