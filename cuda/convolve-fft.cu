@@ -436,11 +436,24 @@ struct tuned_tiles
   int device, width, height, kw, kh, sw, sh, tile;
 };
 
+/* The last N choices of one kind made in this process; a new one takes
+ * the oldest slot. Entries never written are zero, which no lookup
+ * matches (their sizes are 0). */
+template < class T, int N > struct choice_cache
+{
+  T entries[N];
+  int next;
+
+  void remember (const T & e)
+  {
+    entries[next] = e;
+    next = (next + 1) % N;
+  }
+};
+
 static std::mutex tune_lock;
-static tuned_sizes tune_cache[32];
-static int tune_next;           /* slot the next new entry takes */
-static tuned_tiles tile_cache[32];
-static int tile_next;
+static choice_cache < tuned_sizes, 32 > tune_cache;
+static choice_cache < tuned_tiles, 32 > tile_cache;
 
 /* PW and PH for circular lengths lw x lh (file comment): the shortest
  * fast sizes, or on large images the fastest pair of candidates by the
@@ -469,7 +482,7 @@ choose_sizes (const cf_cufft_api * api, int device, int lw, int lh,
   if ((long) *pw * *ph < TUNE_MIN_POINTS || device < 0)
     return;
 
-  for (const tuned_sizes & e : tune_cache)
+  for (const tuned_sizes & e : tune_cache.entries)
     if (e.pw > 0 && e.device == device && e.sw == cand_w[0]
         && e.sh == cand_h[0]) {
       *pw = e.pw;
@@ -496,10 +509,8 @@ choose_sizes (const cf_cufft_api * api, int device, int lw, int lh,
         *ph = cand_h[j];
       }
   *ms = best;
-  tune_cache[tune_next] = tuned_sizes { device, cand_w[0], cand_h[0], *pw,
-    *ph, best };
-  tune_next = (tune_next + 1) % (int) (sizeof (tune_cache)
-      / sizeof (tune_cache[0]));
+  tune_cache.remember (tuned_sizes { device, cand_w[0], cand_h[0], *pw, *ph,
+          best });
 
 out:
   cudaGetLastError ();          /* a failed timing leaves no error behind */
@@ -574,7 +585,7 @@ choose_tile (const cf_cufft_api * api, int device, int width, int height,
 
   if (whole_ms < 0.0f)
     return 0;
-  for (const tuned_tiles & e : tile_cache)
+  for (const tuned_tiles & e : tile_cache.entries)
     if (e.device == device && e.width == width && e.height == height
         && e.kw == kw && e.kh == kh && e.sw == sw && e.sh == sh
         && e.kw > 0)
@@ -587,10 +598,8 @@ choose_tile (const cf_cufft_api * api, int device, int width, int height,
       chosen = tile;
     }
   }
-  tile_cache[tile_next] = tuned_tiles { device, width, height, kw, kh, sw,
-    sh, chosen };
-  tile_next = (tile_next + 1) % (int) (sizeof (tile_cache)
-      / sizeof (tile_cache[0]));
+  tile_cache.remember (tuned_tiles { device, width, height, kw, kh, sw, sh,
+          chosen });
   return chosen;
 }
 
