@@ -70,7 +70,10 @@
  * rows of B that are entirely zero are skipped. The n-tiles that meet a
  * row are one range, and each range has its own branch-free body
  * (mma_row_products_range; below 4 k-steps it issues one k-step of every
- * n-tile at a time, so an accumulator's MMAs are further apart). Against
+ * n-tile at a time, so an accumulator's MMAs are further apart); the
+ * staged loop picks a row's body by a switch, or, in the kernels where
+ * that measured faster, walks each range's rows as a loop of its own
+ * (mma_rows_in_runs). Against
  * 64 x 32 warps (MT = NT = 4), a warp walks 16 + kh - 1 rows instead of
  * 32 + kh - 1 for the same outputs, and more of its rows keep every
  * n-tile busy (83 % of row x n-tile slots at kh = 31 instead of 61 %):
@@ -533,41 +536,38 @@ mma_stage_row (Warp & w, size_t plane_words, uint32_t * slot,
   }
 }
 
-/* The staged loop over the @rows padded rows from y0 of one chunk: row r
- * is copied into slot r % MMA_RING of the warp's @ring MMA_RING - 1 rows
- * ahead (one group of copies per row), and its pairs are read from
- * there. Iteration r waits for row r, which also tells every lane that
- * slot (r - 1) % MMA_RING, read in iteration r - 1, may be overwritten by
- * row r + MMA_RING - 1. @u0 = x0 + tap0. */
+/* Whether the staged loop runs its rows in three runs of fixed n-tiles
+ * (mma_rows_staged) rather than one that picks each row's n-tiles: no
+ * branch a row, 5-22 % faster in the narrow kernel and 0-7 % in the wide
+ * one at one k-step on an H100. The wide kernel at two k-steps gained at
+ * 1080p and lost up to 1 % at 4096^2, and at three and four k-steps,
+ * whose row bodies are the longest, it lost 3-7 % (docs/convolution.md,
+ * "Rows in runs of fixed n-tiles"). */
+static __host__ __device__ constexpr bool
+mma_rows_in_runs (int mt, int ks)
+{
+  return mt == MMA_MT_NARROW || ks == 1;
+}
+
+/* Rows @r0 .. @r1 - 1 of the staged loop (mma_rows_staged), all of them
+ * met by n-tiles LO .. HI, or each by its own (LO < 0): iteration r
+ * waits for row r, which also tells every lane that slot (r - 1) %
+ * MMA_RING, read in iteration r - 1, may be overwritten by row r +
+ * MMA_RING - 1, copies that row (@next, its source where the loop
+ * advances one) and multiplies row r. */
 #pragma nv_exec_check_disable
-template < int MT, int KS, class Warp >
+template < int MT, int KS, int LO, int HI, class Warp >
 static __host__ __device__ __forceinline__ void
-mma_rows_staged (Warp & w, const mma_args & p, const uint32_t * band,
-    uint32_t * ring, int u0, int y0, int rows, int tap0)
+mma_rows_staged_range (Warp & w, const mma_args & p, const uint32_t * band,
+    uint32_t * ring, int u0, int y0, int rows, int tap0, int r0, int r1,
+    const uint32_t * &next)
 {
   typedef mma_lane < MT, KS > lane_regs;
   constexpr int PAIRS = lane_regs::PAIRS;
   constexpr int ROW = mma_stage_row_words (MT, KS);
-
-  /* each row's source, advanced or from its index (mma_advances_rows) */
   constexpr bool ADVANCE = mma_advances_rows (MT, KS);
-  const uint32_t *next = p.pad + (size_t) y0 * p.pitch_words + u0 / 2;
-  auto row_at = [&](int v) {
-    return ADVANCE ? next : p.pad + (size_t) v * p.pitch_words + u0 / 2;
-  };
 
-  /* the previous chunk's last rows were read from the slots refilled */
-  w.sync ();
-  for (int r = 0; r < MMA_RING - 1; r++) {
-    w.each_lane ([&](lane_regs &, int lane) {
-          mma_stage_row < MT, KS > (w, p.plane_words, ring + r * ROW,
-              row_at (y0 + r), lane);
-        });
-    w.commit ();
-    if (ADVANCE)
-      next += p.pitch_words;
-  }
-  for (int r = 0; r < rows; r++) {
+  for (int r = r0; r < r1; r++) {
     const int ahead = r + MMA_RING - 1;
     const uint32_t *slot = ring + (r % MMA_RING) * ROW;
 
@@ -576,7 +576,8 @@ mma_rows_staged (Warp & w, const mma_args & p, const uint32_t * band,
     if (ahead < rows) {
       w.each_lane ([&](lane_regs &, int lane) {
             mma_stage_row < MT, KS > (w, p.plane_words,
-                ring + (ahead % MMA_RING) * ROW, row_at (y0 + ahead), lane);
+                ring + (ahead % MMA_RING) * ROW, ADVANCE ? next : p.pad
+                + (size_t) (y0 + ahead) * p.pitch_words + u0 / 2, lane);
           });
       if (ADVANCE)
         next += p.pitch_words;
@@ -586,7 +587,58 @@ mma_rows_staged (Warp & w, const mma_args & p, const uint32_t * band,
           mma_gather_pairs < PAIRS, true > (w, slot,
               mma_stage_plane_words (MT, KS), lane, l.pair);
         });
-    mma_row_products < MT, KS > (w, p, band, r, tap0);
+    if constexpr (LO < 0)
+      mma_row_products < MT, KS > (w, p, band, r, tap0);
+    else
+      mma_row_products_range < MT, KS, LO, HI > (w, p, band, r, tap0);
+  }
+}
+
+/* The staged loop over the @rows padded rows from y0 of one chunk: row r
+ * is copied into slot r % MMA_RING of the warp's @ring MMA_RING - 1 rows
+ * ahead (one group of copies per row), and its pairs are read from
+ * there. Where mma_rows_in_runs (), the rows come in three runs of fixed
+ * n-tiles (those mma_row_products () would pick), each a loop of its own,
+ * so that no row branches on its range: rows 0 .. 7 meet n-tile 0 only,
+ * rows 8 .. kh + 6 both, the last 8 n-tile 1 only. @u0 = x0 + tap0. */
+#pragma nv_exec_check_disable
+template < int MT, int KS, class Warp >
+static __host__ __device__ __forceinline__ void
+mma_rows_staged (Warp & w, const mma_args & p, const uint32_t * band,
+    uint32_t * ring, int u0, int y0, int rows, int tap0)
+{
+  typedef mma_lane < MT, KS > lane_regs;
+  constexpr int ROW = mma_stage_row_words (MT, KS);
+  constexpr bool ADVANCE = mma_advances_rows (MT, KS);
+  /* the first row met by n-tile 1, the first past n-tile 0's */
+  const int both = MMA_N < rows ? MMA_N : rows;
+  const int last = p.kh + MMA_N - 1 < rows ? p.kh + MMA_N - 1 : rows;
+  /* each row's source where the loop advances one (mma_advances_rows) */
+  const uint32_t *next = p.pad + (size_t) y0 * p.pitch_words + u0 / 2;
+
+  static_assert (MMA_NT == 2, "the runs below are those of 2 n-tiles");
+  /* the previous chunk's last rows were read from the slots refilled */
+  w.sync ();
+  for (int r = 0; r < MMA_RING - 1; r++) {
+    w.each_lane ([&](lane_regs &, int lane) {
+          mma_stage_row < MT, KS > (w, p.plane_words, ring + r * ROW,
+              ADVANCE ? next : p.pad + (size_t) (y0 + r) * p.pitch_words
+              + u0 / 2, lane);
+        });
+    w.commit ();
+    if (ADVANCE)
+      next += p.pitch_words;
+  }
+  if constexpr (mma_rows_in_runs (MT, KS)) {
+    mma_rows_staged_range < MT, KS, 0, 0 > (w, p, band, ring, u0, y0, rows,
+        tap0, 0, both, next);
+    mma_rows_staged_range < MT, KS, 0, 1 > (w, p, band, ring, u0, y0, rows,
+        tap0, both, last, next);
+    mma_rows_staged_range < MT, KS, 1, 1 > (w, p, band, ring, u0, y0, rows,
+        tap0, last > both ? last : both, rows, next);
+  } else {
+    mma_rows_staged_range < MT, KS, -1, -1 > (w, p, band, ring, u0, y0,
+        rows, tap0, 0, rows, next);
   }
 }
 
