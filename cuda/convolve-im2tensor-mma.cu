@@ -549,6 +549,15 @@ mma_rows_in_runs (int mt, int ks)
   return mt == MMA_MT_NARROW || ks == 1;
 }
 
+/* Padded row @v's plane-0 words from half @u0: @next where the staged
+ * loop advances the rows' source (mma_advances_rows), else by the index. */
+template < bool ADVANCE >
+static __host__ __device__ __forceinline__ const uint32_t *
+mma_row_source (const mma_args & p, const uint32_t * next, int v, int u0)
+{
+  return ADVANCE ? next : p.pad + (size_t) v * p.pitch_words + u0 / 2;
+}
+
 /* Rows @r0 .. @r1 - 1 of the staged loop (mma_rows_staged), all of them
  * met by n-tiles LO .. HI, or each by its own (LO < 0): iteration r
  * waits for row r, which also tells every lane that slot (r - 1) %
@@ -576,8 +585,8 @@ mma_rows_staged_range (Warp & w, const mma_args & p, const uint32_t * band,
     if (ahead < rows) {
       w.each_lane ([&](lane_regs &, int lane) {
             mma_stage_row < MT, KS > (w, p.plane_words,
-                ring + (ahead % MMA_RING) * ROW, ADVANCE ? next : p.pad
-                + (size_t) (y0 + ahead) * p.pitch_words + u0 / 2, lane);
+                ring + (ahead % MMA_RING) * ROW,
+                mma_row_source < ADVANCE > (p, next, y0 + ahead, u0), lane);
           });
       if (ADVANCE)
         next += p.pitch_words;
@@ -622,8 +631,7 @@ mma_rows_staged (Warp & w, const mma_args & p, const uint32_t * band,
   for (int r = 0; r < MMA_RING - 1; r++) {
     w.each_lane ([&](lane_regs &, int lane) {
           mma_stage_row < MT, KS > (w, p.plane_words, ring + r * ROW,
-              ADVANCE ? next : p.pad + (size_t) (y0 + r) * p.pitch_words
-              + u0 / 2, lane);
+              mma_row_source < ADVANCE > (p, next, y0 + r, u0), lane);
         });
     w.commit ();
     if (ADVANCE)
