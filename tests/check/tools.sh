@@ -385,5 +385,31 @@ else
   echo "SKIP: conv-report.py (no python3)"; skip=$((skip + 1))
 fi
 
+# same-kernels.py: objects whose functions sit in sections named after them,
+# as a cubin's kernels do; one function the same in both, one changed
+cc=${CC:-cc}
+if command -v python3 > /dev/null 2>&1 && command -v readelf > /dev/null 2>&1 \
+    && command -v "$cc" > /dev/null 2>&1; then
+  for v in 3 5; do
+    printf '%s\n' \
+      '__attribute__ ((section (".text._Z4keepi"))) int keep (int x) { return x + 1; }' \
+      "__attribute__ ((section (\".text._Z6changei\"))) int change (int x) { return x * $v; }" \
+      > "$tmp/k$v.c"
+    "$cc" -O2 -c -o "$tmp/k$v.o" "$tmp/k$v.c"
+  done
+  if python3 "$bench_scripts/same-kernels.py" "$tmp/k5.o" "$tmp/k3.o" > "$tmp/same.txt" 2>&1; then
+    bad "same-kernels.py: a changed function passed"; cat "$tmp/same.txt"
+  elif grep -qx "4keepi: $tmp/k3.o" "$tmp/same.txt" \
+      && grep -qx '6changei: NEW' "$tmp/same.txt" \
+      && python3 "$bench_scripts/same-kernels.py" "$tmp/k3.o" "$tmp/k5.o" "$tmp/k3.o" > "$tmp/same2.txt" 2>&1 \
+      && grep -qx "6changei: $tmp/k3.o" "$tmp/same2.txt"; then
+    ok "same-kernels.py matches sections, not names"
+  else
+    bad "same-kernels.py"; cat "$tmp/same.txt" "$tmp/same2.txt"
+  fi
+else
+  echo "SKIP: same-kernels.py (no python3, readelf or C compiler)"; skip=$((skip + 1))
+fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
