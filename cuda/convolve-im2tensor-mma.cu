@@ -487,7 +487,7 @@ mma_rows_regs (Warp & w, const mma_args & p, const uint32_t * band, int u0,
 /* Whether the staged loop advances each row's source by the pitch
  * instead of computing it from the row's index. It pays in the wide
  * kernel below four k-steps (4096^2, K = 23 ... 47: 3-6 % on an H100) and
- * in the narrow one at four (K = 55 ... 127 on small images: 11-17 %);
+ * in the narrow one at four (K = 55 ... 127 on small images: 10-17 %);
  * the others keep the index, where the pointer measured slower: the wide
  * kernel at four k-steps (ptxas spills 20 bytes a thread against 16;
  * 1080p, K >= 63 lost 8-12 %) and the narrow one below four (up to 12 %
