@@ -1306,10 +1306,9 @@ cf_im2tensor_mma_emulate (const cf_image * src, const cf_kernel * kernel,
     return CF_ERROR_NO_MEMORY;
   cf_cuda_convolve_correlation_taps (kernel, mode, f, &ax, &ay);
   k_scale = im2tensor_kernel_scale (f, kw, kh);
-  im2tensor_mma_geometry_init (src->width, src->height, kw, kh, 0, &geo);
-  if (narrow)                   /* as a plan on a device of many SMs */
-    im2tensor_mma_geometry_init (src->width, src->height, kw, kh, INT_MAX,
-        &geo);
+  /* narrow: as a plan on a device of more SMs than any grid's blocks */
+  im2tensor_mma_geometry_init (src->width, src->height, kw, kh,
+      narrow ? INT_MAX : 0, &geo);
   pg = im2tensor_pad_geometry_make (src->width, src->height, kw, kh, ax, ay,
       border, geo.pad_pitch, geo.pad_rows, 2);
   band = (__half *) malloc (im2tensor_mma_band_bytes (&geo));
