@@ -1350,6 +1350,50 @@ GST_START_TEST (test_auto_picks_im2tensor_in_its_window)
 
 GST_END_TEST;
 
+/* The ends of auto's im2tensor window (auto_table): 9 x 9 ... 63 x 63 at
+ * every size measured, by taps (kw kh), so 9 x 8 is below it and 65 x 63
+ * past it; checked at the smallest and a large size. */
+GST_START_TEST (test_auto_im2tensor_window_ends)
+{
+  static const int sizes[][2] = { {320, 240}, {1920, 1080} };
+  static const struct
+  {
+    int kw, kh;
+    gboolean inside;
+  } kernels[] = {
+    {9, 8, FALSE}, {9, 9, TRUE}, {63, 63, TRUE}, {63, 65, FALSE},
+    {65, 63, FALSE},
+  };
+  guint i, k;
+
+  if (!cf_cuda_convolve_im2tensor_mma_runs (63, 63))
+    return;                     /* the window is the MMA kernel's */
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++)
+    for (k = 0; k < G_N_ELEMENTS (kernels); k++) {
+      cf_kernel *f = cf_test_random_kernel (kernels[k].kw, kernels[k].kh,
+          700 + k);
+      cf_convolve_params params = { CF_BORDER_ZERO, CF_CORRELATION,
+        CF_CONV_METHOD_AUTO, 1
+      };
+      cf_cuda_convolve_plan *plan = NULL;
+
+      fail_unless_equals_int (cf_cuda_convolve_plan_new (sizes[i][0],
+              sizes[i][1], f, &params, &plan), CF_OK);
+      if (kernels[k].inside)
+        fail_unless (cf_cuda_convolve_plan_method (plan) ==
+            CF_CONV_METHOD_IM2TENSOR, "%d x %d at %dx%d", kernels[k].kw,
+            kernels[k].kh, sizes[i][0], sizes[i][1]);
+      else
+        fail_if (cf_cuda_convolve_plan_method (plan) ==
+            CF_CONV_METHOD_IM2TENSOR, "%d x %d at %dx%d", kernels[k].kw,
+            kernels[k].kh, sizes[i][0], sizes[i][1]);
+      cf_cuda_convolve_plan_free (plan);
+      cf_kernel_free (f);
+    }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_auto_picks_separable_for_gaussian)
 {
   cudaStream_t stream = cf_test_make_stream ();
@@ -1606,6 +1650,7 @@ cuda_convolve_methods_suite (void)
   tcase_add_test (tc, test_auto_picks_separable_for_gaussian);
   tcase_add_test (tc, test_auto_follows_measured_table);
   tcase_add_test (tc, test_auto_picks_im2tensor_in_its_window);
+  tcase_add_test (tc, test_auto_im2tensor_window_ends);
   tcase_add_test (tc, test_separable_matches_cpu);
   tcase_add_test (tc, test_fft_matches_cpu);
   tcase_add_test (tc, test_fft_runs_follow_their_buffers);
