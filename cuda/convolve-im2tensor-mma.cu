@@ -310,17 +310,55 @@ mma_gather_pairs (const Warp & w, const uint32_t * row, size_t plane_words,
       out[c] = w.load_image (src + 4 * c);
 }
 
+/* Whether the kernel takes the band's pitch and its one chunk (first tap
+ * 0) as compile-time constants, so that a row's B loads differ by
+ * immediate offsets from one address. Below MMA_KS_MAX k-steps the band
+ * is one chunk of 16 KS taps (im2tensor_mma_geometry_init ()). It pays
+ * in the wide kernel (4096^2 and 3840x2160, K = 23 ... 47: 1-3 % on an
+ * H100; its register loop 3-7 % at K = 31); the narrow one, on small
+ * images, measured 3-10 % slower with it (docs/convolution.md, "The
+ * band's pitch known at compile time"). */
+static __host__ __device__ constexpr bool
+mma_band_fixed (int mt, int ks)
+{
+  return mt == MMA_MT_WIDE && ks < MMA_KS_MAX;
+}
+
+/* Words per band row of a band of one chunk, 16 ks taps */
+static __host__ __device__ constexpr int
+mma_band_one_chunk_pitch_words (int ks)
+{
+  return (MMA_K * ks + MMA_BAND_SKEW) / 2;
+}
+
+template < int MT, int KS >
+static __host__ __device__ __forceinline__ int
+mma_chunks (const mma_args & p)
+{
+  if constexpr (mma_band_fixed (MT, KS))
+    return 1;
+  else
+    return p.chunks;
+}
+
 /* Lane @lane's B fragment of k-step @s for the n-tile at band offset @d
  * (d = r - y0 - 8 nt): b0 = B[2t, 2t+1][g] = F[d - g][tap0 + 16 s + 2t,
  * + 1], the word at band row d - g; b1 the word 8 taps further. */
 #pragma nv_exec_check_disable
-template < class Warp >
+template < int MT, int KS, class Warp >
 static __host__ __device__ __forceinline__ void
 mma_load_b_step (const Warp & w, const mma_args & p, const uint32_t * band,
     int d, int tap0, int s, int lane, uint32_t (&b)[2])
 {
-  const uint32_t *row = band + (size_t) (d - lane / 4 + MMA_BAND_MARGIN)
-      * p.band_pitch_words + (tap0 + MMA_K * s) / 2 + lane % 4;
+  const uint32_t *row;
+
+  if constexpr (mma_band_fixed (MT, KS))
+    row = band + (d - lane / 4 + MMA_BAND_MARGIN)
+        * mma_band_one_chunk_pitch_words (KS) + (tap0 + MMA_K * s) / 2
+        + lane % 4;
+  else
+    row = band + (size_t) (d - lane / 4 + MMA_BAND_MARGIN)
+        * p.band_pitch_words + (tap0 + MMA_K * s) / 2 + lane % 4;
 
   b[0] = w.load_band (row);
   b[1] = w.load_band (row + MMA_K / 4);
@@ -413,8 +451,8 @@ mma_row_products_range (Warp & w, const mma_args & p, const uint32_t * band,
       MMA_UNROLL
       for (int nt = LO; nt <= HI; nt++)
         w.each_lane ([&](lane_regs & l, int lane) {
-              mma_load_b_step (w, p, band, r - MMA_N * nt, tap0, s, lane,
-                  l.b[nt]);
+              mma_load_b_step < MT, KS > (w, p, band, r - MMA_N * nt, tap0,
+                  s, lane, l.b[nt]);
             });
       MMA_UNROLL
       for (int mt = 0; mt < MT; mt++) {
@@ -679,7 +717,7 @@ mma_warp_tile (Warp & w, const mma_args & p, const uint32_t * band,
             l.acc[i][e] = 0.0f;
       });
 
-  for (int chunk = 0; chunk < p.chunks; chunk++) {
+  for (int chunk = 0; chunk < mma_chunks < MT, KS > (p); chunk++) {
     const int tap0 = chunk * MMA_CHUNK;
 
     if constexpr (STAGED)
