@@ -1347,6 +1347,12 @@ cf_im2tensor_mma_emulate (const cf_image * src, const cf_kernel * kernel,
   /* narrow: as a plan on a device of more SMs than any grid's blocks */
   im2tensor_mma_geometry_init (src->width, src->height, kw, kh,
       narrow ? INT_MAX : 0, &geo);
+  /* a rule of the geometry that gave the other width here would leave
+   * the one asked for untested */
+  if ((geo.mt == MMA_MT_NARROW) != (narrow != 0)) {
+    status = CF_ERROR_UNSUPPORTED;
+    goto out;
+  }
   pg = im2tensor_pad_geometry_make (src->width, src->height, kw, kh, ax, ay,
       border, geo.pad_pitch, geo.pad_rows, 2);
   band = (__half *) malloc (im2tensor_mma_band_bytes (&geo));

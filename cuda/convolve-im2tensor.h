@@ -121,7 +121,9 @@ void cf_cuda_convolve_im2tensor_free (cf_cuda_convolve_im2tensor * state);
  * a time). @stray_reads (may be NULL): the reads of the image planes, the
  * band or a warp's ring, and the copies into the ring, that fall outside
  * them (each reads 0 or is dropped), 0 when the plan's buffers are large
- * enough. CF_OK, CF_ERROR_INVALID or CF_ERROR_NO_MEMORY. */
+ * enough. CF_OK, CF_ERROR_INVALID, CF_ERROR_NO_MEMORY, or
+ * CF_ERROR_UNSUPPORTED where the plan's geometry would not give the warps
+ * asked for. */
 cf_status cf_im2tensor_mma_emulate (const cf_image * src,
     const cf_kernel * kernel, cf_border border, cf_conv_mode mode,
     cf_im2tensor_variant variant, int narrow, cf_image * dst,

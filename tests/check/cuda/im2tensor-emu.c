@@ -92,10 +92,14 @@ check_emulation (const cf_image * src, const cf_kernel * k, cf_border border,
         k->width, k->height, cf_border_name (border),
         mode == CF_CONVOLUTION ? "convolution" : "correlation");
     long stray = -1;
+    cf_status status;
 
     cf_image_fill (emu, NAN);
-    fail_unless_equals_int (cf_im2tensor_mma_emulate (src, k, border, mode,
-            mma_loops[v / 2], narrow, emu, &stray), CF_OK);
+    status = cf_im2tensor_mma_emulate (src, k, border, mode,
+        mma_loops[v / 2], narrow, emu, &stray);
+    fail_unless (status == CF_OK, "%s: status %d%s", what, status,
+        status == CF_ERROR_UNSUPPORTED ? " (the geometry gives the other "
+        "warp width)" : "");
     fail_unless (stray == 0, "%s: %ld reads outside the planes, the band "
         "or the ring, or copies outside the ring", what, stray);
     cf_test_assert_im2tensor_close (emu, cpu, src, k, border, mode, what);
