@@ -147,6 +147,15 @@ constexpr int MMA_BAND_MARGIN = MMA_N - 1;
 /* Halves added to each band row: with kw_band a multiple of 16 the pitch
  * is 4 mod 8 words, an odd multiple of 4 (file comment). */
 constexpr int MMA_BAND_SKEW = 8;
+/* Halves per band row of kw_band taps: the geometry's band_pitch, and
+ * the pitch the kernels that know their band at compile time use
+ * (mma_band_fixed). */
+static constexpr __host__ __device__ int
+mma_band_pitch (int kw_band)
+{
+  return kw_band + MMA_BAND_SKEW;
+}
+
 /* Default limit of dynamic shared memory without an opt-in. */
 constexpr size_t MMA_SMEM_DEFAULT = 48 * 1024;
 /* The staged loop: rows in each warp's ring, copies issued MMA_RING - 1
@@ -324,12 +333,6 @@ mma_band_fixed (int mt, int ks)
   return mt == MMA_MT_WIDE && ks < MMA_KS_MAX;
 }
 
-/* Words per band row of a band of one chunk, 16 ks taps */
-static __host__ __device__ constexpr int
-mma_band_one_chunk_pitch_words (int ks)
-{
-  return (MMA_K * ks + MMA_BAND_SKEW) / 2;
-}
 
 template < int MT, int KS >
 static __host__ __device__ __forceinline__ int
@@ -354,7 +357,7 @@ mma_load_b_step (const Warp & w, const mma_args & p, const uint32_t * band,
 
   if constexpr (mma_band_fixed (MT, KS))
     row = band + (d - lane / 4 + MMA_BAND_MARGIN)
-        * mma_band_one_chunk_pitch_words (KS) + (tap0 + MMA_K * s) / 2
+        * (mma_band_pitch (MMA_K * KS) / 2) + (tap0 + MMA_K * s) / 2
         + lane % 4;
   else
     row = band + (size_t) (d - lane / 4 + MMA_BAND_MARGIN)
@@ -1197,7 +1200,7 @@ im2tensor_mma_geometry_init (int width, int height, int kw, int kh,
     geo->chunks = cf_div_up (kw, MMA_CHUNK);
     geo->kw_band = geo->chunks * MMA_CHUNK;
   }
-  geo->band_pitch = geo->kw_band + MMA_BAND_SKEW;
+  geo->band_pitch = mma_band_pitch (geo->kw_band);
   geo->band_rows = kh + 2 * MMA_BAND_MARGIN;
   /* narrow warps where wide blocks would be at most one per SM: the
    * frame then lasts one warp's walk down its rows, and twice the warps,
