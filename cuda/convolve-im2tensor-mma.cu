@@ -1053,9 +1053,12 @@ im2tensor_mma_kernel (mma_args p, const uint4 * __restrict__ band,
       + warp * mma_ring_words (MT, KS);
   mma_device_warp < MT, KS > w;
 
+  /* the band was written when the plan was made; the planes are the
+   * padding pass's, which may still run (programmatic dependent launch) */
   for (int i = threadIdx.x; i < band_vecs; i += MMA_THREADS)
     mma_smem[i] = band[i];
   __syncthreads ();
+  cf_pdl_wait ();
   /* uniform over the warp; no barrier follows */
   if (y0 >= p.height)
     return;
@@ -1305,11 +1308,27 @@ out:
   return status;
 }
 
+int
+im2tensor_mma_blocks_per_sm (const im2tensor_mma_geometry * geo,
+    cf_im2tensor_variant variant)
+{
+  const bool staged = mma_staged (variant);
+  int blocks = 0;
+
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&blocks,
+          mma_kernel_of (geo, staged), MMA_THREADS,
+          mma_smem_bytes (geo, staged)) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return 0;
+  }
+  return blocks;
+}
+
 cf_status
 im2tensor_mma_launch (const im2tensor_mma_geometry * geo,
     cf_im2tensor_variant variant, const __half * pad, const __half * band,
     int kh, float *dst, size_t dst_pitch, int width, int height,
-    float out_scale, cudaStream_t stream)
+    float out_scale, int pdl, cudaStream_t stream)
 {
   cf_status status = CF_OK;
   const bool staged = mma_staged (variant);
@@ -1318,10 +1337,10 @@ im2tensor_mma_launch (const im2tensor_mma_geometry * geo,
       height, out_scale);
   const dim3 grid (geo->n_bx, geo->n_by);
 
-  mma_kernel_of (geo, staged) <<< grid, MMA_THREADS,
-      mma_smem_bytes (geo, staged), stream >>> (p,
-      reinterpret_cast < const uint4 * >(band), (int) (band_bytes / 16));
-  CF_CUDA_TRY_LAUNCH ();
+  CF_CUDA_TRY (cf_cuda_launch (mma_kernel_of (geo, staged), grid,
+          dim3 (MMA_THREADS), mma_smem_bytes (geo, staged), stream,
+          pdl, p,
+          reinterpret_cast < const uint4 * >(band), (int) (band_bytes / 16)));
 out:
   return status;
 }

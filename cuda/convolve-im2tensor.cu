@@ -105,6 +105,8 @@ struct cf_cuda_convolve_im2tensor
   /* MMA kernel */
   im2tensor_mma_geometry mma;
   __half *band;                 /* s_k F, band_rows rows of band_pitch */
+  int mma_pdl;                  /* launched as a programmatic dependent of
+                                 * the padding pass (mma_dependent_launch) */
   /* WMMA kernel */
   int kw_hat;                   /* kw rounded up to 16 */
   int kh_hat;                   /* kh rounded up to 16 */
@@ -198,6 +200,9 @@ im2tensor_pad_kernel (const float *__restrict__ src, size_t src_pitch,
       I2T_PAD_RUN * ((size_t) blockIdx.x * blockDim.x + threadIdx.x);
   const int v = blockIdx.y * blockDim.y + threadIdx.y;
 
+  /* the MMA kernel may start (its band copy); it waits for this grid
+   * before it reads the planes */
+  cf_pdl_launch_dependents ();
   if (u < geo.pitch && v < geo.rows)
     im2tensor_pad_run (src, src_pitch, &geo, pad, u, v);
 }
@@ -466,6 +471,30 @@ out:
   return status;
 }
 
+/* Whether the MMA kernel of @variant starts as a programmatic dependent
+ * of the padding pass, its launch and band copy overlapping the pass's
+ * last blocks: where the device has programmatic dependent launch and
+ * the grid has at most one block per multiprocessor or fills every
+ * multiprocessor at least once. In between, blocks that start early
+ * crowd onto the multiprocessors the pass frees first, up to their
+ * occupancy, where an ordinary launch spreads them over all (1.2-1.9
+ * times slower at 1080p, K >= 31, on an H100: docs/convolution.md,
+ * "The MMA kernel as a dependent launch"). */
+static int
+mma_dependent_launch (const im2tensor_mma_geometry * geo,
+    cf_im2tensor_variant variant, int sms)
+{
+  const long blocks = (long) geo->n_bx * geo->n_by;
+  int per_sm;
+
+  if (sms <= 0 || !cf_cuda_pdl_supported ())
+    return 0;
+  if (blocks <= sms)
+    return 1;
+  per_sm = im2tensor_mma_blocks_per_sm (geo, variant);
+  return per_sm > 0 && blocks >= (long) sms * per_sm;
+}
+
 /* AUTO's order of preference among the MMA kernels */
 static const cf_im2tensor_variant mma_variants[] = {
   CF_IM2TENSOR_VARIANT_MMA, CF_IM2TENSOR_VARIANT_MMA_REGS
@@ -536,6 +565,9 @@ cf_cuda_convolve_im2tensor_new (int width, int height, const float *f,
       goto out;
     }
   }
+
+  if (p->variant != CF_IM2TENSOR_VARIANT_WMMA)
+    p->mma_pdl = mma_dependent_launch (&p->mma, p->variant, sms);
 
   /* s_k, exact power of two: out_scale undoes it exactly */
   k_scale = im2tensor_kernel_scale (f, kw, kh);
@@ -636,7 +668,7 @@ cf_cuda_convolve_im2tensor_run (cf_cuda_convolve_im2tensor * state,
     return im2tensor_mma_launch (&state->mma, state->variant, state->pad,
         state->band,
         state->kh, dst, dst_pitch, state->width, state->height,
-        state->out_scale, stream);
+        state->out_scale, state->mma_pdl, stream);
   {
     const dim3 grid (state->n_bj, cf_div_up (state->height, I2T_ROWS));
 

@@ -261,12 +261,18 @@ void im2tensor_mma_band_fill (const float *f, int kw, int kh, float k_scale,
 cf_status im2tensor_mma_prepare (const im2tensor_mma_geometry * geo,
     cf_im2tensor_variant variant, int *supported);
 
+/* Blocks of the MMA kernel of @variant for @geo that one multiprocessor
+ * holds at once (0 if the runtime cannot say). */
+int im2tensor_mma_blocks_per_sm (const im2tensor_mma_geometry * geo,
+    cf_im2tensor_variant variant);
+
 /* Queue the MMA kernel of @variant: correlation of the padded planes @pad
- * with the band @band (device memory) into @dst, scaled by @out_scale. */
+ * with the band @band (device memory) into @dst, scaled by @out_scale;
+ * with @pdl as a programmatic dependent of the padding pass before it. */
 cf_status im2tensor_mma_launch (const im2tensor_mma_geometry * geo,
     cf_im2tensor_variant variant, const __half * pad, const __half * band,
     int kh, float *dst, size_t dst_pitch, int width, int height,
-    float out_scale, cudaStream_t stream);
+    float out_scale, int pdl, cudaStream_t stream);
 
 /* The pad geometry of the MMA kernel (two planes) or of the WMMA kernel
  * (one plane of @pitch halves and @rows rows). */
