@@ -333,7 +333,7 @@ mma_band_fixed (int mt, int ks)
   return mt == MMA_MT_WIDE && ks < MMA_KS_MAX;
 }
 
-
+/* Chunks of 64 taps the warp walks: 1 where mma_band_fixed (). */
 template < int MT, int KS >
 static __host__ __device__ __forceinline__ int
 mma_chunks (const mma_args & p)
@@ -353,15 +353,14 @@ static __host__ __device__ __forceinline__ void
 mma_load_b_step (const Warp & w, const mma_args & p, const uint32_t * band,
     int d, int tap0, int s, int lane, uint32_t (&b)[2])
 {
+  const int band_row = d - lane / 4 + MMA_BAND_MARGIN;
+  const int word = (tap0 + MMA_K * s) / 2 + lane % 4;
   const uint32_t *row;
 
   if constexpr (mma_band_fixed (MT, KS))
-    row = band + (d - lane / 4 + MMA_BAND_MARGIN)
-        * (mma_band_pitch (MMA_K * KS) / 2) + (tap0 + MMA_K * s) / 2
-        + lane % 4;
+    row = band + band_row * (mma_band_pitch (MMA_K * KS) / 2) + word;
   else
-    row = band + (size_t) (d - lane / 4 + MMA_BAND_MARGIN)
-        * p.band_pitch_words + (tap0 + MMA_K * s) / 2 + lane % 4;
+    row = band + (size_t) band_row * p.band_pitch_words + word;
 
   b[0] = w.load_band (row);
   b[1] = w.load_band (row + MMA_K / 4);
