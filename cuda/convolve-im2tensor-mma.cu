@@ -579,14 +579,15 @@ mma_stage_row (Warp & w, size_t plane_words, uint32_t * slot,
 /* Whether the staged loop runs its rows in three runs of fixed n-tiles
  * (mma_rows_staged) rather than one that picks each row's n-tiles: no
  * branch a row, 5-22 % faster in the narrow kernel and 0-7 % in the wide
- * one at one k-step on an H100. The wide kernel at two k-steps gained at
- * 1080p and lost up to 1 % at 4096^2, and at three and four k-steps,
- * whose row bodies are the longest, it lost 3-7 % (docs/convolution.md,
- * "Rows in runs of fixed n-tiles"). */
+ * one at one k-step on an H100, and 0.5-3 % in the wide one at two
+ * k-steps once its loop is unrolled by the ring (mma_rows_unrolled). At
+ * three and four k-steps, whose row bodies are the longest, it lost 3-7 %
+ * (docs/convolution.md, "Rows in runs of fixed n-tiles" and "Rows in runs
+ * in the unrolled wide loop"). */
 static __host__ __device__ constexpr bool
 mma_rows_in_runs (int mt, int ks)
 {
-  return mt == MMA_MT_NARROW || ks == 1;
+  return mt == MMA_MT_NARROW || ks <= 2;
 }
 
 /* Whether the staged loop is unrolled by the ring's rows, so that each
