@@ -42,6 +42,63 @@ typedef struct
   cf_clg_params clg;
 } eval_config;
 
+/* @c's parameters of its method */
+static void *
+method_params (eval_config * c)
+{
+  if (!strcmp (c->method, "tvl1"))
+    return &c->tvl1;
+  if (!strcmp (c->method, "clg"))
+    return &c->clg;
+  return &c->hs;
+}
+
+/* The parameter table of @method ("hs", "tvl1" or "clg") */
+static const cf_param_table *
+method_table (const char *method)
+{
+  if (!strcmp (method, "tvl1"))
+    return &cf_tvl1_param_table;
+  if (!strcmp (method, "clg"))
+    return &cf_clg_param_table;
+  return &cf_hs_param_table;
+}
+
+/* The settings of @c's method's preset @name, in their order, as the
+ * element applies them (levels and scale-factor to the pyramid); 0 when
+ * there is no such preset */
+static int
+apply_preset (eval_config * c, const char *name, cf_error * err)
+{
+  const cf_param_table *table = method_table (c->method);
+  const cf_preset *preset = cf_params_find_preset (table, name);
+  int i;
+
+  if (preset == NULL) {
+    cf_error_set (err, "no preset \"%s\"", name);
+    return 0;
+  }
+  for (i = 0; i < CF_PRESET_MAX_SETTINGS && preset->settings[i].name; i++) {
+    const cf_param_setting *s = &preset->settings[i];
+    const cf_param *param = cf_params_find (table, s->name);
+    cf_status status;
+
+    if (!strcmp (s->name, "levels"))
+      c->pyramid.max_levels = (int) s->value;
+    else if (!strcmp (s->name, "scale-factor"))
+      c->pyramid.eta = (float) s->value;
+    else {
+      status = param != NULL && param->type == CF_PARAM_TEXT ?
+          cf_params_set_text (table, method_params (c), s->name, s->text,
+          err) : cf_params_set (table, method_params (c), s->name, s->value,
+          err);
+      if (status != CF_OK)
+        return 0;
+    }
+  }
+  return 1;
+}
+
 /* 0 when @assignment is not NAME=VALUE of a known parameter, or the value
  * is refused (the reason, where the table gives one, in @err) */
 static int
@@ -63,18 +120,12 @@ set_param (eval_config * c, const char *assignment, cf_error * err)
     c->pyramid.eta = (float) value;
   else if (!strcmp (name, "presmooth"))
     c->pyramid.presmooth_sigma = (float) value;
+  else if (!strcmp (name, "preset"))
+    return apply_preset (c, eq + 1, err);
   /* the method's parameters by their element property names */
-  else if (!strcmp (c->method, "hs"))
-    return cf_params_set_text (&cf_hs_param_table, &c->hs, name, eq + 1,
-        err) == CF_OK;
-  else if (!strcmp (c->method, "tvl1"))
-    return cf_params_set_text (&cf_tvl1_param_table, &c->tvl1, name, eq + 1,
-        err) == CF_OK;
-  else if (!strcmp (c->method, "clg"))
-    return cf_params_set_text (&cf_clg_param_table, &c->clg, name, eq + 1,
-        err) == CF_OK;
   else
-    return 0;
+    return cf_params_set_text (method_table (c->method), method_params (c),
+        name, eq + 1, err) == CF_OK;
   return 1;
 }
 
@@ -161,7 +212,9 @@ main (int argc, char **argv)
     {"method", 0, 0, G_OPTION_ARG_STRING, &method,
         "hs (default), tvl1 or clg", "NAME"},
     {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
-          "A parameter of the method, repeatable: levels, eta, presmooth "
+          "A parameter of the method, repeatable, in order: preset (the "
+          "element's presets), levels (default: the element's), eta, "
+          "presmooth "
           "(all methods), else a property of the method's element with its "
           "range (cf_<method>_param_table), e.g. hs: alpha, warps, "
           "iterations; tvl1: lambda, normalize=false; clg: "
@@ -196,6 +249,9 @@ main (int argc, char **argv)
           method);
     c.method = method;
   }
+  /* the element's default pyramid depth (its balanced preset), not the
+   * generic one: the defaults here are the element's */
+  c.pyramid.max_levels = method_table (c.method)->default_levels;
   /* applied once the method is known */
   for (i = 0; sets != NULL && sets[i] != NULL; i++)
     if (i == MAX_SETS)

@@ -89,6 +89,30 @@ if [ $? -eq 2 ] \
 else
   bad "gst-cudaflow-ref-eval --set lambda-per-level=0.4,0"; cat "$tmp/ref.err"
 fi
+# gst-cudaflow-ref-eval's defaults are the element's: the same EPE and AAE
+# as the element's CPU backend on a pair large enough for 6 levels (every
+# element's default; the generic pyramid default of 5 gives other numbers)
+if "$tools/gst-cudaflow-synth" --size 544x512 --amount 40 --wavelength 40 \
+    --seed 3 "$tmp/deep/t40" > /dev/null; then
+  # and a preset of each, set by name (levels among its settings)
+  for run in "hs" "tvl1" "clg" "hs preset=realtime" "tvl1 preset=fast" \
+      "clg preset=config-b"; do
+    m=${run%% *} set=
+    [ "$m" = "$run" ] || set="--set ${run#* }"
+    ref=$("$tools/gst-cudaflow-ref-eval" --method $m $set "$tmp/deep" 2>&1 |
+        sed -n 's/^| t40 | \([0-9.]*\) | \([0-9.]*\) |.*/\1 \2/p')
+    el=$("$tools/gst-cudaflow-flow-eval" --element cudaflow$m $set \
+        --set backend=cpu "$tmp/deep" 2>&1 |
+        sed -n 's/^| t40 | \([0-9.]*\) | \([0-9.]*\) |.*/\1 \2/p')
+    if [ -n "$ref" ] && [ "$ref" = "$el" ]; then
+      ok "gst-cudaflow-ref-eval --method $m${set:+ $set} gives cudaflow$m's flow (EPE, AAE $ref)"
+    else
+      bad "gst-cudaflow-ref-eval --method $m${set:+ $set}: '$ref', cudaflow$m backend=cpu: '$el'"
+    fi
+  done
+else
+  bad "gst-cudaflow-synth --size 544x512"
+fi
 # --wavelength and --seed change the texture: another file, same size
 if "$tools/gst-cudaflow-synth" --size 96x64 --amount 3 --wavelength 30 \
     --seed 7 "$tmp/scenes/long" \
