@@ -41,6 +41,36 @@ cf_params_find_preset (const cf_param_table * table, const char *name)
   return NULL;
 }
 
+cf_status
+cf_params_apply_preset (const cf_param_table * table, void *params,
+    const cf_param_table * pyramid_table, void *pyramid_params,
+    const char *name, cf_error * err)
+{
+  const cf_preset *preset = cf_params_find_preset (table, name);
+  int i;
+
+  if (preset == NULL) {
+    cf_error_set (err, "no preset \"%s\"", name ? name : "(null)");
+    return CF_ERROR_INVALID;
+  }
+  for (i = 0; i < CF_PRESET_MAX_SETTINGS && preset->settings[i].name; i++) {
+    const cf_param_setting *s = &preset->settings[i];
+    const cf_param *param = cf_params_find (table, s->name);
+    cf_status status;
+
+    if (param == NULL && cf_params_find (pyramid_table, s->name) != NULL)
+      status = cf_params_set (pyramid_table, pyramid_params, s->name,
+          s->value, err);
+    else if (param != NULL && param->type == CF_PARAM_TEXT)
+      status = cf_params_set_text (table, params, s->name, s->text, err);
+    else
+      status = cf_params_set (table, params, s->name, s->value, err);
+    if (status != CF_OK)
+      return CF_ERROR_INVALID;
+  }
+  return CF_OK;
+}
+
 static void *
 field (const cf_param * param, void *params)
 {

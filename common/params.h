@@ -130,6 +130,16 @@ const cf_param *cf_params_find (const cf_param_table * table,
 const cf_preset *cf_params_find_preset (const cf_param_table * table,
     const char *name);
 
+/* Apply @table's preset @name to @params as an element does, setting by
+ * setting in the preset's order; the settings that are rows of
+ * @pyramid_table ("levels", "scale-factor") go to @pyramid_params. A
+ * list's text NULL clears it. CF_ERROR_INVALID, the reason in @err, when
+ * there is no such preset or a setting is refused (the settings before
+ * it are applied). */
+cf_status cf_params_apply_preset (const cf_param_table * table,
+    void *params, const cf_param_table * pyramid_table,
+    void *pyramid_params, const char *name, cf_error * err);
+
 /* Zero @params (table->params_size bytes), then every row's default (a
  * TEXT row's def_text parsed). */
 void cf_params_init (const cf_param_table * table, void *params);

@@ -181,31 +181,12 @@ static const char *const hs_kernel_nicks[] = { "auto", "simple", "fused",
 static void
 apply_tvl1_preset (const char *name, cf_flow_bench_config * c)
 {
-  const cf_preset *preset = cf_params_find_preset (&cf_tvl1_param_table,
-      name);
-  const cf_param_setting *set;
+  cf_error err = { {0} };
 
-  if (preset == NULL) {
-    fprintf (stderr, PROG ": no TV-L1 preset '%s'\n", name);
+  if (cf_params_apply_preset (&cf_tvl1_param_table, &c->solver.params.tvl1,
+          &cf_pyramid_param_table, &c->pyramid, name, &err) != CF_OK) {
+    fprintf (stderr, PROG ": TV-L1 preset '%s': %s\n", name, err.message);
     exit (1);
-  }
-  for (set = preset->settings; set->name != NULL; set++) {
-    cf_status status;
-
-    if (cf_params_find (&cf_pyramid_param_table, set->name) != NULL)
-      status = cf_params_set (&cf_pyramid_param_table, &c->pyramid,
-          set->name, set->value, NULL);
-    else if (cf_params_find (&cf_tvl1_param_table, set->name)->type ==
-        CF_PARAM_TEXT)
-      status = cf_params_set_text (&cf_tvl1_param_table,
-          &c->solver.params.tvl1, set->name, set->text, NULL);
-    else
-      status = cf_params_set (&cf_tvl1_param_table, &c->solver.params.tvl1,
-          set->name, set->value, NULL);
-    if (status != CF_OK) {
-      fprintf (stderr, PROG ": preset '%s': %s refused\n", name, set->name);
-      exit (1);
-    }
   }
 }
 

@@ -64,41 +64,6 @@ method_table (const char *method)
   return &cf_hs_param_table;
 }
 
-/* The settings of @c's method's preset @name, in their order, as the
- * element applies them (levels and scale-factor to the pyramid); 0 when
- * there is no such preset */
-static int
-apply_preset (eval_config * c, const char *name, cf_error * err)
-{
-  const cf_param_table *table = method_table (c->method);
-  const cf_preset *preset = cf_params_find_preset (table, name);
-  int i;
-
-  if (preset == NULL) {
-    cf_error_set (err, "no preset \"%s\"", name);
-    return 0;
-  }
-  for (i = 0; i < CF_PRESET_MAX_SETTINGS && preset->settings[i].name; i++) {
-    const cf_param_setting *s = &preset->settings[i];
-    const cf_param *param = cf_params_find (table, s->name);
-    cf_status status;
-
-    if (!strcmp (s->name, "levels"))
-      c->pyramid.max_levels = (int) s->value;
-    else if (!strcmp (s->name, "scale-factor"))
-      c->pyramid.eta = (float) s->value;
-    else {
-      status = param != NULL && param->type == CF_PARAM_TEXT ?
-          cf_params_set_text (table, method_params (c), s->name, s->text,
-          err) : cf_params_set (table, method_params (c), s->name, s->value,
-          err);
-      if (status != CF_OK)
-        return 0;
-    }
-  }
-  return 1;
-}
-
 /* 0 when @assignment is not NAME=VALUE of a known parameter, or the value
  * is refused (the reason, where the table gives one, in @err) */
 static int
@@ -121,7 +86,9 @@ set_param (eval_config * c, const char *assignment, cf_error * err)
   else if (!strcmp (name, "presmooth"))
     c->pyramid.presmooth_sigma = (float) value;
   else if (!strcmp (name, "preset"))
-    return apply_preset (c, eq + 1, err);
+    return cf_params_apply_preset (method_table (c->method),
+        method_params (c), &cf_pyramid_param_table, &c->pyramid, eq + 1,
+        err) == CF_OK;
   /* the method's parameters by their element property names */
   else
     return cf_params_set_text (method_table (c->method), method_params (c),

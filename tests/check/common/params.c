@@ -13,7 +13,8 @@
  * solvers' own check (cf_<method>_params_valid) is the table's: each bound
  * of each parameter, alone, runs the CPU solver on a small pair and gives
  * a finite field (so the largest CLG alpha and TV-L1 lambda the properties
- * accept are accepted by the solvers).
+ * accept are accepted by the solvers). A preset applied by name sets what
+ * the element sets.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -499,6 +500,62 @@ GST_START_TEST (test_set_by_name_clears_the_list_it_replaces)
 
 GST_END_TEST;
 
+/* A preset applied by name, as the elements apply it: in its order, the
+ * pyramid's rows to the pyramid, lists by their text, a NULL list
+ * cleared; an unknown name refused with the reason. */
+GST_START_TEST (test_apply_preset_sets_what_the_element_sets)
+{
+  cf_tvl1_params tvl1;
+  cf_hs_params hs;
+  cf_pyramid_params pyramid;
+  cf_error err = { {0} };
+  static const int fast_iterations[] = { 3, 10, 20 };
+  static const int fast_warps[] = { 1, 1, 1, 2 };
+  int i;
+
+  cf_tvl1_params_init (&tvl1);
+  cf_pyramid_params_init (&pyramid);
+  pyramid.max_levels = 2;
+  fail_unless_equals_int (cf_params_set_text (&cf_tvl1_param_table, &tvl1,
+          "lambda-per-level", "0.3,0.2", NULL), CF_OK);
+  fail_unless_equals_int (cf_params_apply_preset (&cf_tvl1_param_table,
+          &tvl1, &cf_pyramid_param_table, &pyramid, "fast", &err), CF_OK);
+  fail_unless_equals_int (pyramid.max_levels, 6);
+  fail_unless_equals_int (tvl1.n_iterations_per_level, 3);
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_int (tvl1.iterations_per_level[i],
+        fast_iterations[i]);
+  fail_unless_equals_int (tvl1.n_warps_per_level, 4);
+  for (i = 0; i < 4; i++)
+    fail_unless_equals_int (tvl1.warps_per_level[i], fast_warps[i]);
+  fail_unless_equals_int (tvl1.n_lambda_per_level, 0);
+  fail_unless_equals_float (tvl1.epsilon, 0.0f);
+
+  /* ipol after fast: its own schedule, every list cleared */
+  fail_unless_equals_int (cf_params_apply_preset (&cf_tvl1_param_table,
+          &tvl1, &cf_pyramid_param_table, &pyramid, "ipol", &err), CF_OK);
+  fail_unless_equals_int (pyramid.max_levels, 5);
+  fail_unless_equals_int (tvl1.n_iterations_per_level, 0);
+  fail_unless_equals_int (tvl1.n_warps_per_level, 0);
+  fail_unless_equals_int (tvl1.warps, 5);
+  fail_unless_equals_int (tvl1.max_iterations, 300);
+
+  cf_hs_params_init (&hs);
+  fail_unless_equals_int (cf_params_apply_preset (&cf_hs_param_table, &hs,
+          &cf_pyramid_param_table, &pyramid, "realtime", &err), CF_OK);
+  fail_unless_equals_int (pyramid.max_levels, 3);
+  fail_unless_equals_int (hs.iterations, 10);
+
+  fail_unless_equals_int (cf_params_apply_preset (&cf_hs_param_table, &hs,
+          &cf_pyramid_param_table, &pyramid, "ipol", &err),
+      CF_ERROR_INVALID);
+  fail_unless (strstr (err.message, "no preset \"ipol\"") != NULL,
+      "%s", err.message);
+  fail_unless_equals_int (pyramid.max_levels, 3);
+}
+
+GST_END_TEST;
+
 /* A per-level list of numbers: finite numbers in the closed range, compared
  * in float, blanks around each entry; the list rules of the whole-number
  * lists (empty entries, too many entries). */
@@ -704,6 +761,7 @@ common_params_suite (void)
   tcase_add_test (tables_tc, test_set_text_parses_numbers_words_and_lists);
   tcase_add_test (tables_tc, test_set_by_name_clears_the_list_it_replaces);
   tcase_add_test (tables_tc, test_float_level_list_takes_numbers_in_range);
+  tcase_add_test (tables_tc, test_apply_preset_sets_what_the_element_sets);
   tcase_add_test (tables_tc, test_solver_check_refuses_what_the_table_refuses);
 
   suite_add_tcase (s, solvers);
