@@ -32,7 +32,7 @@
  *    (middle6, a pruned merge of the two tens: 25 compare-exchanges;
  *    final11, the rank-5 element of two sorted lists: 10 min/max).
  *
- * Work sharing. A thread computes a run of RUN (8, or 2 on small images)
+ * Work sharing. A thread computes a run of RUN (4, or 2 on small images)
  * outputs down one column, so each sorted row is shared by the K outputs
  * whose windows hold it; in
  * 5 x 5, two vertically adjacent outputs also share the cut of their four
@@ -64,7 +64,10 @@
 
 /* Launch shape: 32 x 8 threads, each RUN outputs down a column, so a
  * block covers 32 x 8 RUN pixels. RUN is even (5 x 5 works in pairs of
- * rows): MEDIAN_RUN (8) shares the most work; on small images
+ * rows): longer runs share more rows, but 8 took 118 registers a thread
+ * (two blocks an SM) and timed slower than MEDIAN_RUN (4) at 89 (H100,
+ * 1080p 5 x 5: 67 and 55 µs against 48-52 with the loads below;
+ * docs/flow-frontier.md); on small images
  * (MEDIAN_SMALL_PIXELS) MEDIAN_RUN_SMALL (2) gives four times the threads
  * a quarter of the serial work each, and fewer runs touch the top or
  * bottom border, whose windows go one at a time: the coarse pyramid
@@ -72,7 +75,7 @@
  * (each output is the median of its own window). */
 #define MEDIAN_BLOCK_X 32
 #define MEDIAN_BLOCK_Y 8
-#define MEDIAN_RUN 8
+#define MEDIAN_RUN 4
 #define MEDIAN_RUN_SMALL 2
 #define MEDIAN_SMALL_PIXELS (1 << 19)
 #define MEDIAN_THREADS (MEDIAN_BLOCK_X * MEDIAN_BLOCK_Y)
@@ -528,19 +531,37 @@ median_kernel (median_src src, median_dst dst, int w, int h)
   const int x = bx + threadIdx.x;
   const int y0 = by + threadIdx.y * RUN;
 
-  for (int i = threadIdx.x + threadIdx.y * MEDIAN_BLOCK_X;
-      i < tile_w * tile_h; i += MEDIAN_THREADS) {
-    const int r = i / tile_w, c = i % tile_w;
-    const int gx = bx - rad + c, gy = by - rad + r;
-    int ku = 0, kv = 0;
+  {
+    /* every load of the thread in flight at once, then the stores: one
+     * round trip to memory for the tile, not one per cell a thread loads
+     * (with two blocks an SM, little else hides them) */
+    constexpr int PER = (tile_w * tile_h + MEDIAN_THREADS - 1) /
+        MEDIAN_THREADS;
+    const int tid = threadIdx.x + threadIdx.y * MEDIAN_BLOCK_X;
+    float fu[PER], fv[PER];
 
-    if (gx >= 0 && gx < w && gy >= 0 && gy < h) {
-      const size_t at = gx + (size_t) gy * src.pitch;
-      ku = median_key (src.u[at]);
-      kv = median_key (src.v[at]);
+#pragma unroll
+    for (int k = 0; k < PER; k++) {
+      const int i = tid + k * MEDIAN_THREADS;
+      const int r = i / tile_w, c = i % tile_w;
+      const int gx = bx - rad + c, gy = by - rad + r;
+
+      fu[k] = fv[k] = 0.0f;
+      if (i < tile_w * tile_h && gx >= 0 && gx < w && gy >= 0 && gy < h) {
+        const size_t at = gx + (size_t) gy * src.pitch;
+        fu[k] = src.u[at];
+        fv[k] = src.v[at];
+      }
     }
-    tile[0][r][c] = ku;
-    tile[1][r][c] = kv;
+#pragma unroll
+    for (int k = 0; k < PER; k++) {
+      const int i = tid + k * MEDIAN_THREADS;
+
+      if (i < tile_w * tile_h) {
+        tile[0][i / tile_w][i % tile_w] = median_key (fu[k]);
+        tile[1][i / tile_w][i % tile_w] = median_key (fv[k]);
+      }
+    }
   }
   __syncthreads ();
   if (x < w && y0 < h)

@@ -5,8 +5,8 @@
  * is exact and the only arithmetic, the mean of two middles, is the same
  * fp32 expression): random fields of continuous values and of a few
  * values with −0 and +0 (ties everywhere), at 3 x 3 and 5 x 5, on tiny,
- * 1-pixel-wide and odd sizes and on sizes around the kernel's 32 x 64
- * blocks and 8-row runs, on views into larger allocations (as the TV-L1
+ * 1-pixel-wide and odd sizes and on sizes around the kernel's 32 x 32
+ * blocks and 4-row runs, on views into larger allocations (as the TV-L1
  * plan's coarser levels), at 1920 x 1080; then the arguments it refuses.
  * Outputs are poisoned with NaN first. test_1080p_matches_cpu logs the
  * kernel's median time at INFO level (GST_DEBUG=check:4).
@@ -79,7 +79,7 @@ check_matches_cpu (const cf_flow * src, int size, const char *what)
 }
 
 /* Tiny, thin and odd sizes; around the block (32 x 16 on small images,
- * 32 x 64 from 2^19 pixels) and the run (2 or 8 rows): 5 x 5 windows
+ * 32 x 32 from 2^19 pixels) and the run (2 or 4 rows): 5 x 5 windows
  * clipped on one side, both sides, at the top and bottom of runs and
  * blocks; images on both sides of the run switch (cuda/median.cu). */
 GST_START_TEST (test_matches_cpu_bit_for_bit)
@@ -87,7 +87,7 @@ GST_START_TEST (test_matches_cpu_bit_for_bit)
   static const int sizes[][2] = { {1, 1}, {2, 3}, {37, 1}, {1, 37},
   {3, 3}, {4, 4}, {5, 5}, {6, 7}, {4, 30}, {100, 2}, {2, 100}, {33, 9},
   {7, 130}, {64, 64}, {65, 66}, {70, 67}, {333, 201}, {33, 17}, {31, 18},
-  {1023, 512}, {1025, 513}, {961, 1091}
+  {1023, 512}, {1025, 513}, {961, 1091}, {1024, 544}, {1057, 543}
   };
   guint i;
   int size;
