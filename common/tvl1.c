@@ -36,16 +36,21 @@
 
 /* The defaults are the balanced preset: 6 levels (5 lose displacements
  * beyond ~30 px), epsilon 0 (a fixed cost per frame), 2 warps x 20
- * iterations on the coarse levels and 1 x 35 on the finest, which holds
- * most of the time: cheaper than 2 x 20 everywhere and better on every
- * set, with presmoothing sigma 0.7. Measured in docs/flow-frontier.md. */
+ * iterations on the coarse levels and 1 x 30 on the finest, which holds
+ * most of the time (30: whole launches of 5 iterations there), with
+ * presmoothing sigma 0.65, the coupling theta 0.4 (fewer iterations
+ * converge further with it) and a 5 x 5 median of the finest level's
+ * result: as good as 1 x 35 at IPOL's theta 0.3 on every set, and faster.
+ * Measured in docs/flow-frontier.md. */
 #define BALANCED_LEVELS 6
 #define BALANCED_WARPS 2
 #define BALANCED_ITERATIONS 20
 #define BALANCED_WARPS_PER_LEVEL "1,2"
-#define BALANCED_ITERATIONS_PER_LEVEL "35,20"
+#define BALANCED_ITERATIONS_PER_LEVEL "30,20"
 #define BALANCED_EPSILON 0.0
-#define BALANCED_SIGMA 0.7
+#define BALANCED_SIGMA 0.65
+#define BALANCED_THETA 0.4
+#define BALANCED_MEDIAN_SIZE_PER_LEVEL "5,0"
 
 /* fast, balanced and accurate linearise with the two frames' gradients
  * half and half: better on every set we check (docs/flow-frontier.md);
@@ -122,7 +127,7 @@ static const cf_param tvl1_params[] = {
   },
   {
     .name = "theta", .nick = "Theta", .type = CF_PARAM_FLOAT,
-    .min = CF_TVL1_THETA_MIN, .max = CF_TVL1_THETA_MAX, .def = IPOL_THETA,
+    .min = CF_TVL1_THETA_MIN, .max = CF_TVL1_THETA_MAX, .def = BALANCED_THETA,
     .offset = offsetof (cf_tvl1_params, theta), .flags = CF_PARAM_TUNABLE,
     .blurb = "Coupling between the flow u and its auxiliary v (|u - v|^2 / "
         "2 theta)",
@@ -203,6 +208,7 @@ static const cf_param tvl1_params[] = {
   {
     .name = "median-size-per-level", .nick = "Median Size Per Level",
     .type = CF_PARAM_TEXT, .parse = parse_median_row, .flags = CF_PARAM_LIVE,
+    .def_text = BALANCED_MEDIAN_SIZE_PER_LEVEL,
     .blurb = "Median filter window on each pyramid level, finest first, "
         "comma-separated, e.g. \"0,5\" (each 0, 3 or 5; the coarse levels' "
         "filter keeps large motions for little time); levels past the list "
@@ -275,7 +281,7 @@ static const cf_param tvl1_params[] = {
 
 /* Each preset defines the whole schedule (levels, warps and iterations on
  * every level, epsilon, median filter) over the same model parameters
- * (tau, lambda, theta as IPOL); a row that `replaces` a list comes before
+ * (tau, lambda, theta as IPOL; balanced couples more, theta 0.4); a row that `replaces` a list comes before
  * the list, since setting it by name clears the list. fast, balanced and
  * accurate are points of the measured speed/accuracy front that also
  * keep large displacements (docs/flow-frontier.md); ipol and realtime
@@ -309,7 +315,8 @@ static const cf_preset tvl1_presets[] = {
         "3 levels, 1 warp, 10 iterations, epsilon 0 (H100, 1080p, fp16: "
         "0.35 ms; Middlebury EPE 2.270; kept to reproduce it: fast is "
         "more accurate and keeps large motions)",
-      {CF_SET ("levels", 3), CF_SET ("warps", 1), CF_SET ("iterations", 10),
+      {CF_SET_MODEL, CF_SET ("levels", 3), CF_SET ("warps", 1),
+            CF_SET ("iterations", 10),
             CF_SET ("epsilon", 0.0), CF_SET ("sigma", IPOL_SIGMA),
             CF_SET ("median-size", 0),
             CF_SET ("weighted-median-size", 0),
@@ -333,11 +340,14 @@ static const cf_preset tvl1_presets[] = {
           CF_SET ("brightness-model", 0), CF_SET ("gradient-blend",
               GRADIENT_BLEND),
           CF_SET ("sigma", IPOL_SIGMA)}},
-  {"balanced", "The defaults: 6 levels, warps 1,2 and iterations 35,20 "
+  {"balanced", "The defaults: 6 levels, warps 1,2 and iterations 30,20 "
         "per level (finest first, the last entry for coarser levels), "
-        "epsilon 0, presmoothing sigma 0.7, gradient-blend 0.5 (H100, "
-        "1080p, fp16: 1.00 ms; Middlebury EPE 0.413)",
-      {CF_SET_MODEL, CF_SET ("levels", BALANCED_LEVELS),
+        "epsilon 0, presmoothing sigma 0.65, theta 0.4, a 5 x 5 median "
+        "after the finest level's warp, gradient-blend 0.5 (H100, 1080p, "
+        "fp16: 1.00 ms; Middlebury EPE 0.407)",
+      {CF_SET ("scale-factor", IPOL_ETA), CF_SET ("tau", IPOL_TAU),
+            CF_SET ("lambda", IPOL_LAMBDA), CF_SET ("theta", BALANCED_THETA),
+            CF_SET ("levels", BALANCED_LEVELS),
             CF_SET ("warps", BALANCED_WARPS),
             CF_SET ("iterations", BALANCED_ITERATIONS),
             CF_SET_TEXT ("warps-per-level", BALANCED_WARPS_PER_LEVEL),
@@ -345,7 +355,8 @@ static const cf_preset tvl1_presets[] = {
               BALANCED_ITERATIONS_PER_LEVEL),
             CF_SET ("epsilon", BALANCED_EPSILON), CF_SET ("median-size", 0),
             CF_SET ("weighted-median-size", 0),
-            CF_SET_TEXT ("median-size-per-level", NULL),
+            CF_SET_TEXT ("median-size-per-level",
+              BALANCED_MEDIAN_SIZE_PER_LEVEL),
             CF_SET_TEXT ("lambda-per-level", NULL),
           CF_SET ("brightness-model", 0), CF_SET ("gradient-blend",
               GRADIENT_BLEND),
@@ -403,6 +414,8 @@ cf_tvl1_params_init_ipol (cf_tvl1_params * params)
   params->n_iterations_per_level = 0;
   params->epsilon = IPOL_EPSILON;
   params->presmooth_sigma = IPOL_SIGMA;
+  params->theta = IPOL_THETA;
+  params->n_median_size_per_level = 0;
   params->gradient_blend = 0.0f;
 }
 

@@ -159,11 +159,13 @@ typedef struct
 extern const cf_param_table cf_tvl1_param_table;
 
 /* The table's defaults, the balanced preset: IPOL's model (τ 0.25,
- * λ 0.15, θ 0.3, zero outside, normalised pairs) presmoothed with σ 0.7
- * and linearised with both frames' gradients (gradient blend 0.5); 1 warp
- * x 35 iterations on the finest level and 2 x 20 on the others (warps
- * 2, max_iterations 20 and the per-level lists "1,2" and "35,20"), ε 0,
- * no median filter (6 levels: the pyramid's own default is 5). IPOL's
+ * λ 0.15, zero outside, normalised pairs) with θ 0.4 (IPOL: 0.3),
+ * presmoothed with σ 0.65 and linearised with both frames' gradients
+ * (gradient blend 0.5); 1 warp x 30 iterations on the finest level and
+ * 2 x 20 on the others (warps 2, max_iterations 20 and the per-level
+ * lists "1,2" and "30,20"), ε 0, a 5 x 5 median after the finest level's
+ * warp (median_size 0, the per-level list "5,0"; 6 levels: the pyramid's
+ * own default is 5). IPOL's
  * schedule (5 warps, 300 iterations, ε 0.01, 5 levels) is the ipol
  * preset. The lists override warps and max_iterations on the levels they
  * cover: cf_tvl1_params_set ("warps", …) and ("iterations", …) clear
@@ -173,9 +175,9 @@ extern const cf_param_table cf_tvl1_param_table;
 void cf_tvl1_params_init (cf_tvl1_params * params);
 
 /* IPOL's tvl1flow settings (the ipol preset's schedule): the defaults with
- * 5 warps, 300 iterations on every level (no per-level lists), ε 0.01,
- * σ 0.8 and IPOL's linearisation (gradient blend 0); IPOL also uses 5
- * levels, η 0.5. */
+ * 5 warps, 300 iterations on every level (no per-level lists, no
+ * median), ε 0.01, θ 0.3, σ 0.8 and IPOL's linearisation (gradient
+ * blend 0); IPOL also uses 5 levels, η 0.5. */
 void cf_tvl1_params_init_ipol (cf_tvl1_params * params);
 
 /* Set one parameter by its table name (setting "warps", "iterations",

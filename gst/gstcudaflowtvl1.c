@@ -15,8 +15,9 @@
  * Presets name what users choose, each a point of the speed/accuracy
  * front measured in docs/flow-frontier.md that also finds motions of
  * 20-100 px: `fast`, `balanced` (the defaults: IPOL's model — τ 0.25,
- * λ 0.15, θ 0.3, scale 0.5 — presmoothed with σ 0.7, on 6 levels: one
- * warp of 35 iterations on the finest, two of 20 on the others, ε 0) and
+ * λ 0.15, scale 0.5 — with the coupling θ 0.4 instead of 0.3, presmoothed
+ * with σ 0.65, on 6 levels: one warp of 30 iterations on the finest, then
+ * a 5 × 5 median of its flow, two of 20 on the others, ε 0) and
  * `accurate` (6 levels, 3 warps, 20 iterations, the weighted median).
  * `preset=ipol` reproduces IPOL's schedule (5 levels, 5 warps, up to 300
  * iterations stopped at ε 0.01) and accuracy (mean Middlebury EPE 0.375;
@@ -31,8 +32,9 @@
  * Levels past a list reuse its last entry; an empty list means `warps` or
  * `iterations` on every level. With ε > 0 a level's entry is its cap. A
  * list that does not parse is reported as an error at the next frame.
- * `fast` and `balanced` (so the defaults) set the lists; the other
- * presets clear them, unless they were set explicitly. Setting `warps`
+ * `fast` and `balanced` (so the defaults) set the lists (`balanced` its
+ * `median-size-per-level` too); the other presets clear them, unless they
+ * were set explicitly. Setting `warps`
  * or `iterations` explicitly asks for that count on every level: it
  * clears the matching list, and presets leave that list empty (so
  * `cudaflowtvl1 warps=3` runs 3 warps everywhere); a list set after it

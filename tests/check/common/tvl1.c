@@ -86,22 +86,28 @@ GST_START_TEST (test_params_init_gives_balanced_defaults_and_ipol)
   cf_tvl1_params_init (&p);
   fail_unless_equals_float (p.tau, 0.25f);
   fail_unless_equals_float (p.lambda, 0.15f);
-  fail_unless_equals_float (p.theta, 0.3f);
-  /* the balanced preset's schedule: 1 x 35 on the finest level, 2 x 20
-   * on the others */
+  /* balanced couples u and v more than IPOL (θ 0.3) */
+  fail_unless_equals_float (p.theta, 0.4f);
+  /* the balanced preset's schedule: 1 x 30 on the finest level, 2 x 20
+   * on the others, a 5 x 5 median of the finest level's result */
   fail_unless_equals_int (p.warps, 2);
   fail_unless_equals_int (p.max_iterations, 20);
   fail_unless_equals_float (p.epsilon, 0.0f);
-  fail_unless_equals_float (p.presmooth_sigma, 0.7f);
+  fail_unless_equals_float (p.presmooth_sigma, 0.65f);
   fail_unless_equals_int (p.warp_border, CF_WARP_ZERO_OUTSIDE);
   fail_unless_equals_int (p.n_warps_per_level, 2);
   fail_unless_equals_int (p.n_iterations_per_level, 2);
   fail_unless_equals_int (cf_tvl1_level_warps (&p, 0), 1);
   fail_unless_equals_int (cf_tvl1_level_warps (&p, 1), 2);
   fail_unless_equals_int (cf_tvl1_level_warps (&p, 5), 2);
-  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 0), 35);
+  fail_unless_equals_int (cf_tvl1_level_iterations (&p, 0), 30);
   fail_unless_equals_int (cf_tvl1_level_iterations (&p, 1), 20);
   fail_unless_equals_int (cf_tvl1_level_iterations (&p, 5), 20);
+  fail_unless_equals_int (p.median_size, 0);
+  fail_unless_equals_int (p.n_median_size_per_level, 2);
+  fail_unless_equals_int (cf_tvl1_level_median_size (&p, 0), 5);
+  fail_unless_equals_int (cf_tvl1_level_median_size (&p, 1), 0);
+  fail_unless_equals_int (cf_tvl1_level_median_size (&p, 5), 0);
 
   /* setting the uniform count by name clears its list, and only its own:
    * the value set counts on every level */
@@ -137,8 +143,9 @@ GST_START_TEST (test_params_init_gives_balanced_defaults_and_ipol)
   fail_unless_equals_float (p.presmooth_sigma, 0.8f);
   fail_unless_equals_float (p.epsilon, 0.01f);
   fail_unless_equals_float (p.lambda, 0.15f);
-  fail_unless_equals_int (p.median_size, 0);
+  fail_unless_equals_float (p.theta, 0.3f);
   fail_unless_equals_int (p.median_size, 0);    /* not in IPOL */
+  fail_unless_equals_int (p.n_median_size_per_level, 0);
 
   cf_pyramid_params_init (&pp);
   cf_tvl1_prepare_pyramid_params (&p, &pp);
@@ -374,18 +381,19 @@ preset_setting (const cf_preset * preset, const char *name)
   return NULL;
 }
 
-/* Every preset names the text row @name and clears it (NULL text), but
- * accurate, which sets it to @accurate_text when that is not NULL. */
+/* Every preset clears the list @name, but preset @except, which sets it
+ * to @except_text (@except NULL: none). */
 static void
-assert_every_preset_clears (const char *name, const char *accurate_text)
+assert_every_preset_clears (const char *name, const char *except,
+    const char *except_text)
 {
   const cf_preset *preset;
 
   for (preset = cf_tvl1_param_table.presets; preset->name; preset++) {
     const cf_param_setting *set = preset_setting (preset, name);
 
-    if (accurate_text != NULL && !strcmp (preset->name, "accurate")) {
-      fail_unless_equals_string (set->text, accurate_text);
+    if (except != NULL && !strcmp (preset->name, except)) {
+      fail_unless_equals_string (set->text, except_text);
     } else {
       fail_unless (set->text == NULL, "preset %s: %s '%s'", preset->name,
           name, set->text);
@@ -405,7 +413,8 @@ assert_every_preset_sets (const char *name, double accurate, double others)
         strcmp (preset->name, "accurate") ? others : accurate);
 }
 
-/* accurate and balanced presmooth with σ 0.7, the others with IPOL's 0.8 */
+/* accurate presmooths with σ 0.7, balanced 0.65, the others with IPOL's
+ * 0.8 */
 static void
 assert_preset_sigmas (void)
 {
@@ -413,8 +422,8 @@ assert_preset_sigmas (void)
 
   for (preset = cf_tvl1_param_table.presets; preset->name; preset++)
     fail_unless_equals_float (preset_setting (preset, "sigma")->value,
-        strcmp (preset->name, "accurate") && strcmp (preset->name,
-            "balanced") ? 0.8 : 0.7);
+        !strcmp (preset->name, "accurate") ? 0.7 :
+        !strcmp (preset->name, "balanced") ? 0.65 : 0.8);
 }
 
 /* median-size takes 0, 3 and 5 only (cf_flow_median's sizes, and off),
@@ -505,7 +514,8 @@ GST_END_TEST;
 
 /* median-size-per-level: a list of 0, 3 and 5, finest first, whose last
  * entry serves the coarser levels and which overrides median-size; blank
- * text clears it; every preset clears it. */
+ * text clears it; every preset clears it but balanced, which filters its
+ * finest level. */
 GST_START_TEST (test_median_size_per_level)
 {
   static const char *const refused[] = { "4", "0,1", "5,7", "-3", "0,,5",
@@ -515,7 +525,7 @@ GST_START_TEST (test_median_size_per_level)
   cf_error err = { {0} };
   guint i;
 
-  cf_tvl1_params_init (&p);
+  cf_tvl1_params_init_ipol (&p);
   fail_unless_equals_int (p.n_median_size_per_level, 0);
   fail_if (cf_tvl1_uses_median (&p));
   p.median_size = 3;
@@ -568,7 +578,7 @@ GST_START_TEST (test_median_size_per_level)
   p.median_size_per_level[0] = 2;
   fail_if (cf_tvl1_params_valid (&p));
 
-  assert_every_preset_clears ("median-size-per-level", NULL);
+  assert_every_preset_clears ("median-size-per-level", "balanced", "5,0");
 }
 
 GST_END_TEST;
@@ -662,7 +672,8 @@ GST_START_TEST (test_lambda_per_level)
   fail_if (cf_tvl1_params_valid (&p));
 
   /* accurate fits its two finest levels closer to the data */
-  assert_every_preset_clears ("lambda-per-level", "0.2,0.2,0.15");
+  assert_every_preset_clears ("lambda-per-level", "accurate",
+      "0.2,0.2,0.15");
 }
 
 GST_END_TEST;
@@ -1480,6 +1491,7 @@ GST_START_TEST (test_lambda_per_level_runs_each_level_with_its_lambda)
   int eps;
 
   cf_tvl1_params_init (&params);
+  params.n_median_size_per_level = 0;   /* median_size below counts */
   synth_pyramids (97, 61, CF_SYNTH_SMOOTH, 3, &params, &p0, &p1);
   fail_unless_equals_int (p0->n_levels, 3);
   fail_unless_equals_int (cf_tvl1_params_set (&params, "warps", 2), CF_OK);
@@ -1738,6 +1750,8 @@ GST_START_TEST (test_weighted_median_on_wide_levels)
   fail_unless_equals_int (params.wmedian_size, 0);
   fail_unless_equals_float (params.wmedian_sigma, 14.0f);
   fail_unless_equals_int (params.wmedian_min_width, 150);
+  /* without balanced's median of the finest level, no filter */
+  params.n_median_size_per_level = 0;
   fail_if (cf_tvl1_uses_median (&params));
   fail_unless_equals_int (cf_tvl1_params_set (&params,
           "weighted-median-size", 9), CF_OK);

@@ -29,37 +29,42 @@
 #include "common/synth.h"
 #include "common/tvl1.h"
 
-/* The defaults are the balanced preset (IPOL's model, a fixed schedule:
- * 1 warp x 35 iterations on the finest level, 2 x 20 on the others); ipol
- * and realtime reproduce their references. */
+/* The defaults are the balanced preset (IPOL's model with θ 0.4, a fixed
+ * schedule: 1 warp x 30 iterations on the finest level, 2 x 20 on the
+ * others, a 5 x 5 median of the finest level); ipol and realtime
+ * reproduce their references, IPOL's θ 0.3 included. */
 GST_START_TEST (test_defaults_are_balanced)
 {
   GstElement *e = gst_element_factory_make ("cudaflowtvl1", NULL);
   gint levels, warps, iterations;
   gdouble tau, lambda, theta, epsilon, scale, sigma;
   gboolean normalize;
-  gchar *warp_list, *iteration_list;
+  gchar *warp_list, *iteration_list, *median_list;
 
   g_object_get (e, "levels", &levels, "warps", &warps, "iterations",
       &iterations, "tau", &tau, "lambda", &lambda, "theta", &theta,
       "epsilon", &epsilon, "scale-factor", &scale, "normalize", &normalize,
       "sigma", &sigma, "warps-per-level", &warp_list,
-      "iterations-per-level", &iteration_list, NULL);
+      "iterations-per-level", &iteration_list, "median-size-per-level",
+      &median_list, NULL);
   fail_unless_equals_int (levels, 6);
   fail_unless_equals_int (warps, 2);
   fail_unless_equals_int (iterations, 20);
   fail_unless_equals_string (warp_list, "1,2");
-  fail_unless_equals_string (iteration_list, "35,20");
+  fail_unless_equals_string (iteration_list, "30,20");
+  fail_unless_equals_string (median_list, "5,0");
   fail_unless (fabs (tau - 0.25) < 1e-6 && fabs (lambda - 0.15) < 1e-6 &&
-      fabs (theta - 0.3) < 1e-6 && epsilon == 0.0 &&
-      fabs (scale - 0.5) < 1e-9 && fabs (sigma - 0.7) < 1e-6);
+      fabs (theta - 0.4) < 1e-6 && epsilon == 0.0 &&
+      fabs (scale - 0.5) < 1e-9 && fabs (sigma - 0.65) < 1e-6);
   fail_unless (normalize);
   g_free (warp_list);
   g_free (iteration_list);
+  g_free (median_list);
 
   gst_util_set_object_arg (G_OBJECT (e), "preset", "realtime");
   g_object_get (e, "levels", &levels, "warps", &warps, "iterations",
-      &iterations, "epsilon", &epsilon, NULL);
+      &iterations, "epsilon", &epsilon, "theta", &theta, NULL);
+  fail_unless (fabs (theta - 0.3) < 1e-6);
   fail_unless_equals_int (levels, 3);
   fail_unless_equals_int (warps, 1);
   fail_unless_equals_int (iterations, 10);
@@ -399,7 +404,7 @@ GST_END_TEST;
 GST_START_TEST (test_per_level_properties_and_presets)
 {
   static const gchar *names[] = { "warps-per-level", "iterations-per-level" };
-  static const gchar *defaults[] = { "1,2", "35,20" };
+  static const gchar *defaults[] = { "1,2", "30,20" };
   GstElement *e = gst_element_factory_make ("cudaflowtvl1", NULL);
   const cf_preset *preset;
   guint i;
@@ -530,13 +535,13 @@ GST_START_TEST (test_explicit_count_clears_its_list)
     const gchar *settings;
     const gchar *warps, *iterations, *lambdas, *overridden;
   } cases[] = {
-    {"warps=3", NULL, "35,20", NULL, ""},
+    {"warps=3", NULL, "30,20", NULL, ""},
     {"iterations=10", "1,2", NULL, NULL, ""},
     {"preset=fast warps=3", NULL, "3,10,20", NULL, "warps"},
     {"warps=3 preset=fast", NULL, "3,10,20", NULL, "warps"},
     {"iterations=10 preset=balanced", "1,2", NULL, NULL, "iterations"},
-    {"warps-per-level=1,2,3 warps=3", NULL, "35,20", NULL, ""},
-    {"warps=3 warps-per-level=1,2,3", "1,2,3", "35,20", NULL, ""},
+    {"warps-per-level=1,2,3 warps=3", NULL, "30,20", NULL, ""},
+    {"warps=3 warps-per-level=1,2,3", "1,2,3", "30,20", NULL, ""},
     {"preset=accurate lambda=0.3", NULL, NULL, NULL, "lambda"},
     {"lambda=0.3 preset=accurate", NULL, NULL, NULL, "lambda"},
     {"preset=accurate", NULL, NULL, "0.2,0.2,0.15", ""},
@@ -869,7 +874,8 @@ GST_START_TEST (test_median_size_gives_the_filtered_reference)
   fail_unless_equals_int (cf_tvl1_params_set (&tp, "warps", 2), CF_OK);
   fail_unless_equals_int (cf_tvl1_params_set (&tp, "iterations", 30), CF_OK);
   tp.epsilon = 0;
-  tp.median_size = 5;
+  /* by name, as the property: it clears the default's per-level list */
+  fail_unless_equals_int (cf_tvl1_params_set (&tp, "median-size", 5), CF_OK);
   check_setting_gives_reference (&sp, "levels=3 warps=2 iterations=30 "
       "epsilon=0 normalize=false", "median-size=5", &tp, 1e-3, &epe_with,
       &epe_without);
