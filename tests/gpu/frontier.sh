@@ -137,7 +137,12 @@ fi
 # tests/gpu/frontier-gradient-blend.txt has the presets as they are. The
 # grid also sets sigma=0.8, the default before balanced took 0.7 (and
 # warps 1,2 x iterations 35,20 per level, which its warps and iterations
-# clear) on 2026-12-05.
+# clear) on 2026-12-05. Since 2026-12-06 balanced (so the defaults) also
+# couples with theta 0.4 and filters the finest level with a 5 x 5
+# median: the grid and the files' points without a preset set theta=0.3
+# (IPOL's) and a median-size (which clears that list); the points that
+# start from preset=balanced run today's balanced, not the one they were
+# measured with (35,20, sigma 0.7, theta 0.3, no median before that day).
 IFS=';' read -r -a extra <<< "${EXTRA_POINTS:-}"
 for e in "${extra[@]}"; do
   [ -n "$e" ] && points+=(--point "$e")
@@ -151,8 +156,8 @@ fi
 name=tvl1
 [ "$precisions" = fp32,fp16 ] || name=tvl1-$(echo "$precisions" | tr , -)
 grid=(--set levels=3,4,5,6 --set warps=1,2,3,5 --set iterations=5,10,20,50
-  --set epsilon=0 --set gradient-blend=0 --set sigma=0.8
-  --set "precision=$precisions")
+  --set epsilon=0 --set gradient-blend=0 --set sigma=0.8 --set theta=0.3
+  --set median-size=0 --set "precision=$precisions")
 if [ -n "${POINTS_ONLY:-}" ]; then
   grid=()
   name=$name-points
