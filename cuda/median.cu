@@ -62,11 +62,12 @@
 #include <limits.h>
 #include <stdint.h>
 
-/* Launch shape: 32 x 8 threads, each RUN outputs down a column, so a
- * block covers 32 x 8 RUN pixels. RUN is even (5 x 5 works in pairs of
- * rows): longer runs share more rows, but 8 took 118 registers a thread
- * (two blocks an SM) and timed slower than MEDIAN_RUN (4) at 89 (H100,
- * 1080p 5 x 5: 67 and 55 µs against 48-52 with the loads below;
+/* Launch shape: 32 x 8 threads, each RUN outputs down a column of one
+ * component, so a block covers 32 x 8 RUN pixels of u or of v (the grid's
+ * z). RUN is even (5 x 5 works in pairs of rows): longer runs share more
+ * rows, but a thread's registers bound the blocks an SM holds: both
+ * components in 8-row runs took 118 (two blocks), in 4-row runs 89 (two),
+ * one component in 4-row runs 80 (three), the fastest (H100, 1080p 5 x 5;
  * docs/flow-frontier.md); on small images
  * (MEDIAN_SMALL_PIXELS) MEDIAN_RUN_SMALL (2) gives four times the threads
  * a quarter of the serial work each, and fewer runs touch the top or
@@ -453,21 +454,19 @@ median_dst_of (cf_cuda_flow * f)
  *  row @y0: a shared run when no window of it leaves the image at the top
  *  or bottom (with sentinels for columns lost at the left or right), else
  *  window by window.
- *  \param[in] tu, tv  the tiles of u and v at the cell of (x − K/2,
- *                     y0 − K/2), rows of @tile_w keys
+ *  \param[in] t       the tile of component @comp (0: u, 1: v) at the
+ *                     cell of (x − K/2, y0 − K/2), rows of @tile_w keys
  *  \param[out] dst    the filtered flow */
 template < int K, int RUN > static __device__ __forceinline__ void
-median_column (const int *tu, const int *tv, int tile_w, int x, int y0,
-    int w, int h, median_dst dst)
+median_column (const int *t, int tile_w, int x, int y0, int w, int h,
+    median_dst dst, int comp)
 {
   const int rad = K / 2;
   const int left = max (0, rad - x), right = max (0, x + rad - (w - 1));
   const bool rows_inside = y0 >= rad && y0 + RUN - 1 + rad < h;
 
-#pragma unroll
-  for (int p = 0; p < 2; p++) {
-    const int *t = p == 0 ? tu : tv;
-    float *d = (p == 0 ? dst.u : dst.v) + x + (size_t) y0 * dst.pitch;
+  {
+    float *d = (comp == 0 ? dst.u : dst.v) + x + (size_t) y0 * dst.pitch;
     median_rows s;
     int out[RUN];
 
@@ -510,7 +509,7 @@ median_column (const int *tu, const int *tv, int tile_w, int x, int y0,
   }
 }
 
-/** \brief K x K median of both components.
+/** \brief K x K median of one component, blockIdx.z (0: u, 1: v).
  *
  *  The block loads its 32 x 8 RUN pixels and a K/2 halo as keys into
  *  shared memory (0 outside the image, never read as a value), then each
@@ -525,7 +524,9 @@ median_kernel (median_src src, median_dst dst, int w, int h)
   constexpr int rad = K / 2;
   constexpr int tile_w = MEDIAN_BLOCK_X + 2 * rad;
   constexpr int tile_h = MEDIAN_BLOCK_Y * RUN + 2 * rad;
-  __shared__ int tile[2][tile_h][tile_w];
+  __shared__ int tile[tile_h][tile_w];
+  const int comp = blockIdx.z;
+  const float *plane = comp == 0 ? src.u : src.v;
   const int bx = blockIdx.x * MEDIAN_BLOCK_X;
   const int by = blockIdx.y * MEDIAN_BLOCK_Y * RUN;
   const int x = bx + threadIdx.x;
@@ -533,12 +534,11 @@ median_kernel (median_src src, median_dst dst, int w, int h)
 
   {
     /* every load of the thread in flight at once, then the stores: one
-     * round trip to memory for the tile, not one per cell a thread loads
-     * (with two blocks an SM, little else hides them) */
+     * round trip to memory for the tile, not one per cell a thread loads */
     constexpr int PER = (tile_w * tile_h + MEDIAN_THREADS - 1) /
         MEDIAN_THREADS;
     const int tid = threadIdx.x + threadIdx.y * MEDIAN_BLOCK_X;
-    float fu[PER], fv[PER];
+    float f[PER];
 
 #pragma unroll
     for (int k = 0; k < PER; k++) {
@@ -546,27 +546,22 @@ median_kernel (median_src src, median_dst dst, int w, int h)
       const int r = i / tile_w, c = i % tile_w;
       const int gx = bx - rad + c, gy = by - rad + r;
 
-      fu[k] = fv[k] = 0.0f;
-      if (i < tile_w * tile_h && gx >= 0 && gx < w && gy >= 0 && gy < h) {
-        const size_t at = gx + (size_t) gy * src.pitch;
-        fu[k] = src.u[at];
-        fv[k] = src.v[at];
-      }
+      f[k] = 0.0f;
+      if (i < tile_w * tile_h && gx >= 0 && gx < w && gy >= 0 && gy < h)
+        f[k] = plane[gx + (size_t) gy * src.pitch];
     }
 #pragma unroll
     for (int k = 0; k < PER; k++) {
       const int i = tid + k * MEDIAN_THREADS;
 
-      if (i < tile_w * tile_h) {
-        tile[0][i / tile_w][i % tile_w] = median_key (fu[k]);
-        tile[1][i / tile_w][i % tile_w] = median_key (fv[k]);
-      }
+      if (i < tile_w * tile_h)
+        tile[i / tile_w][i % tile_w] = median_key (f[k]);
     }
   }
   __syncthreads ();
   if (x < w && y0 < h)
-    median_column < K, RUN > (&tile[0][threadIdx.y * RUN][threadIdx.x],
-        &tile[1][threadIdx.y * RUN][threadIdx.x], tile_w, x, y0, w, h, dst);
+    median_column < K, RUN > (&tile[threadIdx.y * RUN][threadIdx.x],
+        tile_w, x, y0, w, h, dst, comp);
 }
 
 /* ---------------------------------------------------------------------
@@ -626,7 +621,7 @@ cf_cuda_flow_median (const cf_cuda_flow * src, int size, cf_cuda_flow * dst,
     const int run = small ? MEDIAN_RUN_SMALL : MEDIAN_RUN;
 
     grid = dim3 (cf_div_up (w, MEDIAN_BLOCK_X),
-        cf_div_up (h, MEDIAN_BLOCK_Y * run));
+        cf_div_up (h, MEDIAN_BLOCK_Y * run), 2);
     if (size == 3 && small)
       median_kernel < 3, MEDIAN_RUN_SMALL > <<< grid, block, 0, stream >>>
           (s, d, w, h);
