@@ -464,48 +464,45 @@ median_column (const int *t, int tile_w, int x, int y0, int w, int h,
   const int rad = K / 2;
   const int left = max (0, rad - x), right = max (0, x + rad - (w - 1));
   const bool rows_inside = y0 >= rad && y0 + RUN - 1 + rad < h;
+  float *d = (comp == 0 ? dst.u : dst.v) + x + (size_t) y0 * dst.pitch;
+  median_rows s;
+  int out[RUN];
 
-  {
-    float *d = (comp == 0 ? dst.u : dst.v) + x + (size_t) y0 * dst.pitch;
-    median_rows s;
-    int out[RUN];
+  s.t = t;
+  s.pitch = tile_w;
+  s.left = left;
+  s.right = right;
+  s.two_missing = left + right == 2;
+  s.residue = (y0 - rad) % K;
+  s.lo_rows = 0;
+  if (rows_inside && left + right == 0) {
+    run < K, RUN, false > (s, out);
+#pragma unroll
+    for (int i = 0; i < RUN; i++)
+      d[i * dst.pitch] = median_value (out[i]);
+  } else if (rows_inside && w >= K && left + right == 2) {
+    /* 5 x 5 two columns short: n = 15, one LO and one HI per row */
+    run < K, RUN, true > (s, out);
+#pragma unroll
+    for (int i = 0; i < RUN; i++)
+      d[i * dst.pitch] = median_value (out[i]);
+  } else if (rows_inside && w >= K) {
+    /* one column short: n = K (K − 1), even; the lower middle takes
+     * (K + 1)/2 LO rows of K, the upper (K − 1)/2 */
+    int upper[RUN];
 
-    s.t = t;
-    s.pitch = tile_w;
-    s.left = left;
-    s.right = right;
-    s.two_missing = left + right == 2;
-    s.residue = (y0 - rad) % K;
-    s.lo_rows = 0;
-    if (rows_inside && left + right == 0) {
-      run < K, RUN, false > (s, out);
+    s.lo_rows = (K + 1) / 2;
+    run < K, RUN, true > (s, out);
+    s.lo_rows = (K - 1) / 2;
+    run < K, RUN, true > (s, upper);
 #pragma unroll
-      for (int i = 0; i < RUN; i++)
-        d[i * dst.pitch] = median_value (out[i]);
-    } else if (rows_inside && w >= K && left + right == 2) {
-      /* 5 x 5 two columns short: n = 15, one LO and one HI per row */
-      run < K, RUN, true > (s, out);
-#pragma unroll
-      for (int i = 0; i < RUN; i++)
-        d[i * dst.pitch] = median_value (out[i]);
-    } else if (rows_inside && w >= K) {
-      /* one column short: n = K (K − 1), even; the lower middle takes
-       * (K + 1)/2 LO rows of K, the upper (K − 1)/2 */
-      int upper[RUN];
-
-      s.lo_rows = (K + 1) / 2;
-      run < K, RUN, true > (s, out);
-      s.lo_rows = (K - 1) / 2;
-      run < K, RUN, true > (s, upper);
-#pragma unroll
-      for (int i = 0; i < RUN; i++)
-        d[i * dst.pitch] = __fmul_rn (__fadd_rn (median_value (out[i]),
-                median_value (upper[i])), 0.5f);
-    } else {
-      for (int i = 0; i < RUN && y0 + i < h; i++)
-        d[i * dst.pitch] = clipped_median < K > (t + i * tile_w, tile_w, x,
-            y0 + i, w, h);
-    }
+    for (int i = 0; i < RUN; i++)
+      d[i * dst.pitch] = __fmul_rn (__fadd_rn (median_value (out[i]),
+              median_value (upper[i])), 0.5f);
+  } else {
+    for (int i = 0; i < RUN && y0 + i < h; i++)
+      d[i * dst.pitch] = clipped_median < K > (t + i * tile_w, tile_w, x,
+          y0 + i, w, h);
   }
 }
 
