@@ -281,8 +281,9 @@ static const cf_param tvl1_params[] = {
 
 /* Each preset defines the whole schedule (levels, warps and iterations on
  * every level, epsilon, median filter) over the same model parameters
- * (tau, lambda, theta as IPOL; balanced couples more, theta 0.4); a row that `replaces` a list comes before
- * the list, since setting it by name clears the list. fast, balanced and
+ * (tau, lambda, theta as IPOL; balanced couples more, theta 0.4); a row
+ * that `replaces` a list comes before the list, since setting it by name
+ * clears the list. fast, balanced and
  * accurate are points of the measured speed/accuracy front that also
  * keep large displacements (docs/flow-frontier.md); ipol and realtime
  * reproduce the references. */
