@@ -287,9 +287,10 @@ static const cf_param tvl1_params[] = {
  * accurate are points of the measured speed/accuracy front that also
  * keep large displacements (docs/flow-frontier.md); ipol and realtime
  * reproduce the references. */
-#define CF_SET_MODEL \
+#define CF_SET_MODEL_THETA(theta) \
   CF_SET ("scale-factor", IPOL_ETA), CF_SET ("tau", IPOL_TAU), \
-  CF_SET ("lambda", IPOL_LAMBDA), CF_SET ("theta", IPOL_THETA)
+  CF_SET ("lambda", IPOL_LAMBDA), CF_SET ("theta", theta)
+#define CF_SET_MODEL CF_SET_MODEL_THETA (IPOL_THETA)
 /* accurate presmooths less, fits the two finest levels closer to the data
  * and weighs its median by the frame (docs/flow-frontier.md), so each
  * preset sets sigma */
@@ -346,8 +347,7 @@ static const cf_preset tvl1_presets[] = {
         "epsilon 0, presmoothing sigma 0.65, theta 0.4, a 5 x 5 median "
         "after the finest level's warp, gradient-blend 0.5 (H100, 1080p, "
         "fp16: 0.99 ms; Middlebury EPE 0.407)",
-      {CF_SET ("scale-factor", IPOL_ETA), CF_SET ("tau", IPOL_TAU),
-            CF_SET ("lambda", IPOL_LAMBDA), CF_SET ("theta", BALANCED_THETA),
+      {CF_SET_MODEL_THETA (BALANCED_THETA),
             CF_SET ("levels", BALANCED_LEVELS),
             CF_SET ("warps", BALANCED_WARPS),
             CF_SET ("iterations", BALANCED_ITERATIONS),
