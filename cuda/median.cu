@@ -36,8 +36,9 @@
  * outputs down one column, so each sorted row is shared by the K outputs
  * whose windows hold it; in
  * 5 x 5, two vertically adjacent outputs also share the cut of their four
- * common rows (middle6). About 70 integer min/max per output and
- * component, against ~190 for a network per window.
+ * common rows (middle6). A 4-row run takes 362 integer min/max (a
+ * compare-exchange is two) for its 4 outputs of a component, about 90
+ * each; an 8-row run 78 each, a network per window 202.
  *
  * Borders. The block's tile (shared memory, keys) has a halo of K/2; what
  * lies outside the image is never used as a value. A window clipped to
@@ -68,7 +69,9 @@
  * rows, but a thread's registers bound the blocks an SM holds: both
  * components in 8-row runs took 118 (two blocks), in 4-row runs 89 (two),
  * one component in 4-row runs 80 (three), the fastest (H100, 1080p 5 x 5;
- * docs/flow-frontier.md); on small images
+ * docs/flow-frontier.md); 8-row runs with the border runs out of line,
+ * 64 registers and four blocks, ran 14 % fewer instructions in the same
+ * time (ibid.); on small images
  * (MEDIAN_SMALL_PIXELS) MEDIAN_RUN_SMALL (2) gives four times the threads
  * a quarter of the serial work each, and fewer runs touch the top or
  * bottom border, whose windows go one at a time: the coarse pyramid
