@@ -29,10 +29,13 @@ typedef struct
   cf_cuda_pyramid pyramid[CF_FLOW_ENGINE_SLOTS];
   cf_cuda_flow flow;
 
-  /* with_range: min/max reduction of level 0, read back asynchronously */
-  float *range_scratch;         /* device, CF_CUDA_MIN_MAX_SCRATCH floats */
-  float *range_host;            /* pinned (min, max) */
+  /* with_range: min/max reduction of level 0, read back asynchronously;
+   * the luma kernels reduce it as they write level 0 */
+  float *range_scratch;         /* device, CF_CUDA_MIN_MAX_SCRATCH floats,
+                                 * then CF_CUDA_LUMA_RANGE_SCRATCH */
+  float *range_host;            /* pinned (min, max) per slot */
   cudaEvent_t range_done;       /* passed once range_host holds them */
+  int range_queued[CF_FLOW_ENGINE_SLOTS];       /* by the slot's luma */
 
   /* the method's plan, made by the first solve for its method, kernel and
    * precision */
@@ -49,14 +52,27 @@ typedef struct
   size_t stats_host_size;       /* floats */
 } gpu_engine;
 
+/* The luma kernels' part of range_scratch */
+static float *
+luma_range_scratch (gpu_engine * self)
+{
+  return self->range_scratch + CF_CUDA_MIN_MAX_SCRATCH;
+}
+
 static cf_status
 gpu_luma_from_channel (cf_flow_engine * engine, int slot,
     const cf_channel * src)
 {
   gpu_engine *self = (gpu_engine *) engine;
+  cf_cuda_image *dst = &self->pyramid[slot].level[0];
+  cf_status status;
 
-  return cf_cuda_luma_from_channel (src, &self->pyramid[slot].level[0],
-      self->stream);
+  if (!engine->with_range)
+    return cf_cuda_luma_from_channel (src, dst, self->stream);
+  status = cf_cuda_luma_from_channel_range (src, dst,
+      luma_range_scratch (self), self->range_host + 2 * slot, self->stream);
+  self->range_queued[slot] = status == CF_OK;
+  return status;
 }
 
 static cf_status
@@ -64,23 +80,36 @@ gpu_luma_from_rgb (cf_flow_engine * engine, int slot, const void *data,
     ptrdiff_t stride, int pixel_stride, int r, int g, int b)
 {
   gpu_engine *self = (gpu_engine *) engine;
+  cf_cuda_image *dst = &self->pyramid[slot].level[0];
+  cf_status status;
 
-  return cf_cuda_luma_from_rgb (data, stride, pixel_stride, r, g, b,
-      &self->pyramid[slot].level[0], self->stream);
+  if (!engine->with_range)
+    return cf_cuda_luma_from_rgb (data, stride, pixel_stride, r, g, b, dst,
+        self->stream);
+  status = cf_cuda_luma_from_rgb_range (data, stride, pixel_stride, r, g, b,
+      dst, luma_range_scratch (self), self->range_host + 2 * slot,
+      self->stream);
+  self->range_queued[slot] = status == CF_OK;
+  return status;
 }
 
-/* The range reduction is only queued before the pyramid, and waited for
- * after it, so the GPU never idles for the round trip. */
+/* The range is reduced by the slot's luma kernel (or, should level 0 not
+ * have come from one, by the min/max before the pyramid) and waited for
+ * after the pyramid is queued, so the GPU never idles for the round
+ * trip. */
 static cf_status
 gpu_build_pyramid (cf_flow_engine * engine, int slot)
 {
   gpu_engine *self = (gpu_engine *) engine;
   cf_cuda_pyramid *p = &self->pyramid[slot];
+  float *range_host = self->range_host + 2 * slot;
   cf_status status = CF_OK;
 
   if (engine->with_range) {
-    status = cf_cuda_image_min_max_async (&p->level[0], self->range_scratch,
-        self->range_host, self->stream);
+    if (!self->range_queued[slot])
+      status = cf_cuda_image_min_max_async (&p->level[0],
+          self->range_scratch, range_host, self->stream);
+    self->range_queued[slot] = 0;
     if (status == CF_OK)
       status = cf_cuda_check (cudaEventRecord (self->range_done,
               self->stream));
@@ -90,8 +119,8 @@ gpu_build_pyramid (cf_flow_engine * engine, int slot)
   if (status == CF_OK && engine->with_range) {
     status = cf_cuda_check (cudaEventSynchronize (self->range_done));
     if (status == CF_OK) {
-      engine->range[slot][0] = self->range_host[0];
-      engine->range[slot][1] = self->range_host[1];
+      engine->range[slot][0] = range_host[0];
+      engine->range[slot][1] = range_host[1];
     }
   }
   return status;
@@ -291,9 +320,13 @@ cf_cuda_flow_engine_new (int width, int height,
     goto out;
   if (with_range) {
     CF_CUDA_TRY (cudaMalloc ((void **) &self->range_scratch,
-            CF_CUDA_MIN_MAX_SCRATCH * sizeof (float)));
+            (CF_CUDA_MIN_MAX_SCRATCH + CF_CUDA_LUMA_RANGE_SCRATCH) *
+            sizeof (float)));
+    if ((status = cf_cuda_luma_range_scratch_clear (luma_range_scratch
+                (self), stream)) != CF_OK)
+      goto out;
     CF_CUDA_TRY (cudaMallocHost ((void **) &self->range_host,
-            2 * sizeof (float)));
+            2 * CF_FLOW_ENGINE_SLOTS * sizeof (float)));
     CF_CUDA_TRY (cudaEventCreateWithFlags (&self->range_done,
             cudaEventDisableTiming));
   }

@@ -39,6 +39,26 @@ cf_status cf_cuda_image_min_max (const cf_cuda_image * img, float *scratch,
 cf_status cf_cuda_image_min_max_async (const cf_cuda_image * img,
     float *scratch, float *host_range, cudaStream_t stream);
 
+/* The luma calls that also reduce the plane's (min, max) on the way, in
+ * the same kernel: the pair lands in @host_range (two floats) as
+ * cf_cuda_image_min_max_async's does, once @stream has passed this point,
+ * pinned memory written directly, pageable through a copy in the stream.
+ * The kernel keeps its reduction's state in @scratch
+ * (CF_CUDA_LUMA_RANGE_SCRATCH device floats): clear it once with
+ * cf_cuda_luma_range_scratch_clear before the first call; each call
+ * leaves it cleared (so calls on one scratch must be ordered, as on one
+ * stream). Saves the min/max's read of the plane and its two
+ * launches (TV-L1's intensity normalisation). */
+#define CF_CUDA_LUMA_RANGE_SCRATCH 128
+cf_status cf_cuda_luma_range_scratch_clear (float *scratch,
+    cudaStream_t stream);
+cf_status cf_cuda_luma_from_channel_range (const cf_channel * src,
+    cf_cuda_image * dst, float *scratch, float *host_range,
+    cudaStream_t stream);
+cf_status cf_cuda_luma_from_rgb_range (const void *data, ptrdiff_t stride,
+    int pixel_stride, int r, int g, int b, cf_cuda_image * dst,
+    float *scratch, float *host_range, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -522,10 +522,11 @@ cf_flow_bench_run (const cf_flow_bench_config * c,
   TRY_CUDA (cudaMallocPitch ((void **) &uv, &uv_pitch,
           (size_t) width * 2 * sizeof (float), height));
   TRY_CUDA (cudaMalloc ((void **) &range_scratch,
-          CF_CUDA_MIN_MAX_SCRATCH * sizeof (float)));
+          CF_CUDA_LUMA_RANGE_SCRATCH * sizeof (float)));
   TRY_CUDA (cudaMallocHost ((void **) &range_host, 2 * sizeof (float)));
   TRY_CUDA (cudaEventCreateWithFlags (&range_done, cudaEventDisableTiming));
   TRY_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  TRY (cf_cuda_luma_range_scratch_clear (range_scratch, stream));
 
   /* the full solver, and one without the iterations (TV-L1: one) */
   PASS_ON (solver_init (&sv, c, width, height, 0, err));
@@ -551,13 +552,15 @@ cf_flow_bench_run (const cf_flow_bench_config * c,
     int tvl1 = c->solver.method == CF_FLOW_METHOD_TVL1;
 
     TRY_CUDA (cudaEventRecord (ev[0], stream));
-    TRY (cf_cuda_luma_from_channel (&ch, &now->level[0], stream));
     if (tvl1) {
-      /* the element's normalisation range: queued here, waited for once
-       * the pyramid is queued (the solver's λ needs it) */
-      TRY (cf_cuda_image_min_max_async (&now->level[0], range_scratch,
-              range_host, stream));
+      /* the element's normalisation range, reduced by the luma kernel:
+       * queued here, waited for once the pyramid is queued (the solver's
+       * λ needs it) */
+      TRY (cf_cuda_luma_from_channel_range (&ch, &now->level[0],
+              range_scratch, range_host, stream));
       TRY_CUDA (cudaEventRecord (range_done, stream));
+    } else {
+      TRY (cf_cuda_luma_from_channel (&ch, &now->level[0], stream));
     }
     TRY_CUDA (cudaEventRecord (ev[1], stream));
     TRY (cf_cuda_pyramid_build (now, &pp, stream));

@@ -345,6 +345,75 @@ GST_START_TEST (test_matches_cpu_engine)
 
 GST_END_TEST;
 
+/* The range per slot, reduced by the luma kernels: the CPU engine's in
+ * any order of the calls (both slots' luma before either pyramid), from
+ * RGB as from a channel; and when a slot's pyramid is built again without
+ * a new luma, the range of level 0 as it stands then (presmoothed), as on
+ * the CPU: the GPU engine takes it by the min/max reduction there. */
+GST_START_TEST (test_range_per_slot_in_any_order)
+{
+  const size_t n = 3 * WIDTH * HEIGHT;
+  test_pair t;
+  cf_flow_engine *gpu = NULL, *cpu = NULL;
+  cf_pyramid_params pp;
+  guint8 *rgb = g_new (guint8, n), *rgb_device = NULL;
+  cf_channel ch[2];
+  size_t i;
+  int slot;
+
+  test_pair_make (&t, 0.5f, -1.0f);
+  /* RGB from frame 0's gray and a gradient: a range of its own */
+  for (i = 0; i < n; i++)
+    rgb[i] = i % 3 == 0 ? t.host[0][i / 3] : (guint8) (i * 7 / n * 3 + 40);
+  CUDA_OK (cudaMalloc ((void **) &rgb_device, n));
+  CUDA_OK (cudaMemcpyAsync (rgb_device, rgb, n, cudaMemcpyHostToDevice,
+          stream));
+  flow_test_small_pyramid (&pp, 0.8f);
+  fail_unless_equals_int (cf_cuda_flow_engine_new (WIDTH, HEIGHT, &pp, 1,
+          stream, &gpu), CF_OK);
+  fail_unless_equals_int (cf_flow_engine_new_cpu (WIDTH, HEIGHT, &pp, 1,
+          &cpu), CF_OK);
+  ch[0] = flow_test_gray8_channel (t.device[1], WIDTH, HEIGHT);
+  ch[1] = flow_test_gray8_channel (t.host[1], WIDTH, HEIGHT);
+
+  /* slot 0 from RGB, slot 1 from gray, both lumas first */
+  fail_unless_equals_int (cf_flow_engine_luma_from_rgb (gpu, 0, rgb_device,
+          3 * WIDTH, 3, 0, 1, 2), CF_OK);
+  fail_unless_equals_int (cf_flow_engine_luma_from_channel (gpu, 1, &ch[0]),
+      CF_OK);
+  fail_unless_equals_int (cf_flow_engine_luma_from_rgb (cpu, 0, rgb,
+          3 * WIDTH, 3, 0, 1, 2), CF_OK);
+  fail_unless_equals_int (cf_flow_engine_luma_from_channel (cpu, 1, &ch[1]),
+      CF_OK);
+  for (slot = 0; slot < 2; slot++) {
+    fail_unless_equals_int (cf_flow_engine_build_pyramid (gpu, slot), CF_OK);
+    fail_unless_equals_int (cf_flow_engine_build_pyramid (cpu, slot), CF_OK);
+  }
+  fail_unless (memcmp (gpu->range, cpu->range, sizeof (gpu->range)) == 0,
+      "GPU %g..%g, %g..%g; CPU %g..%g, %g..%g", gpu->range[0][0],
+      gpu->range[0][1], gpu->range[1][0], gpu->range[1][1],
+      cpu->range[0][0], cpu->range[0][1], cpu->range[1][0],
+      cpu->range[1][1]);
+  fail_if (gpu->range[0][0] == gpu->range[1][0] &&
+      gpu->range[0][1] == gpu->range[1][1], "the slots' ranges should differ");
+
+  /* built again from level 0 as the first build left it */
+  gpu->range[0][0] = gpu->range[0][1] = -1.0f;
+  fail_unless_equals_int (cf_flow_engine_build_pyramid (gpu, 0), CF_OK);
+  fail_unless_equals_int (cf_flow_engine_build_pyramid (cpu, 0), CF_OK);
+  fail_unless (memcmp (gpu->range, cpu->range, sizeof (gpu->range)) == 0,
+      "rebuilt: GPU %g..%g, CPU %g..%g", gpu->range[0][0], gpu->range[0][1],
+      cpu->range[0][0], cpu->range[0][1]);
+
+  cf_flow_engine_free (gpu);
+  cf_flow_engine_free (cpu);
+  cudaFree (rgb_device);
+  g_free (rgb);
+  test_pair_free (&t);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_zero_flow_and_motion_of_the_downloaded_field)
 {
   cf_flow_engine *engine = NULL;
@@ -481,6 +550,7 @@ cuda_flow_engine_suite (void)
   tcase_add_checked_fixture (tc, setup, teardown);
   tcase_add_test (tc, test_matches_direct_cuda_calls_bit_for_bit);
   tcase_add_test (tc, test_matches_cpu_engine);
+  tcase_add_test (tc, test_range_per_slot_in_any_order);
   tcase_add_test (tc, test_zero_flow_and_motion_of_the_downloaded_field);
   tcase_add_test (tc, test_plan_is_fixed_by_the_first_solve);
   tcase_add_test (tc, test_rejects_bad_arguments);

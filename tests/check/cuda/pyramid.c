@@ -432,6 +432,129 @@ GST_START_TEST (test_luma_from_rgb_is_bit_exact)
 
 GST_END_TEST;
 
+/* The luma calls that reduce their range on the way: the luma of the
+ * plain calls bit for bit, and cf_image_min_max's range of the CPU's luma
+ * exactly, for 8- and 16-bit channels and RGB, with the extremes planted
+ * at the first, last and middle pixel and on a black frame (whose range
+ * starts where the reduction's state does); through pinned and pageable
+ * pairs, on one scratch across every call (each leaves it cleared for
+ * the next). */
+static void
+plant_extremes (uint8_t * bytes, ptrdiff_t stride, int ps, int w, int h,
+    int k, uint8_t lo, uint8_t hi)
+{
+  const int at[3][2] = { {0, 0}, {w - 1, h - 1}, {w / 2, h / 2} };
+  uint8_t *plo = bytes + at[k % 3][1] * stride + (ptrdiff_t) at[k % 3][0] * ps;
+  uint8_t *phi = bytes + at[(k + 1) % 3][1] * stride +
+      (ptrdiff_t) at[(k + 1) % 3][0] * ps;
+
+  memset (plo, lo, (size_t) ps);
+  memset (phi, hi, (size_t) ps);
+}
+
+static void
+check_range (const float *got, const cf_image * ref_luma, const char *what,
+    int w, int h, int k)
+{
+  float lo, hi;
+
+  cf_image_min_max (ref_luma, &lo, &hi);
+  fail_unless (got[0] == lo && got[1] == hi, "%s %dx%d case %d: range "
+      "(%g, %g), CPU (%g, %g)", what, w, h, k, got[0], got[1], lo, hi);
+}
+
+GST_START_TEST (test_luma_range_matches_cpu)
+{
+  float *scratch = NULL, *pinned = NULL, pageable[2];
+  int i, k, pin;
+
+  fail_unless_equals_int (cudaMalloc ((void **) &scratch,
+          CF_CUDA_LUMA_RANGE_SCRATCH * sizeof (float)), cudaSuccess);
+  fail_unless_equals_int (cf_cuda_luma_range_scratch_clear (scratch, stream),
+      CF_OK);
+  fail_unless_equals_int (cudaMallocHost ((void **) &pinned,
+          2 * sizeof (float)), cudaSuccess);
+  for (i = 0; i < N_SIZES; i++) {
+    const int w = sizes[i].width, h = sizes[i].height;
+    for (k = 0; k < 8; k++) {
+      /* k 0..2: 8-bit channel, 3..5: 16-bit, 6: RGB, 7: black 8-bit */
+      const int depth = k >= 3 && k <= 5 ? 16 : 8;
+      const int ps = k == 6 ? 3 : depth / 8 + 1;
+      const ptrdiff_t stride = (ptrdiff_t) w * ps + 3;
+      const size_t n = (size_t) stride * h;
+      uint8_t *dbytes = NULL, *bytes = random_bytes (n, 91 + 7 * i + k,
+          &dbytes);
+      cf_image *ref = cf_image_new (w, h);
+      cf_cuda_image out, plain;
+      float *range;
+
+      pin = k % 2;
+      if (k == 7)
+        memset (bytes, 0, n);
+      else
+        plant_extremes (bytes, stride, ps, w, h, k, 0, 255);
+      fail_unless_equals_int (cudaMemcpy (dbytes, bytes, n,
+              cudaMemcpyHostToDevice), cudaSuccess);
+      cf_test_poisoned_image (w, h, &out, stream);
+      cf_test_poisoned_image (w, h, &plain, stream);
+      range = pin ? pinned : pageable;
+      range[0] = range[1] = -1.0f;
+      if (k == 6) {
+        fail_unless_equals_int (cf_luma_from_rgb (bytes, stride, ps, 0, 1, 2,
+                ref), CF_OK);
+        fail_unless_equals_int (cf_cuda_luma_from_rgb_range (dbytes, stride,
+                ps, 0, 1, 2, &out, scratch, range, stream), CF_OK);
+        fail_unless_equals_int (cf_cuda_luma_from_rgb (dbytes, stride, ps, 0,
+                1, 2, &plain, stream), CF_OK);
+      } else {
+        cf_channel hch = { bytes, w, h, stride, ps, depth };
+        cf_channel dch = { dbytes, w, h, stride, ps, depth };
+
+        fail_unless_equals_int (cf_luma_from_channel (&hch, ref), CF_OK);
+        fail_unless_equals_int (cf_cuda_luma_from_channel_range (&dch, &out,
+                scratch, range, stream), CF_OK);
+        fail_unless_equals_int (cf_cuda_luma_from_channel (&dch, &plain,
+                stream), CF_OK);
+      }
+      fail_unless_equals_int (cudaStreamSynchronize (stream), cudaSuccess);
+      assert_image_equal (&out, ref, "luma with range");
+      assert_image_equal (&plain, ref, "luma without range");
+      check_range (range, ref, pin ? "pinned" : "pageable", w, h, k);
+      if (k == 7)
+        fail_unless (range[0] == 0.0f && range[1] == 0.0f);
+      else if (k != 6 && w * h > 1)
+        fail_unless (range[0] == 0.0f && range[1] == 255.0f,
+            "%dx%d case %d: the planted extremes, got (%g, %g)", w, h, k,
+            range[0], range[1]);
+
+      cf_cuda_image_release (&out);
+      cf_cuda_image_release (&plain);
+      cf_image_free (ref);
+      cudaFree (dbytes);
+      g_free (bytes);
+    }
+  }
+  {
+    cf_cuda_image out;
+    cf_channel dch = { (void *) 16, 4, 4, 4, 1, 8 };
+
+    cf_test_poisoned_image (4, 4, &out, stream);
+    fail_unless_equals_int (cf_cuda_luma_from_channel_range (&dch, &out, NULL,
+            pinned, stream), CF_ERROR_INVALID);
+    fail_unless_equals_int (cf_cuda_luma_from_channel_range (&dch, &out,
+            scratch, NULL, stream), CF_ERROR_INVALID);
+    fail_unless_equals_int (cf_cuda_luma_from_rgb_range ((void *) 16, 16, 4,
+            0, 1, 2, &out, NULL, pinned, stream), CF_ERROR_INVALID);
+    fail_unless_equals_int (cf_cuda_luma_range_scratch_clear (NULL, stream),
+        CF_ERROR_INVALID);
+    cf_cuda_image_release (&out);
+  }
+  cudaFreeHost (pinned);
+  cudaFree (scratch);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 
 /* The luma range TV-L1's normalisation reads: cf_image_min_max's values
@@ -721,6 +844,7 @@ cuda_pyramid_suite (void)
   tcase_add_test (tc, test_pyramid_rebuild_with_new_sigma);
   tcase_add_test (tc, test_luma_from_channel_is_bit_exact);
   tcase_add_test (tc, test_luma_from_rgb_is_bit_exact);
+  tcase_add_test (tc, test_luma_range_matches_cpu);
   tcase_add_test (tc, test_min_max_matches_cpu);
   tcase_add_test (tc, test_min_max_async_in_stream_order);
   tcase_add_test (tc, test_warp_matches_cpu);
