@@ -330,7 +330,7 @@ static const cf_preset tvl1_presets[] = {
   {"fast", "Fastest that keeps large motions: 6 levels, warps 1,1,1,2 and "
         "iterations 3,10,20 per level (finest first, the last entry for "
         "coarser levels), epsilon 0, gradient-blend 0.5 (H100, 1080p, "
-        "fp16: 0.44 ms; Middlebury EPE 0.576)",
+        "fp16: 0.43 ms; Middlebury EPE 0.576)",
       {CF_SET_MODEL, CF_SET ("levels", 6), CF_SET ("warps", 2),
             CF_SET ("iterations", 20),
             CF_SET_TEXT ("warps-per-level", "1,1,1,2"),
@@ -346,7 +346,7 @@ static const cf_preset tvl1_presets[] = {
         "per level (finest first, the last entry for coarser levels), "
         "epsilon 0, presmoothing sigma 0.65, theta 0.4, a 5 x 5 median "
         "after the finest level's warp, gradient-blend 0.5 (H100, 1080p, "
-        "fp16: 0.99 ms; Middlebury EPE 0.407)",
+        "fp16: 0.97 ms; Middlebury EPE 0.407)",
       {CF_SET_MODEL_THETA (BALANCED_THETA),
             CF_SET ("levels", BALANCED_LEVELS),
             CF_SET ("warps", BALANCED_WARPS),
@@ -366,7 +366,7 @@ static const cf_preset tvl1_presets[] = {
         "sigma 0.7, lambda 0.2 on the two finest levels, after each warp a "
         "5 x 5 weighted median on the levels at least 150 px wide and a 5 x "
         "5 median on the others, the brightness model and gradient-blend "
-        "0.5 (H100, 1080p, fp16: 2.40 ms; Middlebury EPE 0.348)",
+        "0.5 (H100, 1080p, fp16: 2.36 ms; Middlebury EPE 0.348)",
       {CF_SET_MODEL, CF_SET ("levels", 6), CF_SET ("warps", 3),
             CF_SET ("iterations", 20),
             CF_SET ("epsilon", 0.0), CF_SET ("median-size", 5),
