@@ -130,7 +130,10 @@ fi
 # was (6 x 3 x 20, 5 x 5 median) and in balanced;
 # tests/gpu/frontier-beyond-ipol.txt: lambda per level with it, past
 # IPOL's accuracy; tests/gpu/frontier-brightness.txt: the brightness
-# model in each preset, and accurate as it is now);
+# model in each preset, and accurate as it is now;
+# tests/gpu/frontier-targets.txt: the presets as they are and the
+# configuration past IPOL: every point of docs/flow-frontier.md's
+# *Against the targets we set* in one run);
 # POINTS_ONLY=1 leaves the grid out (only the points are measured).
 # The grid and the files' points set gradient-blend=0: they were measured
 # with IPOL's linearisation, the default before 2026-12-05 (0.5 since);
