@@ -48,7 +48,8 @@ typedef struct
 } cf_hs_params;
 
 /* The parameters (alpha, warps, iterations; rows in the property order of
- * cudaflowhs) and presets (cuda-samples, realtime) of Horn–Schunck. */
+ * cudaflowhs) and presets (cuda-samples, realtime (an alias of fast), fast,
+ * balanced, accurate, romera) of Horn–Schunck. */
 extern const cf_param_table cf_hs_param_table;
 
 /* The table's defaults: alpha 15, 1 warp, 500 iterations (with 5 levels the

@@ -54,7 +54,7 @@
 
 /* fast, balanced and accurate linearise with the two frames' gradients
  * half and half: better on every set we check (docs/flow-frontier.md);
- * ipol and realtime keep IPOL's, the second frame's alone */
+ * ipol and romera keep IPOL's, the second frame's alone */
 #define GRADIENT_BLEND 0.5
 
 /* The weighted median's range σ and narrowest level, measured in
@@ -285,8 +285,8 @@ static const cf_param tvl1_params[] = {
  * that `replaces` a list comes before the list, since setting it by name
  * clears the list. fast, balanced and
  * accurate are points of the measured speed/accuracy front that also
- * keep large displacements (docs/flow-frontier.md); ipol and realtime
- * reproduce the references. */
+ * keep large displacements (docs/flow-frontier.md), realtime is an alias
+ * of fast; ipol and romera reproduce the references. */
 #define CF_SET_MODEL_THETA(theta) \
   CF_SET ("scale-factor", IPOL_ETA), CF_SET ("tau", IPOL_TAU), \
   CF_SET ("lambda", IPOL_LAMBDA), CF_SET ("theta", theta)
@@ -297,6 +297,19 @@ static const cf_param tvl1_params[] = {
 #define ACCURATE_SIGMA 0.7
 #define ACCURATE_LAMBDAS "0.2,0.2,0.15"
 #define ACCURATE_WMEDIAN_SIZE 5
+/* fast's settings, also those of realtime, its alias */
+#define TVL1_FAST_SETTINGS \
+  {CF_SET_MODEL, CF_SET ("levels", 6), CF_SET ("warps", 2), \
+    CF_SET ("iterations", 20), \
+    CF_SET_TEXT ("warps-per-level", "1,1,1,2"), \
+    CF_SET_TEXT ("iterations-per-level", "3,10,20"), \
+    CF_SET ("epsilon", 0.0), CF_SET ("median-size", 0), \
+    CF_SET ("weighted-median-size", 0), \
+    CF_SET_TEXT ("median-size-per-level", NULL), \
+    CF_SET_TEXT ("lambda-per-level", NULL), \
+    CF_SET ("brightness-model", 0), \
+    CF_SET ("gradient-blend", GRADIENT_BLEND), \
+    CF_SET ("sigma", IPOL_SIGMA)}
 static const cf_preset tvl1_presets[] = {
   {"ipol", "IPOL tvl1flow defaults (Sanchez, Meinhardt-Llopis and "
         "Facciolo 2013): 5 levels, 5 warps, up to 300 iterations, epsilon "
@@ -313,35 +326,14 @@ static const cf_preset tvl1_presets[] = {
           CF_SET_TEXT ("median-size-per-level", NULL),
           CF_SET_TEXT ("lambda-per-level", NULL),
           CF_SET ("brightness-model", 0), CF_SET ("gradient-blend", 0)}},
-  {"realtime", "The time budget of TV-L1 on embedded GPUs (Romera et al.): "
-        "3 levels, 1 warp, 10 iterations, epsilon 0 (H100, 1080p, fp16: "
-        "0.35 ms; Middlebury EPE 2.270; kept to reproduce it: fast is "
-        "more accurate and keeps large motions)",
-      {CF_SET_MODEL, CF_SET ("levels", 3), CF_SET ("warps", 1),
-            CF_SET ("iterations", 10),
-            CF_SET ("epsilon", 0.0), CF_SET ("sigma", IPOL_SIGMA),
-            CF_SET ("median-size", 0),
-            CF_SET ("weighted-median-size", 0),
-            CF_SET_TEXT ("warps-per-level", NULL),
-          CF_SET_TEXT ("iterations-per-level", NULL),
-          CF_SET_TEXT ("median-size-per-level", NULL),
-          CF_SET_TEXT ("lambda-per-level", NULL),
-          CF_SET ("brightness-model", 0), CF_SET ("gradient-blend", 0)}},
+  {"realtime", "An alias of fast, the fastest setting that keeps large "
+        "motions (the embedded-GPU schedule this name used to set is "
+        "romera)", TVL1_FAST_SETTINGS},
   {"fast", "Fastest that keeps large motions: 6 levels, warps 1,1,1,2 and "
         "iterations 3,10,20 per level (finest first, the last entry for "
         "coarser levels), epsilon 0, gradient-blend 0.5 (H100, 1080p, "
         "fp16: 0.43 ms; Middlebury EPE 0.576)",
-      {CF_SET_MODEL, CF_SET ("levels", 6), CF_SET ("warps", 2),
-            CF_SET ("iterations", 20),
-            CF_SET_TEXT ("warps-per-level", "1,1,1,2"),
-            CF_SET_TEXT ("iterations-per-level", "3,10,20"),
-            CF_SET ("epsilon", 0.0), CF_SET ("median-size", 0),
-            CF_SET ("weighted-median-size", 0),
-            CF_SET_TEXT ("median-size-per-level", NULL),
-            CF_SET_TEXT ("lambda-per-level", NULL),
-          CF_SET ("brightness-model", 0), CF_SET ("gradient-blend",
-              GRADIENT_BLEND),
-          CF_SET ("sigma", IPOL_SIGMA)}},
+      TVL1_FAST_SETTINGS},
   {"balanced", "The defaults: 6 levels, warps 1,2 and iterations 30,20 "
         "per level (finest first, the last entry for coarser levels), "
         "epsilon 0, presmoothing sigma 0.65, theta 0.4, a 5 x 5 median "
@@ -380,6 +372,21 @@ static const cf_preset tvl1_presets[] = {
           CF_SET ("brightness-model", 1), CF_SET ("gradient-blend",
               GRADIENT_BLEND),
           CF_SET ("sigma", ACCURATE_SIGMA)}},
+  /* last, so that the other presets keep their enum values */
+  {"romera", "The time budget of TV-L1 on embedded GPUs (Romera et al.): "
+        "3 levels, 1 warp, 10 iterations, epsilon 0 (H100, 1080p, fp16: "
+        "0.35 ms; Middlebury EPE 2.270; fast is more accurate and keeps "
+        "large motions)",
+      {CF_SET_MODEL, CF_SET ("levels", 3), CF_SET ("warps", 1),
+            CF_SET ("iterations", 10),
+            CF_SET ("epsilon", 0.0), CF_SET ("sigma", IPOL_SIGMA),
+            CF_SET ("median-size", 0),
+            CF_SET ("weighted-median-size", 0),
+            CF_SET_TEXT ("warps-per-level", NULL),
+          CF_SET_TEXT ("iterations-per-level", NULL),
+          CF_SET_TEXT ("median-size-per-level", NULL),
+          CF_SET_TEXT ("lambda-per-level", NULL),
+          CF_SET ("brightness-model", 0), CF_SET ("gradient-blend", 0)}},
   {NULL}
 };
 

@@ -153,9 +153,9 @@ typedef struct
  * normalize, median-size, median-size-per-level, weighted-median-size,
  * weighted-median-sigma, weighted-median-min-width, brightness-model,
  * gradient-blend; rows in the property order of cudaflowtvl1, then
- * "border", which is not a property) and presets (ipol, realtime,
- * fast, balanced, accurate; each sets the per-level lists and both median
- * filters) of TV-L1. */
+ * "border", which is not a property) and presets (ipol, realtime (an
+ * alias of fast), fast, balanced, accurate, romera; each sets the
+ * per-level lists and both median filters) of TV-L1. */
 extern const cf_param_table cf_tvl1_param_table;
 
 /* The table's defaults, the balanced preset: IPOL's model (τ 0.25,

@@ -22,8 +22,9 @@
  *
  * Intensities are 0..255: `alpha` = 51 is NVIDIA's cuda-samples
  * HSOpticalFlow alpha 0.2 on [0, 1]. `preset=cuda-samples` sets that
- * sample's parameters (5 levels, 3 warps, 500 iterations); `preset=realtime`
- * a time-budget configuration (3 levels, 1 warp, 10 iterations).
+ * sample's parameters (5 levels, 3 warps, 500 iterations); `preset=romera`
+ * a time-budget configuration (3 levels, 1 warp, 10 iterations; Romera et
+ * al.); `preset=realtime` is an alias of `fast`.
  *
  * ## Example launch lines
  * |[

@@ -22,8 +22,10 @@
  * `preset=ipol` reproduces IPOL's schedule (5 levels, 5 warps, up to 300
  * iterations stopped at ε 0.01) and accuracy (mean Middlebury EPE 0.375;
  * docs/flow-accuracy.md);
- * `preset=realtime` the 3 levels, 1 warp, 10 iterations of TV-L1 on
- * embedded GPUs. Each preset sets the whole schedule.
+ * `preset=romera` the 3 levels, 1 warp, 10 iterations of TV-L1 on
+ * embedded GPUs (Romera et al.); `preset=realtime` is an alias of `fast`
+ * (it set romera's schedule before `fast` existed). Each preset sets the
+ * whole schedule.
  *
  * `warps-per-level` and `iterations-per-level` give each pyramid level its
  * own schedule, finest level first (e.g. `warps-per-level=1,2,4
@@ -48,7 +50,7 @@
  *
  * `precision=fp16` keeps the GPU solver's state in half2 (each warp's
  * flow increment and the dual variables; pyramids, warping and the output
- * stay fp32): faster than fp32, most in the realtime preset (measured in
+ * stay fp32): faster than fp32, most in the romera preset (measured in
  * docs/flow-speed.md), with the same Middlebury accuracy to 0.001 px
  * (docs/flow-accuracy.md). It has the fused and blocked kernels, not
  * `solver-kernel=steps`: both backends refuse that pair with the same
@@ -114,7 +116,7 @@
  * `gradient-blend=0.5` linearises the data term with the mean of the two
  * frames' gradients (the first frame's and the warped second frame's)
  * instead of the warped second frame's alone, as IPOL does. It is the
- * default and in `fast`, `balanced` and `accurate` (`ipol` and `realtime`
+ * default and in `fast`, `balanced` and `accurate` (`ipol` and `romera`
  * keep IPOL's 0): there it improves every set we check or stays within
  * 0.001 px, large motions most (`balanced` as it was, 2 warps × 20
  * iterations on every level: 0.168 → 0.113 px on our synthetic set), for
@@ -132,7 +134,7 @@
  * gst-launch-1.0 videotestsrc pattern=ball num-buffers=30 ! cudaflowtvl1 ! flowviz ! videoconvert ! pngenc ! multifilesink location=tvl1_%05d.png
  * ]| Colour-coded flow of a moving ball (GPU when present, else CPU).
  * |[
- * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudaflowtvl1 preset=realtime ! flowviz ! cudadownload ! autovideosink
+ * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudaflowtvl1 preset=fast ! flowviz ! cudadownload ! autovideosink
  * ]| Decoded frames stay in CUDA memory from the decoder to flowviz.
  */
 #ifdef HAVE_CONFIG_H

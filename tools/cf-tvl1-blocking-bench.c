@@ -6,7 +6,7 @@
  *                          [--rows R,...]
  *
  * Times cf_cuda_tvl1_plan_run alone (CUDA events around it, median of
- * --runs runs after 3 warm-ups) with the realtime preset's parameters (3
+ * --runs runs after 3 warm-ups) with the romera preset's parameters (3
  * levels x 1 warp x --iterations, default 10; ε = 0; --levels changes
  * the pyramid) for FUSED, for BLOCKED with the plan's default shape (T
  * and the tile height chosen per level and launch) and for BLOCKED with
@@ -148,7 +148,7 @@ bench_size (int width, int height, int iterations, int levels, int runs,
   round_to_8bit (f0);
   round_to_8bit (f1);
 
-  /* the realtime preset: IPOL's model and linearisation */
+  /* the romera preset: IPOL's model and linearisation */
   cf_tvl1_params_init_ipol (&params);
   params.warps = 1;
   params.max_iterations = iterations;
@@ -279,7 +279,7 @@ main (int argc, char **argv)
     int *dst[3] = { &runs, &iterations, &levels }, k;
 
     cf_args_parse (cf_args_context_new (PROG, NULL, entries,
-            "GPU time of cf_cuda_tvl1_plan_run with TV-L1's realtime "
+            "GPU time of cf_cuda_tvl1_plan_run with TV-L1's romera "
             "parameters, FUSED\nagainst BLOCKED with T = 1 ... "
             "CF_TVL1_MAX_BLOCK_ITERATIONS, the tile height chosen per "
             "launch (auto)\nand 32x16, 64x32, 64x48 and 64x64 tiles; each "

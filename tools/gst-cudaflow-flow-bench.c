@@ -101,16 +101,17 @@ static const bench_config configs[] = {
       1, 1, 504, 15.0f, CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
   {"hs-one-level-fp16", "the same, precision=fp16", CF_FLOW_METHOD_HS, 1, 1,
       504, 15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
-  {"hs-realtime", "cudaflowhs preset=realtime (3 levels x 1 warp x 10 "
-        "iterations, Romera's thesis)", CF_FLOW_METHOD_HS, 3, 1, 10, 15.0f,
+  {"hs-realtime", "cudaflowhs preset=romera (3 levels x 1 warp x 10 "
+        "iterations, Romera's thesis; preset=realtime before it became an "
+        "alias of fast)", CF_FLOW_METHOD_HS, 3, 1, 10, 15.0f,
       CF_PRECISION_FP32, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
   {"hs-realtime-fp16", "the same, precision=fp16", CF_FLOW_METHOD_HS, 3, 1,
       10, 15.0f, CF_PRECISION_FP16, CF_HS_KERNEL_AUTO, 0, NULL, NULL},
   {"tvl1-ipol", "cudaflowtvl1 preset=ipol (5 levels x 5 warps x "
         "up to 300 iterations, epsilon 0.01)", CF_FLOW_METHOD_TVL1, 5, 5,
       300, 0, CF_PRECISION_FP32, CF_TVL1_KERNEL_AUTO, 0.01f, NULL, NULL},
-  {"tvl1-realtime", "cudaflowtvl1 preset=realtime (3 levels x 1 warp x 10 "
-        "iterations)", CF_FLOW_METHOD_TVL1, 3, 1, 10, 0, CF_PRECISION_FP32,
+  {"tvl1-realtime", "cudaflowtvl1 preset=romera (3 levels x 1 warp x 10 "
+        "iterations; preset=realtime before it became an alias of fast)", CF_FLOW_METHOD_TVL1, 3, 1, 10, 0, CF_PRECISION_FP32,
       CF_TVL1_KERNEL_AUTO, 0.0f, NULL, NULL},
   {"tvl1-ipol-fp16", "the same as tvl1-ipol, precision=fp16",
       CF_FLOW_METHOD_TVL1, 5, 5, 300, 0, CF_PRECISION_FP16,
@@ -217,7 +218,7 @@ table_config (const bench_config * t, int clg_depth, int hs_kernel,
         apply_tvl1_preset (t->preset, c);
         break;
       }
-      /* ipol, realtime and the fixed counts: IPOL's model and
+      /* ipol, romera and the fixed counts: IPOL's model and
        * linearisation, with the entry's schedule */
       cf_tvl1_params_init_ipol (&c->solver.params.tvl1);
       c->solver.params.tvl1.warps = t->warps;

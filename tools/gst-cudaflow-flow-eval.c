@@ -201,7 +201,7 @@ main (int argc, char **argv)
       "Exit status: 0 when every sequence was evaluated, 1 otherwise, 2 on a "
       "usage\nerror.\n\n"
       "Example:\n"
-      "  " PROG " --element cudaflowtvl1 --set preset=realtime \\\n"
+      "  " PROG " --element cudaflowtvl1 --set preset=fast \\\n"
       "      --png out data/middlebury RubberWhale\n");
   g_option_context_add_group (ctx, gst_init_get_option_group ());
   cf_args_parse (ctx, PROG, &argc, &argv);

@@ -1449,7 +1449,7 @@ main (int argc, char **argv)
       "Example:\n"
       "  " PROG " --element cudaflowtvl1 \\\n"
       "      --set levels=4,5 --set warps=1,3 --set iterations=10,50 \\\n"
-      "      --point 'preset=realtime' --data data/middlebury \\\n"
+      "      --point 'preset=romera' --data data/middlebury \\\n"
       "      --json frontier.json --markdown frontier.md --svg frontier.svg\n");
 
   g_option_context_add_group (ctx, gst_init_get_option_group ());

@@ -8,7 +8,7 @@ OUTDIR=${OUTDIR:-$(mktemp -d)}
 # is not written); flow_00000.flo maps frame 0 to frame 1, as Middlebury's
 # flow10.flo maps frame10 to frame11
 gst-launch-1.0 -q videotestsrc pattern=ball num-buffers=5 ! video/x-raw,width=96,height=64 ! \
-  cudaflowhs preset=realtime ! floenc ! multifilesink location="$OUTDIR/flow_%05d.flo"
+  cudaflowhs preset=fast ! floenc ! multifilesink location="$OUTDIR/flow_%05d.flo"
 gst-launch-1.0 -q multifilesrc location="$OUTDIR/flow_%05d.flo" \
   caps="application/x-middlebury-flo,framerate=30/1" ! flodec ! flowviz mode=arrows ! \
   videoconvert ! pngenc ! multifilesink location="$OUTDIR/replay_%05d.png"

@@ -95,7 +95,7 @@ fi
 if "$tools/gst-cudaflow-synth" --size 544x512 --amount 40 --wavelength 40 \
     --seed 3 "$tmp/deep/t40" > /dev/null; then
   # and a preset of each, set by name (levels among its settings)
-  for run in "hs" "tvl1" "clg" "hs preset=realtime" "tvl1 preset=fast" \
+  for run in "hs" "tvl1" "clg" "hs preset=romera" "tvl1 preset=fast" \
       "clg preset=config-b"; do
     m=${run%% *} set=
     [ "$m" = "$run" ] || set="--set ${run#* }"
@@ -211,7 +211,7 @@ if "$tools/gst-cudaflow-synth" --size 64x48 --amount 2 "$fr/synth/shift" \
         "$fr/synth/smooth"; then
   "$tools/gst-cudaflow-flow-frontier" --element cudaflowtvl1 --no-time \
     --sizes 320x240 --set levels=1,3 --set iterations=5,30 \
-    --point 'preset=realtime warps=2' --point 'use-previous-flow=true' \
+    --point 'preset=romera warps=2' --point 'use-previous-flow=true' \
     --data "$fr/synth" --peers "$peers" --json "$fr/f.json" \
     --markdown "$fr/f.md" --svg "$fr/f.svg" > "$fr/front.md" 2> "$fr/err.txt"
   rc=$?
@@ -234,7 +234,7 @@ assert j["cost"] == "pixel-iterations" and j["device"] is None, j["cost"]
 assert [p["label"] for p in pts] == [
     "levels=1 iterations=5", "levels=1 iterations=30",
     "levels=3 iterations=5", "levels=3 iterations=30",
-    "preset=realtime warps=2", "use-previous-flow=true"], pts
+    "preset=romera warps=2", "use-previous-flow=true"], pts
 ok = [p for p in pts if p["status"] == "ok"]
 assert len(ok) == 5, [p["status"] for p in pts]
 assert pts[5]["status"] == "refused" and "use-previous-flow" in pts[5]["reason"]

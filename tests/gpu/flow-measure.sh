@@ -51,7 +51,7 @@ if [ -d "$data" ]; then
   done
   for p in fp32 fp16; do
     eval_cfg cudaflowtvl1 "tvl1-ipol-$p" precision=$p
-    eval_cfg cudaflowtvl1 "tvl1-realtime-$p" preset=realtime precision=$p
+    eval_cfg cudaflowtvl1 "tvl1-realtime-$p" preset=romera precision=$p
     eval_cfg cudaflowclg "clg-default-$p" precision=$p
     eval_cfg cudaflowclg "clg-config-a-$p" preset=config-a precision=$p
     eval_cfg cudaflowclg "clg-config-b-$p" preset=config-b precision=$p

@@ -3,7 +3,7 @@
 # (tools/gst-cudaflow-flow-frontier; docs/flow-frontier.md shows the
 # result): levels 3..6 x warps 1,2,3,5 x iterations 5,10,20,50 (epsilon 0,
 # so each point does a fixed amount of work) x fp32, fp16, plus the ipol
-# and realtime presets, timed at 1920x1080 and evaluated on the Middlebury
+# and romera presets, timed at 1920x1080 and evaluated on the Middlebury
 # pairs, on a large-motion synthetic set made here by gst-cudaflow-synth
 # (20 to 100 px; sharp and noise-free), on a degraded one (large motions
 # with motion blur, noise and illumination changes), on Yosemite and on a
@@ -166,7 +166,7 @@ if [ -n "${POINTS_ONLY:-}" ]; then
   name=$name-points
 else
   for p in ${precisions//,/ }; do
-    points+=(--point "preset=ipol precision=$p" --point "preset=realtime precision=$p")
+    points+=(--point "preset=ipol precision=$p" --point "preset=romera precision=$p")
   done
 fi
 "$build/tools/gst-cudaflow-flow-frontier" --element cudaflowtvl1 \

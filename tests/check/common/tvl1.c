@@ -476,7 +476,7 @@ GST_END_TEST;
 
 /* gradient-blend: 0 .. 1, refused outside (NaN too) by the table and by
  * the solvers' check; 0.5 by default (balanced); every preset sets it,
- * ipol and realtime to IPOL's 0. */
+ * ipol and romera to IPOL's 0. */
 GST_START_TEST (test_gradient_blend_param)
 {
   static const double refused[] = { -0.1, 1.01, NAN };
@@ -503,7 +503,7 @@ GST_START_TEST (test_gradient_blend_param)
 
   for (preset = cf_tvl1_param_table.presets; preset->name; preset++) {
     const int ipol_like = !strcmp (preset->name, "ipol") ||
-        !strcmp (preset->name, "realtime");
+        !strcmp (preset->name, "romera");
 
     fail_unless_equals_float (preset_setting (preset,
             "gradient-blend")->value, ipol_like ? 0.0 : 0.5);
@@ -1956,7 +1956,7 @@ GST_START_TEST (test_smooth_motion_epe_below_0_16)
 
 GST_END_TEST;
 
-GST_START_TEST (test_fixed_count_realtime_preset_epe_below_0_08)
+GST_START_TEST (test_fixed_count_romera_preset_epe_below_0_08)
 {
   cf_synth_params sp;
   cf_tvl1_params params;
@@ -1972,7 +1972,7 @@ GST_START_TEST (test_fixed_count_realtime_preset_epe_below_0_08)
   params.max_iterations = 10;
   params.epsilon = 0.0f;
   epe = synth_epe (&sp, &params, 3);
-  GST_INFO ("realtime preset, translation: EPE %.4f", epe);
+  GST_INFO ("romera preset, translation: EPE %.4f", epe);
   fail_unless (epe < 0.08, "EPE %.4f", epe);   /* measured 0.052 */
 }
 
@@ -2314,7 +2314,7 @@ common_tvl1_suite (void)
   tcase_add_test (solver, test_median_changes_flow_not_fixed_iteration_count);
   tcase_add_test (solver, test_rotation_zoom_epe_below_0_05);
   tcase_add_test (solver, test_smooth_motion_epe_below_0_16);
-  tcase_add_test (solver, test_fixed_count_realtime_preset_epe_below_0_08);
+  tcase_add_test (solver, test_fixed_count_romera_preset_epe_below_0_08);
   tcase_add_test (solver, test_large_epsilon_stops_after_one_iteration);
   tcase_add_test (solver, test_initial_flow_is_used_at_coarsest_level);
   tcase_add_test (solver, test_uniform_lists_give_the_uniform_flow);

@@ -864,7 +864,7 @@ GST_START_TEST (test_blocked_identical_to_fused_640x480)
 
 GST_END_TEST;
 
-/* Full plan runs, BLOCKED vs FUSED: the realtime preset (3 levels x 1
+/* Full plan runs, BLOCKED vs FUSED: the romera preset (3 levels x 1
  * warp x 10 iterations, ε = 0) with the default and every T, warm
  * started, reused; with ε > 0 BLOCKED runs FUSED: the same bits and
  * stopping iterations. */
@@ -2108,7 +2108,7 @@ GST_START_TEST (test_fp16_median_close_to_fp32)
       e16 = epe_of (f16, sc.truth);
       fail_unless_equals_int (cf_flow_diff (f16, f32, &mean, &max), CF_OK);
       GST_INFO ("median 5, %s motion %d: EPE fp32 %.5f, fp16 %.5f; mean "
-          "|diff| %.5f px, max %.4f", preset == 0 ? "realtime" : "ipol",
+          "|diff| %.5f px, max %.4f", preset == 0 ? "romera" : "ipol",
           motions[m], e32, e16, mean, max);
       fail_unless (fabs (e16 - e32) <= FP16_EPE_ABS + FP16_EPE_REL * e32,
           "motion %d: fp16 EPE %g vs fp32 %g", motions[m], e16, e32);
@@ -2125,7 +2125,7 @@ GST_END_TEST;
 
 /* ----------------------------------------------------------------- fp16 */
 
-/* fp16 against fp32 on the synthetic pairs, realtime-style (3 levels x 1
+/* fp16 against fp32 on the synthetic pairs, romera-style (3 levels x 1
  * warp x 10 iterations, BLOCKED) and IPOL-style (4 levels x 5 warps, ε
  * 0.01, FUSED): EPE against ground truth and the flows themselves. */
 GST_START_TEST (test_fp16_close_to_fp32)
@@ -2158,9 +2158,9 @@ GST_START_TEST (test_fp16_close_to_fp32)
       e16 = epe_of (f16, sc.truth);
       fail_unless_equals_int (cf_flow_diff (f16, f32, &mean, &max), CF_OK);
       GST_INFO ("%s motion %d: EPE fp32 %.5f (%ld it), fp16 %.5f (%ld it); "
-          "mean |diff| %.5f px, max %.4f", preset == 0 ? "realtime" : "ipol",
+          "mean |diff| %.5f px, max %.4f", preset == 0 ? "romera" : "ipol",
           motions[m], e32, n32, e16, n16, mean, max);
-      /* the IPOL-style run finds every motion; the realtime one does not
+      /* the IPOL-style run finds every motion; the romera one does not
        * finish the 3° rotation + 3 % zoom (EPE ~3.3) at this size, which
        * still compares the two precisions */
       fail_unless (e32 < (preset == 1 ? 0.5 : 5.0), "fp32 EPE %g", e32);
@@ -2245,7 +2245,7 @@ GST_START_TEST (test_fp16_epsilon_warm_start_and_reuse)
   cf_flow_free (d);
   d = gpu_run_at (&sc, CF_PRECISION_FP16, CF_TVL1_KERNEL_FUSED, &params,
       NULL, NULL);
-  cf_test_assert_flow_identical (c, d, "fp16 AUTO vs FUSED, realtime");
+  cf_test_assert_flow_identical (c, d, "fp16 AUTO vs FUSED, romera");
   cf_flow_free (a);
   cf_flow_free (b);
   cf_flow_free (c);

@@ -137,7 +137,7 @@ GST_START_TEST (test_every_input_format_gives_the_same_flow)
   cf_synth_params_init (&sp);
   for (f = 0; f < G_N_ELEMENTS (formats); f++) {
     double epe = flow_test_synthetic_epe ("cudaflowhs", "cpu", formats[f],
-        64, 48, &sp, "preset=realtime", &err);
+        64, 48, &sp, "preset=romera", &err);
     if (first < 0)
       first = epe;
     /* grey carried in every format: identical luma, except 16-bit
@@ -160,7 +160,7 @@ GST_START_TEST (test_tiny_odd_and_wide_sizes)
     int w = sizes[s][0], hh = sizes[s][1];
     GstHarness *h = flow_harness_new ("cudaflowhs", "cpu", "GRAY8", w, hh);
     int i;
-    gst_util_set_object_arg (G_OBJECT (h->element), "preset", "realtime");
+    gst_util_set_object_arg (G_OBJECT (h->element), "preset", "romera");
     for (i = 0; i < 2; i++) {
       GstBuffer *out = gst_harness_push_and_pull (h,
           flow_test_random_frame ("GRAY8", w, hh, 5 + i, i));
@@ -182,7 +182,7 @@ GST_START_TEST (test_discont_flush_and_caps_change_restart_with_gap)
   GstBuffer *in, *out;
   GstCaps *caps;
 
-  gst_util_set_object_arg (G_OBJECT (h->element), "preset", "realtime");
+  gst_util_set_object_arg (G_OBJECT (h->element), "preset", "romera");
   gst_buffer_unref (gst_harness_push_and_pull (h,
           flow_test_random_frame ("GRAY8", 20, 16, 1, 0)));
 
@@ -234,9 +234,9 @@ GST_START_TEST (test_warm_start_does_not_hurt_steady_motion)
   sp.tx = 2.0f;
   sp.ty = 1.0f;
   e_cold = flow_test_synthetic_epe_sequence ("cudaflowhs", "cpu", 64, 48, &sp,
-      "preset=realtime", 4, &cold);
+      "preset=romera", 4, &cold);
   e_warm = flow_test_synthetic_epe_sequence ("cudaflowhs", "cpu", 64, 48, &sp,
-      "preset=realtime use-previous-flow=true", 4, &warm);
+      "preset=romera use-previous-flow=true", 4, &warm);
   GST_INFO ("steady translation: cold %.4f warm %.4f", e_cold, e_warm);
   fail_unless (e_warm <= e_cold + 1e-3, "warm %.4f > cold %.4f", e_warm,
       e_cold);
@@ -279,7 +279,7 @@ GST_END_TEST;
 GST_START_TEST (test_preset_and_explicit_settings_in_either_order)
 {
   static const gchar *orders[] = {
-    "iterations=50 preset=realtime", "preset=realtime iterations=50"
+    "iterations=50 preset=romera", "preset=romera iterations=50"
   };
   guint i;
 

@@ -31,7 +31,7 @@
 
 /* The defaults are the balanced preset (IPOL's model with θ 0.4, a fixed
  * schedule: 1 warp x 30 iterations on the finest level, 2 x 20 on the
- * others, a 5 x 5 median of the finest level); ipol and realtime
+ * others, a 5 x 5 median of the finest level); ipol and romera
  * reproduce their references, IPOL's θ 0.3 included. */
 GST_START_TEST (test_defaults_are_balanced)
 {
@@ -61,7 +61,7 @@ GST_START_TEST (test_defaults_are_balanced)
   g_free (iteration_list);
   g_free (median_list);
 
-  gst_util_set_object_arg (G_OBJECT (e), "preset", "realtime");
+  gst_util_set_object_arg (G_OBJECT (e), "preset", "romera");
   g_object_get (e, "levels", &levels, "warps", &warps, "iterations",
       &iterations, "epsilon", &epsilon, "theta", &theta, NULL);
   fail_unless (fabs (theta - 0.3) < 1e-6);
@@ -87,7 +87,7 @@ GST_START_TEST (test_first_frame_is_gap)
   GstHarness *h = flow_harness_new ("cudaflowtvl1", "cpu", "GRAY8", 32, 24);
   GstBuffer *out;
 
-  gst_util_set_object_arg (G_OBJECT (h->element), "preset", "realtime");
+  gst_util_set_object_arg (G_OBJECT (h->element), "preset", "romera");
   out = gst_harness_push_and_pull (h, flow_test_random_frame ("GRAY8", 32, 24,
           1, 0));
   fail_unless (GST_BUFFER_FLAG_IS_SET (out, GST_BUFFER_FLAG_GAP));
@@ -107,7 +107,8 @@ GST_START_TEST (test_synthetic_epe_bounds)
   cf_flow_error err;
   double epe;
 
-  /* defaults (IPOL): measured 0.020, 0.017, 0.169 and (realtime) 0.031
+  /* defaults (IPOL): measured 0.020, 0.017, 0.169 and (romera, then
+   * called realtime) 0.031
    * when the element was written (printed by GST_INFO); the bounds leave
    * room for rounding, not for a different algorithm */
   cf_synth_params_init (&sp);
@@ -137,15 +138,15 @@ GST_START_TEST (test_synthetic_epe_bounds)
   GST_INFO ("smooth EPE %.4f", epe);
   fail_unless (epe < 0.25, "smooth EPE %.4f", epe);
 
-  /* the realtime preset still finds a small translation */
+  /* the romera preset still finds a small translation */
   cf_synth_params_init (&sp);
   sp.motion = CF_SYNTH_TRANSLATION;
   sp.tx = 0.75f;
   sp.ty = 0.25f;
   epe = flow_test_synthetic_epe ("cudaflowtvl1", "cpu", "GRAY8", 96, 72, &sp,
-      "preset=realtime", &err);
-  GST_INFO ("realtime translation EPE %.4f", epe);
-  fail_unless (epe < 0.1, "realtime translation EPE %.4f", epe);
+      "preset=romera", &err);
+  GST_INFO ("romera translation EPE %.4f", epe);
+  fail_unless (epe < 0.1, "romera translation EPE %.4f", epe);
 }
 
 GST_END_TEST;
@@ -323,7 +324,7 @@ GST_START_TEST (test_every_input_format_gives_the_same_flow)
   cf_synth_params_init (&sp);
   for (f = 0; f < G_N_ELEMENTS (formats); f++) {
     double epe = flow_test_synthetic_epe ("cudaflowtvl1", "cpu", formats[f],
-        64, 48, &sp, "preset=realtime", &err);
+        64, 48, &sp, "preset=romera", &err);
     if (first < 0)
       first = epe;
     fail_unless (fabs (epe - first) < 0.02, "%s: EPE %.4f vs %.4f",
@@ -344,7 +345,7 @@ GST_START_TEST (test_tiny_odd_wide_and_flat_frames)
     int w = sizes[s][0], hh = sizes[s][1];
     GstHarness *h = flow_harness_new ("cudaflowtvl1", "cpu", "GRAY8", w, hh);
     int i;
-    gst_util_set_object_arg (G_OBJECT (h->element), "preset", "realtime");
+    gst_util_set_object_arg (G_OBJECT (h->element), "preset", "romera");
     for (i = 0; i < 2; i++) {
       GstBuffer *out = gst_harness_push_and_pull (h,
           flow_test_random_frame ("GRAY8", w, hh, 5 + i, i));
@@ -386,7 +387,7 @@ GST_START_TEST (test_cpu_refuses_fp16_with_steps_like_the_gpu)
   GstHarness *h = flow_harness_new ("cudaflowtvl1", "cpu", "GRAY8", 32, 24);
   gchar *text;
 
-  flow_test_set_properties (h->element, "preset=realtime precision=fp16 "
+  flow_test_set_properties (h->element, "preset=romera precision=fp16 "
       "solver-kernel=steps");
   text = flow_test_pair_error (h, 32, 24);
   fail_unless (strstr (text, "solver-kernel=steps has no precision=fp16")
@@ -440,8 +441,8 @@ GST_START_TEST (test_per_level_properties_and_presets)
   }
   gst_object_unref (e);
 
-  /* every preset writes both lists: fast and balanced their schedules,
-   * the others empty */
+  /* every preset writes both lists: fast (and realtime, its alias) and
+   * balanced their schedules, the others empty */
   for (preset = cf_tvl1_param_table.presets; preset->name != NULL; preset++)
     for (i = 0; i < G_N_ELEMENTS (names); i++) {
       const cf_param_setting *set = preset->settings;
@@ -451,13 +452,14 @@ GST_START_TEST (test_per_level_properties_and_presets)
       fail_unless (set->name != NULL, "preset %s leaves %s as it is",
           preset->name, names[i]);
       fail_unless ((set->text != NULL) == (!strcmp (preset->name, "fast") ||
+              !strcmp (preset->name, "realtime") ||
               !strcmp (preset->name, "balanced")), "preset %s: %s \"%s\"",
           preset->name, names[i], set->text);
     }
 
   /* and the element applies that: each preset on its own leaves its lists
-   * (fast's and balanced's), and only an explicit setting is listed as
-   * overriding it */
+   * (fast's, realtime's and balanced's), and only an explicit setting is
+   * listed as overriding it */
   for (preset = cf_tvl1_param_table.presets; preset->name != NULL; preset++) {
     gchar *w, *it, *overridden;
 
@@ -465,7 +467,7 @@ GST_START_TEST (test_per_level_properties_and_presets)
     gst_util_set_object_arg (G_OBJECT (e), "preset", preset->name);
     g_object_get (e, "warps-per-level", &w, "iterations-per-level", &it,
         "overridden-properties", &overridden, NULL);
-    if (!strcmp (preset->name, "fast")) {
+    if (!strcmp (preset->name, "fast") || !strcmp (preset->name, "realtime")) {
       fail_unless_equals_string (w, "1,1,1,2");
       fail_unless_equals_string (it, "3,10,20");
     } else if (!strcmp (preset->name, "balanced")) {
@@ -490,8 +492,8 @@ GST_END_TEST;
 GST_START_TEST (test_preset_keeps_explicit_lists_in_either_order)
 {
   static const gchar *orders[] = {
-    "warps-per-level=1,2 iterations-per-level=5,6 preset=realtime",
-    "preset=realtime warps-per-level=1,2 iterations-per-level=5,6",
+    "warps-per-level=1,2 iterations-per-level=5,6 preset=romera",
+    "preset=romera warps-per-level=1,2 iterations-per-level=5,6",
     "preset=ipol iterations-per-level=5,6 warps-per-level=1,2",
   };
   guint i;
@@ -608,7 +610,7 @@ GST_START_TEST (test_bad_per_level_list_posts_an_error)
     GstHarness *h = flow_harness_new ("cudaflowtvl1", "cpu", "GRAY8", 32, 24);
     gchar *text, *kept;
 
-    gst_util_set_object_arg (G_OBJECT (h->element), "preset", "realtime");
+    gst_util_set_object_arg (G_OBJECT (h->element), "preset", "romera");
     g_object_set (h->element, bad[i].name, bad[i].text, NULL);
     g_object_get (h->element, bad[i].name, &kept, NULL);
     fail_unless_equals_string (kept, bad[i].text);
@@ -732,7 +734,7 @@ GST_START_TEST (test_property_ranges_are_the_solvers)
         16);
     int k;
 
-    flow_test_set_properties (h->element, "preset=realtime lambda=1e6 "
+    flow_test_set_properties (h->element, "preset=romera lambda=1e6 "
         "theta=1e6 epsilon=1e6");
     for (k = 0; k < 2; k++)
       gst_buffer_unref (gst_harness_push_and_pull (h,
@@ -743,7 +745,7 @@ GST_START_TEST (test_property_ranges_are_the_solvers)
 
 GST_END_TEST;
 
-/* median-size: 0 by default and from both presets, 3 or 5 when set and
+/* median-size: 0 by default and from these presets, 3 or 5 when set and
  * kept across a preset set before or after, 4 refused (the value stays),
  * changeable while playing. */
 GST_START_TEST (test_median_size_property)
@@ -751,7 +753,7 @@ GST_START_TEST (test_median_size_property)
   GstElement *e = gst_element_factory_make ("cudaflowtvl1", NULL);
   GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
       "median-size");
-  const gchar *presets[] = { "ipol", "realtime" };
+  const gchar *presets[] = { "ipol", "romera", "realtime" };
   gchar *overridden;
   gint size = -1;
   guint i;

@@ -429,7 +429,7 @@ GST_START_TEST (test_files_written_by_multifilesink_replay)
 
   desc = g_strdup_printf ("videotestsrc pattern=ball num-buffers=3 ! "
       "video/x-raw,width=64,height=48 ! cudaflowhs backend=cpu "
-      "preset=realtime ! floenc ! multifilesink location=%s/f_%%05d.flo", dir);
+      "preset=romera ! floenc ! multifilesink location=%s/f_%%05d.flo", dir);
   pipe = gst_parse_launch (desc, &error);
   fail_unless (pipe != NULL, "%s", error ? error->message : "");
   bus = gst_element_get_bus (pipe);

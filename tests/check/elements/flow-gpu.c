@@ -73,7 +73,7 @@ compare_backends (const gchar * element, const gchar * format, int w, int h,
 GST_START_TEST (test_hs_gpu_matches_cpu_in_fp32)
 {
   compare_backends ("cudaflowhs", "GRAY8", 96, 72, "", 1e-3);
-  compare_backends ("cudaflowhs", "NV12", 161, 97, "preset=realtime", 1e-3);
+  compare_backends ("cudaflowhs", "NV12", 161, 97, "preset=romera", 1e-3);
   compare_backends ("cudaflowhs", "BGRx", 64, 48, "warps=3 iterations=50", 1e-3);
   compare_backends ("cudaflowhs", "GRAY16_LE", 640, 480, "levels=5 iterations=200",
       1e-3);
@@ -146,7 +146,7 @@ GST_END_TEST;
 GST_START_TEST (test_tvl1_gpu_matches_cpu_in_fp32)
 {
   compare_backends ("cudaflowtvl1", "GRAY8", 96, 72, "", 1e-3);
-  compare_backends ("cudaflowtvl1", "NV12", 161, 97, "preset=realtime", 1e-3);
+  compare_backends ("cudaflowtvl1", "NV12", 161, 97, "preset=romera", 1e-3);
   compare_backends ("cudaflowtvl1", "BGRx", 64, 48,
       "solver-kernel=steps warps=2 iterations=40 epsilon=0", 1e-3);
   compare_backends ("cudaflowtvl1", "GRAY16_LE", 640, 480, "", 1e-3);
@@ -189,11 +189,11 @@ GST_START_TEST (test_tvl1_and_clg_kernels_give_identical_flow)
   cf_flow_free (gt0);
   cf_flow_free (gt1);
 
-  /* blocked needs a fixed count: the realtime preset (epsilon 0) */
+  /* blocked needs a fixed count: the romera preset (epsilon 0) */
   a = synthetic_flow ("cudaflowtvl1", "cuda", "GRAY8", 200, 150, &sp,
-      "preset=realtime solver-kernel=fused iterations=23", &gt0);
+      "preset=romera solver-kernel=fused iterations=23", &gt0);
   b = synthetic_flow ("cudaflowtvl1", "cuda", "GRAY8", 200, 150, &sp,
-      "preset=realtime solver-kernel=blocked iterations=23", &gt1);
+      "preset=romera solver-kernel=blocked iterations=23", &gt1);
   fail_unless_equals_int (cf_flow_diff (a, b, &mean, &max), CF_OK);
   fail_unless (max == 0.0, "TV-L1 fused vs blocked differ by %g", max);
   cf_flow_free (a);
@@ -220,7 +220,7 @@ GST_END_TEST;
 GST_START_TEST (test_tvl1_and_clg_fp16_epe_close_to_fp32)
 {
   static const gchar *runs[][2] = {
-    {"cudaflowtvl1", "preset=realtime"}, {"cudaflowtvl1", ""},
+    {"cudaflowtvl1", "preset=romera"}, {"cudaflowtvl1", ""},
     {"cudaflowclg", "preset=config-b"}, {"cudaflowclg", ""}
   };
   cf_synth_params sp;
@@ -552,9 +552,9 @@ GST_START_TEST (test_meta_stays_in_cuda_memory)
     gboolean cuda = m == 0;
     const gchar *head = cuda ? "cudaupload ! " : "";
     gchar *desc_meta = g_strdup_printf ("%scudaflowtvl1 backend=cuda "
-        "preset=realtime output=meta", head);
+        "preset=romera output=meta", head);
     gchar *desc_flow = g_strdup_printf ("%scudaflowtvl1 backend=cuda "
-        "preset=realtime", head);
+        "preset=romera", head);
     GstHarness *hm = gst_harness_new_parse (desc_meta);
     GstHarness *hf = gst_harness_new_parse (desc_flow);
     GstBuffer *video, *flow;
@@ -625,9 +625,9 @@ GST_END_TEST;
  * cudadownload, and the overlay drawn on the GPU matches the CPU's. */
 GST_START_TEST (test_overlay_stays_in_cuda_memory_to_download)
 {
-  assert_gpu_chain_matches_cpu ("cudaflowtvl1 backend=cuda preset=realtime "
+  assert_gpu_chain_matches_cpu ("cudaflowtvl1 backend=cuda preset=romera "
       "output=meta ! flowviz backend=cuda mode=overlay max-flow=3",
-      "cudaflowtvl1 backend=cpu preset=realtime output=meta ! flowviz "
+      "cudaflowtvl1 backend=cpu preset=romera output=meta ! flowviz "
       "backend=cpu mode=overlay max-flow=3", "cudaflowtvl1");
 }
 
@@ -636,7 +636,7 @@ GST_END_TEST;
 GST_START_TEST (test_flow_in_cuda_memory_saves_to_flo)
 {
   GstHarness *h = gst_harness_new_parse ("cudaflowhs backend=cuda "
-      "preset=realtime ! video/x-optical-flow(memory:CUDAMemory) ! "
+      "preset=romera ! video/x-optical-flow(memory:CUDAMemory) ! "
       "floenc write-gaps=true");
   GstBuffer *out;
   int i;
@@ -659,7 +659,7 @@ GST_START_TEST (test_many_frames_and_size_changes_on_gpu)
   GstHarness *h = flow_harness_new ("cudaflowhs", "cuda", "GRAY8", 320, 240);
   int i;
 
-  gst_util_set_object_arg (G_OBJECT (h->element), "preset", "realtime");
+  gst_util_set_object_arg (G_OBJECT (h->element), "preset", "romera");
   for (i = 0; i < 200; i++) {
     GstBuffer *out = gst_harness_push_and_pull (h,
         flow_test_random_frame ("GRAY8", 320, 240, i + 1, i));

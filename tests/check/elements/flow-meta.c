@@ -32,7 +32,7 @@ typedef struct
 
 static const Estimator estimators[] = {
   {"cudaflowhs", "", GST_CUDA_FLOW_METHOD_HORN_SCHUNCK},
-  {"cudaflowtvl1", "preset=realtime", GST_CUDA_FLOW_METHOD_TV_L1},
+  {"cudaflowtvl1", "preset=romera", GST_CUDA_FLOW_METHOD_TV_L1},
   {"cudaflowclg", "", GST_CUDA_FLOW_METHOD_CLG},
 };
 

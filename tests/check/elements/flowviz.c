@@ -381,7 +381,7 @@ GST_END_TEST;
 GST_START_TEST (test_chain_from_estimator_runs)
 {
   GstHarness *h = gst_harness_new_parse ("cudaflowhs backend=cpu "
-      "preset=realtime ! flowviz backend=cpu");
+      "preset=romera ! flowviz backend=cpu");
   GstBuffer *in, *out;
   int i;
 
