@@ -51,8 +51,9 @@ static const cf_preset hs_presets[] = {
         "ms; Middlebury EPE 0.643)",
       {CF_SET ("levels", 5), CF_SET ("warps", 3), CF_SET ("iterations", 500),
           CF_SET ("alpha", CUDA_SAMPLES_ALPHA)}},
-  {"realtime", "An alias of fast (the embedded-GPU schedule this name used "
-        "to set is romera)", HS_FAST_SETTINGS},
+  {"realtime", "An alias of fast (H100, 1080p, fp16: 0.55 ms; Middlebury "
+        "EPE 1.140); the embedded-GPU schedule this name used to set is "
+        "romera", HS_FAST_SETTINGS},
   /* points of the measured speed/accuracy front that also keep large
    * motions (docs/flow-frontier.md) */
   {"fast", "6 levels, 1 warp, 20 iterations, alpha 15 (H100, 1080p, fp16: "

@@ -327,8 +327,9 @@ static const cf_preset tvl1_presets[] = {
           CF_SET_TEXT ("lambda-per-level", NULL),
           CF_SET ("brightness-model", 0), CF_SET ("gradient-blend", 0)}},
   {"realtime", "An alias of fast, the fastest setting that keeps large "
-        "motions (the embedded-GPU schedule this name used to set is "
-        "romera)", TVL1_FAST_SETTINGS},
+        "motions (H100, 1080p, fp16: 0.43 ms; Middlebury EPE 0.576); the "
+        "embedded-GPU schedule this name used to set is romera",
+      TVL1_FAST_SETTINGS},
   {"fast", "Fastest that keeps large motions: 6 levels, warps 1,1,1,2 and "
         "iterations 3,10,20 per level (finest first, the last entry for "
         "coarser levels), epsilon 0, gradient-blend 0.5 (H100, 1080p, "
