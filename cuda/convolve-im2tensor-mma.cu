@@ -9,15 +9,21 @@
  * the correlation
  *   out(x, y) = sum_{j<kh} sum_{i<kw} F[j][i] I(x + i, y + j)
  * with mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 (compute
- * capability 8.0 and newer): M = 16 consecutive output columns x, N = 8
- * consecutive output rows y, MMA-K = 16 consecutive taps i. For a tile at
- * (x0, y0), each padded row r and each k-step s:
- *   A_r[m][k] = I(x0 + m + 16 s + k, r)              (a Hankel matrix)
- *   B_r[k][n] = F[r - y0 - n][16 s + k]  for 0 <= r - y0 - n < kh, else 0
+ * capability 8.0 and newer): M = 16 output columns x of one parity, N = 8
+ * consecutive output rows y, MMA-K = 16 consecutive taps. A warp's
+ * columns come in m-tile pairs: at x0 (even), m-tile 2q holds the even
+ * columns x0 + 32 q + 2m and m-tile 2q + 1 the odd ones x0 + 32 q + 2m + 1.
+ * The odd m-tile reads its taps one column to the left, so that both read
+ * the same image words: with F_0 = F and F_1 the kernel moved one tap on
+ * (F_1[j][i] = F[j][i - 1], 0 at i = 0, so kw + 1 taps), for the m-tile of
+ * parity o, each padded row r and each k-step s,
+ *   A_r[m][k] = I(x0 + 32 q + 2m + 16 s + k, r)      (the same for o = 0, 1)
+ *   B_r[k][n] = F_o[r - y0 - n][16 s + k]  for 0 <= r - y0 - n < kh, else 0
  *   D[m][n]  += sum_k A_r[m][k] B_r[k][n]
- * Summed over every r, D[m][n] = out(x0 + m, y0 + n): the row r meets
- * output row y0 + n through kernel row r - y0 - n, so B_r is a band of
- * the kernel, and the paper's diagonals are summed by the accumulators.
+ * Summed over every r, D[m][n] = out(x0 + 32 q + 2m + o, y0 + n): the row
+ * r meets output row y0 + n through kernel row r - y0 - n, so B_r is a
+ * band of the kernel (one band per parity), and the paper's diagonals are
+ * summed by the accumulators.
  *
  * Fragments (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating
  * point type"), lane = 4 g + t:
@@ -26,42 +32,41 @@
  *   B: b0 = B[2t, 2t+1][g], b1 = B[2t+8, 2t+9][g]
  *   D: d0, d1 = D[g][2t, 2t+1], d2, d3 = D[g+8][2t, 2t+1]
  * (each 32-bit register holds the element of lower index in its low half).
- * A being Hankel, a1 == a2, and every A register of a warp's tile
- * is a pair pair(o) = (I(x0 + o, r), I(x0 + o + 1, r)) at o = g + 2t + 8c
- * with c = 2 (mt + s) + {0, 1, 2} for m-tile mt: per row a lane holds the
- * 2 MT + 2 KS - 1 pairs it needs and builds every A fragment from them.
- * Since x0 is even, o is odd exactly when g is: the pad kernel writes a
- * second plane P1(u, v) = I(u + 1, v), and pair(o) is the 32-bit word at
- * half index o - (g & 1) of plane g & 1, always 4-byte aligned.
+ * Every A register of a warp's tile is a pair pair(c) = (I(u, r), I(u + 1,
+ * r)) at u = x0 + 2g + 2t + 8c, c = 4 q + 2 s + {0, 2, 1, 3} for a0 .. a3:
+ * per row a lane holds the 2 MT + 2 KS - 2 pairs it needs, words g + t +
+ * 4c of the row, every one 4-byte aligned since u is even. (With m-tiles
+ * of 16 consecutive columns, half the lanes' pairs would start at odd
+ * columns; the pad kernel then had to write a second plane I(u + 1, v),
+ * which cost the pass a third of its time and the MMA kernel half its
+ * row copies.) The lane's d0 of m-tiles 2q and 2q + 1 are neighbouring
+ * outputs, stored as one float2.
  *
  * Two row loops, the same products (cf_im2tensor_variant):
  *  - registers (MMA_REGS): the pairs are read straight from global memory
  *    through the read-only cache; the next row's are loaded into a second
  *    set of registers before the current row's MMAs are issued.
  *  - staged (MMA): each warp has a ring of MMA_RING rows in shared memory.
- *    A row is 2 planes x 4 (PAIRS + 1) words from half u0 = x0 + tap0,
- *    whole 16-byte vectors (36 to 48: one or two cp.async.cg a lane). Row r
+ *    A row is 4 (2 MT + 2 KS) words from half u0 = x0 + tap0, whole
+ *    16-byte vectors (at most 24: one cp.async.cg a lane). Row r
  *    of the chunk goes to slot r % MMA_RING in a commit group of its own,
  *    issued MMA_RING - 1 rows ahead; iteration r waits until at most
  *    MMA_RING - 2 groups are in flight (row r has landed), __syncwarp ()s
  *    (every lane's copy is visible, every lane has read slot (r - 1) %
  *    MMA_RING), issues row r + MMA_RING - 1 into that slot, then reads
- *    its pairs with 32-bit shared loads. The lanes of one pair-load read
- *    words 4c + 0 .. 6 of each plane's copy; the planes' copies are
- *    mma_stage_plane_words () apart, 7 .. 25 modulo 32 (8 words are added
- *    where the row is a multiple of 32 words), so the two planes fall in
- *    distinct banks.
+ *    its pairs with 32-bit shared loads (the lanes of one load read 11
+ *    consecutive words: no bank conflict).
  *
- * The band: kernel rows d' = -7 .. kh + 6 (zero outside 0 .. kh - 1),
- * kw_band taps each (zero past kw), row pitch kw_band + 8 halves, copied
- * once per block into shared memory. For n-tile nt, d = r - y0 - 8 nt:
- * b0 is the word at band row d - g, taps 16 s + 2t; b1 at taps 16 s + 2t
- * + 8. The pitch in words is an odd multiple of 4, so the 8 g-rows x 4
- * t-words of a warp's load fall in 32 distinct banks. Those words are
- * ldmatrix's fragments of the 8 x 8 matrices whose rows are 8 taps of
- * band rows d .. d - 7: chunks of 4 k-steps load them that way, both
- * fragments of two k-steps per ldmatrix .x4 (mma_load_b), and the same
- * pitch puts a matrix's 8 rows in distinct 16-byte bank groups.
+ * The bands: band o holds F_o, kernel rows d' = -7 .. kh + 6 (zero
+ * outside 0 .. kh - 1), kw_band taps each (kw_band >= kw + 1, zero past
+ * the kernel), row pitch kw_band + 8 halves; both are copied once per
+ * block into shared memory, band 1 after band 0. For n-tile nt, d = r -
+ * y0 - 8 nt: b0 is the word at band row d - g, taps 16 s + 2t; b1 at taps
+ * 16 s + 2t + 8. Those words are ldmatrix's fragments of the 8 x 8
+ * matrices whose rows are 8 taps of band rows d .. d - 7, so one ldmatrix
+ * .x4 loads b0 and b1 of both bands for one k-step and n-tile
+ * (mma_load_b); the pitch in words, an odd multiple of 4, puts a
+ * matrix's 8 rows in distinct 16-byte bank groups.
  *
  * Tiling: a warp owns MT = 8 m-tiles by NT = 2 n-tiles, 128 columns by
  * 16 rows (64 fp32 accumulators per lane; below, 4 m-tiles), and walks
@@ -69,8 +74,8 @@
  * y0 + 15 + kh - 1; n-tile nt takes part only while 0 <= d <= kh + 6, so
  * rows of B that are entirely zero are skipped. The n-tiles that meet a
  * row are one range, and each range has its own branch-free body
- * (mma_row_products_range; below 4 k-steps it issues one k-step of every
- * n-tile at a time, so an accumulator's MMAs are further apart); the
+ * (mma_row_products_range, which issues one k-step of every n-tile at a
+ * time, so an accumulator's MMAs are further apart); the
  * staged loop picks a row's body by a switch, or, in the kernels where
  * that measured faster, walks each range's rows as a loop of its own
  * (mma_rows_in_runs). Against
@@ -87,14 +92,14 @@
  * (16 MT x 64 outputs, 128 threads); its
  * only barrier follows the band copy (the staged loop's waits are per
  * warp), and its dynamic shared memory is the band, then the staged
- * loop's four rings. KS = ceil (kw / 16) k-steps, a template parameter
- * 1 .. 4; kernels wider than 64 taps walk the rows once per chunk of 64
- * taps (KS = 4), the accumulators kept. Plans whose band does not fit in
- * shared memory use the WMMA kernel; a plan left to choose whose band
- * fits but not with the rings uses the register loop (which, holding two
- * rows of 128-column pairs, spills 32-144 bytes a thread at KS = 2 .. 4
- * under the 128-register budget; with the 163 KB or more of an A100 or
- * H100 the band and the rings always fit).
+ * loop's four rings. KS = ceil ((kw + 1) / 16) k-steps, a template
+ * parameter 1 .. 4; kernels of 64 taps or more walk the rows once per
+ * chunk of 64 taps (KS = 4), the accumulators kept. Plans whose bands
+ * do not fit in shared memory use the WMMA kernel; a plan left to choose
+ * whose bands fit but not with the rings uses the register loop (which,
+ * holding two rows of 128-column pairs, spills 8-40 bytes a thread at
+ * KS = 3 and 4 under the 128-register budget; with the 163 KB or more of
+ * an A100 or H100 the bands and the rings always fit).
  *
  * The warp's program, mma_warp_tile (), is written once over a lane
  * policy: mma_device_warp runs it as one lane of a real warp (inline
@@ -161,10 +166,6 @@ constexpr size_t MMA_SMEM_DEFAULT = 48 * 1024;
 /* The staged loop: rows in each warp's ring, copies issued MMA_RING - 1
  * rows ahead of the row being multiplied. */
 constexpr int MMA_RING = 4;
-/* Words added to a plane's row in the ring when its length is a multiple
- * of 32 words (file comment: the two planes' words of one load then fall
- * in distinct banks). */
-constexpr int MMA_STAGE_SKEW = 8;
 /* What a staged word reads while its copy may still be in flight (CPU
  * emulation only): two fp16 NaNs. */
 constexpr uint32_t MMA_STAGE_POISON = 0x7e007e00u;
@@ -194,35 +195,21 @@ static_assert (mma_tile_w (MMA_MT_NARROW) % I2T_PAD_RUN == 0
     "the pad pitch of im2tensor_mma_geometry_init () is whole runs of the "
     "pad kernel, so its 16-byte stores stay aligned");
 
-/* Words of one plane's row that the pairs of a lane reach: pair c of lane
- * (g, t) is word g / 2 + t + 4c (rounded down), at most 6 + 4 (PAIRS - 1)
- * with PAIRS = 2 MT + 2 KS - 1; 4 (PAIRS + 1) words is whole 16-byte
- * vectors. From u0 (a multiple of 64 halves) on. */
+/* Words of a padded row that the pairs of a lane reach: pair c of lane
+ * (g, t) is word g + t + 4c, at most 10 + 4 (PAIRS - 1) with PAIRS =
+ * 2 MT + 2 KS - 2; 4 (2 MT + 2 KS) words is whole 16-byte vectors. From
+ * u0 (a multiple of 64 halves) on. */
 static constexpr __host__ __device__ int
 mma_stage_words (int mt, int ks)
 {
   return 4 * (2 * mt + 2 * ks);
 }
 
-/* Words between the two planes' copies of a row in the ring. */
-static constexpr __host__ __device__ int
-mma_stage_plane_words (int mt, int ks)
-{
-  return mma_stage_words (mt, ks) % 32 == 0
-      ? mma_stage_words (mt, ks) + MMA_STAGE_SKEW : mma_stage_words (mt, ks);
-}
-
-/* Words of one row (both planes) and of a warp's ring. */
-static constexpr __host__ __device__ int
-mma_stage_row_words (int mt, int ks)
-{
-  return 2 * mma_stage_plane_words (mt, ks);
-}
-
+/* Words of a warp's ring. */
 static constexpr __host__ __device__ int
 mma_ring_words (int mt, int ks)
 {
-  return MMA_RING * mma_stage_row_words (mt, ks);
+  return MMA_RING * mma_stage_words (mt, ks);
 }
 
 /* Bytes of the block's rings. */
@@ -232,25 +219,6 @@ mma_rings_bytes (int mt, int ks)
   return (size_t) MMA_WARPS * mma_ring_words (mt, ks) * sizeof (uint32_t);
 }
 
-/* A pair-load reads words 4c + 0 .. 6 of each plane's copy: distinct
- * banks when the planes are 7 .. 25 words apart modulo 32. */
-static constexpr bool
-mma_stage_banks_distinct (void)
-{
-  for (int mt = MMA_MT_NARROW; mt <= MMA_MT_WIDE; mt += MMA_MT_WIDE
-      - MMA_MT_NARROW)
-    for (int ks = 1; ks <= MMA_KS_MAX; ks++) {
-      const int skew = mma_stage_plane_words (mt, ks) % 32;
-
-      if (skew < 7 || skew > 25 || mma_stage_words (mt, ks) % 4 != 0)
-        return false;
-    }
-  return true;
-}
-
-static_assert (mma_stage_banks_distinct (), "a ring row is whole 16-byte "
-    "vectors, and its planes' words of one pair-load fall in distinct "
-    "banks");
 static_assert (MMA_RING >= 2 && MMA_RING - 1 <= MMA_TILE_H, "the ring "
     "holds the row multiplied and the next; its prologue never passes the "
     "rows of a tile");
@@ -260,27 +228,27 @@ static_assert (MMA_RING >= 2 && MMA_RING - 1 <= MMA_TILE_H, "the ring "
  * next), and the A and B fragments of the MMA being issued. */
 template < int MT, int KS > struct mma_lane
 {
-  static constexpr int PAIRS = 2 * MT + 2 * KS - 1;
+  static constexpr int PAIRS = 2 * MT + 2 * KS - 2;
 
   float acc[MT * MMA_NT][4];
   uint32_t pair[PAIRS];
   uint32_t next[PAIRS];
   uint32_t a[4];
-  /* B fragments: slot s (k-step s) where a row's k-steps are loaded at
-   * once (KS == MMA_KS_MAX), slot nt (n-tile nt) where one k-step of
-   * every n-tile is */
-  uint32_t b[MMA_KS_MAX][2];
+  /* B fragments of one k-step, n-tile nt: b0, b1 of band 0 (the even
+   * m-tiles'), then b0, b1 of band 1 (the odd ones') */
+  uint32_t b[MMA_NT][4];
 };
 
-static_assert (MMA_NT <= MMA_KS_MAX, "a B slot for every n-tile");
+static_assert (MMA_MT_NARROW % 2 == 0 && MMA_MT_WIDE % 2 == 0,
+    "m-tiles come in pairs, even columns and odd columns");
 
 /* What every warp of a run reads and writes. */
 struct mma_args
 {
-  const uint32_t *pad;          /* plane P0, then plane P1, as words */
-  size_t plane_words;           /* words per plane */
-  size_t pitch_words;           /* words per plane row */
+  const uint32_t *pad;          /* the padded image, as words */
+  size_t pitch_words;           /* words per padded row */
   int band_pitch_words;         /* words per band row */
+  int band_shift_words;         /* words from band 0 to band 1 */
   int kh;                       /* kernel rows */
   int chunks;                   /* chunks of 64 taps */
   float *dst;                   /* output plane */
@@ -298,18 +266,16 @@ struct mma_args
  * be called here without an error: the device build then drops the code
  * that depends on it, and only the GPU suites notice. */
 
-/* Lane @lane's pairs of one padded row whose plane-0 words start at @row
- * (half u0 = x0 + the chunk's first tap), plane 1 @plane_words further:
- * out[c] = pair(g + 2t + 8c), the word (g - (g & 1)) / 2 + t + 4c of
- * plane g & 1, from the warp's ring (STAGED) or from the planes. */
+/* Lane @lane's pairs of one padded row whose words start at @row (half
+ * u0 = x0 + the chunk's first tap): out[c] = pair(2g + 2t + 8c), the word
+ * g + t + 4c, from the warp's ring (STAGED) or from the image. */
 #pragma nv_exec_check_disable
 template < int PAIRS, bool STAGED, class Warp >
 static __host__ __device__ __forceinline__ void
-mma_gather_pairs (const Warp & w, const uint32_t * row, size_t plane_words,
-    int lane, uint32_t (&out)[PAIRS])
+mma_gather_pairs (const Warp & w, const uint32_t * row, int lane,
+    uint32_t (&out)[PAIRS])
 {
-  const int g = lane / 4, t = lane % 4, plane = g & 1;
-  const uint32_t *src = row + plane * plane_words + (g - plane) / 2 + t;
+  const uint32_t *src = row + lane / 4 + lane % 4;
 
   MMA_UNROLL
   for (int c = 0; c < PAIRS; c++)
@@ -344,76 +310,54 @@ mma_chunks (const mma_args & p)
     return p.chunks;
 }
 
-/* Lane @lane's B fragment of k-step @s for the n-tile at band offset @d
- * (d = r - y0 - 8 nt): b0 = B[2t, 2t+1][g] = F[d - g][tap0 + 16 s + 2t,
- * + 1], the word at band row d - g; b1 the word 8 taps further. */
+/* The B fragments of k-step @s for the n-tile at band offset @d (d = r -
+ * y0 - 8 nt), of both bands, into @b: b0 = B[2t, 2t+1][g] = F_o[d - g][tap0
+ * + 16 s + 2t, + 1], the word at row d - g of band o, b1 the word 8 taps
+ * further. Each is word t of row g of an 8 x 8 matrix of halves whose
+ * rows are band rows d - 0 .. d - 7, 8 taps each, so one ldmatrix .x4
+ * loads the four, lane 8 j + i naming row i of matrix j (band j / 2, taps
+ * 8 (j % 2) on). The band pitch, an odd multiple of 4 words, puts the 8
+ * rows of a matrix in distinct 16-byte bank groups. */
 #pragma nv_exec_check_disable
 template < int MT, int KS, class Warp >
-static __host__ __device__ __forceinline__ void
-mma_load_b_step (const Warp & w, const mma_args & p, const uint32_t * band,
-    int d, int tap0, int s, int lane, uint32_t (&b)[2])
-{
-  const int band_row = d - lane / 4 + MMA_BAND_MARGIN;
-  const int word = (tap0 + MMA_K * s) / 2 + lane % 4;
-  const uint32_t *row;
-
-  if constexpr (mma_band_fixed (MT, KS))
-    row = band + band_row * (mma_band_pitch (MMA_K * KS) / 2) + word;
-  else
-    row = band + (size_t) band_row * p.band_pitch_words + word;
-
-  b[0] = w.load_band (row);
-  b[1] = w.load_band (row + MMA_K / 4);
-}
-
-/* The same fragments of every k-step at once: each is word t of row g of
- * an 8 x 8 matrix of halves whose rows are band rows d - 0 .. d - 7, 8
- * taps each, so ldmatrix loads four of them (two k-steps) in one
- * instruction, lane 8 j + i naming row i of matrix j. The band pitch, an
- * odd multiple of 4 words, puts the 8 rows of a matrix in distinct
- * 16-byte bank groups. */
-#pragma nv_exec_check_disable
-template < int MT, int KS, int S2 = 0, class Warp >
 static __host__ __device__ __forceinline__ void
 mma_load_b (Warp & w, const mma_args & p, const uint32_t * band, int d,
-    int tap0)
+    int tap0, int s, int nt)
 {
-  typedef mma_lane < MT, KS > lane_regs;
+  auto row_of = [&](int lane) {
+    const int i = lane % 8, j = lane / 8;
+    const int word = (tap0 + MMA_K * s + 8 * (j % 2)) / 2;
+    const int band_row = d - i + MMA_BAND_MARGIN;
 
-  if constexpr (S2 < KS) {
-    /* k-steps S2 and S2 + 1 (.x4), or S2 alone (.x2) */
-    constexpr int N = S2 + 1 < KS ? 4 : 2;
-    /* matrix j: k-step S2 + j / 2, taps 8 (j % 2) on */
-    auto row_of = [&](int lane) {
-      const int i = lane % 8, j = (lane / 8) % N;
+    if constexpr (mma_band_fixed (MT, KS))
+      return band + (j / 2) * p.band_shift_words
+          + band_row * (mma_band_pitch (MMA_K * KS) / 2) + word;
+    else
+      return band + (j / 2) * p.band_shift_words
+          + (size_t) band_row * p.band_pitch_words + word;
+  };
+  auto put = [&](mma_lane < MT, KS > &l, int j, uint32_t v) {
+    l.b[nt][j] = v;
+  };
 
-      return band + (size_t) (d - i + MMA_BAND_MARGIN) * p.band_pitch_words
-          + (tap0 + MMA_K * (S2 + j / 2) + 8 * (j % 2)) / 2;
-    };
-    auto put = [&](lane_regs & l, int j, uint32_t v) {
-      l.b[S2 + j / 2][j % 2] = v;
-    };
-
-    w.template load_matrices < N > (row_of, put);
-    mma_load_b < MT, KS, S2 + 2 > (w, p, band, d, tap0);
-  }
+  w.template load_matrices < 4 > (row_of, put);
 }
 
-/* The A fragments of m-tile @mt, k-step @s, from the row's pairs: A is
- * Hankel, so a0 = pair(c), a1 = a2 = pair(c + 1), a3 = pair(c + 2) with
- * c = 2 (mt + s). */
+/* The A fragments of m-tile pair @q, k-step @s, from the row's pairs
+ * (both m-tiles of the pair read the same A): a0 = pair(c), a1 =
+ * pair(c + 2), a2 = pair(c + 1), a3 = pair(c + 3) with c = 4 q + 2 s. */
 #pragma nv_exec_check_disable
 template < int MT, int KS, class Warp >
 static __host__ __device__ __forceinline__ void
-mma_set_a (Warp & w, int mt, int s)
+mma_set_a (Warp & w, int q, int s)
 {
   w.each_lane ([&](mma_lane < MT, KS > &l, int) {
-        const int c = 2 * (mt + s);
+        const int c = 4 * q + 2 * s;
 
         l.a[0] = l.pair[c];
-        l.a[1] = l.pair[c + 1];
+        l.a[1] = l.pair[c + 2];
         l.a[2] = l.pair[c + 1];
-        l.a[3] = l.pair[c + 2];
+        l.a[3] = l.pair[c + 3];
       });
 }
 
@@ -427,41 +371,20 @@ static __host__ __device__ __forceinline__ void
 mma_row_products_range (Warp & w, const mma_args & p, const uint32_t * band,
     int r, int tap0)
 {
-  typedef mma_lane < MT, KS > lane_regs;
-
-  if constexpr (KS == MMA_KS_MAX) {
-    /* chunks of 4 k-steps (kernels wider than 48 taps) load every k-step's
-     * B of an n-tile at once by ldmatrix (B slot s): 5-8 % faster at
-     * K = 63 and 127 (docs/convolution.md) */
+  /* one k-step of every n-tile at a time, so an accumulator's next MMA
+   * comes (HI - LO + 1) x MT MMAs after its last */
+  MMA_UNROLL
+  for (int s = 0; s < KS; s++) {
     MMA_UNROLL
-    for (int nt = LO; nt <= HI; nt++) {
-      mma_load_b < MT, KS > (w, p, band, r - MMA_N * nt, tap0);
-      MMA_UNROLL
-      for (int s = 0; s < KS; s++)
-        MMA_UNROLL
-        for (int mt = 0; mt < MT; mt++) {
-          mma_set_a < MT, KS > (w, mt, s);
-          w.mma (mt * MMA_NT + nt, s);
-        }
-    }
-  } else {
-    /* fewer k-steps: one k-step of every n-tile at a time (B slot nt),
-     * so an accumulator's next MMA comes (HI - LO + 1) x MMA_MT MMAs
-     * after its last */
+    for (int nt = LO; nt <= HI; nt++)
+      mma_load_b < MT, KS > (w, p, band, r - MMA_N * nt, tap0, s, nt);
     MMA_UNROLL
-    for (int s = 0; s < KS; s++) {
+    for (int q = 0; q < MT / 2; q++) {
+      mma_set_a < MT, KS > (w, q, s);
       MMA_UNROLL
-      for (int nt = LO; nt <= HI; nt++)
-        w.each_lane ([&](lane_regs & l, int lane) {
-              mma_load_b_step < MT, KS > (w, p, band, r - MMA_N * nt, tap0,
-                  s, lane, l.b[nt]);
-            });
-      MMA_UNROLL
-      for (int mt = 0; mt < MT; mt++) {
-        mma_set_a < MT, KS > (w, mt, s);
-        MMA_UNROLL
-        for (int nt = LO; nt <= HI; nt++)
-          w.mma (mt * MMA_NT + nt, nt);
+      for (int nt = LO; nt <= HI; nt++) {
+        w.mma (2 * q * MMA_NT + nt, nt, 0);
+        w.mma ((2 * q + 1) * MMA_NT + nt, nt, 1);
       }
     }
   }
@@ -509,7 +432,7 @@ mma_rows_regs (Warp & w, const mma_args & p, const uint32_t * band, int u0,
 
   w.each_lane ([&](lane_regs & l, int lane) {
         mma_gather_pairs < PAIRS, false > (w, row0 + (size_t) y0
-            * p.pitch_words, p.plane_words, lane, l.next);
+            * p.pitch_words, lane, l.next);
       });
   for (int r = 0; r < rows; r++) {
     w.each_lane ([&](lane_regs & l, int lane) {
@@ -518,7 +441,7 @@ mma_rows_regs (Warp & w, const mma_args & p, const uint32_t * band, int u0,
             l.pair[c] = l.next[c];
           if (r + 1 < rows)
             mma_gather_pairs < PAIRS, false > (w, row0 + (size_t) (y0 + r
-                    + 1) * p.pitch_words, p.plane_words, lane, l.next);
+                    + 1) * p.pitch_words, lane, l.next);
         });
     mma_row_products < MT, KS > (w, p, band, r, tap0);
   }
@@ -539,40 +462,28 @@ mma_advances_rows (int mt, int ks)
   return mt == MMA_MT_NARROW ? ks == MMA_KS_MAX : ks < MMA_KS_MAX;
 }
 
-/* Lane @lane's share of the copy of the padded row whose plane-0 words
- * start at @row (half u0 = x0 + the chunk's first tap) into ring slot
- * @slot. A row is VECS = mma_stage_words (MT, KS) / 4 16-byte vectors per
- * plane: lane i copies vectors i, i + 32, ... (below 2 VECS), vector j
- * being vector j % VECS of plane j / VECS. */
+/* Lane @lane's share of the copy of the padded row whose words start at
+ * @row (half u0 = x0 + the chunk's first tap) into ring slot @slot: VECS
+ * = mma_stage_words (MT, KS) / 4 16-byte vectors, lane i copying vectors
+ * i, i + 32, ... */
 #pragma nv_exec_check_disable
 template < int MT, int KS, class Warp >
 static __host__ __device__ __forceinline__ void
-mma_stage_row (Warp & w, size_t plane_words, uint32_t * slot,
-    const uint32_t * row, int lane)
+mma_stage_row (Warp & w, uint32_t * slot, const uint32_t * row, int lane)
 {
   constexpr int VECS = mma_stage_words (MT, KS) / 4;
-  /* a count known at compile time, so the loop unrolls into one or two
-   * predicated copies; bounded by the lane, it compiled to a generic
-   * unrolled loop with a remainder, and the kernel ran 21 % more
-   * instructions at 4096^2, K = 31 (docs/convolution.md) */
-  constexpr int COPIES = (2 * VECS + MMA_LANES - 1) / MMA_LANES;
+  /* a count known at compile time, so the loop unrolls into predicated
+   * copies; bounded by the lane, it compiled to a generic unrolled loop
+   * with a remainder, and the kernel ran 21 % more instructions at
+   * 4096^2, K = 31 (docs/convolution.md) */
+  constexpr int COPIES = (VECS + MMA_LANES - 1) / MMA_LANES;
 
   MMA_UNROLL
   for (int k = 0; k < COPIES; k++) {
     const int i = lane + k * MMA_LANES;
-    const int plane = i / VECS, vec = i % VECS;
-    const bool plane1 = i >= VECS;
 
-    /* the same addresses in two forms, each the one ptxas allocates best
-     * for its kernels: with the other, the wide 4-k-step kernel spills 20
-     * bytes instead of 16, the wide 3-k-step one 16 instead of none */
-    if (i < 2 * VECS && !mma_advances_rows (MT, KS))
-      w.stage (slot + plane * mma_stage_plane_words (MT, KS) + 4 * vec,
-          row + plane * plane_words + 4 * vec);
-    else if (i < 2 * VECS)
-      w.stage (slot + (plane1 ? mma_stage_plane_words (MT, KS) : 0) + 4
-          * (plane1 ? i - VECS : i), row + (plane1 ? plane_words : 0) + 4
-          * (plane1 ? i - VECS : i));
+    if (i < VECS)
+      w.stage (slot + 4 * i, row + 4 * i);
   }
 }
 
@@ -602,7 +513,7 @@ mma_rows_unrolled (int mt, int ks)
   return mt == MMA_MT_NARROW || ks < MMA_KS_MAX - 1;
 }
 
-/* Padded row @v's plane-0 words from half @u0: @next where the staged
+/* Padded row @v's words from half @u0: @next where the staged
  * loop advances the rows' source (mma_advances_rows), else by the index. */
 template < bool ADVANCE >
 static __host__ __device__ __forceinline__ const uint32_t *
@@ -626,7 +537,7 @@ mma_rows_staged_range (Warp & w, const mma_args & p, const uint32_t * band,
 {
   typedef mma_lane < MT, KS > lane_regs;
   constexpr int PAIRS = lane_regs::PAIRS;
-  constexpr int ROW = mma_stage_row_words (MT, KS);
+  constexpr int ROW = mma_stage_words (MT, KS);
   constexpr bool ADVANCE = mma_advances_rows (MT, KS);
 
   /* on the GPU, MMA_RING rows an iteration where mma_rows_unrolled () */
@@ -641,8 +552,7 @@ mma_rows_staged_range (Warp & w, const mma_args & p, const uint32_t * band,
     w.template wait < MMA_RING - 2 > ();
     if (ahead < rows) {
       w.each_lane ([&](lane_regs &, int lane) {
-            mma_stage_row < MT, KS > (w, p.plane_words,
-                ring + (ahead % MMA_RING) * ROW,
+            mma_stage_row < MT, KS > (w, ring + (ahead % MMA_RING) * ROW,
                 mma_row_source < ADVANCE > (p, next, y0 + ahead, u0), lane);
           });
       if (ADVANCE)
@@ -650,8 +560,7 @@ mma_rows_staged_range (Warp & w, const mma_args & p, const uint32_t * band,
     }
     w.commit ();                /* empty past the last row: counts stay */
     w.each_lane ([&](lane_regs & l, int lane) {
-          mma_gather_pairs < PAIRS, true > (w, slot,
-              mma_stage_plane_words (MT, KS), lane, l.pair);
+          mma_gather_pairs < PAIRS, true > (w, slot, lane, l.pair);
         });
     if constexpr (LO < 0)
       mma_row_products < MT, KS > (w, p, band, r, tap0);
@@ -674,7 +583,7 @@ mma_rows_staged (Warp & w, const mma_args & p, const uint32_t * band,
     uint32_t * ring, int u0, int y0, int rows, int tap0)
 {
   typedef mma_lane < MT, KS > lane_regs;
-  constexpr int ROW = mma_stage_row_words (MT, KS);
+  constexpr int ROW = mma_stage_words (MT, KS);
   constexpr bool ADVANCE = mma_advances_rows (MT, KS);
   /* the first row met by n-tile 1, the first past n-tile 0's */
   const int both = MMA_N < rows ? MMA_N : rows;
@@ -687,7 +596,7 @@ mma_rows_staged (Warp & w, const mma_args & p, const uint32_t * band,
   w.sync ();
   for (int r = 0; r < MMA_RING - 1; r++) {
     w.each_lane ([&](lane_regs &, int lane) {
-          mma_stage_row < MT, KS > (w, p.plane_words, ring + r * ROW,
+          mma_stage_row < MT, KS > (w, ring + r * ROW,
               mma_row_source < ADVANCE > (p, next, y0 + r, u0), lane);
         });
     w.commit ();
@@ -746,22 +655,36 @@ mma_warp_tile (Warp & w, const mma_args & p, const uint32_t * band,
   }
 
   /* d0, d1 = D[g][2t, 2t+1], d2, d3 = D[g+8][2t, 2t+1]: column
-   * x0 + 16 mt + g (+ 8), row y0 + 8 nt + 2t (+ 1) */
+   * x0 + 32 q + 2g (+ 16) of the even m-tile 2q, the next column of the
+   * odd one, row y0 + 8 nt + 2t (+ 1); a lane stores the two columns as
+   * one float2 where the output allows it */
   w.each_lane ([&](lane_regs & l, int lane) {
         const int g = lane / 4, t = lane % 4;
+        const bool pairs = p.dst_pitch % 2 == 0
+            && (reinterpret_cast < uintptr_t > (p.dst) & 7) == 0;
 
         MMA_UNROLL
-        for (int mt = 0; mt < MT; mt++)
+        for (int q = 0; q < MT / 2; q++)
           MMA_UNROLL
           for (int nt = 0; nt < MMA_NT; nt++)
             MMA_UNROLL
             for (int e = 0; e < 4; e++) {
-              const int x = x0 + MMA_M * mt + g + (e / 2) * 8;
+              const int x = x0 + 2 * MMA_M * q + 2 * g + (e / 2) * 16;
               const int y = y0 + MMA_N * nt + 2 * t + e % 2;
+              float *out = p.dst + (size_t) y * p.dst_pitch + x;
+              const float even = l.acc[2 * q * MMA_NT + nt][e] * p.out_scale;
+              const float odd = l.acc[(2 * q + 1) * MMA_NT + nt][e]
+                  * p.out_scale;
 
-              if (x < p.width && y < p.height)
-                p.dst[(size_t) y * p.dst_pitch + x] =
-                    l.acc[mt * MMA_NT + nt][e] * p.out_scale;
+              if (y >= p.height || x >= p.width)
+                continue;
+              if (pairs && x + 1 < p.width) {
+                *reinterpret_cast < float2 * >(out) = make_float2 (even, odd);
+              } else {
+                out[0] = even;
+                if (x + 1 < p.width)
+                  out[1] = odd;
+              }
             }
       });
 }
@@ -778,7 +701,9 @@ template < int MT, int KS > struct mma_device_warp
     f (regs, lane);
   }
 
-  __device__ __forceinline__ void mma (int tile, int s)
+  /* accumulators @tile += A B, B the fragments of band @band in slot
+   * @slot */
+  __device__ __forceinline__ void mma (int tile, int slot, int band)
   {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     float *d = regs.acc[tile];
@@ -787,7 +712,7 @@ template < int MT, int KS > struct mma_device_warp
         "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
         :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
         :"r" (regs.a[0]), "r" (regs.a[1]), "r" (regs.a[2]), "r" (regs.a[3]),
-        "r" (regs.b[s][0]), "r" (regs.b[s][1]));
+        "r" (regs.b[slot][2 * band]), "r" (regs.b[slot][2 * band + 1]));
 #endif
   }
 
@@ -896,7 +821,7 @@ template < int MT, int KS > struct mma_host_warp
   uint32_t *ring_begin, *ring_end;
   /* copies in flight at most: MMA_RING rows of the widest ring row */
   static constexpr int MAX_COPIES =
-      MMA_RING * 2 * mma_stage_words (MT, MMA_KS_MAX) / 4;
+      MMA_RING * mma_stage_words (MT, MMA_KS_MAX) / 4;
 
   copy copies[MAX_COPIES];
   int n_copies;
@@ -909,7 +834,7 @@ template < int MT, int KS > struct mma_host_warp
       f (regs[lane], lane);
   }
 
-  void mma (int tile, int s)
+  void mma (int tile, int slot, int band)
   {
     float a[MMA_M][MMA_K], b[MMA_K][MMA_N], d[MMA_M][MMA_N];
     int lane, m, n, k, e;
@@ -923,19 +848,19 @@ template < int MT, int KS > struct mma_host_warp
         a[g + 8][2 * t + e] = half_of (l.a[1], e);
         a[g][2 * t + 8 + e] = half_of (l.a[2], e);
         a[g + 8][2 * t + 8 + e] = half_of (l.a[3], e);
-        b[2 * t + e][g] = half_of (l.b[s][0], e);
-        b[2 * t + 8 + e][g] = half_of (l.b[s][1], e);
+        b[2 * t + e][g] = half_of (l.b[slot][2 * band], e);
+        b[2 * t + 8 + e][g] = half_of (l.b[slot][2 * band + 1], e);
         d[g][2 * t + e] = l.acc[tile][e];
         d[g + 8][2 * t + e] = l.acc[tile][2 + e];
       }
     }
     for (m = 0; m < MMA_M; m++)
       for (n = 0; n < MMA_N; n++) {
-        float s = d[m][n];
+        float sum = d[m][n];
 
         for (k = 0; k < MMA_K; k++)
-          s += a[m][k] * b[k][n];
-        d[m][n] = s;
+          sum += a[m][k] * b[k][n];
+        d[m][n] = sum;
       }
     for (lane = 0; lane < MMA_LANES; lane++) {
       mma_lane < MT, KS > &l = regs[lane];
@@ -1121,7 +1046,7 @@ mma_emulate_tiles (const im2tensor_mma_geometry * geo, const mma_args & p,
   long stray;
 
   w->pad_begin = p.pad;
-  w->pad_end = p.pad + 2 * p.plane_words;
+  w->pad_end = p.pad + p.pitch_words * geo->pad_rows;
   w->band_begin = band;
   w->band_end = band + im2tensor_mma_band_bytes (geo) / sizeof (uint32_t);
   w->n_copies = 0;
@@ -1188,8 +1113,8 @@ mma_args_make (const im2tensor_mma_geometry * geo, const __half * pad,
 
   p.pad = reinterpret_cast < const uint32_t * >(pad);
   p.pitch_words = geo->pad_pitch / 2;
-  p.plane_words = p.pitch_words * geo->pad_rows;
   p.band_pitch_words = geo->band_pitch / 2;
+  p.band_shift_words = geo->band_rows * geo->band_pitch / 2;
   p.kh = kh;
   p.chunks = geo->chunks;
   p.dst = dst;
@@ -1206,7 +1131,8 @@ void
 im2tensor_mma_geometry_init (int width, int height, int kw, int kh,
     int sms, im2tensor_mma_geometry * geo)
 {
-  const int kw_hat = cf_div_up (kw, MMA_K) * MMA_K;
+  /* taps 0 .. kw: band 1 holds F one tap further on */
+  const int kw_hat = cf_div_up (kw + 1, MMA_K) * MMA_K;
   const long wide_blocks = (long) cf_div_up (width,
       mma_tile_w (MMA_MT_WIDE)) * cf_div_up (height, MMA_BLOCK_H);
 
@@ -1216,7 +1142,7 @@ im2tensor_mma_geometry_init (int width, int height, int kw, int kh,
     geo->kw_band = kw_hat;
   } else {
     geo->ks = MMA_KS_MAX;
-    geo->chunks = cf_div_up (kw, MMA_CHUNK);
+    geo->chunks = cf_div_up (kw + 1, MMA_CHUNK);
     geo->kw_band = geo->chunks * MMA_CHUNK;
   }
   geo->band_pitch = mma_band_pitch (geo->kw_band);
@@ -1242,21 +1168,26 @@ im2tensor_mma_geometry_init (int width, int height, int kw, int kh,
 size_t
 im2tensor_mma_band_bytes (const im2tensor_mma_geometry * geo)
 {
-  return (size_t) geo->band_rows * geo->band_pitch * sizeof (__half);
+  return 2 * (size_t) geo->band_rows * geo->band_pitch * sizeof (__half);
 }
 
 void
 im2tensor_mma_band_fill (const float *f, int kw, int kh, float k_scale,
     const im2tensor_mma_geometry * geo, __half * band)
 {
-  for (int row = 0; row < geo->band_rows; row++) {
-    const int j = row - MMA_BAND_MARGIN;
+  /* band o holds tap i of kernel row j at column i + o */
+  for (int o = 0; o < 2; o++)
+    for (int row = 0; row < geo->band_rows; row++) {
+      const int j = row - MMA_BAND_MARGIN;
 
-    for (int i = 0; i < geo->band_pitch; i++)
-      band[(size_t) row * geo->band_pitch + i] =
-          __float2half_rn (j >= 0 && j < kh && i < kw
-          ? f[i + (size_t) j * kw] * k_scale : 0.0f);
-  }
+      for (int c = 0; c < geo->band_pitch; c++) {
+        const int i = c - o;
+
+        band[((size_t) o * geo->band_rows + row) * geo->band_pitch + c] =
+            __float2half_rn (j >= 0 && j < kh && i >= 0 && i < kw
+            ? f[i + (size_t) j * kw] * k_scale : 0.0f);
+      }
+    }
 }
 
 cf_status
@@ -1375,7 +1306,7 @@ cf_im2tensor_mma_emulate (const cf_image * src, const cf_kernel * kernel,
   kw = kernel->width;
   kh = kernel->height;
 
-  /* F, s_k, geometry, band and both pad planes as plan_new and the pad
+  /* F, s_k, geometry, band and the pad plane as plan_new and the pad
    * kernel make them */
   f = (float *) malloc ((size_t) kw * kh * sizeof (float));
   if (f == NULL)
@@ -1392,10 +1323,9 @@ cf_im2tensor_mma_emulate (const cf_image * src, const cf_kernel * kernel,
     goto out;
   }
   pg = im2tensor_pad_geometry_make (src->width, src->height, kw, kh, ax, ay,
-      border, geo.pad_pitch, geo.pad_rows, 2);
+      border, geo.pad_pitch, geo.pad_rows);
   band = (__half *) malloc (im2tensor_mma_band_bytes (&geo));
-  pad = (__half *) malloc (2 * geo.pad_pitch * geo.pad_rows *
-      sizeof (__half));
+  pad = (__half *) malloc (geo.pad_pitch * geo.pad_rows * sizeof (__half));
   if (band == NULL || pad == NULL) {
     status = CF_ERROR_NO_MEMORY;
     goto out;

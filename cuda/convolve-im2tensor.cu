@@ -20,7 +20,6 @@
  *   I(u, v) = 0                                     elsewhere,
  * over the whole pitched buffer (every sample a tile may read is finite:
  * padded taps multiply it by 0, and 0 x Inf = NaN would poison a sum);
- * for the MMA kernel also a second plane I(u + 1, v)
  * (im2tensor_pad_pair () in convolve-im2tensor.cuh).
  *
  * The WMMA kernel. out(y, l) = sum_{j,i} F[j][i] I(l + i, y + j) is a
@@ -179,18 +178,16 @@ round_up (int n, int m)
 }
 
 /**
- * \brief The padded fp16 image, every plane, every sample of the pitched
- * buffer (im2tensor_pad_pair (), file comment), I2T_PAD_RUN columns of
- * each plane per thread (im2tensor_pad_run ()): one 16-byte store per
- * plane, and no fold at all inside the image, so the kernel moves bytes
- * instead of folding coordinates.
+ * \brief The padded fp16 image, every sample of the pitched buffer
+ * (im2tensor_pad_pair (), file comment), I2T_PAD_RUN columns per thread
+ * (im2tensor_pad_run ()): one 16-byte store, and no fold at all inside
+ * the image, so the kernel moves bytes instead of folding coordinates.
  *
  * \param[in]  src        input plane
  * \param[in]  src_pitch  elements between rows of src
- * \param[in]  geo        sizes, anchor, border rule, s_in, planes; pitch a
+ * \param[in]  geo        sizes, anchor, border rule, s_in; pitch a
  *                        multiple of I2T_PAD_RUN
- * \param[out] pad        geo.planes planes of geo.rows x geo.pitch halves,
- *                        16-byte aligned
+ * \param[out] pad        geo.rows x geo.pitch halves, 16-byte aligned
  */
 __global__ void
 im2tensor_pad_kernel (const float *__restrict__ src, size_t src_pitch,
@@ -201,7 +198,7 @@ im2tensor_pad_kernel (const float *__restrict__ src, size_t src_pitch,
   const int v = blockIdx.y * blockDim.y + threadIdx.y;
 
   /* the MMA kernel may start (its band copy); it waits for this grid
-   * before it reads the planes */
+   * before it reads the padded image */
   cf_pdl_launch_dependents ();
   if (u < geo.pitch && v < geo.rows)
     im2tensor_pad_run (src, src_pitch, &geo, pad, u, v);
@@ -412,7 +409,7 @@ wmma_new (cf_cuda_convolve_im2tensor * p, const float *f, int ax, int ay,
   p->n_bj = cf_div_up (p->width + kw - 1, I2T_WB);
   /* the last output row reads rows up to H - 1 + kh_hat - 1 */
   p->pad_geo = im2tensor_pad_geometry_make (p->width, p->height, kw, kh, ax,
-      ay, border, (size_t) p->n_bj * I2T_WB, p->height + p->kh_hat - 1, 1);
+      ay, border, (size_t) p->n_bj * I2T_WB, p->height + p->kh_hat - 1);
   /* one block covers all kernel columns: h_B = kw_hat */
   p->c_rows = cf_im2tensor_c_rows (p->kw_hat, p->kw_hat, I2T_WB);
   p->c_pitch = (size_t) round_up (p->width, 32);
@@ -449,8 +446,8 @@ out:
   return status;
 }
 
-/* The MMA kernel's buffers: the band of s_k F and the two-plane padded
- * image (convolve-im2tensor-mma.cu). */
+/* The MMA kernel's buffers: the two bands of s_k F and the padded image
+ * (convolve-im2tensor-mma.cu). */
 static cf_status
 mma_new (cf_cuda_convolve_im2tensor * p, const float *f, int ax, int ay,
     cf_border border, float k_scale)
@@ -463,7 +460,7 @@ mma_new (cf_cuda_convolve_im2tensor * p, const float *f, int ax, int ay,
     return CF_ERROR_NO_MEMORY;
   im2tensor_mma_band_fill (f, p->kw, p->kh, k_scale, &p->mma, band);
   p->pad_geo = im2tensor_pad_geometry_make (p->width, p->height, p->kw,
-      p->kh, ax, ay, border, p->mma.pad_pitch, p->mma.pad_rows, 2);
+      p->kh, ax, ay, border, p->mma.pad_pitch, p->mma.pad_rows);
   CF_CUDA_TRY (cudaMalloc ((void **) &p->band, bytes));
   CF_CUDA_TRY (cudaMemcpy (p->band, band, bytes, cudaMemcpyHostToDevice));
 out:
@@ -582,9 +579,8 @@ cf_cuda_convolve_im2tensor_new (int width, int height, const float *f,
   /* every run rewrites the whole padded image; zeroed anyway, so nothing
    * a kernel could read is ever uninitialised. cudaMalloc aligns to 256
    * bytes and the pitch is whole runs of the pad kernel, so its 16-byte
-   * stores are aligned in both planes. */
-  pad_bytes = (size_t) p->pad_geo.planes * p->pad_geo.pitch
-      * p->pad_geo.rows * sizeof (__half);
+   * stores are aligned. */
+  pad_bytes = p->pad_geo.pitch * p->pad_geo.rows * sizeof (__half);
   CF_CUDA_TRY (cudaMalloc ((void **) &p->pad, pad_bytes));
   CF_CUDA_TRY (cudaMemset (p->pad, 0, pad_bytes));
   /* the pageable copies and the memsets are done before any run */
@@ -693,8 +689,8 @@ out:
 
 extern "C" cf_status
 cf_im2tensor_pad_compare (const cf_image * src, int kw, int kh, int ax,
-    int ay, cf_border border, size_t pitch, int rows, int planes,
-    long *mismatches, long *first)
+    int ay, cf_border border, size_t pitch, int rows, long *mismatches,
+    long *first)
 {
   im2tensor_pad_geometry g;
   size_t count, bytes, n;
@@ -709,13 +705,12 @@ cf_im2tensor_pad_compare (const cf_image * src, int kw, int kh, int ax,
       || ax < 0 || ax >= kw || ay < 0 || ay >= kh
       || (unsigned) border >= CF_BORDER_COUNT || pitch < I2T_PAD_RUN
       || pitch % I2T_PAD_RUN != 0 || pitch > (size_t) INT32_MAX / 2
-      || rows < 1 || rows > CF_MAX_DIMENSION + CF_KERNEL_MAX_SIZE
-      || (planes != 1 && planes != 2))
+      || rows < 1 || rows > CF_MAX_DIMENSION + CF_KERNEL_MAX_SIZE)
     return CF_ERROR_INVALID;
 
   g = im2tensor_pad_geometry_make (src->width, src->height, kw, kh, ax, ay,
-      border, pitch, rows, planes);
-  count = (size_t) planes * pitch * rows;
+      border, pitch, rows);
+  count = pitch * rows;
   /* whole 16-byte vectors: the runs' stores are aligned */
   bytes = count * sizeof (__half);
   by_pair = (uint16_t *) aligned_alloc (16, bytes);

@@ -28,12 +28,9 @@
 /* Largest finite fp16 value. */
 #define I2T_HALF_MAX 65504.0f
 
-/* The padded fp16 image of a plan, in @planes planes of @rows rows of
- * @pitch halves each, one after the other:
- *   plane 0: P0(u, v) = I(u, v)
- *   plane 1: P1(u, v) = I(u + 1, v)   (MMA kernel only)
- * with I(u, v) = s_in in(fold(u - ax), fold(v - ay)) for u < ext_w and
- * v < ext_h, 0 elsewhere (file comment of convolve-im2tensor.cu). */
+/* The padded fp16 image of a plan, @rows rows of @pitch halves:
+ *   I(u, v) = s_in in(fold(u - ax), fold(v - ay)) for u < ext_w and
+ *   v < ext_h, 0 elsewhere (file comment of convolve-im2tensor.cu). */
 typedef struct
 {
   int width;                    /* input plane */
@@ -44,11 +41,9 @@ typedef struct
   int ay;                       /* top padding */
   cf_border border;
   float scale;                  /* s_in, CF_IM2TENSOR_INPUT_SCALE */
-  size_t pitch;                 /* halves per row of a plane; even, and a
-                                 * multiple of I2T_PAD_RUN for the pad
-                                 * kernel */
-  int rows;                     /* rows of a plane */
-  int planes;                   /* 1 or 2 */
+  size_t pitch;                 /* halves per row; even, and a multiple of
+                                 * I2T_PAD_RUN for the pad kernel */
+  int rows;
 } im2tensor_pad_geometry;
 
 /* Scale, then keep the value finite in fp16 (NaN stays NaN). */
@@ -78,10 +73,9 @@ im2tensor_pad_sample (const float *src, size_t src_pitch,
   return im2tensor_to_half (value, g->scale);
 }
 
-/* Write the 32-bit word of every plane at even column u of row v:
- * (P0(u, v), P0(u + 1, v)) and, with two planes, (P1(u, v), P1(u + 1, v)),
+/* Write the 32-bit word at even column u of row v: (I(u, v), I(u + 1, v)),
  * the sample of lower index in the low half (the order mma and wmma read
- * pairs in). The pitch is even, so each word is 4-byte aligned. */
+ * pairs in). The pitch is even, so the word is 4-byte aligned. */
 static inline __host__ __device__ void
 im2tensor_pad_pair (const float *src, size_t src_pitch,
     const im2tensor_pad_geometry * g, __half * pad, size_t u, int v)
@@ -91,14 +85,9 @@ im2tensor_pad_pair (const float *src, size_t src_pitch,
   __half *p = pad + (size_t) v * g->pitch + u;
 
   *reinterpret_cast < __half2 * >(p) = __halves2half2 (h0, h1);
-  if (g->planes == 2)
-    *reinterpret_cast < __half2 * >(p + g->pitch * g->rows) =
-        __halves2half2 (h1, im2tensor_pad_sample (src, src_pitch, g,
-            (int) u + 2, v));
 }
 
-/* Columns of each plane the pad kernel writes per thread: one 16-byte
- * store per plane. */
+/* Columns the pad kernel writes per thread: one 16-byte store. */
 #define I2T_PAD_RUN 8
 
 /* The source row of padded row @v, folded once for the whole row; NULL
@@ -143,16 +132,15 @@ im2tensor_half_word (__half lo, __half hi)
       | (uint32_t) __half_as_ushort (hi) << 16;
 }
 
-/* Write columns u .. u + I2T_PAD_RUN - 1 of row v of every plane, one
- * 16-byte store per plane: exactly what im2tensor_pad_pair () writes at
- * u, u + 2, .., u + I2T_PAD_RUN - 2 (cf_im2tensor_pad_compare () checks
- * it). @u and the pitch are multiples of I2T_PAD_RUN and @pad is 16-byte
- * aligned, so both stores are aligned.
+/* Write columns u .. u + I2T_PAD_RUN - 1 of row v, one 16-byte store:
+ * exactly what im2tensor_pad_pair () writes at u, u + 2, .., u +
+ * I2T_PAD_RUN - 2 (cf_im2tensor_pad_compare () checks it). @u and the
+ * pitch are multiples of I2T_PAD_RUN and @pad is 16-byte aligned, so the
+ * store is aligned.
  *
- * Plane 1 needs one column more than plane 0 (P1(u + 7) = I(u + 8)).
- * Where all n = I2T_PAD_RUN + planes - 1 columns fold to themselves
- * (source columns u - ax .. u - ax + n - 1 in [0, W), u + n - 1 below
- * ext_w) the run reads them straight from the row, with no fold; other
+ * Where all n = I2T_PAD_RUN columns fold to themselves (source columns
+ * u - ax .. u - ax + n - 1 in [0, W), u + n - 1 below ext_w) the run
+ * reads them straight from the row, with no fold; other
  * runs (the left and right borders, the pitch's tail) fold each column.
  * The row is folded once per run either way, so the rows above and below
  * the image (clamp, reflect, wrap) take the fast path too. Every value
@@ -164,26 +152,21 @@ im2tensor_pad_run (const float *src, size_t src_pitch,
     const im2tensor_pad_geometry * g, __half * pad, size_t u, int v)
 {
   const float *row = im2tensor_pad_source_row (src, src_pitch, g, v);
-  const bool two = g->planes == 2;
-  const int n = two ? I2T_PAD_RUN + 1 : I2T_PAD_RUN;    /* columns needed */
+  const int n = I2T_PAD_RUN;
   const int x0 = (int) u - g->ax;       /* source column of u */
-  __half h[I2T_PAD_RUN + 1];
+  __half h[I2T_PAD_RUN];
   uint4 w;
   __half *p = pad + (size_t) v * g->pitch + u;
 
-  /* column I2T_PAD_RUN only for plane 1: one plane never reads it */
-  h[I2T_PAD_RUN] = __ushort_as_half (0);
   if (row != NULL && x0 >= 0 && x0 + n <= g->width
       && (int) u + n <= g->ext_w) {
     CF_UNROLL
-    for (int i = 0; i < I2T_PAD_RUN + 1; i++)
-      if (i < I2T_PAD_RUN || two)
-        h[i] = im2tensor_to_half (row[x0 + i], g->scale);
+    for (int i = 0; i < I2T_PAD_RUN; i++)
+      h[i] = im2tensor_to_half (row[x0 + i], g->scale);
   } else {
     CF_UNROLL
-    for (int i = 0; i < I2T_PAD_RUN + 1; i++)
-      if (i < I2T_PAD_RUN || two)
-        h[i] = im2tensor_pad_sample_in_row (row, g, (int) u + i);
+    for (int i = 0; i < I2T_PAD_RUN; i++)
+      h[i] = im2tensor_pad_sample_in_row (row, g, (int) u + i);
   }
 
   w.x = im2tensor_half_word (h[0], h[1]);
@@ -191,13 +174,6 @@ im2tensor_pad_run (const float *src, size_t src_pitch,
   w.z = im2tensor_half_word (h[4], h[5]);
   w.w = im2tensor_half_word (h[6], h[7]);
   *reinterpret_cast < uint4 * >(p) = w;
-  if (two) {
-    w.x = im2tensor_half_word (h[1], h[2]);
-    w.y = im2tensor_half_word (h[3], h[4]);
-    w.z = im2tensor_half_word (h[5], h[6]);
-    w.w = im2tensor_half_word (h[7], h[8]);
-    *reinterpret_cast < uint4 * >(p + g->pitch * g->rows) = w;
-  }
 }
 
 static_assert (I2T_PAD_RUN == 8, "im2tensor_pad_run () packs 8 halves");
@@ -266,7 +242,7 @@ cf_status im2tensor_mma_prepare (const im2tensor_mma_geometry * geo,
 int im2tensor_mma_blocks_per_sm (const im2tensor_mma_geometry * geo,
     cf_im2tensor_variant variant);
 
-/* Queue the MMA kernel of @variant: correlation of the padded planes @pad
+/* Queue the MMA kernel of @variant: correlation of the padded image @pad
  * with the band @band (device memory) into @dst, scaled by @out_scale;
  * with @pdl as a programmatic dependent of the padding pass before it. */
 cf_status im2tensor_mma_launch (const im2tensor_mma_geometry * geo,
@@ -274,11 +250,11 @@ cf_status im2tensor_mma_launch (const im2tensor_mma_geometry * geo,
     int kh, float *dst, size_t dst_pitch, int width, int height,
     float out_scale, int pdl, cudaStream_t stream);
 
-/* The pad geometry of the MMA kernel (two planes) or of the WMMA kernel
- * (one plane of @pitch halves and @rows rows). */
+/* The pad geometry of the MMA kernel or of the WMMA kernel: @rows rows of
+ * @pitch halves. */
 static inline im2tensor_pad_geometry
 im2tensor_pad_geometry_make (int width, int height, int kw, int kh, int ax,
-    int ay, cf_border border, size_t pitch, int rows, int planes)
+    int ay, cf_border border, size_t pitch, int rows)
 {
   im2tensor_pad_geometry g;
 
@@ -292,7 +268,6 @@ im2tensor_pad_geometry_make (int width, int height, int kw, int kh, int ax,
   g.scale = CF_IM2TENSOR_INPUT_SCALE;
   g.pitch = pitch;
   g.rows = rows;
-  g.planes = planes;
   return g;
 }
 

@@ -29,11 +29,11 @@ extern "C" {
  * (0 .. 65535, common/planes.h) fit; |in| above 131008 saturates. */
 #define CF_IM2TENSOR_INPUT_SCALE 0.5f
 
-/* Largest band (bytes) the MMA kernel keeps in shared memory: (kh + 14)
- * rows of ceil16 (kw) + 8 halves for kw <= 64, ceil64 (kw) + 8 above
- * (38 KB for 127 x 127, 80 KB for 192 x 192). Larger kernels run the
- * WMMA kernel. */
-#define CF_IM2TENSOR_MMA_BAND_MAX (96 * 1024)
+/* Largest pair of bands (bytes) the MMA kernel keeps in shared memory:
+ * two of (kh + 14) rows of ceil16 (kw + 1) + 8 halves for kw < 64,
+ * ceil64 (kw + 1) + 8 above (75 KB for 127 x 127, 160 KB for 191 x 191).
+ * Larger kernels run the WMMA kernel. */
+#define CF_IM2TENSOR_MMA_BAND_MAX (192 * 1024)
 
 typedef struct cf_cuda_convolve_im2tensor cf_cuda_convolve_im2tensor;
 
@@ -59,8 +59,8 @@ typedef struct cf_cuda_convolve_im2tensor cf_cuda_convolve_im2tensor;
  * \param[in]  border  border rule for out-of-image taps
  * \param[in]  variant CF_IM2TENSOR_VARIANT_AUTO: MMA where this device
  *                     runs it for this kernel (compute capability 8.0+,
- *                     band within CF_IM2TENSOR_MMA_BAND_MAX, band and
- *                     rings within shared memory), else MMA_REGS where
+ *                     bands within CF_IM2TENSOR_MMA_BAND_MAX, bands
+ *                     and rings within shared memory), else MMA_REGS where
  *                     it runs, else WMMA; or the one asked for
  * \param[out] state   the new state, NULL on failure
  * \return CF_OK; CF_ERROR_UNSUPPORTED on a device without tensor cores,
@@ -112,14 +112,14 @@ void cf_cuda_convolve_im2tensor_free (cf_cuda_convolve_im2tensor * state);
  * (CF_IM2TENSOR_VARIANT_MMA or _MMA_REGS) computes for src and kernel
  * with warps of 128 columns or, with @narrow, of 64 (the width a plan
  * takes where a grid of wide blocks would leave SMs idle)
- * (the arguments of cf_convolve ()), from the same padded planes, band
+ * (the arguments of cf_convolve ()), from the same padded image, bands
  * and scales, with the warp's program of the kernel run for all 32 lanes
  * and each mma.sync emulated from its fragment layouts (fp16 products,
  * fp32 sums); MMA's copies into shared memory land at the latest moment
  * the kernel allows, and read as NaN before. For tests of the kernel's
  * indexing without a GPU; slow (about the kernel's multiply-adds, one at
- * a time). @stray_reads (may be NULL): the reads of the image planes, the
- * band or a warp's ring, and the copies into the ring, that fall outside
+ * a time). @stray_reads (may be NULL): the reads of the padded image, the
+ * bands or a warp's ring, and the copies into the ring, that fall outside
  * them (each reads 0 or is dropped), 0 when the plan's buffers are large
  * enough. CF_OK, CF_ERROR_INVALID, CF_ERROR_NO_MEMORY, or
  * CF_ERROR_UNSUPPORTED where the plan's geometry would not give the warps
@@ -130,19 +130,19 @@ cf_status cf_im2tensor_mma_emulate (const cf_image * src,
     long *stray_reads);
 
 /* The pad kernel's runs on the CPU against the padded image's definition:
- * the @planes (1 or 2) padded planes of src (cuda/convolve-im2tensor.cuh)
- * for a kw x kh kernel anchored at (ax, ay) under @border, @rows rows of
- * @pitch halves (a multiple of 8), built once as the pad kernel builds
- * them (im2tensor_pad_run (), 8 columns of each plane at a time) and once
- * a pair at a time as the CPU emulation does (im2tensor_pad_pair ()),
- * into buffers poisoned differently, and compared bit for bit.
- * @mismatches: the halves that differ (a half one of them leaves
- * unwritten counts); @first (may be NULL): the index of the first of
- * them, in halves from the start of plane 0, -1 when there is none. For
+ * the padded image of src (cuda/convolve-im2tensor.cuh) for a kw x kh
+ * kernel anchored at (ax, ay) under @border, @rows rows of @pitch halves
+ * (a multiple of 8), built once as the pad kernel builds it
+ * (im2tensor_pad_run (), 8 columns at a time) and once a pair at a time
+ * as the CPU emulation does (im2tensor_pad_pair ()), into buffers
+ * poisoned differently, and compared bit for bit. @mismatches: the
+ * halves that differ (a half one of them leaves unwritten counts); @first
+ * (may be NULL): the index of the first of them, in halves from the
+ * start, -1 when there is none. For
  * tests of the pad kernel without a GPU. CF_OK, CF_ERROR_INVALID or
  * CF_ERROR_NO_MEMORY. */
 cf_status cf_im2tensor_pad_compare (const cf_image * src, int kw, int kh,
-    int ax, int ay, cf_border border, size_t pitch, int rows, int planes,
+    int ax, int ay, cf_border border, size_t pitch, int rows,
     long *mismatches, long *first);
 
 /* Rows R_C of the partial-sum buffer C when blocks of h_b kernel columns

@@ -415,7 +415,7 @@ assert_mma_refused (const cf_kernel * k, const cf_convolve_params * params)
  * and the band fits in shared memory (CF_IM2TENSOR_MMA_BAND_MAX), else
  * the WMMA kernel; each kernel and loop can be asked for, and asking for
  * MMA or MMA_REGS where it cannot run is refused. A 255 x 255 kernel has
- * a band of 269 rows of 264 halves (142 KB). Plans of other methods
+ * two bands of 269 rows of 264 halves (284 KB). Plans of other methods
  * report no im2tensor kernel. */
 GST_START_TEST (test_im2tensor_variant_choice)
 {

@@ -4,26 +4,28 @@
  * cf_im2tensor_mma_emulate () runs the warp program of the MMA kernel
  * (cuda/convolve-im2tensor-mma.cu) for all 32 lanes on the CPU, with every
  * mma.sync assembled from the lanes' registers by the PTX fragment
- * layouts, on padded planes and a band built by the plan's own functions,
+ * layouts, on a padded image and bands built by the plan's own functions,
  * in both row loops: MMA (rows staged in a ring per warp; a copy lands
  * only at the wait that guarantees it and reads as NaN before) and
  * MMA_REGS (rows loaded into registers). Every case here compares each
  * loop with the CPU reference cf_convolve () under im2tensor's bar
  * (cf_test_assert_im2tensor_close (), cf-test-util.h: per pixel, 2e-3 of
  * sum |F| |in|, fp16 inputs), on an output poisoned with NaN, and asks for
- * no read outside the planes, the band or the warp's ring, and no copy
- * outside the ring. The kernels cover one to four k-steps of 16 taps (1,
- * 3, 7, 15, 16, 17, 31, 33, 64 taps wide), chunks of 64 taps (65, 127),
- * kernel rows from 1 to 65, even sides (the anchor), kernels larger than
- * the image; the images are smaller than, equal to and larger than a block
- * (128 x 64), most of odd sizes.
+ * no read outside the padded image, the bands or the warp's ring, and no
+ * copy outside the ring. The kernels cover one to four k-steps of 16 taps
+ * (kw + 1 taps, the odd columns' band being one tap longer: 1, 3, 7, 15,
+ * 16, 17, 31, 33, 63 taps wide), chunks of 64 taps (64, 65, 127), kernel
+ * rows from 1 to 65, even sides (the anchor), kernels larger than the
+ * image; the images are smaller than, equal to and larger than a block
+ * (128 x 64), most of odd sizes (a last even column without its odd
+ * neighbour).
  *
- * The pad kernel writes the padded planes a run of 8 columns at a time,
+ * The pad kernel writes the padded image a run of 8 columns at a time,
  * without folding inside the image; cf_im2tensor_pad_compare () builds
- * them that way and a pair at a time (the emulation's way, the planes'
- * definition) and asks for the same bits, for every border rule, one and
- * two planes, anchors at 0, the middle and the last tap, images narrower
- * than a run, and pitches from just past the padded width to well beyond.
+ * it that way and a pair at a time (the emulation's way, the image's
+ * definition) and asks for the same bits, for every border rule, anchors
+ * at 0, the middle and the last tap, images narrower than a run, and
+ * pitches from just past the padded width to well beyond.
  * Runs without a GPU (never skipped).
  */
 #ifdef HAVE_CONFIG_H
@@ -48,13 +50,13 @@ typedef struct
 /* Kernel sizes: k-steps 1 .. 4, one and two chunks, 1 to 65 rows. */
 static const size2d kernels[] = {
   {1, 1}, {3, 3}, {7, 5}, {15, 15}, {16, 16}, {17, 3}, {31, 31}, {33, 65},
-  {64, 64}, {65, 7}, {127, 9}
+  {63, 3}, {64, 64}, {65, 7}, {127, 9}
 };
 
 /* Images: one pixel, smaller than any tile, odd sizes across one and two
  * blocks in each direction, exactly one block (128 x 64: the last warp of
  * a block and the last block column read the last rows and columns of the
- * padded planes) and two blocks down (128 x 128). */
+ * padded image) and two blocks down (128 x 128). */
 static const size2d images[] = {
   {1, 1}, {5, 3}, {67, 45}, {131, 70}, {200, 129}, {128, 64}, {128, 128}
 };
@@ -254,37 +256,31 @@ pad_test_image (int w, int h, guint32 n, float **data)
 }
 
 /* The runs of the pad kernel against the pairs of the emulation for one
- * geometry: @planes planes of @rows rows of @pitch halves. */
+ * geometry: @rows rows of @pitch halves. */
 static void
 check_pad_runs (const cf_image * src, int kw, int kh, int ax, int ay,
-    cf_border border, int planes, size_t pitch, int rows)
+    cf_border border, size_t pitch, int rows)
 {
   long mismatches = -1, first = -2;
   cf_status status;
 
   /* outside fail_unless_equals_int (), whose local "first" would hide ours */
   status = cf_im2tensor_pad_compare (src, kw, kh, ax, ay, border, pitch,
-      rows, planes, &mismatches, &first);
+      rows, &mismatches, &first);
   fail_unless_equals_int (status, CF_OK);
-  if (mismatches != 0) {
-    const long plane_halves = (long) pitch * rows;
-
-    fail ("%dx%d image, %dx%d kernel anchored at (%d, %d), %s, %d "
-        "plane(s) of %d rows of %zu: %ld halves differ, the first in "
-        "plane %ld, row %ld, column %ld", src->width, src->height, kw, kh,
-        ax, ay, cf_border_name (border), planes, rows, pitch, mismatches,
-        first / plane_halves, first % plane_halves / (long) pitch,
-        first % (long) pitch);
-  }
+  if (mismatches != 0)
+    fail ("%dx%d image, %dx%d kernel anchored at (%d, %d), %s, %d rows "
+        "of %zu: %ld halves differ, the first in row %ld, column %ld",
+        src->width, src->height, kw, kh, ax, ay, cf_border_name (border),
+        rows, pitch, mismatches, first / (long) pitch, first % (long) pitch);
 }
 
 /* Bit for bit, the pad kernel's runs (im2tensor_pad_run ()) build the
- * planes im2tensor_pad_pair () defines: widths around one run (8 columns,
- * plus the one more column plane 1 reads), odd sizes, kernels wider and
- * taller than the image, every anchor class, every border rule, one and
- * two planes, a pitch just past the padded width (the tail within one
- * run) and one a block beyond it, as many rows as the padding needs and
- * more. */
+ * image im2tensor_pad_pair () defines: widths around one run (8 columns),
+ * odd sizes, kernels wider and taller than the image, every anchor class,
+ * every border rule, a pitch just past the padded width (the tail within
+ * one run) and one a block beyond it, as many rows as the padding needs
+ * and more. */
 GST_START_TEST (test_pad_runs_match_pairs)
 {
   static const int widths[] = { 1, 2, 3, 7, 8, 9, 10, 16, 17, 33, 67 };
@@ -307,20 +303,18 @@ GST_START_TEST (test_pad_runs_match_pairs)
           {0, 0}, {kw / 2, kh / 2}, {kw - 1, kh - 1}, {kw - 1, 0}
         };
         const int ext_w = src.width + kw - 1, ext_h = src.height + kh - 1;
-        int a, b, planes;
+        int a, b;
 
         for (a = 0; a < 4; a++)
-          for (b = 0; b < CF_BORDER_COUNT; b++)
-            for (planes = 1; planes <= 2; planes++) {
-              /* tight: the first run past ext_w; wide: whole 64-half
-               * blocks and one more, as the plans' pitches are */
-              check_pad_runs (&src, kw, kh, anchors[a][0], anchors[a][1],
-                  all_borders[b], planes, (size_t) (ext_w + 8) / 8 * 8,
-                  ext_h);
-              check_pad_runs (&src, kw, kh, anchors[a][0], anchors[a][1],
-                  all_borders[b], planes, (size_t) (ext_w + 63) / 64 * 64
-                  + 64, ext_h + 3);
-            }
+          for (b = 0; b < CF_BORDER_COUNT; b++) {
+            /* tight: the first run past ext_w; wide: whole 64-half
+             * blocks and one more, as the plans' pitches are */
+            check_pad_runs (&src, kw, kh, anchors[a][0], anchors[a][1],
+                all_borders[b], (size_t) (ext_w + 8) / 8 * 8, ext_h);
+            check_pad_runs (&src, kw, kh, anchors[a][0], anchors[a][1],
+                all_borders[b], (size_t) (ext_w + 63) / 64 * 64 + 64,
+                ext_h + 3);
+          }
       }
       g_free (data);
     }
@@ -329,9 +323,10 @@ GST_START_TEST (test_pad_runs_match_pairs)
 GST_END_TEST;
 
 /* The plans' own sizes: a 200 x 129 image with a 31 x 31 kernel (the
- * MMA kernel's pitch, 4 blocks of 64 and a chunk, and its rows, two
- * blocks of 128 and kh - 1) and with a 64 x 5 kernel (kw - 1 odd columns
- * of padding), and a pitch that is not a multiple of 8 refused. */
+ * MMA kernel's pitch, 4 blocks of 64 and a chunk, and its rows, three
+ * blocks of 64 and kh - 1; the WMMA kernel's) and with a 64 x 5 kernel
+ * (kw - 1 odd columns of padding; two chunks), and a pitch that is not a
+ * multiple of 8 refused. */
 GST_START_TEST (test_pad_runs_match_pairs_at_plan_sizes)
 {
   float *data;
@@ -340,17 +335,17 @@ GST_START_TEST (test_pad_runs_match_pairs_at_plan_sizes)
   int b;
 
   for (b = 0; b < CF_BORDER_COUNT; b++) {
-    check_pad_runs (&src, 31, 31, 15, 15, all_borders[b], 2, 4 * 64 + 64,
-        2 * 128 + 30);
-    check_pad_runs (&src, 31, 31, 15, 15, all_borders[b], 1, 4 * 64,
+    check_pad_runs (&src, 31, 31, 15, 15, all_borders[b], 4 * 64 + 64,
+        3 * 64 + 30);
+    check_pad_runs (&src, 31, 31, 15, 15, all_borders[b], 4 * 64,
         129 + 32 - 1);
-    check_pad_runs (&src, 64, 5, 32, 2, all_borders[b], 2, 4 * 64 + 64,
-        2 * 128 + 4);
+    check_pad_runs (&src, 64, 5, 32, 2, all_borders[b], 4 * 64 + 128,
+        3 * 64 + 4);
   }
   fail_unless_equals_int (cf_im2tensor_pad_compare (&src, 3, 3, 1, 1,
-          CF_BORDER_ZERO, 204, 131, 2, &mismatches, NULL), CF_ERROR_INVALID);
+          CF_BORDER_ZERO, 204, 131, &mismatches, NULL), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_im2tensor_pad_compare (&src, 3, 3, 3, 1,
-          CF_BORDER_ZERO, 256, 131, 2, &mismatches, NULL), CF_ERROR_INVALID);
+          CF_BORDER_ZERO, 256, 131, &mismatches, NULL), CF_ERROR_INVALID);
   fail_unless (mismatches == -1);
   g_free (data);
 }
