@@ -620,7 +620,7 @@ mma_rows_staged (Warp & w, const mma_args & p, const uint32_t * band,
  * \brief One warp's 16 MT x 16 outputs at (x0, y0) (file comment).
  *
  * \param[in,out] w     the lanes: mma_device_warp or mma_host_warp
- * \param[in]     p     planes, sizes, output
+ * \param[in]     p     padded image, sizes, output
  * \param[in]     band  the band (shared memory on the GPU)
  * \param[in]     ring  STAGED: the warp's ring, mma_ring_words (MT, KS) words
  *                      (shared memory on the GPU); else unused
@@ -798,9 +798,9 @@ half_of (uint32_t reg, int e)
  * every lane in turn; mma assembles the matrices from the lanes' fragments
  * (PTX layouts, file comment) and computes D = A B + C in fp32 (fp16
  * products are exact in fp32); load_matrices hands out the rows the lanes
- * name as ldmatrix does. Every read is checked against the extent
- * of the planes, of the band and of the warp's ring: one outside counts
- * as stray and reads 0 (a copy from outside the planes copies zeros, one
+ * name as ldmatrix does. Every read is checked against the extent of the
+ * padded image, of the bands and of the warp's ring: one outside counts
+ * as stray and reads 0 (a copy from outside the image copies zeros, one
  * to outside the ring is dropped). A staged copy lands only at the wait
  * that guarantees it, the latest a cp.async may; until then its words
  * hold MMA_STAGE_POISON (NaN), so a row read before its wait, or a slot
@@ -811,7 +811,7 @@ template < int MT, int KS > struct mma_host_warp
   struct copy
   {
     uint32_t *dst;
-    const uint32_t *src;        /* NULL: outside the planes */
+    const uint32_t *src;        /* NULL: outside the padded image */
     long group;
   };
 
@@ -958,12 +958,12 @@ template < int MT, int KS > struct mma_host_warp
 /**
  * \brief The MMA kernel (file comment): block (bx, by) computes outputs
  * 16 MT bx .. 16 MT (bx + 1) - 1 by 64 by .. 64 by + 63, warp w the rows
- * from 64 by + 16 w. Dynamic shared memory: the band, then (STAGED) the
- * warps' rings.
+ * from 64 by + 16 w. Dynamic shared memory: the two bands, then
+ * (STAGED) the warps' rings.
  *
- * \param[in] p          planes, sizes, output
- * \param[in] band       the band in device memory, band_vecs x 16 bytes
- * \param[in] band_vecs  16-byte vectors of the band
+ * \param[in] p          padded image, sizes, output
+ * \param[in] band       both bands in device memory, band_vecs x 16 bytes
+ * \param[in] band_vecs  16-byte vectors of the two bands
  */
 template < int MT, int KS, bool STAGED >
 __global__ void __launch_bounds__ (MMA_THREADS, MMA_MIN_BLOCKS)
@@ -978,8 +978,9 @@ im2tensor_mma_kernel (mma_args p, const uint4 * __restrict__ band,
       + warp * mma_ring_words (MT, KS);
   mma_device_warp < MT, KS > w;
 
-  /* the band was written when the plan was made; the planes are the
-   * padding pass's, which may still run (programmatic dependent launch) */
+  /* the bands were written when the plan was made; the padded image is
+   * the padding pass's, which may still run (programmatic dependent
+   * launch) */
   for (int i = threadIdx.x; i < band_vecs; i += MMA_THREADS)
     mma_smem[i] = band[i];
   __syncthreads ();

@@ -202,15 +202,16 @@ im2tensor_kernel_scale (const float *f, int kw, int kh)
 typedef struct
 {
   int ks;                       /* k-steps of 16 taps per chunk, 1 .. 4 */
-  int chunks;                   /* chunks of 64 taps (1 for kw <= 64) */
-  int kw_band;                  /* taps per band row: 16 ks + 64 (chunks - 1) */
+  int chunks;                   /* chunks of 64 taps (1 for kw < 64) */
+  int kw_band;                  /* taps per band row, at least kw + 1:
+                                 * 16 ks + 64 (chunks - 1) */
   int band_pitch;               /* halves per band row: kw_band + 8 */
   int band_rows;                /* kh + 14: kernel rows -7 .. kh + 6 */
   int mt;                       /* m-tiles a warp: 8 (128 columns) or 4 */
   int n_bx;                     /* blocks across: ceil (W / (16 mt)) */
   int n_by;                     /* blocks down: ceil (H / 64) */
-  size_t pad_pitch;             /* halves per row of a pad plane */
-  int pad_rows;                 /* rows of a pad plane */
+  size_t pad_pitch;             /* halves per row of the padded image */
+  int pad_rows;                 /* rows of the padded image */
 } im2tensor_mma_geometry;
 
 /* @sms: the device's multiprocessors; the warps are 64 columns wide
@@ -219,11 +220,12 @@ typedef struct
 void im2tensor_mma_geometry_init (int width, int height, int kw, int kh,
     int sms, im2tensor_mma_geometry * geo);
 
-/* Bytes of the band (its copy in shared memory is as large). */
+/* Bytes of the two bands (their copy in shared memory is as large). */
 size_t im2tensor_mma_band_bytes (const im2tensor_mma_geometry * geo);
 
-/* The band on the host: band_rows rows of band_pitch halves, row
- * d' + 7 holding s_k F[d'][i] for 0 <= d' < kh and i < kw, 0 elsewhere. */
+/* The bands on the host, band 1 after band 0: band_rows rows of
+ * band_pitch halves each, row d' + 7 of band o holding s_k F[d'][i] at
+ * column i + o for 0 <= d' < kh and i < kw, 0 elsewhere. */
 void im2tensor_mma_band_fill (const float *f, int kw, int kh, float k_scale,
     const im2tensor_mma_geometry * geo, __half * band);
 
