@@ -91,7 +91,7 @@
  * and the geometry's mt picks it. A block stacks 4 warps vertically
  * (16 MT x 64 outputs, 128 threads); its
  * only barrier follows the band copy (the staged loop's waits are per
- * warp), and its dynamic shared memory is the band, then the staged
+ * warp), and its dynamic shared memory is the two bands, then the staged
  * loop's four rings. KS = ceil ((kw + 1) / 16) k-steps, a template
  * parameter 1 .. 4; kernels of 64 taps or more walk the rows once per
  * chunk of 64 taps (KS = 4), the accumulators kept. Plans whose bands
@@ -310,10 +310,10 @@ mma_chunks (const mma_args & p)
     return p.chunks;
 }
 
-/* The B fragments of k-step @s for the n-tile at band offset @d (d = r -
- * y0 - 8 nt), of both bands, into @b: b0 = B[2t, 2t+1][g] = F_o[d - g][tap0
- * + 16 s + 2t, + 1], the word at row d - g of band o, b1 the word 8 taps
- * further. Each is word t of row g of an 8 x 8 matrix of halves whose
+/* The B fragments of k-step @s for n-tile @nt at band offset @d (d = r -
+ * y0 - 8 nt), of both bands, into B slot @nt: b0 = B[2t, 2t+1][g] =
+ * F_o[d - g][tap0 + 16 s + 2t, + 1], the word at row d - g of band o, b1
+ * the word 8 taps further. Each is word t of row g of an 8 x 8 matrix of halves whose
  * rows are band rows d - 0 .. d - 7, 8 taps each, so one ldmatrix .x4
  * loads the four, lane 8 j + i naming row i of matrix j (band j / 2, taps
  * 8 (j % 2) on). The band pitch, an odd multiple of 4 words, puts the 8
