@@ -213,6 +213,35 @@ cf_bicubic_cell (float x, float y, int w, int h, cf_warp_border border,
   return true;
 }
 
+/* Copy 4 bytes from global to shared memory without a register between:
+ * cp.async (compute capability 8.0 and later), complete for the calling
+ * thread after cf_copy_async_wait, so a thread can issue every copy of its
+ * cells before it waits once, where loads into registers followed by
+ * shared stores wait out one round trip per store they feed. Elsewhere an
+ * L2 load and a shared store. Like any load, after cf_pdl_wait when the
+ * previous kernel wrote @src (griddepcontrol.wait makes its writes
+ * visible to every later access of the grid, this one included). */
+static __device__ __forceinline__ void
+cf_copy_async4 (void *dst, const void *src)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;"::"r"
+      ((unsigned) __cvta_generic_to_shared (dst)), "l" (src):"memory");
+#else
+  *(float *) dst = cf_ld_l2 ((const float *) src);
+#endif
+}
+
+/* Wait for the calling thread's cf_copy_async4 copies (others' need a
+ * barrier as well). */
+static __device__ __forceinline__ void
+cf_copy_async_wait (void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile ("cp.async.wait_all;":::"memory");
+#endif
+}
+
 /* Cell access of the iterative solvers' increment fields, shared by their
  * traits: @S with two fp32 planes (float *u, *v) or with one half2 plane
  * (__half2 *uv, both components of a cell), at element index i. */
@@ -234,6 +263,13 @@ template < typename S > struct cf_cells_f32
     s.u[i] = c.x;
     s.v[i] = c.y;
   }
+  /* cell i into shared *dst (cf_copy_async4: wait before reading it) */
+  static __device__ __forceinline__ void copy_async (cell * dst,
+      const S & s, size_t i)
+  {
+    cf_copy_async4 (&dst->x, s.u + i);
+    cf_copy_async4 (&dst->y, s.v + i);
+  }
 };
 
 template < typename S > struct cf_cells_h2
@@ -252,6 +288,11 @@ template < typename S > struct cf_cells_h2
       cell c)
   {
     s.uv[i] = c;
+  }
+  static __device__ __forceinline__ void copy_async (cell * dst,
+      const S & s, size_t i)
+  {
+    cf_copy_async4 (dst, s.uv + i);
   }
 };
 

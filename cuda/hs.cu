@@ -613,22 +613,9 @@ hs_jacobi_fused_kernel (hs_coef_planes g, int width, int height,
  * this one has started, and that launch's blocks zero their planes and
  * load their coefficients (which no Jacobi launch writes) before they
  * wait for this launch to complete, its memory visible, and only then
- * read the increments it wrote. */
-
-/* A cell of the increments the previous launch wrote, read through L2
- * only (ld.global.cg): no line an SM's L1 kept from an earlier launch can
- * answer, whatever the launches' overlap. */
-static __device__ __forceinline__ float2
-hs_load_l2 (const hs_state_f32 & s, size_t i)
-{
-  return make_float2 (__ldcg (s.u + i), __ldcg (s.v + i));
-}
-
-static __device__ __forceinline__ __half2
-hs_load_l2 (const hs_state_f16 & s, size_t i)
-{
-  return __ldcg (s.uv + i);
-}
+ * read the increments it wrote. The wait (griddepcontrol.wait) makes that
+ * launch's writes visible to every later access of the grid, so the copies
+ * that read them may go through L1 (cp.async.ca). */
 
 /* A FUSED_DB geometry: RW x RH region, BY thread rows (blocks of RW x BY
  * threads, R = RH / BY rows each), K sweeps per launch (halo width),
@@ -765,19 +752,29 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
   }
 
   /* the previous launch's increments: after it completed, and after every
-   * thread's zeros */
+   * thread's zeros. They go straight into plane 0, all R cells' copies in
+   * flight at once (T::copy_async); then the threads at the image's edges
+   * copy their cells into the ghosts. */
   cf_pdl_wait ();
   __syncthreads ();
-#pragma unroll
-  for (int j = 0; j < R; j++) {
-    int y = gy0 + r0 + j;
-    if (in_image & (1u << j))
-      hs_put_cell < PW > (planes, r0 + j, c, zero_in ? T::zero () :
-          hs_load_l2 (in, x + (size_t) y * in.pitch), left, right,
-          j == j_top, j == j_bottom);
-  }
   plain = in_image == (R == 32 ? ~0u : (1u << R) - 1u) && !left && !right &&
       (unsigned) j_top >= (unsigned) R && (unsigned) j_bottom >= (unsigned) R;
+  if (!zero_in) {
+#pragma unroll
+    for (int j = 0; j < R; j++)
+      if (in_image & (1u << j))
+        T::copy_async (planes + (r0 + j + 1) * PW + c + 1, in,
+            x + (size_t) (gy0 + r0 + j) * in.pitch);
+    cf_copy_async_wait ();
+  }
+  if (zero_in || !plain) {
+#pragma unroll
+    for (int j = 0; j < R; j++)
+      if (in_image & (1u << j))
+        hs_put_cell < PW > (planes, r0 + j, c, zero_in ? T::zero () :
+            planes[(r0 + j + 1) * PW + c + 1], left, right, j == j_top,
+            j == j_bottom);
+  }
   __syncthreads ();
 
   for (int sweep = 0; sweep + 1 < sweeps; sweep++) {
