@@ -130,12 +130,12 @@ cf_ld_l2 (const T * p)
  * block of the stream's previous kernel has called
  * cf_pdl_launch_dependents (or exited); it does what does not depend on
  * that kernel, then cf_pdl_wait: the previous kernel complete, its memory
- * visible. Read what it wrote through L2 (__ldcg), not the read-only
- * path. Completion is not transitive before the wait: when kernels that
- * trigger at once are chained, a kernel may start while several before
- * it still run, so whatever a kernel reads before its wait must come
- * from a kernel that completed before its predecessor could trigger
- * (that is, the predecessor triggers after its own wait). */
+ * visible. Read what it wrote through L2 (__ldcg) or by cf_copy_async4,
+ * not the read-only path. Completion is not transitive before the wait:
+ * when kernels that trigger at once are chained, a kernel may start while
+ * several before it still run, so whatever a kernel reads before its wait
+ * must come from a kernel that completed before its predecessor could
+ * trigger (that is, the predecessor triggers after its own wait). */
 static __device__ __forceinline__ void
 cf_pdl_launch_dependents (void)
 {
