@@ -111,7 +111,8 @@ static const bench_config configs[] = {
         "up to 300 iterations, epsilon 0.01)", CF_FLOW_METHOD_TVL1, 5, 5,
       300, 0, CF_PRECISION_FP32, CF_TVL1_KERNEL_AUTO, 0.01f, NULL, NULL},
   {"tvl1-realtime", "cudaflowtvl1 preset=romera (3 levels x 1 warp x 10 "
-        "iterations; preset=realtime before it became an alias of fast)", CF_FLOW_METHOD_TVL1, 3, 1, 10, 0, CF_PRECISION_FP32,
+        "iterations; preset=realtime before it became an alias of fast)",
+        CF_FLOW_METHOD_TVL1, 3, 1, 10, 0, CF_PRECISION_FP32,
       CF_TVL1_KERNEL_AUTO, 0.0f, NULL, NULL},
   {"tvl1-ipol-fp16", "the same as tvl1-ipol, precision=fp16",
       CF_FLOW_METHOD_TVL1, 5, 5, 300, 0, CF_PRECISION_FP16,
