@@ -121,6 +121,7 @@
 #include "cuda/warp.h"
 
 #include <cuda_fp16.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -434,36 +435,44 @@ hs_jacobi_simple_kernel (hs_coef_planes g, int width, int height,
  * Jacobi, FUSED: up to K sweeps per launch on private tiles
  * --------------------------------------------------------------------- */
 
-/** \brief Write region cell (r, c) of a padded plane of rows of PW cells
- *  (region cell (r, c) at p[(r + 1) PW + c + 1]) and the ghosts that copy
- *  it.
+/** \brief Write the ghosts of the region cell at @cell of a padded plane
+ *  of rows of PW cells: copies of its value @v beyond the image's edges.
  *  \param left, right  the cell is in the image's first/last column
  *  \param top, bottom  the cell is in the image's first/last row */
+template < int PW, typename C > static __device__ __forceinline__ void
+hs_put_ghosts (C * cell, C v, bool left, bool right, bool top, bool bottom)
+{
+  if (left)
+    cell[-1] = v;
+  if (right)
+    cell[1] = v;
+  if (top) {
+    cell[-PW] = v;
+    if (left)
+      cell[-PW - 1] = v;
+    if (right)
+      cell[-PW + 1] = v;
+  }
+  if (bottom) {
+    cell[PW] = v;
+    if (left)
+      cell[PW - 1] = v;
+    if (right)
+      cell[PW + 1] = v;
+  }
+}
+
+/** \brief Write region cell (r, c) of a padded plane of rows of PW cells
+ *  (region cell (r, c) at p[(r + 1) PW + c + 1]) and the ghosts that copy
+ *  it (hs_put_ghosts). */
 template < int PW, typename C > static __device__ __forceinline__ void
 hs_put_cell (C * p, int r, int c, C v, bool left, bool right, bool top,
     bool bottom)
 {
-  C *row = p + (r + 1) * PW + c + 1;
+  C *cell = p + (r + 1) * PW + c + 1;
 
-  row[0] = v;
-  if (left)
-    row[-1] = v;
-  if (right)
-    row[1] = v;
-  if (top) {
-    row[-PW] = v;
-    if (left)
-      row[-PW - 1] = v;
-    if (right)
-      row[-PW + 1] = v;
-  }
-  if (bottom) {
-    row[PW] = v;
-    if (left)
-      row[PW - 1] = v;
-    if (right)
-      row[PW + 1] = v;
-  }
+  cell[0] = v;
+  hs_put_ghosts < PW > (cell, v, left, right, top, bottom);
 }
 
 /* The region in shared memory, one cell of padding around it: region cell
@@ -617,6 +626,18 @@ hs_jacobi_fused_kernel (hs_coef_planes g, int width, int height,
  * launch's writes visible to every later access of the grid, so the copies
  * that read them may go through L1 (cp.async.ca). */
 
+/* Bits lo .. hi - 1 of a strip's row mask, clamped to 0 .. 32 (none
+ * when hi <= lo). */
+static __device__ __forceinline__ unsigned
+hs_row_mask (int lo, int hi)
+{
+  lo = max (lo, 0);
+  hi = min (hi, 32);
+  if (hi <= lo)
+    return 0u;
+  return (unsigned) ((1ull << hi) - (1ull << lo));
+}
+
 /* A FUSED_DB geometry: RW x RH region, BY thread rows (blocks of RW x BY
  * threads, R = RH / BY rows each), K sweeps per launch (halo width),
  * MIN_BLOCKS resident blocks per SM asked of ptxas (which caps the
@@ -637,25 +658,27 @@ template < int RW_, int RH_, int BY_, int K_, int MIN_BLOCKS_ > struct hs_geom
 };
 
 /** \brief One sweep of a FUSED_DB thread over its strip: reads plane @src,
- *  writes the R results into plane @dst (with their ghosts) or, for the
- *  last sweep (TO_GLOBAL), the tile's cells into @out. The 3 x 3 window
- *  walks down the strip as in hs_jacobi_fused_kernel; the per-cell
- *  arithmetic is the same inline functions (T::mean, hs_update,
- *  T::pack). */
-template < class G, typename S, bool TO_GLOBAL >
+ *  writes the R results into plane @dst (then, for a strip with ghosts,
+ *  their ghosts) or, for the last sweep (TO_GLOBAL), the cells of
+ *  @out_rows into @out at element offset @out_at of the strip's first
+ *  cell. The 3 x 3 window walks down the strip as in
+ *  hs_jacobi_fused_kernel; the per-cell arithmetic is the same inline
+ *  functions (T::mean, hs_update, T::pack). ROWS_IN: every row of the
+ *  strip is an image row, so a cell's store depends on its column alone,
+ *  a predicate the whole sweep keeps (no test a cell). */
+template < class G, typename S, bool TO_GLOBAL, bool ROWS_IN >
 static __device__ __forceinline__ void
 hs_db_sweep (const typename hs_traits < S >::cell * src,
     typename hs_traits < S >::cell * dst, const hs_coef * k, int r0, int c,
-    int x, int gy0, unsigned in_image, bool plain, bool left, bool right,
-    int j_top, int j_bottom, const S & out)
+    unsigned in_image, bool plain, bool left, bool right, int j_top,
+    int j_bottom, const S & out, unsigned out_rows, int out_at)
 {
   typedef hs_traits < S > T;
   typedef typename T::cell cell;
-  const int PW = G::PW, K = G::K;
+  const int PW = G::PW;
   const cell *top = src + r0 * PW + c;
   cell pw = top[0], pc = top[1], pe = top[2];
   cell qw = top[PW], qc = top[PW + 1], qe = top[PW + 2];
-  const bool tile_col = c >= K && c < K + G::TW;
 
 #pragma unroll
   for (int j = 0; j < G::R; j++) {
@@ -667,13 +690,10 @@ hs_db_sweep (const typename hs_traits < S >::cell * src,
     int r = r0 + j;
 
     if (TO_GLOBAL) {
-      if (tile_col && (in_image & (1u << j)) && r >= K && r < K + G::TH)
-        T::store (out, x + (size_t) (gy0 + r) * out.pitch, v);
-    } else if (plain) {
-      dst[(r + 1) * PW + c + 1] = v;
-    } else if (in_image & (1u << j)) {
-      hs_put_cell < PW > (dst, r, c, v, left, right, j == j_top,
-          j == j_bottom);
+      if (out_rows & (1u << j))
+        T::store (out, out_at + j * (int) out.pitch, v);
+    } else if (ROWS_IN ? in_image != 0u : (in_image & (1u << j)) != 0u) {
+      dst[(r + 1) * PW + c + 1] = v;    /* a predicated store, no branch */
     }
     pw = qw;
     pc = qc;
@@ -681,6 +701,18 @@ hs_db_sweep (const typename hs_traits < S >::cell * src,
     qw = nw;
     qc = nc;
     qe = ne;
+  }
+  /* the ghosts of the edge cells, from the cells just written (by this
+   * thread; other threads read them after the barrier): a branch a sweep
+   * instead of one a cell */
+  if (!TO_GLOBAL && !plain) {
+#pragma unroll
+    for (int j = 0; j < G::R; j++) {
+      cell *at = dst + (r0 + j + 1) * PW + c + 1;
+      if (in_image & (1u << j))
+        hs_put_ghosts < PW > (at, at[0], left, right, j == j_top,
+            j == j_bottom);
+    }
   }
 }
 
@@ -711,12 +743,29 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
   const int gx0 = (int) blockIdx.x * G::TW - K;
   const int gy0 = (int) blockIdx.y * G::TH - K;
   const int x = gx0 + c;
+  const int y0 = gy0 + r0;      /* image row of the strip's first cell */
   const bool col_in = x >= 0 && x < width;
   const bool left = x == 0, right = x == width - 1;
   /* this strip's rows j with image row 0 and height - 1 */
-  const int j_top = -gy0 - r0, j_bottom = height - 1 - gy0 - r0;
-  unsigned in_image = 0;        /* bit j: cell (r0 + j, c) is an image cell */
-  bool plain;                   /* all R cells in the image, no ghosts */
+  const int j_top = -y0, j_bottom = height - 1 - y0;
+  /* bit j (j < R): cell (r0 + j, c) is an image cell */
+  const unsigned all_rows = hs_row_mask (0, R);
+  const unsigned in_image = col_in ?
+      hs_row_mask (j_top, j_bottom + 1) & all_rows : 0u;
+  /* all R rows of the strip are image rows (the cells may still be
+   * outside the image's columns) */
+  const bool rows_in = j_top <= 0 && j_bottom >= R - 1;
+  /* bit j: the last sweep stores cell (r0 + j, c), a tile cell */
+  const unsigned out_rows = c >= K && c < K + G::TW ?
+      in_image & hs_row_mask (K - r0, K + G::TH - r0) : 0u;
+  /* element offsets of cell (r0, c) in the planes (hs_db_offsets_fit) */
+  const int in_at = y0 * (int) in.pitch + x;
+  const int out_at = y0 * (int) out.pitch + x;
+  const int a_at = y0 * (int) g.pa + x, b_at = y0 * (int) g.pb + x;
+  const int c_at = y0 * (int) g.pc + x;
+  /* all R cells in the image, no ghosts */
+  const bool plain = in_image == all_rows && !left && !right &&
+      (unsigned) j_top >= (unsigned) R && (unsigned) j_bottom >= (unsigned) R;
   hs_coef k[R];
 
   cf_pdl_launch_dependents ();
@@ -737,17 +786,27 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
     planes[(i / G::RING) * G::PLANE + at] = T::zero ();
   }
 
-  /* coefficients into registers (no launch of the sequence writes them) */
+  /* coefficients into registers (no launch of the sequence writes them);
+   * a strip wholly in the image, the common case, without a test a row */
+  if (in_image == all_rows) {
 #pragma unroll
-  for (int j = 0; j < R; j++) {
-    int y = gy0 + r0 + j;
-    k[j].a = k[j].b = k[j].c = 0.0f;
-    if (col_in && y >= 0 && y < height) {
-      in_image |= 1u << j;
-      k[j] = hs_coef_at (g, x, y);
-    } else {
-      planes[(r0 + j + 1) * PW + c + 1] = T::zero ();
-      planes[G::PLANE + (r0 + j + 1) * PW + c + 1] = T::zero ();
+    for (int j = 0; j < R; j++) {
+      k[j].a = __ldg (g.a + a_at + j * (int) g.pa);
+      k[j].b = __ldg (g.b + b_at + j * (int) g.pb);
+      k[j].c = __ldg (g.c + c_at + j * (int) g.pc);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < R; j++) {
+      k[j].a = k[j].b = k[j].c = 0.0f;
+      if (in_image & (1u << j)) {
+        k[j].a = __ldg (g.a + a_at + j * (int) g.pa);
+        k[j].b = __ldg (g.b + b_at + j * (int) g.pb);
+        k[j].c = __ldg (g.c + c_at + j * (int) g.pc);
+      } else {
+        planes[(r0 + j + 1) * PW + c + 1] = T::zero ();
+        planes[G::PLANE + (r0 + j + 1) * PW + c + 1] = T::zero ();
+      }
     }
   }
 
@@ -757,14 +816,19 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
    * copy their cells into the ghosts. */
   cf_pdl_wait ();
   __syncthreads ();
-  plain = in_image == (R == 32 ? ~0u : (1u << R) - 1u) && !left && !right &&
-      (unsigned) j_top >= (unsigned) R && (unsigned) j_bottom >= (unsigned) R;
   if (!zero_in) {
+    if (in_image == all_rows) {
 #pragma unroll
-    for (int j = 0; j < R; j++)
-      if (in_image & (1u << j))
+      for (int j = 0; j < R; j++)
         T::copy_async (planes + (r0 + j + 1) * PW + c + 1, in,
-            x + (size_t) (gy0 + r0 + j) * in.pitch);
+            in_at + j * (int) in.pitch);
+    } else {
+#pragma unroll
+      for (int j = 0; j < R; j++)
+        if (in_image & (1u << j))
+          T::copy_async (planes + (r0 + j + 1) * PW + c + 1, in,
+              in_at + j * (int) in.pitch);
+    }
     cf_copy_async_wait ();
   }
   if (zero_in || !plain) {
@@ -778,13 +842,20 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
   __syncthreads ();
 
   for (int sweep = 0; sweep + 1 < sweeps; sweep++) {
-    hs_db_sweep < G, S, false > (planes + (sweep & 1) * G::PLANE,
-        planes + ((sweep + 1) & 1) * G::PLANE, k, r0, c, x, gy0, in_image,
-        plain, left, right, j_top, j_bottom, out);
+    const cell *src = planes + (sweep & 1) * G::PLANE;
+    cell *dst = planes + ((sweep + 1) & 1) * G::PLANE;
+    /* rows_in is the same for a whole warp (one strip row of threads) */
+    if (rows_in)
+      hs_db_sweep < G, S, false, true > (src, dst, k, r0, c, in_image,
+          plain, left, right, j_top, j_bottom, out, out_rows, out_at);
+    else
+      hs_db_sweep < G, S, false, false > (src, dst, k, r0, c, in_image,
+          plain, left, right, j_top, j_bottom, out, out_rows, out_at);
     __syncthreads ();
   }
-  hs_db_sweep < G, S, true > (planes + ((sweeps - 1) & 1) * G::PLANE, NULL,
-      k, r0, c, x, gy0, in_image, plain, left, right, j_top, j_bottom, out);
+  hs_db_sweep < G, S, true, false > (planes + ((sweeps - 1) & 1) *
+      G::PLANE, NULL, k, r0, c, in_image, plain, left, right, j_top,
+      j_bottom, out, out_rows, out_at);
 }
 
 /* ---------------------------------------------------------------------
@@ -1079,6 +1150,15 @@ cf_cuda_hs_geometry_depth (cf_hs_geometry geometry)
   return hs_db_shapes[geometry].k;
 }
 
+/* FUSED_DB addresses its planes with int element offsets, rows -K to
+ * height - 1 + RH; where they would not fit (pitches far beyond any frame
+ * CF_MAX_DIMENSION allows), FUSED, which uses size_t, runs instead. */
+static int
+hs_db_offsets_fit (int height, size_t pitch)
+{
+  return ((size_t) height + 256) * pitch + 256 <= (size_t) INT_MAX;
+}
+
 /* Enqueue @iterations sweeps ping-ponging between state[0] (input) and
  * state[1]; *result = index of the buffer holding the last sweep. */
 template < typename S > static cf_status
@@ -1090,6 +1170,10 @@ hs_enqueue_iterations (const hs_coef_planes & g, int width, int height,
   cf_status status = CF_OK;
   int cur = 0;
 
+  if (kernel == CF_HS_KERNEL_FUSED_DB && !hs_db_offsets_fit (height,
+          max (max (g.pa, g.pb), max (g.pc, max (state[0].pitch,
+                      state[1].pitch)))))
+    kernel = CF_HS_KERNEL_FUSED;
   if (kernel == CF_HS_KERNEL_FUSED_DB) {
     cf_hs_geometry geom = hs_db_pick (caps, geometry, width, height,
         iterations);
