@@ -79,12 +79,12 @@
  *    reports; a geometry the device cannot hold is never picked.
  *    On compute capability 9.0 and later its launches use programmatic
  *    dependent launch: a launch starts once every block of the previous
- *    one has started, zeroes its planes and loads its coefficients (which
- *    no Jacobi launch writes) while the previous one sweeps, then waits
- *    for it (griddepcontrol.wait: complete, memory visible) before it
- *    reads the increments; launch gaps and coefficient loads leave the
- *    critical path, which matters most on coarse levels, where a launch
- *    is mostly fixed cost.
+ *    one has loaded its region, zeroes its planes and loads its
+ *    coefficients (which no Jacobi launch writes) while the previous one
+ *    sweeps, then waits for it (griddepcontrol.wait: complete, memory
+ *    visible) before it reads the increments; launch gaps and coefficient
+ *    loads leave the critical path, which matters most on coarse levels,
+ *    where a launch is mostly fixed cost.
  *  - AUTO = FUSED_DB: faster than FUSED on every preset measured, fp32
  *    and fp16 (tests/gpu/hs-speed.sh; docs/flow-speed.md).
  *
@@ -618,13 +618,17 @@ hs_jacobi_fused_kernel (hs_coef_planes g, int width, int height,
  * --------------------------------------------------------------------- */
 
 /* Programmatic dependent launch (cf_pdl_*, cuda-internal.h): a block
- * lets the next launch of the stream start as soon as every block of
- * this one has started, and that launch's blocks zero their planes and
- * load their coefficients (which no Jacobi launch writes) before they
- * wait for this launch to complete, its memory visible, and only then
- * read the increments it wrote. The wait (griddepcontrol.wait) makes that
- * launch's writes visible to every later access of the grid, so the copies
- * that read them may go through L1 (cp.async.ca). */
+ * lets the next launch of the stream start once it has loaded its region
+ * (when every block of this one has), and that launch's blocks zero their
+ * planes and load their coefficients (which no Jacobi launch writes)
+ * before they wait for this launch to complete, its memory visible, and
+ * only then read the increments it wrote. The wait (griddepcontrol.wait)
+ * makes that launch's writes visible to every later access of the grid,
+ * so the copies that read them may go through L1 (cp.async.ca).
+ * Triggering at the start instead let up to four launches of the small
+ * levels' regions share the SMs, loading while the first swept: 26 %
+ * slower at 240 x 135, 3.5 % on cuda-samples at 1080p
+ * (docs/flow-speed.md). */
 
 /* Bits lo .. hi - 1 of a strip's row mask, clamped to 0 .. 32 (none
  * when hi <= lo). */
@@ -768,8 +772,6 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
       (unsigned) j_top >= (unsigned) R && (unsigned) j_bottom >= (unsigned) R;
   hs_coef k[R];
 
-  cf_pdl_launch_dependents ();
-
   /* zeros where nothing is ever written, in both planes: the padding ring
    * here, the region cells outside the image below (ghosts among them are
    * written over after the barrier); image cells are written before they
@@ -840,6 +842,7 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
             j == j_bottom);
   }
   __syncthreads ();
+  cf_pdl_launch_dependents ();  /* this block's loads are done */
 
   for (int sweep = 0; sweep + 1 < sweeps; sweep++) {
     const cell *src = planes + (sweep & 1) * G::PLANE;
