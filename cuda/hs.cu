@@ -788,23 +788,30 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
     planes[(i / G::RING) * G::PLANE + at] = T::zero ();
   }
 
+  /* row j's coefficients, and its copy of the previous launch's
+   * increment into plane 0 (T::copy_async: wait before reading it) */
+  auto load_coefs = [&](int j) {
+    k[j].a = __ldg (g.a + a_at + j * (int) g.pa);
+    k[j].b = __ldg (g.b + b_at + j * (int) g.pb);
+    k[j].c = __ldg (g.c + c_at + j * (int) g.pc);
+  };
+  auto copy_cell = [&](int j) {
+    T::copy_async (planes + (r0 + j + 1) * PW + c + 1, in,
+        in_at + j * (int) in.pitch);
+  };
+
   /* coefficients into registers (no launch of the sequence writes them);
    * a strip wholly in the image, the common case, without a test a row */
   if (in_image == all_rows) {
 #pragma unroll
-    for (int j = 0; j < R; j++) {
-      k[j].a = __ldg (g.a + a_at + j * (int) g.pa);
-      k[j].b = __ldg (g.b + b_at + j * (int) g.pb);
-      k[j].c = __ldg (g.c + c_at + j * (int) g.pc);
-    }
+    for (int j = 0; j < R; j++)
+      load_coefs (j);
   } else {
 #pragma unroll
     for (int j = 0; j < R; j++) {
       k[j].a = k[j].b = k[j].c = 0.0f;
       if (in_image & (1u << j)) {
-        k[j].a = __ldg (g.a + a_at + j * (int) g.pa);
-        k[j].b = __ldg (g.b + b_at + j * (int) g.pb);
-        k[j].c = __ldg (g.c + c_at + j * (int) g.pc);
+        load_coefs (j);
       } else {
         planes[(r0 + j + 1) * PW + c + 1] = T::zero ();
         planes[G::PLANE + (r0 + j + 1) * PW + c + 1] = T::zero ();
@@ -822,14 +829,12 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
     if (in_image == all_rows) {
 #pragma unroll
       for (int j = 0; j < R; j++)
-        T::copy_async (planes + (r0 + j + 1) * PW + c + 1, in,
-            in_at + j * (int) in.pitch);
+        copy_cell (j);
     } else {
 #pragma unroll
       for (int j = 0; j < R; j++)
         if (in_image & (1u << j))
-          T::copy_async (planes + (r0 + j + 1) * PW + c + 1, in,
-              in_at + j * (int) in.pitch);
+          copy_cell (j);
     }
     cf_copy_async_wait ();
   }
