@@ -313,10 +313,10 @@ mma_chunks (const mma_args & p)
 /* The B fragments of k-step @s for n-tile @nt at band offset @d (d = r -
  * y0 - 8 nt), of both bands, into B slot @nt: b0 = B[2t, 2t+1][g] =
  * F_o[d - g][tap0 + 16 s + 2t, + 1], the word at row d - g of band o, b1
- * the word 8 taps further. Each is word t of row g of an 8 x 8 matrix of halves whose
- * rows are band rows d - 0 .. d - 7, 8 taps each, so one ldmatrix .x4
- * loads the four, lane 8 j + i naming row i of matrix j (band j / 2, taps
- * 8 (j % 2) on). The band pitch, an odd multiple of 4 words, puts the 8
+ * the word 8 taps further. Each is word t of row g of an 8 x 8 matrix of
+ * halves whose rows are band rows d - 0 .. d - 7, 8 taps each, so one
+ * ldmatrix .x4 loads the four, lane 8 j + i naming row i of matrix j
+ * (band j / 2, taps 8 (j % 2) on). The band pitch, an odd multiple of 4 words, puts the 8
  * rows of a matrix in distinct 16-byte bank groups. */
 #pragma nv_exec_check_disable
 template < int MT, int KS, class Warp >
@@ -671,13 +671,14 @@ mma_warp_tile (Warp & w, const mma_args & p, const uint32_t * band,
             for (int e = 0; e < 4; e++) {
               const int x = x0 + 2 * MMA_M * q + 2 * g + (e / 2) * 16;
               const int y = y0 + MMA_N * nt + 2 * t + e % 2;
-              float *out = p.dst + (size_t) y * p.dst_pitch + x;
               const float even = l.acc[2 * q * MMA_NT + nt][e] * p.out_scale;
               const float odd = l.acc[(2 * q + 1) * MMA_NT + nt][e]
                   * p.out_scale;
 
               if (y >= p.height || x >= p.width)
                 continue;
+              float *out = p.dst + (size_t) y * p.dst_pitch + x;
+
               if (pairs && x + 1 < p.width) {
                 *reinterpret_cast < float2 * >(out) = make_float2 (even, odd);
               } else {

@@ -138,9 +138,8 @@ cf_status cf_im2tensor_mma_emulate (const cf_image * src,
  * poisoned differently, and compared bit for bit. @mismatches: the
  * halves that differ (a half one of them leaves unwritten counts); @first
  * (may be NULL): the index of the first of them, in halves from the
- * start, -1 when there is none. For
- * tests of the pad kernel without a GPU. CF_OK, CF_ERROR_INVALID or
- * CF_ERROR_NO_MEMORY. */
+ * start, -1 when there is none. For tests of the pad kernel without a
+ * GPU. CF_OK, CF_ERROR_INVALID or CF_ERROR_NO_MEMORY. */
 cf_status cf_im2tensor_pad_compare (const cf_image * src, int kw, int kh,
     int ax, int ay, cf_border border, size_t pitch, int rows,
     long *mismatches, long *first);
