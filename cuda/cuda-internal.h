@@ -232,7 +232,20 @@ cf_copy_async4 (void *dst, const void *src)
 #endif
 }
 
-/* Wait for the calling thread's cf_copy_async4 copies (others' need a
+/* cf_copy_async4 of 8 bytes (both aligned to 8): one copy for a cell of
+ * two fp32 components. */
+static __device__ __forceinline__ void
+cf_copy_async8 (void *dst, const void *src)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile ("cp.async.ca.shared.global [%0], [%1], 8;"::"r"
+      ((unsigned) __cvta_generic_to_shared (dst)), "l" (src):"memory");
+#else
+  *(float2 *) dst = cf_ld_l2 ((const float2 *) src);
+#endif
+}
+
+/* Wait for the calling thread's cf_copy_async4/8 copies (others' need a
  * barrier as well). */
 static __device__ __forceinline__ void
 cf_copy_async_wait (void)
@@ -243,8 +256,9 @@ cf_copy_async_wait (void)
 }
 
 /* Cell access of the iterative solvers' increment fields, shared by their
- * traits: @S with two fp32 planes (float *u, *v) or with one half2 plane
- * (__half2 *uv, both components of a cell), at element index i. */
+ * traits: @S with two fp32 planes (float *u, *v), one float2 plane or one
+ * half2 plane (float2 / __half2 *uv, both components of a cell), at
+ * element index i. */
 template < typename S > struct cf_cells_f32
 {
   typedef float2 cell;
@@ -269,6 +283,32 @@ template < typename S > struct cf_cells_f32
   {
     cf_copy_async4 (&dst->x, s.u + i);
     cf_copy_async4 (&dst->y, s.v + i);
+  }
+};
+
+/* One float2 plane (float2 *uv, both components of a cell): a cell is
+ * one 8-byte load, store or copy. */
+template < typename S > struct cf_cells_f2
+{
+  typedef float2 cell;
+
+  static __device__ __forceinline__ cell zero ()
+  {
+    return make_float2 (0.0f, 0.0f);
+  }
+  static __device__ __forceinline__ cell load (const S & s, size_t i)
+  {
+    return s.uv[i];
+  }
+  static __device__ __forceinline__ void store (const S & s, size_t i,
+      cell c)
+  {
+    s.uv[i] = c;
+  }
+  static __device__ __forceinline__ void copy_async (cell * dst,
+      const S & s, size_t i)
+  {
+    cf_copy_async8 (dst, s.uv + i);
   }
 };
 

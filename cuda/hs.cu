@@ -88,8 +88,14 @@
  *  - AUTO = FUSED_DB: faster than FUSED on every preset measured, fp32
  *    and fp16 (tests/gpu/hs-speed.sh; docs/flow-speed.md).
  *
- * fp16 (CF_PRECISION_FP16): the increments live in half2 (du, dv of one
- * cell together; plan buffers only), in global and in shared memory. The
+ * Increments: one plane of cells, du and dv of a cell side by side
+ * (float2 in fp32, half2 in fp16), in global and in shared memory, so a
+ * cell is one load, store or copy; an fp32 plan's FUSED_DB launches take
+ * 2-5 % less time than with two planes (docs/flow-speed.md). The API's
+ * cf_cuda_flow (two planes) is packed and unpacked around the sweeps.
+ *
+ * fp16 (CF_PRECISION_FP16): the increments live in half2, in global and
+ * in shared memory. The
  * neighbour sums are half2 (HADD2, both components at once): t = 2 (N + S
  * + W + E) + (NW + NE + SW + SE); t is converted to fp32 and times 1/12 in
  * fp32 (1/6 and 1/12 are not exact in half: their 2.4e-4 error would shrink
@@ -154,11 +160,12 @@
  * State storage: fp32 planes (u, v) or one half2 plane
  * --------------------------------------------------------------------- */
 
-/* fp32 increments: two planes, one pitch (elements) */
+/* fp32 increments: (du, dv) of one cell in one float2, pitch in float2,
+ * so that a cell is one 8-byte load, store or copy (two planes took two:
+ * docs/flow-speed.md) */
 struct hs_state_f32
 {
-  float *u;
-  float *v;
+  float2 *uv;
   size_t pitch;
 };
 
@@ -169,9 +176,26 @@ struct hs_state_f16
   size_t pitch;
 };
 
+/* The API's increments (a cf_cuda_flow: two fp32 planes, one pitch in
+ * elements), converted to and from the solvers' state */
+struct hs_flow_f32
+{
+  float *u;
+  float *v;
+  size_t pitch;
+};
+
 template < typename S > struct hs_traits;
 
-template <> struct hs_traits <hs_state_f32 > : cf_cells_f32 <hs_state_f32 >
+template <> struct hs_traits <hs_flow_f32 > : cf_cells_f32 <hs_flow_f32 >
+{
+  static __device__ __forceinline__ float2 unpack (cell c)
+  {
+    return c;
+  }
+};
+
+template <> struct hs_traits <hs_state_f32 > : cf_cells_f2 <hs_state_f32 >
 {
   static __device__ __forceinline__ cell pack (float2 f)
   {
@@ -1265,10 +1289,10 @@ coef_planes (const float *a, size_t pa, const float *b, size_t pb,
   return k;
 }
 
-static hs_state_f32
-state_f32 (const cf_cuda_flow * f)
+static hs_flow_f32
+flow_f32 (const cf_cuda_flow * f)
 {
-  hs_state_f32 s;
+  hs_flow_f32 s;
 
   s.u = f->u;
   s.v = f->v;
@@ -1319,61 +1343,65 @@ out:
   return status;
 }
 
-/* fp32 planes <-> one half2 plane (the fp16 plans' increments), for
- * cf_cuda_hs_jacobi_ex: rounded as hs_traits<hs_state_f16>::pack, widened
- * exactly. */
-__global__ static void
-hs_to_half2_kernel (hs_state_f32 src, hs_state_f16 dst, int width,
-    int height)
+/* The API's two fp32 planes <-> the solvers' state S (one float2 or half2
+ * plane), for cf_cuda_hs_jacobi_ex: packed as hs_traits<S>::pack (half2:
+ * rounded), unpacked exactly. */
+template < typename S > __global__ static void
+hs_pack_kernel (hs_flow_f32 src, S dst, int width, int height)
 {
+  typedef hs_traits < S > T;
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
+  size_t i;
 
   if (x >= width || y >= height)
     return;
-  dst.uv[x + (size_t) y * dst.pitch] =
-      __floats2half2_rn (src.u[x + (size_t) y * src.pitch],
-      src.v[x + (size_t) y * src.pitch]);
+  i = x + (size_t) y * src.pitch;
+  T::store (dst, x + (size_t) y * dst.pitch,
+      T::pack (make_float2 (src.u[i], src.v[i])));
 }
 
-__global__ static void
-hs_from_half2_kernel (hs_state_f16 src, hs_state_f32 dst, int width,
-    int height)
+template < typename S > __global__ static void
+hs_unpack_kernel (S src, hs_flow_f32 dst, int width, int height)
 {
+  typedef hs_traits < S > T;
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
+  size_t i;
   float2 f;
 
   if (x >= width || y >= height)
     return;
-  f = __half22float2 (src.uv[x + (size_t) y * src.pitch]);
-  dst.u[x + (size_t) y * dst.pitch] = f.x;
-  dst.v[x + (size_t) y * dst.pitch] = f.y;
+  f = T::unpack (T::load (src, x + (size_t) y * src.pitch));
+  i = x + (size_t) y * dst.pitch;
+  dst.u[i] = f.x;
+  dst.v[i] = f.y;
 }
 
-/* @iterations half2 sweeps from *d (rounded) back into *d. */
-static cf_status
-hs_jacobi_fp16 (const hs_coef_planes & g, int width, int height,
+/* @iterations sweeps in the state S, from *d (packed) back into *d. */
+template < typename S > static cf_status
+hs_jacobi_packed (const hs_coef_planes & g, int width, int height,
     int iterations, cf_hs_kernel kernel, int n_sm, cf_hs_geometry geometry,
     cf_cuda_flow * d, cudaStream_t stream)
 {
+  typedef typename hs_traits < S >::cell cell;
   cf_status status = CF_OK, run;
   hs_db_caps caps;
-  hs_state_f16 s[2];
+  S s[2];
   void *p[2] = { NULL, NULL };
-  size_t bytes = (size_t) width * height * sizeof (__half2);
+  size_t bytes = (size_t) width * height * sizeof (cell);
   int result = 0, l;
 
   if (kernel == CF_HS_KERNEL_FUSED_DB &&
-      (status = hs_db_prepare < hs_state_f16 > (&caps, n_sm)) != CF_OK)
+      (status = hs_db_prepare < S > (&caps, n_sm)) != CF_OK)
     return status;
   for (l = 0; l < 2; l++) {
     CF_CUDA_TRY (cudaMallocAsync (&p[l], bytes, stream));
-    s[l].uv = (__half2 *) p[l];
+    s[l].uv = (cell *) p[l];
     s[l].pitch = width;
   }
-  hs_to_half2_kernel <<< cell_grid (width, height), dim3 (HS_BLOCK_X,
-          HS_BLOCK_Y), 0, stream >>> (state_f32 (d), s[0], width, height);
+  hs_pack_kernel < S > <<< cell_grid (width, height), dim3 (HS_BLOCK_X,
+          HS_BLOCK_Y), 0, stream >>> (flow_f32 (d), s[0], width, height);
   CF_CUDA_TRY_LAUNCH ();
   run = hs_enqueue_iterations (g, width, height, iterations, kernel,
       n_sm, &caps, geometry, 0, s, &result, stream);
@@ -1381,8 +1409,8 @@ hs_jacobi_fp16 (const hs_coef_planes & g, int width, int height,
     status = run;
     goto out;
   }
-  hs_from_half2_kernel <<< cell_grid (width, height), dim3 (HS_BLOCK_X,
-          HS_BLOCK_Y), 0, stream >>> (s[result], state_f32 (d), width,
+  hs_unpack_kernel < S > <<< cell_grid (width, height), dim3 (HS_BLOCK_X,
+          HS_BLOCK_Y), 0, stream >>> (s[result], flow_f32 (d), width,
       height);
   CF_CUDA_TRY_LAUNCH ();
 out:
@@ -1399,12 +1427,10 @@ cf_cuda_hs_jacobi_ex (const cf_cuda_image * ix, const cf_cuda_image * iy,
     cf_cuda_flow * d, cf_cuda_flow * tmp, cudaStream_t stream)
 {
   cf_status status = CF_OK;
-  hs_state_f32 state[2];
-  hs_db_caps caps;
   hs_coef_planes g;
   float *coef[3] = { NULL, NULL, NULL };
   size_t plane;
-  int n_sm, result = 0, l, w, h;
+  int n_sm, l, w, h;
 
   if (!cf_cuda_image_is_valid (ix) || !cf_cuda_image_is_valid (iy) ||
       !cf_cuda_image_is_valid (it) || !same_size (ix, iy) ||
@@ -1426,9 +1452,6 @@ cf_cuda_hs_jacobi_ex (const cf_cuda_image * ix, const cf_cuda_image * iy,
   if (status != CF_OK)
     return status;
   kernel = resolve_kernel (kernel);
-  if (kernel == CF_HS_KERNEL_FUSED_DB && precision == CF_PRECISION_FP32 &&
-      (status = hs_db_prepare < hs_state_f32 > (&caps, n_sm)) != CF_OK)
-    return status;
 
   /* the coefficients of the given derivatives, in stream-ordered scratch
    * planes (the plan computes them straight from the frames instead) */
@@ -1441,20 +1464,12 @@ cf_cuda_hs_jacobi_ex (const cf_cuda_image * ix, const cf_cuda_image * iy,
   CF_CUDA_TRY_LAUNCH ();
   g = coef_planes (coef[0], w, coef[1], w, coef[2], w);
 
-  if (precision == CF_PRECISION_FP16) {
-    status = hs_jacobi_fp16 (g, w, h, iterations, kernel, n_sm, geometry, d,
-        stream);
-    goto out;
-  }
-  state[0] = state_f32 (d);
-  state[1] = state_f32 (tmp);
-  status = hs_enqueue_iterations (g, w, h, iterations, kernel, n_sm, &caps,
-      geometry, 0, state, &result, stream);
-  if (result == 1) {
-    cf_cuda_flow t = *d;
-    *d = *tmp;
-    *tmp = t;
-  }
+  if (precision == CF_PRECISION_FP16)
+    status = hs_jacobi_packed < hs_state_f16 > (g, w, h, iterations, kernel,
+        n_sm, geometry, d, stream);
+  else
+    status = hs_jacobi_packed < hs_state_f32 > (g, w, h, iterations, kernel,
+        n_sm, geometry, d, stream);
 out:
   for (l = 0; l < 3; l++)
     if (coef[l] != NULL)
@@ -1481,9 +1496,9 @@ cf_cuda_hs_add_increment (const cf_cuda_flow * d, cf_cuda_flow * u,
   if (!cf_cuda_flow_is_valid (d) || !cf_cuda_flow_is_valid (u) ||
       d->width != u->width || d->height != u->height)
     return CF_ERROR_INVALID;
-  hs_add_increment_kernel < hs_state_f32 > <<< cell_grid (u->width,
+  hs_add_increment_kernel < hs_flow_f32 > <<< cell_grid (u->width,
           u->height), dim3 (HS_BLOCK_X, HS_BLOCK_Y), 0, stream >>>
-      (state_f32 (d), u->width, u->height, u->u, u->v, u->pitch);
+      (flow_f32 (d), u->width, u->height, u->u, u->v, u->pitch);
   CF_CUDA_TRY_LAUNCH ();
 out:
   return status;
@@ -1508,9 +1523,9 @@ struct cf_cuda_hs_plan
   cf_cuda_flow u;               /* pixel-grid flow of the current level */
   cf_cuda_image i1w;
   cf_cuda_image coef[3];        /* a, b, c of the current warp */
-  cf_cuda_flow d[2];            /* fp32 increments (fp32 plans) */
-  __half2 *h[2];                /* fp16 increments (fp16 plans) */
-  size_t h_pitch;               /* half2 elements */
+  void *inc[2];                 /* increments: hs_state_f32's float2
+                                 * (fp32 plans) or hs_state_f16's half2 */
+  size_t inc_pitch;             /* cells */
 
   cudaStream_t capture_stream;  /* private: graphs are captured here */
   cf_level_graph graph[CF_PYRAMID_MAX_LEVELS];
@@ -1532,9 +1547,8 @@ cf_cuda_hs_plan_free (cf_cuda_hs_plan * plan)
   for (l = 0; l < 3; l++)
     cf_cuda_image_release (&plan->coef[l]);
   for (l = 0; l < 2; l++) {
-    cf_cuda_flow_release (&plan->d[l]);
-    if (plan->h[l] != NULL)
-      cf_cuda_check (cudaFree (plan->h[l]));
+    if (plan->inc[l] != NULL)
+      cf_cuda_check (cudaFree (plan->inc[l]));
   }
   free (plan);
 }
@@ -1582,18 +1596,11 @@ cf_cuda_hs_plan_new (int width, int height, cf_precision precision,
               height)) != CF_OK)
     goto out;
   for (l = 0; l < 2; l++) {
-    if (precision == CF_PRECISION_FP32) {
-      status = cf_cuda_flow_alloc (&plan->d[l], width, height);
-      if (status != CF_OK)
-        goto out;
-    } else {
-      void *p = NULL;
-      size_t pitch = 0;
-      CF_CUDA_TRY (cudaMallocPitch (&p, &pitch,
-              (size_t) width * sizeof (__half2), (size_t) height));
-      plan->h[l] = (__half2 *) p;
-      plan->h_pitch = pitch / sizeof (__half2);
-    }
+    size_t cell = precision == CF_PRECISION_FP32 ? sizeof (float2) :
+        sizeof (__half2), pitch = 0;
+    CF_CUDA_TRY (cudaMallocPitch (&plan->inc[l], &pitch,
+            (size_t) width * cell, (size_t) height));
+    plan->inc_pitch = pitch / cell;
   }
   CF_CUDA_TRY (cudaStreamCreateWithFlags (&plan->capture_stream,
           cudaStreamNonBlocking));
@@ -1658,6 +1665,17 @@ image_view (const cf_cuda_image * img, int width, int height)
   return view;
 }
 
+/* The plan's increment buffer @index as the state S of its precision. */
+template < typename S > static S
+plan_state (const cf_cuda_hs_plan * plan, int index)
+{
+  S s;
+
+  s.uv = (typename hs_traits < S >::cell *) plan->inc[index];
+  s.pitch = plan->inc_pitch;
+  return s;
+}
+
 /* Enqueue one warp's Jacobi sequence (du = 0, then @iterations sweeps) of
  * a width x height level on @stream, reading the plan's coefficients
  * (computed with @alpha by plan_coefficients). */
@@ -1672,15 +1690,16 @@ plan_enqueue_iterations (void *data, int width, int height, float alpha,
 
   (void) alpha;                 /* in the coefficients; a key of the graph */
   if (plan->precision == CF_PRECISION_FP32) {
-    hs_state_f32 s[2] = { state_f32 (&plan->d[0]), state_f32 (&plan->d[1]) };
+    hs_state_f32 s[2] = { plan_state < hs_state_f32 > (plan, 0),
+      plan_state < hs_state_f32 > (plan, 1)
+    };
     return hs_enqueue_iterations (g, width, height, iterations,
         plan->kernel, plan->n_sm, &plan->caps, plan->geometry, 1, s, result,
         stream);
   } else {
-    hs_state_f16 s[2];
-    s[0].uv = plan->h[0];
-    s[1].uv = plan->h[1];
-    s[0].pitch = s[1].pitch = plan->h_pitch;
+    hs_state_f16 s[2] = { plan_state < hs_state_f16 > (plan, 0),
+      plan_state < hs_state_f16 > (plan, 1)
+    };
     return hs_enqueue_iterations (g, width, height, iterations,
         plan->kernel, plan->n_sm, &plan->caps, plan->geometry, 1, s, result,
         stream);
@@ -1735,19 +1754,16 @@ plan_add_increment (cf_cuda_hs_plan * plan, int index, cf_cuda_flow * u,
 {
   cf_status status = CF_OK;
 
-  if (plan->precision == CF_PRECISION_FP32) {
+  if (plan->precision == CF_PRECISION_FP32)
     hs_add_increment_kernel < hs_state_f32 > <<< cell_grid (u->width,
             u->height), dim3 (HS_BLOCK_X, HS_BLOCK_Y), 0, stream >>>
-        (state_f32 (&plan->d[index]), u->width, u->height, u->u, u->v,
-        u->pitch);
-  } else {
-    hs_state_f16 s;
-    s.uv = plan->h[index];
-    s.pitch = plan->h_pitch;
+        (plan_state < hs_state_f32 > (plan, index), u->width, u->height,
+        u->u, u->v, u->pitch);
+  else
     hs_add_increment_kernel < hs_state_f16 > <<< cell_grid (u->width,
-            u->height), dim3 (HS_BLOCK_X, HS_BLOCK_Y), 0, stream >>> (s,
-        u->width, u->height, u->u, u->v, u->pitch);
-  }
+            u->height), dim3 (HS_BLOCK_X, HS_BLOCK_Y), 0, stream >>>
+        (plan_state < hs_state_f16 > (plan, index), u->width, u->height,
+        u->u, u->v, u->pitch);
   CF_CUDA_TRY_LAUNCH ();
 out:
   return status;

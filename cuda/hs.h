@@ -89,9 +89,11 @@ cf_status cf_cuda_hs_plan_set_geometry (cf_cuda_hs_plan * plan,
 cf_status cf_cuda_hs_plan_set_pdl (cf_cuda_hs_plan * plan, int pdl);
 
 /* Single steps, for tests against the CPU reference. cf_cuda_hs_jacobi
- * runs @iterations sweeps ping-ponging between *d and *tmp; on return *d
- * describes the buffer holding the result (the two structs may have been
- * swapped; nothing is copied). */
+ * runs @iterations sweeps from *d into *d, on the increments as a plan
+ * holds them (one float2 plane in fp32, one half2 plane in fp16) in two
+ * buffers it allocates and frees on @stream (stream-ordered), so it is
+ * for tests, not for a frame loop. *tmp is not written; it stays in the
+ * signature from when the sweeps ping-ponged between *d and *tmp. */
 cf_status cf_cuda_hs_derivatives (const cf_cuda_image * i0,
     const cf_cuda_image * i1w, cf_cuda_image * ix, cf_cuda_image * iy,
     cf_cuda_image * it, cudaStream_t stream);
@@ -111,9 +113,7 @@ cf_status cf_cuda_hs_add_increment (const cf_cuda_flow * d,
 
 /* cf_cuda_hs_jacobi with a FUSED_DB @geometry and a @precision: with
  * CF_PRECISION_FP16 the increments are rounded to half2 (as an fp16 plan
- * holds them), swept in half2 and widened back into *d (exact); that path
- * allocates and frees its half2 buffers on @stream (stream-ordered), so it
- * is for tests, not for a frame loop. */
+ * holds them), swept in half2 and widened back into *d (exact). */
 cf_status cf_cuda_hs_jacobi_ex (const cf_cuda_image * ix,
     const cf_cuda_image * iy, const cf_cuda_image * it, float alpha,
     int iterations, cf_hs_kernel kernel, cf_hs_geometry geometry,
