@@ -286,15 +286,30 @@ template < typename S > struct cf_cells_f32
   }
 };
 
-/* One float2 plane (float2 *uv, both components of a cell): a cell is
- * one 8-byte load, store or copy. */
-template < typename S > struct cf_cells_f2
+/* The zero cell of a packed plane. */
+static __device__ __forceinline__ void
+cf_cell_zero (float2 * c)
 {
-  typedef float2 cell;
+  *c = make_float2 (0.0f, 0.0f);
+}
+
+static __device__ __forceinline__ void
+cf_cell_zero (__half2 * c)
+{
+  *c = __float2half2_rn (0.0f);
+}
+
+/* One plane of cells C (S::uv; float2 or __half2, both components of a
+ * cell together): a cell is one load, store or copy. */
+template < typename S, typename C > struct cf_cells_packed
+{
+  typedef C cell;
 
   static __device__ __forceinline__ cell zero ()
   {
-    return make_float2 (0.0f, 0.0f);
+    cell c;
+    cf_cell_zero (&c);
+    return c;
   }
   static __device__ __forceinline__ cell load (const S & s, size_t i)
   {
@@ -305,35 +320,19 @@ template < typename S > struct cf_cells_f2
   {
     s.uv[i] = c;
   }
+  /* cell i into shared *dst (wait as after cf_copy_async4) */
   static __device__ __forceinline__ void copy_async (cell * dst,
       const S & s, size_t i)
   {
-    cf_copy_async8 (dst, s.uv + i);
+    static_assert (sizeof (C) == 4 || sizeof (C) == 8, "4- or 8-byte cells");
+    if (sizeof (C) == 8)
+      cf_copy_async8 (dst, s.uv + i);
+    else
+      cf_copy_async4 (dst, s.uv + i);
   }
 };
 
-template < typename S > struct cf_cells_h2
-{
-  typedef __half2 cell;
-
-  static __device__ __forceinline__ cell zero ()
-  {
-    return __float2half2_rn (0.0f);
-  }
-  static __device__ __forceinline__ cell load (const S & s, size_t i)
-  {
-    return s.uv[i];
-  }
-  static __device__ __forceinline__ void store (const S & s, size_t i,
-      cell c)
-  {
-    s.uv[i] = c;
-  }
-  static __device__ __forceinline__ void copy_async (cell * dst,
-      const S & s, size_t i)
-  {
-    cf_copy_async4 (dst, s.uv + i);
-  }
-};
+template < typename S > using cf_cells_f2 = cf_cells_packed < S, float2 >;
+template < typename S > using cf_cells_h2 = cf_cells_packed < S, __half2 >;
 
 #endif /* CF_CUDA_INTERNAL_H */
