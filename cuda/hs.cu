@@ -157,7 +157,7 @@
 #define HS_BLOCK_Y 8
 
 /* ---------------------------------------------------------------------
- * State storage: fp32 planes (u, v) or one half2 plane
+ * State storage: one float2 (fp32) or half2 (fp16) plane of increments
  * --------------------------------------------------------------------- */
 
 /* fp32 increments: (du, dv) of one cell in one float2, pitch in float2,
