@@ -130,7 +130,7 @@ cf_ld_l2 (const T * p)
  * block of the stream's previous kernel has called
  * cf_pdl_launch_dependents (or exited); it does what does not depend on
  * that kernel, then cf_pdl_wait: the previous kernel complete, its memory
- * visible. Read what it wrote through L2 (__ldcg) or by cf_copy_async4,
+ * visible. Read what it wrote through L2 (__ldcg) or by cf_copy_async,
  * not the read-only path. Completion is not transitive before the wait:
  * when kernels that trigger at once are chained, a kernel may start while
  * several before it still run, so whatever a kernel reads before its wait
@@ -213,39 +213,29 @@ cf_bicubic_cell (float x, float y, int w, int h, cf_warp_border border,
   return true;
 }
 
-/* Copy 4 bytes from global to shared memory without a register between:
- * cp.async (compute capability 8.0 and later), complete for the calling
- * thread after cf_copy_async_wait, so a thread can issue every copy of its
- * cells before it waits once, where loads into registers followed by
- * shared stores wait out one round trip per store they feed. Elsewhere an
- * L2 load and a shared store. Like any load, after cf_pdl_wait when the
+/* Copy one T (4 or 8 bytes, both pointers aligned to it) from global to
+ * shared memory without a register between: cp.async (compute capability
+ * 8.0 and later), complete for the calling thread after
+ * cf_copy_async_wait, so a thread can issue every copy of its cells
+ * before it waits once, where loads into registers followed by shared
+ * stores wait out one round trip per store they feed. Elsewhere an L2
+ * load and a shared store. Like any load, after cf_pdl_wait when the
  * previous kernel wrote @src (griddepcontrol.wait makes its writes
  * visible to every later access of the grid, this one included). */
-static __device__ __forceinline__ void
-cf_copy_async4 (void *dst, const void *src)
+template < typename T > static __device__ __forceinline__ void
+cf_copy_async (T * dst, const T * src)
 {
+  static_assert (sizeof (T) == 4 || sizeof (T) == 8, "cp.async of 4 or 8");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;"::"r"
-      ((unsigned) __cvta_generic_to_shared (dst)), "l" (src):"memory");
+  asm volatile ("cp.async.ca.shared.global [%0], [%1], %2;"::"r"
+      ((unsigned) __cvta_generic_to_shared (dst)), "l" (src),
+      "n" ((int) sizeof (T)):"memory");
 #else
-  *(float *) dst = cf_ld_l2 ((const float *) src);
+  *dst = cf_ld_l2 (src);
 #endif
 }
 
-/* cf_copy_async4 of 8 bytes (both aligned to 8): one copy for a cell of
- * two fp32 components. */
-static __device__ __forceinline__ void
-cf_copy_async8 (void *dst, const void *src)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile ("cp.async.ca.shared.global [%0], [%1], 8;"::"r"
-      ((unsigned) __cvta_generic_to_shared (dst)), "l" (src):"memory");
-#else
-  *(float2 *) dst = cf_ld_l2 ((const float2 *) src);
-#endif
-}
-
-/* Wait for the calling thread's cf_copy_async4/8 copies (others' need a
+/* Wait for the calling thread's cf_copy_async copies (others' need a
  * barrier as well). */
 static __device__ __forceinline__ void
 cf_copy_async_wait (void)
@@ -277,12 +267,12 @@ template < typename S > struct cf_cells_f32
     s.u[i] = c.x;
     s.v[i] = c.y;
   }
-  /* cell i into shared *dst (cf_copy_async4: wait before reading it) */
+  /* cell i into shared *dst (cf_copy_async: wait before reading it) */
   static __device__ __forceinline__ void copy_async (cell * dst,
       const S & s, size_t i)
   {
-    cf_copy_async4 (&dst->x, s.u + i);
-    cf_copy_async4 (&dst->y, s.v + i);
+    cf_copy_async (&dst->x, s.u + i);
+    cf_copy_async (&dst->y, s.v + i);
   }
 };
 
@@ -320,15 +310,11 @@ template < typename S, typename C > struct cf_cells_packed
   {
     s.uv[i] = c;
   }
-  /* cell i into shared *dst (wait as after cf_copy_async4) */
+  /* cell i into shared *dst (cf_copy_async: wait before reading it) */
   static __device__ __forceinline__ void copy_async (cell * dst,
       const S & s, size_t i)
   {
-    static_assert (sizeof (C) == 4 || sizeof (C) == 8, "4- or 8-byte cells");
-    if (sizeof (C) == 8)
-      cf_copy_async8 (dst, s.uv + i);
-    else
-      cf_copy_async4 (dst, s.uv + i);
+    cf_copy_async (dst, s.uv + i);
   }
 };
 
