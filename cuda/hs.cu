@@ -90,8 +90,8 @@
  *
  * Increments: one plane of cells, du and dv of a cell side by side
  * (float2 in fp32, half2 in fp16), in global and in shared memory, so a
- * cell is one load, store or copy; an fp32 plan's FUSED_DB launches take
- * 2-5 % less time than with two planes (docs/flow-speed.md). The API's
+ * cell is one load, store or copy; in fp32 that takes 2-5 % off a
+ * cuda-samples frame against two planes (docs/flow-speed.md). The API's
  * cf_cuda_flow (two planes) is packed and unpacked around the sweeps.
  *
  * fp16 (CF_PRECISION_FP16): the increments live in half2, in global and
