@@ -152,6 +152,39 @@ cf_pdl_wait (void)
 #endif
 }
 
+/* A flag between the blocks of kernels that run at once (programmatic
+ * dependent launches that do not wait for each other's completion): the
+ * writer's block stores what it publishes, barriers, and one thread
+ * stores the flag with cf_st_release_gpu (the release orders the stores
+ * the barrier ordered before it, every thread's); a reader's thread sees the
+ * value with cf_ld_acquire_gpu, then barriers, and its block may read
+ * what was published (on sm_70 and later the acquire also invalidates
+ * the SM's L1, so that cf_copy_async, which caches there, reads it too). */
+static __device__ __forceinline__ unsigned
+cf_ld_acquire_gpu (const unsigned *p)
+{
+  unsigned v;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  asm volatile ("ld.acquire.gpu.global.u32 %0, [%1];":"=r" (v):"l" (p):"memory");
+#else
+  v = *(const volatile unsigned *) p;
+  __threadfence ();
+#endif
+  return v;
+}
+
+static __device__ __forceinline__ void
+cf_st_release_gpu (unsigned *p, unsigned v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  asm volatile ("st.release.gpu.global.u32 [%0], %1;"::"l" (p),
+      "r" (v):"memory");
+#else
+  __threadfence ();
+  *(volatile unsigned *) p = v;
+#endif
+}
+
 /* <<< grid, block, smem, stream >>> (args), as a programmatic dependent
  * of the stream's previous kernel when @pdl (the kernel then calls
  * cf_pdl_wait before it touches what earlier work writes or reads). */

@@ -81,10 +81,15 @@
  *    dependent launch: a launch starts once every block of the previous
  *    one has loaded its region, zeroes its planes and loads its
  *    coefficients (which no Jacobi launch writes) while the previous one
- *    sweeps, then waits for it (griddepcontrol.wait: complete, memory
- *    visible) before it reads the increments; launch gaps and coefficient
- *    loads leave the critical path, which matters most on coarse levels,
- *    where a launch is mostly fixed cost.
+ *    sweeps, then waits for it before it reads the increments; launch
+ *    gaps and coefficient loads leave the critical path, which matters
+ *    most on coarse levels, where a launch is mostly fixed cost. What a
+ *    block waits for: in a plan's sequences, the nine tiles of the
+ *    previous launch its region reads (tile flags, hs_db_wait_tiles),
+ *    so that a block whose neighbours are done sweeps while the rest of
+ *    the previous grid still runs; elsewhere, and for a sequence's first
+ *    launch, the whole previous kernel (griddepcontrol.wait: complete,
+ *    memory visible).
  *  - AUTO = FUSED_DB: faster than FUSED on every preset measured, fp32
  *    and fp16 (tests/gpu/hs-speed.sh; docs/flow-speed.md).
  *
@@ -744,6 +749,42 @@ hs_db_sweep (const typename hs_traits < S >::cell * src,
   }
 }
 
+/* Tile flags (a plan's sequences; file comment): done[tile] = n + 1 once
+ * launch n of the sequence has stored its tile, tiles numbered as the
+ * blocks of the grid. A block of launch n > 0 reads, in its load phase,
+ * the cells of its own tile and of the eight around it that launch n - 1
+ * wrote, and stores its tile into the plane launch n - 1 read, whose
+ * readers of that tile are the same nine blocks of launch n - 1: waiting
+ * until those nine have stored their tiles orders both. */
+
+/** \brief Threads 0..8 of the block each wait for one of the nine tiles
+ *  around the block's own (those in the grid) to reach @need; the caller
+ *  barriers after. */
+static __device__ __forceinline__ void
+hs_db_wait_tiles (const unsigned *done, unsigned need)
+{
+  int t = threadIdx.x + threadIdx.y * blockDim.x;
+
+  if (t < 9) {
+    int nx = (int) blockIdx.x + t % 3 - 1, ny = (int) blockIdx.y + t / 3 - 1;
+    if (nx >= 0 && nx < (int) gridDim.x && ny >= 0 && ny < (int) gridDim.y) {
+      const unsigned *f = done + ny * gridDim.x + nx;
+      while (cf_ld_acquire_gpu (f) < need)
+        __nanosleep (32);
+    }
+  }
+}
+
+/** \brief Publish the block's tile as stored: done[tile] = @value, after
+ *  every thread's stores (all threads call it). */
+static __device__ __forceinline__ void
+hs_db_mark_tile (unsigned *done, unsigned value)
+{
+  __syncthreads ();
+  if (threadIdx.x == 0 && threadIdx.y == 0)
+    cf_st_release_gpu (done + blockIdx.y * gridDim.x + blockIdx.x, value);
+}
+
 /** \brief @sweeps (1..K) Jacobi sweeps on a block-private region, as
  *  hs_jacobi_fused_kernel (same tiles, halo, ghosts, zeros and garbage),
  *  with the region held twice: sweep n reads one plane and writes its
@@ -753,11 +794,14 @@ hs_db_sweep (const typename hs_traits < S >::cell * src,
  *  no thread keeps its results in registers across it. The last sweep
  *  stores the tile from registers. Every thread passes every barrier.
  *  \param g, alpha2, zero_in, in, out  as hs_jacobi_simple_kernel
- *  \param sweeps  1 .. G::K */
+ *  \param sweeps  1 .. G::K
+ *  \param done    tile flags (hs_db_wait_tiles), or NULL: wait for the
+ *                 whole previous kernel
+ *  \param launch  this launch's index in its sequence (with @done) */
 template < class G, typename S >
 __global__ static void __launch_bounds__ (G::RW * G::BY, G::MIN_BLOCKS)
 hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
-    int sweeps, int zero_in, S in, S out)
+    int sweeps, int zero_in, S in, S out, unsigned *done, int launch)
 {
   typedef hs_traits < S > T;
   typedef typename T::cell cell;
@@ -847,7 +891,10 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
    * thread's zeros. They go straight into plane 0, all R cells' copies in
    * flight at once (T::copy_async); then the threads at the image's edges
    * copy their cells into the ghosts. */
-  cf_pdl_wait ();
+  if (done != NULL && !zero_in)
+    hs_db_wait_tiles (done, (unsigned) launch);
+  else
+    cf_pdl_wait ();
   __syncthreads ();
   if (!zero_in) {
     if (in_image == all_rows) {
@@ -888,6 +935,8 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
   hs_db_sweep < G, S, true, false > (planes + ((sweeps - 1) & 1) *
       G::PLANE, NULL, k, r0, c, in_image, plain, left, right, j_top,
       j_bottom, out, out_rows, out_at);
+  if (done != NULL)
+    hs_db_mark_tile (done, (unsigned) launch + 1u);
 }
 
 /* ---------------------------------------------------------------------
@@ -1123,14 +1172,14 @@ hs_db_pick (const hs_db_caps * caps, cf_hs_geometry forced, int width,
 template < class G, typename S > static cf_status
 hs_launch_db (const hs_coef_planes & g, int width, int height,
     int sweeps, int zero_in, const S & in, const S & out, int pdl,
-    cudaStream_t stream)
+    unsigned *done, int launch, cudaStream_t stream)
 {
   cf_status status = CF_OK;
 
   CF_CUDA_TRY (cf_cuda_launch (hs_jacobi_db_kernel < G, S >,
           dim3 (cf_div_up (width, G::TW), cf_div_up (height, G::TH)),
           dim3 (G::RW, G::BY), hs_db_smem_bytes < G, S > (), stream, pdl, g,
-          width, height, sweeps, zero_in, in, out));
+          width, height, sweeps, zero_in, in, out, done, launch));
 out:
   return status;
 }
@@ -1139,13 +1188,13 @@ out:
 template < typename S > static cf_status
 hs_launch_db_geometry (cf_hs_geometry geom, const hs_coef_planes & g,
     int width, int height, int sweeps, int zero_in, const S & in,
-    const S & out, int pdl, cudaStream_t stream)
+    const S & out, int pdl, unsigned *done, int launch, cudaStream_t stream)
 {
   switch (geom) {
 #define HS_DB_CASE(e, name, rw, rh, by, k, mb) \
     case e: \
       return hs_launch_db < hs_geom < rw, rh, by, k, mb >, S > (g, width, \
-          height, sweeps, zero_in, in, out, pdl, stream);
+          height, sweeps, zero_in, in, out, pdl, done, launch, stream);
       HS_DB_GEOMETRIES (HS_DB_CASE)
 #undef HS_DB_CASE
     default:
@@ -1182,6 +1231,22 @@ cf_cuda_hs_geometry_depth (cf_hs_geometry geometry)
   return hs_db_shapes[geometry].k;
 }
 
+/* The most tiles a level of at most width x height has in any geometry. */
+static size_t
+hs_db_max_tiles (int width, int height)
+{
+  size_t most = 0;
+
+  for (int g = CF_HS_GEOMETRY_AUTO + 1; g < CF_HS_N_GEOMETRIES; g++) {
+    const hs_db_shape *sh = &hs_db_shapes[g];
+    size_t n = (size_t) cf_div_up (width, sh->rw - 2 * sh->k) *
+        cf_div_up (height, sh->rh - 2 * sh->k);
+    if (n > most)
+      most = n;
+  }
+  return most;
+}
+
 /* FUSED_DB addresses its planes with int element offsets, rows -K to
  * height - 1 + RH; where they would not fit (pitches far beyond any frame
  * CF_MAX_DIMENSION allows), FUSED, which uses size_t, runs instead. */
@@ -1192,12 +1257,13 @@ hs_db_offsets_fit (int height, size_t pitch)
 }
 
 /* Enqueue @iterations sweeps ping-ponging between state[0] (input) and
- * state[1]; *result = index of the buffer holding the last sweep. */
+ * state[1]; *result = index of the buffer holding the last sweep. @done:
+ * FUSED_DB's tile flags (hs_db_max_tiles of the level's size), or NULL. */
 template < typename S > static cf_status
 hs_enqueue_iterations (const hs_coef_planes & g, int width, int height,
     int iterations, cf_hs_kernel kernel, int n_sm,
     const hs_db_caps * caps, cf_hs_geometry geometry, int zero_in,
-    const S state[2], int *result, cudaStream_t stream)
+    const S state[2], unsigned *done, int *result, cudaStream_t stream)
 {
   cf_status status = CF_OK;
   int cur = 0;
@@ -1211,11 +1277,32 @@ hs_enqueue_iterations (const hs_coef_planes & g, int width, int height,
         iterations);
     int depth = hs_db_shapes[geom].k;
     int first = zero_in;
+    int launch = 0;
+    const hs_db_shape *sh = &hs_db_shapes[geom];
+    size_t tiles = (size_t) cf_div_up (width, sh->rw - 2 * sh->k) *
+        cf_div_up (height, sh->rh - 2 * sh->k);
 
-    for (int left = iterations; left > 0; left -= depth) {
+    /* tile flags where launches overlap (programmatic dependent launch)
+     * and the sequence starts from zero, so that its first launch reads
+     * no increments; it waits for the stream (cf_pdl_wait) and the
+     * others for their tiles, from flags cleared here */
+    if (!caps->pdl || !zero_in)
+      done = NULL;
+    /* and where the grid holds at least half as many blocks as the GPU
+     * does at once: in a smaller one every block runs at the same time,
+     * its nine tiles end about when the whole kernel does, and the flags'
+     * release and polling only add to the wait (up to 15 % a level on the
+     * H100, docs/flow-speed.md) */
+    if ((long) tiles * 2 < (long) caps->blocks_per_sm[geom] * caps->n_sm)
+      done = NULL;
+    if (done != NULL)
+      CF_CUDA_TRY (cudaMemsetAsync (done, 0, tiles * sizeof (unsigned),
+              stream));
+    for (int left = iterations; left > 0; left -= depth, launch++) {
       int sweeps = left < depth ? left : depth;
       status = hs_launch_db_geometry < S > (geom, g, width, height,
-          sweeps, first, state[cur], state[1 - cur], caps->pdl, stream);
+          sweeps, first, state[cur], state[1 - cur], caps->pdl, done,
+          launch, stream);
       if (status != CF_OK)
         goto out;
       first = 0;
@@ -1404,7 +1491,7 @@ hs_jacobi_packed (const hs_coef_planes & g, int width, int height,
           HS_BLOCK_Y), 0, stream >>> (flow_f32 (d), s[0], width, height);
   CF_CUDA_TRY_LAUNCH ();
   run = hs_enqueue_iterations (g, width, height, iterations, kernel,
-      n_sm, &caps, geometry, 0, s, &result, stream);
+      n_sm, &caps, geometry, 0, s, (unsigned *) NULL, &result, stream);
   if (run != CF_OK) {
     status = run;
     goto out;
@@ -1526,6 +1613,8 @@ struct cf_cuda_hs_plan
   void *inc[2];                 /* increments: hs_state_f32's float2
                                  * (fp32 plans) or hs_state_f16's half2 */
   size_t inc_pitch;             /* cells */
+  unsigned *done;               /* FUSED_DB: tile flags (hs_db_wait_tiles),
+                                 * hs_db_max_tiles of the finest level */
 
   cudaStream_t capture_stream;  /* private: graphs are captured here */
   cf_level_graph graph[CF_PYRAMID_MAX_LEVELS];
@@ -1550,6 +1639,8 @@ cf_cuda_hs_plan_free (cf_cuda_hs_plan * plan)
     if (plan->inc[l] != NULL)
       cf_cuda_check (cudaFree (plan->inc[l]));
   }
+  if (plan->done != NULL)
+    cf_cuda_check (cudaFree (plan->done));
   free (plan);
 }
 
@@ -1602,6 +1693,9 @@ cf_cuda_hs_plan_new (int width, int height, cf_precision precision,
             (size_t) width * cell, (size_t) height));
     plan->inc_pitch = pitch / cell;
   }
+  if (plan->kernel == CF_HS_KERNEL_FUSED_DB)
+    CF_CUDA_TRY (cudaMalloc ((void **) &plan->done, hs_db_max_tiles (width,
+                height) * sizeof (unsigned)));
   CF_CUDA_TRY (cudaStreamCreateWithFlags (&plan->capture_stream,
           cudaStreamNonBlocking));
 
@@ -1694,15 +1788,15 @@ plan_enqueue_iterations (void *data, int width, int height, float alpha,
       plan_state < hs_state_f32 > (plan, 1)
     };
     return hs_enqueue_iterations (g, width, height, iterations,
-        plan->kernel, plan->n_sm, &plan->caps, plan->geometry, 1, s, result,
-        stream);
+        plan->kernel, plan->n_sm, &plan->caps, plan->geometry, 1, s,
+        plan->done, result, stream);
   } else {
     hs_state_f16 s[2] = { plan_state < hs_state_f16 > (plan, 0),
       plan_state < hs_state_f16 > (plan, 1)
     };
     return hs_enqueue_iterations (g, width, height, iterations,
-        plan->kernel, plan->n_sm, &plan->caps, plan->geometry, 1, s, result,
-        stream);
+        plan->kernel, plan->n_sm, &plan->caps, plan->geometry, 1, s,
+        plan->done, result, stream);
   }
 }
 

@@ -752,6 +752,54 @@ GST_START_TEST (test_plan_simple_and_fused_identical)
 
 GST_END_TEST;
 
+/* Tile flags (a plan with programmatic dependent launch: each block of a
+ * launch waits for the nine tiles of the previous one that its region
+ * reads, not for the whole kernel) against waits for whole kernels (the
+ * same plan without it): the same bits, on a frame whose finest level
+ * takes several waves of blocks, with the geometry of the most tiles, the
+ * largest one and AUTO's, in both precisions, and alike in every run. */
+GST_START_TEST (test_plan_tile_flags_match_whole_kernel_waits)
+{
+  static const cf_precision precisions[] = { CF_PRECISION_FP32,
+    CF_PRECISION_FP16
+  };
+  static const cf_hs_geometry geometries[] = { CF_HS_GEOMETRY_32X32_K8,
+    CF_HS_GEOMETRY_128X96_K8, CF_HS_GEOMETRY_AUTO
+  };
+  cf_pyramid_params pp;
+  cf_hs_params hp;
+  scene sc;
+  int p, g, run;
+
+  cf_pyramid_params_init (&pp);
+  cf_hs_params_init (&hp);
+  hp.warps = 2;
+  hp.iterations = 6 * K + 3;
+  scene_make (&sc, 1920, 1080, CF_SYNTH_SMOOTH, &pp, 0);
+  for (p = 0; p < (int) G_N_ELEMENTS (precisions); p++) {
+    for (g = 0; g < (int) G_N_ELEMENTS (geometries); g++) {
+      cf_flow *waits = gpu_run_geometry (&sc, precisions[p], geometries[g],
+          0, &hp);
+
+      for (run = 0; run < 3; run++) {
+        cf_flow *flags = gpu_run_geometry (&sc, precisions[p],
+            geometries[g], 1, &hp);
+        gchar *what = g_strdup_printf ("plan FUSED_DB %s with tile flags, "
+            "run %d, vs whole-kernel waits (%s)",
+            cf_cuda_hs_geometry_name (geometries[g]), run,
+            precisions[p] == CF_PRECISION_FP16 ? "fp16" : "fp32");
+        cf_test_assert_flow_identical (flags, waits, what);
+        g_free (what);
+        cf_flow_free (flags);
+      }
+      cf_flow_free (waits);
+    }
+  }
+  scene_clear (&sc);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_fp16_epe_close_to_fp32)
 {
   static const cf_synth_motion motions[] = { CF_SYNTH_TRANSLATION,
@@ -1029,6 +1077,7 @@ cuda_hs_suite (void)
   tcase_add_test (tc, test_add_increment_matches_cpu);
   tcase_add_test (tc, test_plan_matches_cpu_flow);
   tcase_add_test (tc, test_plan_simple_and_fused_identical);
+  tcase_add_test (tc, test_plan_tile_flags_match_whole_kernel_waits);
   tcase_add_test (tc, test_fp16_epe_close_to_fp32);
   tcase_add_test (tc, test_plan_reuse);
   tcase_add_test (tc, test_warm_start);
