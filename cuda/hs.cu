@@ -753,9 +753,10 @@ hs_db_sweep (const typename hs_traits < S >::cell * src,
  * launch n of the sequence has stored its tile, tiles numbered as the
  * blocks of the grid. A block of launch n > 0 reads, in its load phase,
  * the cells of its own tile and of the eight around it that launch n - 1
- * wrote, and stores its tile into the plane launch n - 1 read, whose
- * readers of that tile are the same nine blocks of launch n - 1: waiting
- * until those nine have stored their tiles orders both. */
+ * wrote (its halo, K cells, is narrower than a tile: hs_geom's
+ * static_assert), and stores its tile into the plane launch n - 1 read,
+ * whose readers of that tile are the same nine blocks of launch n - 1:
+ * waiting until those nine have stored their tiles orders both. */
 
 /** \brief Threads 0..8 of the block each wait for one of the nine tiles
  *  around the block's own (those in the grid) to reach @need; the caller
