@@ -1102,6 +1102,16 @@ hs_db_prepare (hs_db_caps * caps, int n_sm)
       CF_ERROR_CUDA;
 }
 
+/* Tiles (blocks) of a width x height level in geometry @geom. */
+static long
+hs_db_tiles (cf_hs_geometry geom, int width, int height)
+{
+  const hs_db_shape *sh = &hs_db_shapes[geom];
+
+  return (long) cf_div_up (width, sh->rw - 2 * sh->k) *
+      cf_div_up (height, sh->rh - 2 * sh->k);
+}
+
 /* First-order cost model of the FUSED_DB geometries, in ns, for AUTO.
  * Per launch of s sweeps: a fixed part (graph node launch, block start,
  * first loads' latency, drain), then on the busiest SM, for each round of
@@ -1128,8 +1138,7 @@ hs_db_cost (cf_hs_geometry geom, const hs_db_caps * caps, int width,
 
   if (m < 1)
     return -1.0;
-  blocks = (long) cf_div_up (width, sh->rw - 2 * sh->k) *
-      cf_div_up (height, sh->rh - 2 * sh->k);
+  blocks = hs_db_tiles (geom, width, height);
   per_sm = (blocks + caps->n_sm - 1) / caps->n_sm;
   busy = per_sm < m ? per_sm : m;
   rounds = (per_sm + m - 1) / m;
@@ -1239,9 +1248,7 @@ hs_db_max_tiles (int width, int height)
   size_t most = 0;
 
   for (int g = CF_HS_GEOMETRY_AUTO + 1; g < CF_HS_N_GEOMETRIES; g++) {
-    const hs_db_shape *sh = &hs_db_shapes[g];
-    size_t n = (size_t) cf_div_up (width, sh->rw - 2 * sh->k) *
-        cf_div_up (height, sh->rh - 2 * sh->k);
+    size_t n = (size_t) hs_db_tiles ((cf_hs_geometry) g, width, height);
     if (n > most)
       most = n;
   }
@@ -1279,9 +1286,7 @@ hs_enqueue_iterations (const hs_coef_planes & g, int width, int height,
     int depth = hs_db_shapes[geom].k;
     int first = zero_in;
     int launch = 0;
-    const hs_db_shape *sh = &hs_db_shapes[geom];
-    size_t tiles = (size_t) cf_div_up (width, sh->rw - 2 * sh->k) *
-        cf_div_up (height, sh->rh - 2 * sh->k);
+    long tiles = hs_db_tiles (geom, width, height);
 
     /* tile flags where launches overlap (programmatic dependent launch)
      * and the sequence starts from zero, so that its first launch reads
@@ -1294,11 +1299,11 @@ hs_enqueue_iterations (const hs_coef_planes & g, int width, int height,
      * its nine tiles end about when the whole kernel does, and the flags'
      * release and polling only add to the wait (up to 15 % a level on the
      * H100, docs/flow-speed.md) */
-    if ((long) tiles * 2 < (long) caps->blocks_per_sm[geom] * caps->n_sm)
+    if (tiles * 2 < (long) caps->blocks_per_sm[geom] * caps->n_sm)
       done = NULL;
     if (done != NULL)
-      CF_CUDA_TRY (cudaMemsetAsync (done, 0, tiles * sizeof (unsigned),
-              stream));
+      CF_CUDA_TRY (cudaMemsetAsync (done, 0, (size_t) tiles *
+              sizeof (unsigned), stream));
     for (int left = iterations; left > 0; left -= depth, launch++) {
       int sweeps = left < depth ? left : depth;
       status = hs_launch_db_geometry < S > (geom, g, width, height,
