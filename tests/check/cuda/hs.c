@@ -707,6 +707,23 @@ gpu_run_geometry (const scene * sc, cf_precision precision,
   return out;
 }
 
+/* Run gpu_run_geometry and assert its flow bit-identical to @ref, the
+ * message naming the geometry, PDL, precision and @against. */
+static void
+assert_geometry_run_identical (const scene * sc, cf_precision precision,
+    cf_hs_geometry geometry, int pdl, const cf_hs_params * hp,
+    const cf_flow * ref, const char *against)
+{
+  cf_flow *got = gpu_run_geometry (sc, precision, geometry, pdl, hp);
+  gchar *what = g_strdup_printf ("plan FUSED_DB %s%s vs %s (%s)",
+      cf_cuda_hs_geometry_name (geometry), pdl ? "" : " without PDL",
+      against, precision == CF_PRECISION_FP16 ? "fp16" : "fp32");
+
+  cf_test_assert_flow_identical (got, ref, what);
+  g_free (what);
+  cf_flow_free (got);
+}
+
 /* The plan's whole pipeline (graphs, zero-started first sweeps) is exact
  * between SIMPLE, FUSED and FUSED_DB too, in both precisions, with the
  * geometry picked per level (AUTO) or forced on every level, with and
@@ -737,13 +754,9 @@ GST_START_TEST (test_plan_simple_and_fused_identical)
       /* the last round: AUTO without PDL */
       int pdl = g < CF_HS_N_GEOMETRIES;
       cf_hs_geometry geom = pdl ? (cf_hs_geometry) g : CF_HS_GEOMETRY_AUTO;
-      cf_flow *db = gpu_run_geometry (&sc, precisions[p], geom, pdl, &hp);
-      gchar *what = g_strdup_printf ("plan FUSED_DB %s%s vs SIMPLE (%s)",
-          cf_cuda_hs_geometry_name (geom), pdl ? "" : " without PDL",
-          precisions[p] == CF_PRECISION_FP16 ? "fp16" : "fp32");
-      cf_test_assert_flow_identical (db, simple, what);
-      g_free (what);
-      cf_flow_free (db);
+
+      assert_geometry_run_identical (&sc, precisions[p], geom, pdl, &hp,
+          simple, "SIMPLE");
     }
     cf_flow_free (simple);
   }
@@ -781,17 +794,10 @@ GST_START_TEST (test_plan_tile_flags_match_whole_kernel_waits)
       cf_flow *waits = gpu_run_geometry (&sc, precisions[p], geometries[g],
           0, &hp);
 
-      for (run = 0; run < 3; run++) {
-        cf_flow *flags = gpu_run_geometry (&sc, precisions[p],
-            geometries[g], 1, &hp);
-        gchar *what = g_strdup_printf ("plan FUSED_DB %s with tile flags, "
-            "run %d, vs whole-kernel waits (%s)",
-            cf_cuda_hs_geometry_name (geometries[g]), run,
-            precisions[p] == CF_PRECISION_FP16 ? "fp16" : "fp32");
-        cf_test_assert_flow_identical (flags, waits, what);
-        g_free (what);
-        cf_flow_free (flags);
-      }
+      /* with PDL: tile flags on the levels that fill the GPU */
+      for (run = 0; run < 3; run++)
+        assert_geometry_run_identical (&sc, precisions[p], geometries[g], 1,
+            &hp, waits, "the same without PDL (whole-kernel waits)");
       cf_flow_free (waits);
     }
   }
