@@ -1112,52 +1112,92 @@ hs_db_tiles (cf_hs_geometry geom, int width, int height)
       cf_div_up (height, sh->rh - 2 * sh->k);
 }
 
+/* Whether a plan's sequence of @geom at width x height uses tile flags
+ * (hs_db_wait_tiles): where launches overlap (programmatic dependent
+ * launch) and the grid holds at least half as many blocks as the GPU
+ * does at once. In a smaller grid every block runs at the same time, its
+ * nine tiles end about when the whole kernel does, and the flags'
+ * release and polling only add to the wait (up to 15 % a level on the
+ * H100, docs/flow-speed.md). */
+static bool
+hs_db_flagged (cf_hs_geometry geom, const hs_db_caps * caps, int width,
+    int height)
+{
+  return caps->pdl && hs_db_tiles (geom, width, height) * 2 >=
+      (long) caps->blocks_per_sm[geom] * caps->n_sm;
+}
+
 /* First-order cost model of the FUSED_DB geometries, in ns, for AUTO.
  * Per launch of s sweeps: a fixed part (graph node launch, block start,
  * first loads' latency, drain), then on the busiest SM, for each round of
  * blocks it holds at once, the load of their regions and s sweeps, each
  * sweep at least a latency floor (barrier, window start, R rows of a
  * thread's strip) and otherwise proportional to the region cells the SM
- * sweeps. The constants are estimates for an H100-class SM, not
- * measurements: they rank geometries, tests/gpu/hs-speed.sh measures. */
+ * sweeps. With tile flags (@flags, hs_db_flagged) a launch does not drain
+ * between rounds: a block starts when its SM has room and its nine tiles
+ * are done, so what counts is the SMs' share of all the blocks' sweeps,
+ * plus the loads where an SM holds one block (with two or more, one loads
+ * while another sweeps), and no launch is shorter than one block's load
+ * and sweeps, each sweep at least the latency of a block alone on its SM
+ * (HS_DB_LONE_ROW_NS a row of a thread's strip: a 32 x 32 region's
+ * sweep, four rows a thread, takes about 0.46 us on the H100,
+ * docs/flow-speed.md). The constants are estimates for an H100-class SM;
+ * the lone-block row latency was set so that AUTO picks the fastest
+ * geometry, or one within 3 % of it, at each level of one warp of 504
+ * sweeps measured in docs/flow-speed.md (fp32 and fp16, 120 x 68 to
+ * 1920 x 1080). They rank geometries, tests/gpu/hs-speed.sh measures. */
 #define HS_DB_LAUNCH_NS 2500.0
 #define HS_DB_LOAD_NS_PER_CELL 0.5
 #define HS_DB_SWEEP_NS_PER_CELL 0.17
 #define HS_DB_SWEEP_NS 90.0
 #define HS_DB_SWEEP_NS_PER_ROW 15.0
+#define HS_DB_LONE_ROW_NS 125.0
 
 static double
 hs_db_cost (cf_hs_geometry geom, const hs_db_caps * caps, int width,
-    int height, int iterations)
+    int height, int iterations, bool flags)
 {
   const hs_db_shape *sh = &hs_db_shapes[geom];
+  const double region = (double) sh->rw * sh->rh;
+  const int rows = sh->rh / sh->by;     /* of a thread's strip */
   int m = caps->blocks_per_sm[geom];
-  long blocks, per_sm, busy, rounds, cells;
-  int full, rest;
+  long blocks, per_sm, busy, rounds;
+  int launches;
   double load, sweep;
 
   if (m < 1)
     return -1.0;
   blocks = hs_db_tiles (geom, width, height);
+  launches = (iterations + sh->k - 1) / sh->k;
+  if (flags) {
+    double s = (double) iterations / launches;  /* sweeps a launch */
+    double one = HS_DB_SWEEP_NS_PER_CELL * region;
+    double lone = HS_DB_SWEEP_NS + HS_DB_LONE_ROW_NS * rows;
+    double block = s * (one > lone ? one : lone);
+    double share = (double) blocks / caps->n_sm * (s * one +
+        (m == 1 ? HS_DB_LOAD_NS_PER_CELL * region : 0.0));
+    load = HS_DB_LOAD_NS_PER_CELL * region;
+    return launches * (HS_DB_LAUNCH_NS + (share > block + load ? share :
+            block + load));
+  }
   per_sm = (blocks + caps->n_sm - 1) / caps->n_sm;
   busy = per_sm < m ? per_sm : m;
   rounds = (per_sm + m - 1) / m;
-  cells = busy * sh->rw * sh->rh;
-  load = HS_DB_LOAD_NS_PER_CELL * cells;
-  sweep = HS_DB_SWEEP_NS_PER_CELL * cells;
-  if (sweep < HS_DB_SWEEP_NS + HS_DB_SWEEP_NS_PER_ROW * (sh->rh / sh->by))
-    sweep = HS_DB_SWEEP_NS + HS_DB_SWEEP_NS_PER_ROW * (sh->rh / sh->by);
-  full = iterations / sh->k;
-  rest = iterations % sh->k;
-  return (full + (rest > 0)) * (HS_DB_LAUNCH_NS + rounds * load) +
+  load = HS_DB_LOAD_NS_PER_CELL * busy * region;
+  sweep = HS_DB_SWEEP_NS_PER_CELL * busy * region;
+  if (sweep < HS_DB_SWEEP_NS + HS_DB_SWEEP_NS_PER_ROW * rows)
+    sweep = HS_DB_SWEEP_NS + HS_DB_SWEEP_NS_PER_ROW * rows;
+  return launches * (HS_DB_LAUNCH_NS + rounds * load) +
       (double) rounds * iterations * sweep;
 }
 
 /* The geometry a width x height level runs: @forced when the device can
- * run it, else the cheapest by hs_db_cost (ties to the earlier entry). */
+ * run it, else the cheapest by hs_db_cost (ties to the earlier entry),
+ * each geometry costed with tile flags where a plan's sequence (@flags)
+ * of three launches or more would use them. */
 static cf_hs_geometry
 hs_db_pick (const hs_db_caps * caps, cf_hs_geometry forced, int width,
-    int height, int iterations)
+    int height, int iterations, bool flags)
 {
   cf_hs_geometry best = CF_HS_GEOMETRY_32X32_K8;
   double best_cost = -1.0;
@@ -1167,10 +1207,15 @@ hs_db_pick (const hs_db_caps * caps, cf_hs_geometry forced, int width,
       caps->blocks_per_sm[forced] > 0)
     return forced;
   for (g = CF_HS_GEOMETRY_AUTO + 1; g < CF_HS_N_GEOMETRIES; g++) {
-    double cost = hs_db_cost ((cf_hs_geometry) g, caps, width, height,
-        iterations);
+    cf_hs_geometry geom = (cf_hs_geometry) g;
+    /* a sequence of one or two launches has at most one that waits on
+     * flags (the first waits for the stream): cost it as drained */
+    bool long_sequence = iterations > 2 * hs_db_shapes[g].k;
+    double cost = hs_db_cost (geom, caps, width, height, iterations,
+        flags && long_sequence && hs_db_flagged (geom, caps, width,
+            height));
     if (cost >= 0.0 && (best_cost < 0.0 || cost < best_cost)) {
-      best = (cf_hs_geometry) g;
+      best = geom;
       best_cost = cost;
     }
   }
@@ -1281,25 +1326,19 @@ hs_enqueue_iterations (const hs_coef_planes & g, int width, int height,
                       state[1].pitch)))))
     kernel = CF_HS_KERNEL_FUSED;
   if (kernel == CF_HS_KERNEL_FUSED_DB) {
+    /* tile flags in a plan's sequence (@done), which starts from zero,
+     * so that its first launch reads no increments; it waits for the
+     * stream (cf_pdl_wait) and the others for their tiles, from flags
+     * cleared here; and only where hs_db_flagged says they pay */
+    bool flags = done != NULL && zero_in;
     cf_hs_geometry geom = hs_db_pick (caps, geometry, width, height,
-        iterations);
+        iterations, flags);
     int depth = hs_db_shapes[geom].k;
     int first = zero_in;
     int launch = 0;
     long tiles = hs_db_tiles (geom, width, height);
 
-    /* tile flags where launches overlap (programmatic dependent launch)
-     * and the sequence starts from zero, so that its first launch reads
-     * no increments; it waits for the stream (cf_pdl_wait) and the
-     * others for their tiles, from flags cleared here */
-    if (!caps->pdl || !zero_in)
-      done = NULL;
-    /* and where the grid holds at least half as many blocks as the GPU
-     * does at once: in a smaller one every block runs at the same time,
-     * its nine tiles end about when the whole kernel does, and the flags'
-     * release and polling only add to the wait (up to 15 % a level on the
-     * H100, docs/flow-speed.md) */
-    if (tiles * 2 < (long) caps->blocks_per_sm[geom] * caps->n_sm)
+    if (!flags || !hs_db_flagged (geom, caps, width, height))
       done = NULL;
     if (done != NULL)
       CF_CUDA_TRY (cudaMemsetAsync (done, 0, (size_t) tiles *
