@@ -1173,12 +1173,13 @@ hs_db_cost (cf_hs_geometry geom, const hs_db_caps * caps, int width,
     double s = (double) iterations / launches;  /* sweeps a launch */
     double one = HS_DB_SWEEP_NS_PER_CELL * region;
     double lone = HS_DB_SWEEP_NS + HS_DB_LONE_ROW_NS * rows;
-    double block = s * (one > lone ? one : lone);
-    double share = (double) blocks / caps->n_sm * (s * one +
-        (m == 1 ? HS_DB_LOAD_NS_PER_CELL * region : 0.0));
+    /* one block's load and sweeps, and the SMs' share of all blocks' */
+    double block, share;
+
     load = HS_DB_LOAD_NS_PER_CELL * region;
-    return launches * (HS_DB_LAUNCH_NS + (share > block + load ? share :
-            block + load));
+    block = load + s * (one > lone ? one : lone);
+    share = (double) blocks / caps->n_sm * (s * one + (m == 1 ? load : 0.0));
+    return launches * (HS_DB_LAUNCH_NS + (share > block ? share : block));
   }
   per_sm = (blocks + caps->n_sm - 1) / caps->n_sm;
   busy = per_sm < m ? per_sm : m;
