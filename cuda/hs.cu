@@ -674,13 +674,17 @@ hs_row_mask (int lo, int hi)
 /* A FUSED_DB geometry: RW x RH region, BY thread rows (blocks of RW x BY
  * threads, R = RH / BY rows each), K sweeps per launch (halo width),
  * MIN_BLOCKS resident blocks per SM asked of ptxas (which caps the
- * registers per thread). Outputs the TW x TH centre. The two planes of
- * the region (padded by one cell, PLANE cells each) are dynamic shared
- * memory: 2 PLANE cells, above the 48 KB a static array may take. */
-template < int RW_, int RH_, int BY_, int K_, int MIN_BLOCKS_ > struct hs_geom
+ * registers per thread), EARLY_LOADS: a sweep's shared loads go ahead
+ * of its stores where they may (hs_db_sweep). Outputs the TW x TH
+ * centre. The two planes of the region (padded by one cell, PLANE cells
+ * each) are dynamic shared memory: 2 PLANE cells, above the 48 KB a
+ * static array may take. */
+template < int RW_, int RH_, int BY_, int K_, int MIN_BLOCKS_,
+    bool EARLY_LOADS_ > struct hs_geom
 {
   static const int RW = RW_, RH = RH_, BY = BY_, K = K_;
   static const int MIN_BLOCKS = MIN_BLOCKS_;
+  static const bool EARLY_LOADS = EARLY_LOADS_;
   static const int TW = RW - 2 * K, TH = RH - 2 * K, R = RH / BY;
   static const int PW = RW + 2, PLANE = (RH + 2) * (RW + 2);
   static const int RING = 2 * (RW + 2) + 2 * RH;        /* padding cells */
@@ -698,7 +702,18 @@ template < int RW_, int RH_, int BY_, int K_, int MIN_BLOCKS_ > struct hs_geom
  *  hs_jacobi_fused_kernel; the per-cell arithmetic is the same inline
  *  functions (T::mean, hs_update, T::pack). ROWS_IN: every row of the
  *  strip is an image row, so a cell's store depends on its column alone,
- *  a predicate the whole sweep keeps (no test a cell). */
+ *  a predicate the whole sweep keeps (no test a cell).
+ *
+ *  Order of the shared-memory accesses: the compiler keeps a thread's
+ *  shared loads and stores in program order (it cannot tell that the two
+ *  planes differ). With G::EARLY_LOADS the next row's window is loaded
+ *  before this row's store, so that a row need not wait for the previous
+ *  row's loads, arithmetic and store in turn, and the ghosts' cells are
+ *  all read before any ghost is written. Without it (the 1024-thread
+ *  regions, 64 registers a thread, where the window's extra registers
+ *  cost more than the overlap gains) each row's loads follow the
+ *  previous row's store, as before the change (docs/flow-speed.md, *Loads
+ *  ahead of stores*). */
 template < class G, typename S, bool TO_GLOBAL, bool ROWS_IN >
 static __device__ __forceinline__ void
 hs_db_sweep (const typename hs_traits < S >::cell * src,
@@ -710,41 +725,89 @@ hs_db_sweep (const typename hs_traits < S >::cell * src,
   typedef typename T::cell cell;
   const int PW = G::PW;
   const cell *top = src + r0 * PW + c;
-  cell pw = top[0], pc = top[1], pe = top[2];
-  cell qw = top[PW], qc = top[PW + 1], qe = top[PW + 2];
+
+  if constexpr (G::EARLY_LOADS) {
+    /* the window's rows: win[i] = plane row r0 + i (region row r0 + i - 1),
+     * i = 0 .. R + 1; every index is a constant once the loops are
+     * unrolled, so each row lives in registers from its load to the last
+     * cell that reads it */
+    cell win[G::R + 2][3];
+    auto load_row = [&](int i) {
+      win[i][0] = top[i * PW];
+      win[i][1] = top[i * PW + 1];
+      win[i][2] = top[i * PW + 2];
+    };
 
 #pragma unroll
-  for (int j = 0; j < G::R; j++) {
-    const cell *below = top + (j + 2) * PW;
-    cell nw = below[0], nc = below[1], ne = below[2];
-    /* N = pc, S = nc, W = qw, E = qe, NW = pw, NE = pe, SW = nw, SE = ne */
-    cell v = T::pack (hs_update (T::mean (pc, nc, qw, qe, pw, pe, nw, ne),
-            k[j]));
-    int r = r0 + j;
+    for (int i = 0; i < 3; i++)
+      load_row (i);
+#pragma unroll
+    for (int j = 0; j < G::R; j++) {
+      const cell *p = win[j], *q = win[j + 1], *n = win[j + 2];
+      /* N = p[1], S = n[1], W = q[0], E = q[2], NW = p[0], NE = p[2],
+       * SW = n[0], SE = n[2] */
+      cell v = T::pack (hs_update (T::mean (p[1], n[1], q[0], q[2], p[0],
+                  p[2], n[0], n[2]), k[j]));
 
-    if (TO_GLOBAL) {
-      if (out_rows & (1u << j))
-        T::store (out, out_at + j * (int) out.pitch, v);
-    } else if (ROWS_IN ? in_image != 0u : (in_image & (1u << j)) != 0u) {
-      dst[(r + 1) * PW + c + 1] = v;    /* a predicated store, no branch */
+      if (j + 3 < G::R + 2)     /* the next row's window, before the store */
+        load_row (j + 3);
+      if (TO_GLOBAL) {
+        if (out_rows & (1u << j))
+          T::store (out, out_at + j * (int) out.pitch, v);
+      } else if (ROWS_IN ? in_image != 0u : (in_image & (1u << j)) != 0u) {
+        dst[(r0 + j + 1) * PW + c + 1] = v;     /* predicated, no branch */
+      }
     }
-    pw = qw;
-    pc = qc;
-    pe = qe;
-    qw = nw;
-    qc = nc;
-    qe = ne;
+  } else {
+    cell pw = top[0], pc = top[1], pe = top[2];
+    cell qw = top[PW], qc = top[PW + 1], qe = top[PW + 2];
+
+#pragma unroll
+    for (int j = 0; j < G::R; j++) {
+      const cell *below = top + (j + 2) * PW;
+      cell nw = below[0], nc = below[1], ne = below[2];
+      /* N = pc, S = nc, W = qw, E = qe, NW = pw, NE = pe, SW = nw, SE = ne */
+      cell v = T::pack (hs_update (T::mean (pc, nc, qw, qe, pw, pe, nw, ne),
+              k[j]));
+      int r = r0 + j;
+
+      if (TO_GLOBAL) {
+        if (out_rows & (1u << j))
+          T::store (out, out_at + j * (int) out.pitch, v);
+      } else if (ROWS_IN ? in_image != 0u : (in_image & (1u << j)) != 0u) {
+        dst[(r + 1) * PW + c + 1] = v;  /* a predicated store, no branch */
+      }
+      pw = qw;
+      pc = qc;
+      pe = qe;
+      qw = nw;
+      qc = nc;
+      qe = ne;
+    }
   }
   /* the ghosts of the edge cells, from the cells just written (by this
    * thread; other threads read them after the barrier): a branch a sweep
    * instead of one a cell */
   if (!TO_GLOBAL && !plain) {
+    if constexpr (G::EARLY_LOADS) {
+      cell edge[G::R];
+
 #pragma unroll
-    for (int j = 0; j < G::R; j++) {
-      cell *at = dst + (r0 + j + 1) * PW + c + 1;
-      if (in_image & (1u << j))
-        hs_put_ghosts < PW > (at, at[0], left, right, j == j_top,
-            j == j_bottom);
+      for (int j = 0; j < G::R; j++)
+        edge[j] = dst[(r0 + j + 1) * PW + c + 1];
+#pragma unroll
+      for (int j = 0; j < G::R; j++)
+        if (in_image & (1u << j))
+          hs_put_ghosts < PW > (dst + (r0 + j + 1) * PW + c + 1, edge[j],
+              left, right, j == j_top, j == j_bottom);
+    } else {
+#pragma unroll
+      for (int j = 0; j < G::R; j++) {
+        cell *at = dst + (r0 + j + 1) * PW + c + 1;
+        if (in_image & (1u << j))
+          hs_put_ghosts < PW > (at, at[0], left, right, j == j_top,
+              j == j_bottom);
+      }
     }
   }
 }
@@ -1027,15 +1090,18 @@ out:
 }
 
 /* FUSED_DB geometries: enum, name, region RW x RH, thread rows BY, depth
- * K, resident blocks per SM asked of ptxas. The list is the one place
- * that names them; cf_hs_geometry (cuda/hs.h) has the same order. */
+ * K, resident blocks per SM asked of ptxas, early loads (hs_db_sweep: on
+ * where the H100 measured them faster; 128 x 64 and 128 x 96, 64
+ * registers a thread, took 2-4 % longer with them at 1920x1080,
+ * docs/flow-speed.md). The list is the one place that names them;
+ * cf_hs_geometry (cuda/hs.h) has the same order. */
 #define HS_DB_GEOMETRIES(X) \
-  X (CF_HS_GEOMETRY_32X32_K8, "32x32-k8", 32, 32, 8, 8, 4) \
-  X (CF_HS_GEOMETRY_64X64_K8, "64x64-k8", 64, 64, 8, 8, 2) \
-  X (CF_HS_GEOMETRY_96X64_K8, "96x64-k8", 96, 64, 4, 8, 2) \
-  X (CF_HS_GEOMETRY_128X64_K8, "128x64-k8", 128, 64, 8, 8, 1) \
-  X (CF_HS_GEOMETRY_128X96_K8, "128x96-k8", 128, 96, 8, 8, 1) \
-  X (CF_HS_GEOMETRY_64X64_K16, "64x64-k16", 64, 64, 8, 16, 2)
+  X (CF_HS_GEOMETRY_32X32_K8, "32x32-k8", 32, 32, 8, 8, 4, true) \
+  X (CF_HS_GEOMETRY_64X64_K8, "64x64-k8", 64, 64, 8, 8, 2, true) \
+  X (CF_HS_GEOMETRY_96X64_K8, "96x64-k8", 96, 64, 4, 8, 2, true) \
+  X (CF_HS_GEOMETRY_128X64_K8, "128x64-k8", 128, 64, 8, 8, 1, false) \
+  X (CF_HS_GEOMETRY_128X96_K8, "128x96-k8", 128, 96, 8, 8, 1, false) \
+  X (CF_HS_GEOMETRY_64X64_K16, "64x64-k16", 64, 64, 8, 16, 2, true)
 
 struct hs_db_shape
 {
@@ -1045,7 +1111,7 @@ struct hs_db_shape
 
 static const hs_db_shape hs_db_shapes[CF_HS_N_GEOMETRIES] = {
   {"auto", 0, 0, 0, 0},
-#define HS_DB_SHAPE(e, name, rw, rh, by, k, mb) {name, rw, rh, by, k},
+#define HS_DB_SHAPE(e, name, rw, rh, by, k, mb, el) {name, rw, rh, by, k},
   HS_DB_GEOMETRIES (HS_DB_SHAPE)
 #undef HS_DB_SHAPE
 };
@@ -1093,9 +1159,9 @@ hs_db_prepare (hs_db_caps * caps, int n_sm)
   memset (caps, 0, sizeof (*caps));
   caps->n_sm = n_sm < 1 ? 1 : n_sm;
   caps->pdl = cf_cuda_pdl_supported ();
-#define HS_DB_PREPARE(e, name, rw, rh, by, k, mb) \
+#define HS_DB_PREPARE(e, name, rw, rh, by, k, mb, el) \
   caps->blocks_per_sm[e] = \
-      hs_db_prepare_one < hs_geom < rw, rh, by, k, mb >, S > ();
+      hs_db_prepare_one < hs_geom < rw, rh, by, k, mb, el >, S > ();
   HS_DB_GEOMETRIES (HS_DB_PREPARE)
 #undef HS_DB_PREPARE
   return caps->blocks_per_sm[CF_HS_GEOMETRY_32X32_K8] > 0 ? CF_OK :
@@ -1247,9 +1313,9 @@ hs_launch_db_geometry (cf_hs_geometry geom, const hs_coef_planes & g,
     const S & out, int pdl, unsigned *done, int launch, cudaStream_t stream)
 {
   switch (geom) {
-#define HS_DB_CASE(e, name, rw, rh, by, k, mb) \
+#define HS_DB_CASE(e, name, rw, rh, by, k, mb, el) \
     case e: \
-      return hs_launch_db < hs_geom < rw, rh, by, k, mb >, S > (g, width, \
+      return hs_launch_db < hs_geom < rw, rh, by, k, mb, el >, S > (g, width, \
           height, sweeps, zero_in, in, out, pdl, done, launch, stream);
       HS_DB_GEOMETRIES (HS_DB_CASE)
 #undef HS_DB_CASE
