@@ -1206,8 +1206,9 @@ hs_db_flagged (cf_hs_geometry geom, const hs_db_caps * caps, int width,
  * while another sweeps), and no launch is shorter than one block's load
  * and sweeps, each sweep at least the latency of a block alone on its SM
  * (HS_DB_LONE_ROW_NS a row of a thread's strip: a 32 x 32 region's
- * sweep, four rows a thread, takes about 0.46 us on the H100,
- * docs/flow-speed.md). The constants are estimates for an H100-class SM;
+ * sweep, four rows a thread, took about 0.46 us on the H100 before the
+ * early loads, docs/flow-speed.md; with them AUTO's picks were still the
+ * fastest forced geometry at every level measured). The constants are estimates for an H100-class SM;
  * the lone-block row latency was set so that AUTO picks the fastest
  * geometry, or one within 3 % of it, at each level of one warp of 504
  * sweeps measured in docs/flow-speed.md (fp32 and fp16, 120 x 68 to
