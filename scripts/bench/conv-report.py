@@ -24,11 +24,8 @@ import json
 import math
 import os
 import sys
-from xml.sax.saxutils import escape
 
-# Okabe-Ito colours without the yellow, which is unreadable on white
-COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
-           "#56B4E9", "#000000", "#999999"]
+import svgplot
 
 
 def log(msg):
@@ -227,143 +224,29 @@ def notes_for(impls, sizes_table, limit=3):
 
 # ---------------------------------------------------------------- SVG
 
-def nice_ticks(lo, hi):
-    """Decade ticks in [lo, hi] (log10 units), with 2 and 5 between them
-    when the range spans at most 3 decades: [(value, major)]."""
-    ticks = []
-    for e in range(int(math.floor(lo)), int(math.ceil(hi)) + 1):
-        for m in (1, 2, 5):
-            if m != 1 and hi - lo > 3:
-                continue
-            v = m * 10.0 ** e
-            if lo - 1e-9 <= math.log10(v) <= hi + 1e-9:
-                ticks.append((v, m == 1))
-    return ticks
-
-
-def fmt_tick(v):
-    if v >= 1:
-        return "%g" % v
-    return ("%.6f" % v).rstrip("0")
-
-
 def svg_plot(w, h, device, order, sizes_table):
-    width, height = 860, 470
-    left, right, top, bottom = 78, 600, 52, 400
-    impls = size_impls(order, sizes_table)
     ks = sorted(sizes_table)
-    points = [r["median_ms"] for cells in sizes_table.values()
-              for r in cells.values() if r["status"] == "ok"]
-    s = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-         'viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">'
-         % (width, height, width, height),
-         '<rect width="100%" height="100%" fill="white"/>',
-         '<text x="%d" y="22" font-size="16" font-weight="bold">'
-         'Convolution, %dx%d: median time per frame against kernel side'
-         '</text>' % (left, w, h),
-         '<text x="%d" y="40" fill="#444">%s</text>'
-         % (left, escape(device))]
-
-    kx0, kx1 = math.log2(ks[0]), math.log2(ks[-1])
-    if kx1 - kx0 < 1e-9:
-        kx0, kx1 = kx0 - 1, kx1 + 1
-    kx0, kx1 = kx0 - 0.15, kx1 + 0.15   # keep markers off the frame
-
-    def x_of(k):
-        return left + (math.log2(k) - kx0) / (kx1 - kx0) * (right - left)
-
-    if points:
-        y0 = math.floor(math.log10(min(points)))
-        y1 = math.ceil(math.log10(max(points)))
-        if y1 - y0 < 1:
-            y1 = y0 + 1
-    else:
-        y0, y1 = -1, 1
-
-    def y_of(v):
-        return bottom - (math.log10(v) - y0) / (y1 - y0) * (bottom - top)
-
-    # grid, ticks, frame
-    for v, major in nice_ticks(y0, y1):
-        y = y_of(v)
-        s.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s"/>'
-                 % (left, y, right, y, "#ccc" if major else "#eee"))
-        s.append('<text x="%d" y="%.1f" text-anchor="end" '
-                 'dominant-baseline="middle">%s</text>'
-                 % (left - 6, y, fmt_tick(v)))
-    for k in ks:
-        x = x_of(k)
-        s.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#eee"/>'
-                 % (x, top, x, bottom))
-        s.append('<text x="%.1f" y="%d" text-anchor="middle">%d</text>'
-                 % (x, bottom + 16, k))
-    s.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" '
-             'stroke="#333"/>' % (left, top, right - left, bottom - top))
-    s.append('<text x="%d" y="%d" text-anchor="middle">kernel side K '
-             '(taps K x K, log scale)</text>'
-             % ((left + right) // 2, bottom + 38))
-    s.append('<text transform="translate(%d %d) rotate(-90)" '
-             'text-anchor="middle">median ms per frame (log scale)</text>'
-             % (20, (top + bottom) // 2))
-    if not points:
-        s.append('<text x="%d" y="%d" text-anchor="middle" fill="#888">'
-                 'no timed results</text>'
-                 % ((left + right) // 2, (top + bottom) // 2))
-
-    # one line per implementation, broken where a point is missing
-    ly = top + 8
-    daggers = False
-    s.append('<text x="%d" y="%d" font-weight="bold">implementation</text>'
-             % (right + 20, ly))
-    for n, impl in enumerate(impls):
-        colour = COLOURS[n % len(COLOURS)]
-        dash = "" if is_ours(impl) else ' stroke-dasharray="6 4"'
-        runs, run = [], []
+    series, daggers = [], False
+    for n, impl in enumerate(size_impls(order, sizes_table)):
+        points = []
         for k in ks:
             r = sizes_table[k].get(impl)
-            if r is not None and r["status"] == "ok":
-                run.append((x_of(k), y_of(r["median_ms"])))
-            elif run:
-                runs.append(run)
-                run = []
-        if run:
-            runs.append(run)
-        for run in runs:
-            if len(run) > 1:
-                s.append('<polyline fill="none" stroke="%s" stroke-width="2"'
-                         '%s points="%s"/>' % (colour, dash, " ".join(
-                             "%.1f,%.1f" % p for p in run)))
-            for (x, y) in run:
-                s.append(marker(impl, x, y, colour))
-        ly += 20
-        timed = any(runs)
+            ok = r is not None and r["status"] == "ok"
+            points.append((math.log2(k), r["median_ms"] if ok else None))
         dagger = "" if all(comparable(cells[impl]) for cells in
                            sizes_table.values() if impl in cells) else "†"
         daggers = daggers or bool(dagger)
-        s.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" '
-                 'stroke-width="2"%s/>' % (right + 20, ly - 4, right + 50,
-                                           ly - 4, colour, dash))
-        s.append(marker(impl, right + 35, ly - 4, colour))
-        s.append('<text x="%d" y="%d" dominant-baseline="middle"%s>%s%s'
-                 '</text>' % (right + 58, ly - 4,
-                              "" if timed else ' fill="#888"',
-                              escape(impl + dagger),
-                              "" if timed else " (n/a)"))
-    s.append('<text x="%d" y="%d" fill="#444">solid: ours; dashed: '
-             'vendor</text>' % (right + 20, ly + 24))
+        series.append(svgplot.Series(
+            impl + dagger, svgplot.COLOURS[n % len(svgplot.COLOURS)], points,
+            dashed=not is_ours(impl), square=not is_ours(impl)))
+    notes = ["solid: ours; dashed: vendor"]
     if daggers:
-        s.append('<text x="%d" y="%d" fill="#444">† rank-1 kernel, not the '
-                 'dense one</text>' % (right + 20, ly + 42))
-    s.append("</svg>")
-    return "\n".join(s) + "\n"
-
-
-def marker(impl, x, y, colour):
-    if is_ours(impl):
-        return '<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"/>' % (
-            x, y, colour)
-    return '<rect x="%.1f" y="%.1f" width="7" height="7" fill="%s"/>' % (
-        x - 3.5, y - 3.5, colour)
+        notes.append("† rank-1 kernel, not the dense one")
+    return svgplot.plot(
+        "Convolution, %dx%d: median time per frame against kernel side"
+        % (w, h), device, [(math.log2(k), "%d" % k) for k in ks],
+        "kernel side K (taps K x K, log scale)",
+        "median ms per frame (log scale)", "implementation", series, notes)
 
 
 def main():
