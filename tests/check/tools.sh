@@ -9,7 +9,8 @@
 # timing (its JSON, markdown and SVG, and its Pareto set recomputed here),
 # with timing where there is a GPU; gst-cudaflow-streams on a JPEG clip
 # with the CPU backend (loops, counts, checks the flow, writes its outputs);
-# scripts/bench/conv-report.py on a made-up pair of result files.
+# scripts/bench/conv-report.py on a made-up pair of result files and
+# scripts/bench/hs-report.py on made-up rounds of two builds.
 tools=${CUDAFLOW_TOOLS_DIR:-$(dirname "$0")/../../tools}
 bench_scripts=$(dirname "$0")/../../scripts/bench
 peers=$(dirname "$0")/../../tools/flow-frontier-peers.txt
@@ -407,6 +408,42 @@ EOF
   fi
 else
   echo "SKIP: conv-report.py (no python3)"; skip=$((skip + 1))
+fi
+
+# hs-report.py: build A in three rounds, build B in one; A timed with two
+# geometries at two sizes, B with one (so only A gets a per-geometry table
+# and plot); an unknown --baseline is a usage error
+if command -v python3 > /dev/null 2>&1; then
+  hs_row() { printf '{"config": "%s", "width": %d, "height": %d, "hs_geometry": "%s", "frame_ms": %s}' "$@"; }
+  hs_file() { f=$1; shift; { echo '{"device": "Test GPU (1 SMs)", "frames": 3, "results": ['
+      sep=; while [ $# -gt 0 ]; do printf '%s' "$sep"; hs_row $1 $2 $3 $4 $5; sep=', '; shift 5; done
+      echo ']}'; } > "$tmp/$f"; }
+  hs_file a1.json hs-cuda-samples 64 48 auto 2.0  hs-one-level 64 48 g1 1.0 \
+    hs-one-level 64 48 g2 0.5  hs-one-level 32 24 g1 0.25  hs-one-level 32 24 g2 0.3
+  hs_file a2.json hs-cuda-samples 64 48 auto 5.0
+  hs_file a3.json hs-cuda-samples 64 48 auto 3.0
+  hs_file b.json hs-cuda-samples 64 48 auto 1.5  hs-one-level 64 48 g1 2.0
+  python3 "$bench_scripts/hs-report.py" --baseline nosuch A="$tmp/a1.json" > /dev/null 2> "$tmp/hsr.err"
+  hs_bad=$?
+  if python3 "$bench_scripts/hs-report.py" --markdown "$tmp/hsr.md" --svg-dir "$tmp/hsr" \
+        A="$tmp/a1.json" A="$tmp/a2.json" A="$tmp/a3.json" B="$tmp/b.json" > "$tmp/hsr.log" 2>&1 \
+      && grep -qxF '| 64x48 | auto | 2.000, 5.000, 3.000 (**3.000**) | 1.500 | 0.500 |' "$tmp/hsr.md" \
+      && grep -qxF '| 64x48 | g1 | 1.000 | 2.000 | 2.000 |' "$tmp/hsr.md" \
+      && grep -qxF '| 64x48 | g2 | 0.500 |  |  |' "$tmp/hsr.md" \
+      && grep -qxF '| size | g1 | g2 |' "$tmp/hsr.md" \
+      && grep -qxF '| 64x48 | 1.000 | **0.500** |' "$tmp/hsr.md" \
+      && grep -qxF '| 32x24 | **0.250** | 0.300 |' "$tmp/hsr.md" \
+      && [ "$(grep -c 'every geometry' "$tmp/hsr.md")" -eq 1 ] \
+      && grep -q '<polyline' "$tmp/hsr/hs-A-hs-one-level.svg" \
+      && grep -q '</svg>' "$tmp/hsr/hs-A-hs-one-level.svg" \
+      && [ ! -e "$tmp/hsr/hs-B-hs-one-level.svg" ] \
+      && [ $hs_bad -eq 2 ] && grep -q 'nosuch' "$tmp/hsr.err"; then
+    ok "hs-report.py rounds, ratios, per-geometry table and SVG"
+  else
+    bad "hs-report.py (bad baseline: exit $hs_bad)"; cat "$tmp/hsr.log" "$tmp/hsr.md" "$tmp/hsr.err"
+  fi
+else
+  echo "SKIP: hs-report.py (no python3)"; skip=$((skip + 1))
 fi
 
 # same-kernels.py: objects whose functions sit in sections named after them,

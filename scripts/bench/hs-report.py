@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+# gst-cudaflow — builds timed side by side: markdown tables and SVG plots
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Compare tools/gst-cudaflow-flow-bench runs of several builds.
+
+  hs-report.py [--baseline LABEL] [--markdown FILE] [--svg-dir DIR]
+               LABEL=RESULTS.json...
+
+Each input is the --json output of gst-cudaflow-flow-bench, named by the
+build it ran (LABEL=; without one, the file's name). Several files with
+one label are rounds of that build: a result is identified by its
+configuration, size and region geometry (--hs-geometry, "auto" when the
+plan chose), and its rounds' frame times are reduced to their median.
+
+The markdown (stdout without --markdown) has:
+- per configuration, a row per size and geometry: each build's frame
+  times, every round in the order given, with the median in bold, then
+  each build's median over the baseline's (the first label, or
+  --baseline);
+- per configuration and build with more than one geometry, a row per
+  size and a column per geometry, the fastest of the row in bold (the
+  per-level table of docs/flow-speed.md).
+--svg-dir writes hs-LABEL-CONFIG.svg for the latter: median ms per frame
+against the level's pixels, both axes logarithmic, a line per geometry.
+Standard library only.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+import svgplot
+
+
+def log(msg):
+    print("hs-report: " + msg, file=sys.stderr)
+
+
+def parse_input(arg):
+    """(label, path) from LABEL=PATH or PATH."""
+    m = re.match(r"^([A-Za-z0-9_.+-]+)=(.+)$", arg)
+    if m and not os.path.exists(arg):
+        return m.group(1), m.group(2)
+    return os.path.splitext(os.path.basename(arg))[0], arg
+
+
+def load(args):
+    """(devices, labels, configs, {(config, w, h, geometry): {label:
+    [frame ms per file]}}) with every list in the order first met."""
+    devices, labels, configs, table = set(), [], [], {}
+    for arg in args:
+        label, path = parse_input(arg)
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            raise SystemExit("hs-report: %s: %s" % (path, e))
+        if not isinstance(doc, dict) or not isinstance(doc.get("results"),
+                                                       list):
+            raise SystemExit("hs-report: %s: no \"results\" list" % path)
+        devices.add(str(doc.get("device", "unknown")))
+        if label not in labels:
+            labels.append(label)
+        seen = set()
+        for r in doc["results"]:
+            try:
+                key = (str(r["config"]), int(r["width"]), int(r["height"]),
+                       str(r.get("hs_geometry") or "auto"))
+                ms = float(r["frame_ms"])
+            except (KeyError, TypeError, ValueError):
+                log("%s: row without config/width/height/frame_ms skipped: "
+                    "%r" % (path, r))
+                continue
+            if not ms > 0:
+                log("%s: %s %dx%d %s: frame_ms %r skipped"
+                    % ((path,) + key + (r.get("frame_ms"),)))
+                continue
+            if key in seen:
+                log("%s: %s %dx%d %s given twice in one file: both kept as "
+                    "rounds" % ((path,) + key))
+            seen.add(key)
+            if key[0] not in configs:
+                configs.append(key[0])
+            table.setdefault(key, {}).setdefault(label, []).append(ms)
+    return sorted(devices), labels, configs, table
+
+
+def fmt_ms(v):
+    if v >= 100:
+        return "%.1f" % v
+    if v >= 10:
+        return "%.2f" % v
+    return "%.3f" % v
+
+
+def median(times):
+    return statistics.median(times) if times else None
+
+
+def sizes_of(table, config):
+    """(w, h) of a configuration, largest first, as the levels of a
+    pyramid run down."""
+    return sorted({(w, h) for (c, w, h, _) in table if c == config},
+                  key=lambda s: (-s[0] * s[1], -s[0]))
+
+
+def geometries_of(table, config, label=None):
+    out = []
+    for (c, _, _, g), cells in table.items():
+        if c == config and g not in out and (label is None or label in cells):
+            out.append(g)
+    return out
+
+
+def times_table(labels, base, config, table):
+    others = [l for l in labels if l != base]
+    out = ["| size | geometry | " + " | ".join(labels) + " | " +
+           " | ".join("%s / %s" % (l, base) for l in others) + " |",
+           "|---|---|" + "---|" * (len(labels) + len(others))]
+    for w, h in sizes_of(table, config):
+        for g in geometries_of(table, config):
+            cells = table.get((config, w, h, g))
+            if not cells:
+                continue
+            row = ["%dx%d" % (w, h), g]
+            for l in labels:
+                t = cells.get(l, [])
+                if len(t) > 1:
+                    row.append(", ".join(fmt_ms(v) for v in t) +
+                               " (**%s**)" % fmt_ms(median(t)))
+                else:
+                    row.append(fmt_ms(t[0]) if t else "")
+            b = median(cells.get(base, []))
+            for l in others:
+                m = median(cells.get(l, []))
+                row.append("%.3f" % (m / b) if m and b else "")
+            out.append("| " + " | ".join(row) + " |")
+    return out
+
+
+def geometry_table(label, config, table):
+    geoms = geometries_of(table, config, label)
+    out = ["| size | " + " | ".join(geoms) + " |",
+           "|---|" + "---|" * len(geoms)]
+    for w, h in sizes_of(table, config):
+        meds = [median(table.get((config, w, h, g), {}).get(label, []))
+                for g in geoms]
+        timed = [m for m in meds if m is not None]
+        if not timed:
+            continue
+        best = min(timed)
+        out.append("| %dx%d | " % (w, h) + " | ".join(
+            "" if m is None else
+            ("**%s**" if m == best else "%s") % fmt_ms(m) for m in meds) +
+            " |")
+    return out
+
+
+def markdown(devices, labels, base, configs, table):
+    out = []
+    if len(devices) == 1:
+        out.append("Device: %s." % devices[0])
+    else:
+        out.append("**Devices differ**: " + "; ".join(devices) + ".")
+    out.append("")
+    out.append("Milliseconds per frame (the bench's median frame of each "
+               "run); several runs of a build are listed in the order "
+               "given, their median in bold; ratios are medians over %s's "
+               "(< 1: faster than %s)." % (base, base))
+    for config in configs:
+        out += ["", "### %s" % config, ""]
+        out += times_table(labels, base, config, table)
+    for config in configs:
+        for label in labels:
+            if len(geometries_of(table, config, label)) < 2:
+                continue
+            out += ["", "### %s, %s: every geometry" % (config, label), "",
+                    "Median ms per frame; **bold**: the fastest of the row.",
+                    ""]
+            out += geometry_table(label, config, table)
+    return "\n".join(out) + "\n"
+
+
+def svg_plot(label, config, device, table):
+    sizes = sorted(sizes_of(table, config), key=lambda s: s[0] * s[1])
+    xs = [math.log10(w * h) for (w, h) in sizes]
+    series = []
+    for n, g in enumerate(geometries_of(table, config, label)):
+        points = [(x, median(table.get((config, w, h, g), {}).get(label, [])))
+                  for x, (w, h) in zip(xs, sizes)]
+        # eight colours: the second eight geometries dashed, square markers
+        lap = n // len(svgplot.COLOURS) % 2 == 1
+        series.append(svgplot.Series(
+            g, svgplot.COLOURS[n % len(svgplot.COLOURS)], points,
+            dashed=lap, square=lap))
+    return svgplot.plot(
+        "%s, %s: median time per frame against level size" % (config, label),
+        device, [(x, "%dx%d" % s) for x, s in zip(xs, sizes)],
+        "level size (pixels, log scale)", "median ms per frame (log scale)",
+        "geometry", series)
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description="compare gst-cudaflow-flow-bench JSON files of several "
+        "builds: markdown tables and SVG plots")
+    ap.add_argument("inputs", nargs="+", metavar="LABEL=RESULTS.json")
+    ap.add_argument("--baseline", help="the label ratios are taken against "
+                    "(default: the first)")
+    ap.add_argument("--markdown", help="write the tables here (default: "
+                    "stdout)")
+    ap.add_argument("--svg-dir", help="write hs-LABEL-CONFIG.svg here for "
+                    "every configuration and build timed with several "
+                    "geometries")
+    args = ap.parse_args()
+
+    devices, labels, configs, table = load(args.inputs)
+    if not table:
+        log("no results in " + ", ".join(args.inputs))
+        return 1
+    base = args.baseline or labels[0]
+    if base not in labels:
+        log("--baseline %s: no such label (labels: %s)"
+            % (base, ", ".join(labels)))
+        return 2
+    text = markdown(devices, labels, base, configs, table)
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    if args.svg_dir:
+        os.makedirs(args.svg_dir, exist_ok=True)
+        device = "; ".join(devices)
+        for config in configs:
+            for label in labels:
+                if len(geometries_of(table, config, label)) < 2:
+                    continue
+                path = os.path.join(args.svg_dir,
+                                    "hs-%s-%s.svg" % (label, config))
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(svg_plot(label, config, device, table))
+                log("wrote " + path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
