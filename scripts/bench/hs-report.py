@@ -3,25 +3,27 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Compare tools/gst-cudaflow-flow-bench runs of several builds.
 
-  hs-report.py [--baseline LABEL] [--markdown FILE] [--svg-dir DIR]
-               LABEL=RESULTS.json...
+  hs-report.py [--baseline LABEL] [--field NAME] [--markdown FILE]
+               [--svg-dir DIR] LABEL=RESULTS.json...
 
 Each input is the --json output of gst-cudaflow-flow-bench, named by the
 build it ran (LABEL=; without one, the file's name). Several files with
 one label are rounds of that build: a result is identified by its
-configuration, size and region geometry (--hs-geometry, "auto" when the
-plan chose), and its rounds' frame times are reduced to their median.
+configuration, size and variant (the region geometry of --hs-geometry,
+"auto" when the plan chose, followed by the Jacobi kernel where one was
+forced and "no-pdl" where programmatic dependent launch was off), and its
+rounds' times (frame_ms, or the --field given) reduce to their median.
 
 The markdown (stdout without --markdown) has:
-- per configuration, a row per size and geometry: each build's frame
+- per configuration, a row per size and variant: each build's
   times, every round in the order given, with the median in bold, then
   each build's median over the baseline's (the first label, or
   --baseline);
-- per configuration and build with more than one geometry, a row per
-  size and a column per geometry, the fastest of the row in bold (the
+- per configuration and build with more than one variant, a row per
+  size and a column per variant, the fastest of the row in bold (the
   per-level table of docs/flow-speed.md).
---svg-dir writes hs-LABEL-CONFIG.svg for the latter: median ms per frame
-against the level's pixels, both axes logarithmic, a line per geometry.
+--svg-dir writes hs-LABEL-CONFIG.svg for the latter: median time against
+the level's pixels, both axes logarithmic, a line per variant.
 Standard library only.
 """
 
@@ -48,9 +50,19 @@ def parse_input(arg):
     return os.path.splitext(os.path.basename(arg))[0], arg
 
 
-def load(args):
-    """(devices, labels, configs, {(config, w, h, geometry): {label:
-    [frame ms per file]}}) with every list in the order first met."""
+def variant_of(r):
+    """The region geometry, then what else the bench was told to vary."""
+    v = str(r.get("hs_geometry") or "auto")
+    if r.get("hs_kernel") not in (None, "auto"):
+        v += " " + str(r["hs_kernel"])
+    if r.get("hs_pdl") == 0:
+        v += " no-pdl"
+    return v
+
+
+def load(args, field):
+    """(devices, labels, configs, {(config, w, h, variant): {label:
+    [ms per file]}}) with every list in the order first met."""
     devices, labels, configs, table = set(), [], [], {}
     for arg in args:
         label, path = parse_input(arg)
@@ -69,15 +81,15 @@ def load(args):
         for r in doc["results"]:
             try:
                 key = (str(r["config"]), int(r["width"]), int(r["height"]),
-                       str(r.get("hs_geometry") or "auto"))
-                ms = float(r["frame_ms"])
+                       variant_of(r))
+                ms = float(r[field])
             except (KeyError, TypeError, ValueError):
-                log("%s: row without config/width/height/frame_ms skipped: "
-                    "%r" % (path, r))
+                log("%s: row without config/width/height/%s skipped: %r"
+                    % (path, field, r))
                 continue
             if not ms > 0:
-                log("%s: %s %dx%d %s: frame_ms %r skipped"
-                    % ((path,) + key + (r.get("frame_ms"),)))
+                log("%s: %s %dx%d %s: %s %r skipped"
+                    % ((path,) + key + (field, r.get(field))))
                 continue
             if key in seen:
                 log("%s: %s %dx%d %s given twice in one file: both kept as "
@@ -118,7 +130,7 @@ def geometries_of(table, config, label=None):
 
 def times_table(labels, base, config, table):
     others = [l for l in labels if l != base]
-    out = ["| size | geometry | " + " | ".join(labels) + " | " +
+    out = ["| size | variant | " + " | ".join(labels) + " | " +
            " | ".join("%s / %s" % (l, base) for l in others) + " |",
            "|---|---|" + "---|" * (len(labels) + len(others))]
     for w, h in sizes_of(table, config):
@@ -160,17 +172,17 @@ def geometry_table(label, config, table):
     return out
 
 
-def markdown(devices, labels, base, configs, table):
+def markdown(devices, labels, base, field, configs, table):
     out = []
     if len(devices) == 1:
         out.append("Device: %s." % devices[0])
     else:
         out.append("**Devices differ**: " + "; ".join(devices) + ".")
     out.append("")
-    out.append("Milliseconds per frame (the bench's median frame of each "
-               "run); several runs of a build are listed in the order "
-               "given, their median in bold; ratios are medians over %s's "
-               "(< 1: faster than %s)." % (base, base))
+    out.append("Milliseconds: %s (the bench's median frame of each run); "
+               "several runs of a build are listed in the order given, "
+               "their median in bold; ratios are medians over %s's (< 1: "
+               "faster than %s)." % (field, base, base))
     for config in configs:
         out += ["", "### %s" % config, ""]
         out += times_table(labels, base, config, table)
@@ -178,14 +190,14 @@ def markdown(devices, labels, base, configs, table):
         for label in labels:
             if len(geometries_of(table, config, label)) < 2:
                 continue
-            out += ["", "### %s, %s: every geometry" % (config, label), "",
-                    "Median ms per frame; **bold**: the fastest of the row.",
+            out += ["", "### %s, %s: every variant" % (config, label), "",
+                    "Median %s; **bold**: the fastest of the row." % field,
                     ""]
             out += geometry_table(label, config, table)
     return "\n".join(out) + "\n"
 
 
-def svg_plot(label, config, device, table):
+def svg_plot(label, config, field, device, table):
     sizes = sorted(sizes_of(table, config), key=lambda s: s[0] * s[1])
     xs = [math.log10(w * h) for (w, h) in sizes]
     series = []
@@ -198,10 +210,10 @@ def svg_plot(label, config, device, table):
             g, svgplot.COLOURS[n % len(svgplot.COLOURS)], points,
             dashed=lap, square=lap))
     return svgplot.plot(
-        "%s, %s: median time per frame against level size" % (config, label),
+        "%s, %s: median %s against level size" % (config, label, field),
         device, [(x, "%dx%d" % s) for x, s in zip(xs, sizes)],
-        "level size (pixels, log scale)", "median ms per frame (log scale)",
-        "geometry", series)
+        "level size (pixels, log scale)", "median %s (log scale)" % field,
+        "variant", series)
 
 
 def main():
@@ -211,14 +223,18 @@ def main():
     ap.add_argument("inputs", nargs="+", metavar="LABEL=RESULTS.json")
     ap.add_argument("--baseline", help="the label ratios are taken against "
                     "(default: the first)")
+    ap.add_argument("--field", default="frame_ms",
+                    choices=("frame_ms", "solve_ms", "iterations_ms",
+                             "around_iterations_ms"),
+                    help="the time compared (default: frame_ms)")
     ap.add_argument("--markdown", help="write the tables here (default: "
                     "stdout)")
     ap.add_argument("--svg-dir", help="write hs-LABEL-CONFIG.svg here for "
                     "every configuration and build timed with several "
-                    "geometries")
+                    "variants")
     args = ap.parse_args()
 
-    devices, labels, configs, table = load(args.inputs)
+    devices, labels, configs, table = load(args.inputs, args.field)
     if not table:
         log("no results in " + ", ".join(args.inputs))
         return 1
@@ -227,7 +243,7 @@ def main():
         log("--baseline %s: no such label (labels: %s)"
             % (base, ", ".join(labels)))
         return 2
-    text = markdown(devices, labels, base, configs, table)
+    text = markdown(devices, labels, base, args.field, configs, table)
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as f:
             f.write(text)
@@ -243,7 +259,8 @@ def main():
                 path = os.path.join(args.svg_dir,
                                     "hs-%s-%s.svg" % (label, config))
                 with open(path, "w", encoding="utf-8") as f:
-                    f.write(svg_plot(label, config, device, table))
+                    f.write(svg_plot(label, config, args.field, device,
+                                     table))
                 log("wrote " + path)
     return 0
 

@@ -423,6 +423,12 @@ if command -v python3 > /dev/null 2>&1; then
   hs_file a2.json hs-cuda-samples 64 48 auto 5.0
   hs_file a3.json hs-cuda-samples 64 48 auto 3.0
   hs_file b.json hs-cuda-samples 64 48 auto 1.5  hs-one-level 64 48 g1 2.0
+  # variants of one geometry: a forced kernel, launches without PDL
+  cat > "$tmp/v.json" <<'EOF'
+{"device": "Test GPU (1 SMs)", "results": [
+ {"config": "hs-one-level", "width": 64, "height": 48, "hs_kernel": "fused", "hs_geometry": "g1", "hs_pdl": 1, "frame_ms": 1.0, "iterations_ms": 0.7},
+ {"config": "hs-one-level", "width": 64, "height": 48, "hs_kernel": "fused-db", "hs_geometry": "g1", "hs_pdl": 0, "frame_ms": 0.9, "iterations_ms": 0.6}]}
+EOF
   python3 "$bench_scripts/hs-report.py" --baseline nosuch A="$tmp/a1.json" > /dev/null 2> "$tmp/hsr.err"
   hs_bad=$?
   if python3 "$bench_scripts/hs-report.py" --markdown "$tmp/hsr.md" --svg-dir "$tmp/hsr" \
@@ -433,12 +439,15 @@ if command -v python3 > /dev/null 2>&1; then
       && grep -qxF '| size | g1 | g2 |' "$tmp/hsr.md" \
       && grep -qxF '| 64x48 | 1.000 | **0.500** |' "$tmp/hsr.md" \
       && grep -qxF '| 32x24 | **0.250** | 0.300 |' "$tmp/hsr.md" \
-      && [ "$(grep -c 'every geometry' "$tmp/hsr.md")" -eq 1 ] \
+      && [ "$(grep -c 'every variant' "$tmp/hsr.md")" -eq 1 ] \
       && grep -q '<polyline' "$tmp/hsr/hs-A-hs-one-level.svg" \
       && grep -q '</svg>' "$tmp/hsr/hs-A-hs-one-level.svg" \
       && [ ! -e "$tmp/hsr/hs-B-hs-one-level.svg" ] \
-      && [ $hs_bad -eq 2 ] && grep -q 'nosuch' "$tmp/hsr.err"; then
-    ok "hs-report.py rounds, ratios, per-geometry table and SVG"
+      && [ $hs_bad -eq 2 ] && grep -q 'nosuch' "$tmp/hsr.err" \
+      && python3 "$bench_scripts/hs-report.py" --field iterations_ms "$tmp/v.json" > "$tmp/hsv.md" 2>&1 \
+      && grep -qxF '| 64x48 | g1 fused | 0.700 |' "$tmp/hsv.md" \
+      && grep -qxF '| 64x48 | g1 fused-db no-pdl | 0.600 |' "$tmp/hsv.md"; then
+    ok "hs-report.py rounds, ratios, per-geometry table and SVG, variants"
   else
     bad "hs-report.py (bad baseline: exit $hs_bad)"; cat "$tmp/hsr.log" "$tmp/hsr.md" "$tmp/hsr.err"
   fi
