@@ -20,11 +20,11 @@ a gap where a point is missing. Standard library only; no matplotlib.
 """
 
 import argparse
-import json
 import math
 import os
 import sys
 
+import reportio
 import svgplot
 
 
@@ -36,14 +36,7 @@ def load(paths):
     """(devices, impl order, {(w, h): {k: {impl: row}}}, per-file info)."""
     devices, order, table, info = [], [], {}, []
     for path in paths:
-        try:
-            with open(path, encoding="utf-8") as f:
-                doc = json.load(f)
-        except (OSError, ValueError) as e:
-            raise SystemExit("conv-report: %s: %s" % (path, e))
-        if not isinstance(doc, dict) or not isinstance(doc.get("results"),
-                                                       list):
-            raise SystemExit("conv-report: %s: no \"results\" list" % path)
+        doc = reportio.read_results(path, "conv-report")
         tool = doc.get("tool", os.path.basename(path))
         devices.append((tool, str(doc.get("device", "unknown"))))
         info.append((tool, doc))
@@ -76,16 +69,6 @@ def load(paths):
 
 def is_ours(impl):
     return impl.startswith("ours-")
-
-
-def fmt_ms(v):
-    if v >= 100:
-        return "%.1f" % v
-    if v >= 10:
-        return "%.2f" % v
-    if v >= 1:
-        return "%.3f" % v
-    return "%.4f" % v
 
 
 def comparable(r):
@@ -179,9 +162,9 @@ def markdown(devices, order, table, info):
                 elif r["status"] != "ok":
                     line.append(md_cell(r["status"]))
                 elif impl == best:
-                    line.append("**%s**" % fmt_ms(r["median_ms"]))
+                    line.append("**%s**" % reportio.fmt_ms(r["median_ms"]))
                 else:
-                    line.append(fmt_ms(r["median_ms"]))
+                    line.append(reportio.fmt_ms(r["median_ms"]))
             line.append(best or "–")
             ours = best_of(cells, is_ours)
             vendor = best_of(cells, lambda i: not is_ours(i))
@@ -264,11 +247,7 @@ def main():
         log("no results in " + ", ".join(args.inputs))
         return 1
     text = markdown(devices, order, table, info)
-    if args.markdown:
-        with open(args.markdown, "w", encoding="utf-8") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    reportio.write_text(args.markdown, text)
     if args.svg_dir:
         os.makedirs(args.svg_dir, exist_ok=True)
         device = "; ".join(sorted(set(d for _, d in devices)))

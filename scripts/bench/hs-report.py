@@ -28,13 +28,13 @@ Standard library only.
 """
 
 import argparse
-import json
 import math
 import os
 import re
 import statistics
 import sys
 
+import reportio
 import svgplot
 
 
@@ -66,14 +66,7 @@ def load(args, field):
     devices, labels, configs, table = set(), [], [], {}
     for arg in args:
         label, path = parse_input(arg)
-        try:
-            with open(path, encoding="utf-8") as f:
-                doc = json.load(f)
-        except (OSError, ValueError) as e:
-            raise SystemExit("hs-report: %s: %s" % (path, e))
-        if not isinstance(doc, dict) or not isinstance(doc.get("results"),
-                                                       list):
-            raise SystemExit("hs-report: %s: no \"results\" list" % path)
+        doc = reportio.read_results(path, "hs-report")
         devices.add(str(doc.get("device", "unknown")))
         if label not in labels:
             labels.append(label)
@@ -102,11 +95,8 @@ def load(args, field):
 
 
 def fmt_ms(v):
-    if v >= 100:
-        return "%.1f" % v
-    if v >= 10:
-        return "%.2f" % v
-    return "%.3f" % v
+    """Microseconds are the resolution of a level's time."""
+    return reportio.fmt_ms(v, finest=3)
 
 
 def median(times):
@@ -126,6 +116,13 @@ def geometries_of(table, config, label=None):
         if c == config and g not in out and (label is None or label in cells):
             out.append(g)
     return out
+
+
+def several_variants(configs, labels, table):
+    """(config, label) of each build timed with more than one variant of
+    a configuration: those get a per-level table and a plot."""
+    return [(c, l) for c in configs for l in labels
+            if len(geometries_of(table, c, l)) > 1]
 
 
 def times_table(labels, base, config, table):
@@ -186,14 +183,10 @@ def markdown(devices, labels, base, field, configs, table):
     for config in configs:
         out += ["", "### %s" % config, ""]
         out += times_table(labels, base, config, table)
-    for config in configs:
-        for label in labels:
-            if len(geometries_of(table, config, label)) < 2:
-                continue
-            out += ["", "### %s, %s: every variant" % (config, label), "",
-                    "Median %s; **bold**: the fastest of the row." % field,
-                    ""]
-            out += geometry_table(label, config, table)
+    for config, label in several_variants(configs, labels, table):
+        out += ["", "### %s, %s: every variant" % (config, label), "",
+                "Median %s; **bold**: the fastest of the row." % field, ""]
+        out += geometry_table(label, config, table)
     return "\n".join(out) + "\n"
 
 
@@ -244,24 +237,15 @@ def main():
             % (base, ", ".join(labels)))
         return 2
     text = markdown(devices, labels, base, args.field, configs, table)
-    if args.markdown:
-        with open(args.markdown, "w", encoding="utf-8") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    reportio.write_text(args.markdown, text)
     if args.svg_dir:
         os.makedirs(args.svg_dir, exist_ok=True)
         device = "; ".join(devices)
-        for config in configs:
-            for label in labels:
-                if len(geometries_of(table, config, label)) < 2:
-                    continue
-                path = os.path.join(args.svg_dir,
-                                    "hs-%s-%s.svg" % (label, config))
-                with open(path, "w", encoding="utf-8") as f:
-                    f.write(svg_plot(label, config, args.field, device,
-                                     table))
-                log("wrote " + path)
+        for config, label in several_variants(configs, labels, table):
+            path = os.path.join(args.svg_dir, "hs-%s-%s.svg" % (label, config))
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(svg_plot(label, config, args.field, device, table))
+            log("wrote " + path)
     return 0
 
 
