@@ -16,6 +16,8 @@ bench_scripts=$(dirname "$0")/../../scripts/bench
 peers=$(dirname "$0")/../../tools/flow-frontier-peers.txt
 data=${CUDAFLOW_DATA_DIR:-}/middlebury
 tmp=$(mktemp -d)
+# the report scripts import their modules: no __pycache__ in the source tree
+export PYTHONDONTWRITEBYTECODE=1
 trap 'rm -rf "$tmp"' EXIT
 fail=0 pass=0 skip=0
 ok() { echo "PASS: $1"; pass=$((pass + 1)); }
