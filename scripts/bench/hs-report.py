@@ -3,12 +3,14 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Compare tools/gst-cudaflow-flow-bench runs of several builds.
 
-  hs-report.py [--baseline LABEL] [--field NAME] [--markdown FILE]
-               [--svg-dir DIR] LABEL=RESULTS.json...
+  hs-report.py [--baseline LABEL] [--field NAME] [--label-by FIELD]
+               [--markdown FILE] [--svg-dir DIR] LABEL=RESULTS.json...
 
 Each input is the --json output of gst-cudaflow-flow-bench, named by the
-build it ran (LABEL=; without one, the file's name). Several files with
-one label are rounds of that build: a result is identified by its
+build it ran (LABEL=; without one, the file's name), or each of its rows
+by the Jacobi kernel or launch mode it ran (--label-by hs_kernel or
+hs_pdl: variants of one build, compared as builds are). Several files
+with one label are rounds of that build: a result is identified by its
 configuration, size and variant (the region geometry of --hs-geometry,
 "auto" when the plan chose, followed by the Jacobi kernel where one was
 forced and "no-pdl" where programmatic dependent launch was off), and its
@@ -50,17 +52,25 @@ def parse_input(arg):
     return os.path.splitext(os.path.basename(arg))[0], arg
 
 
-def variant_of(r):
-    """The region geometry, then what else the bench was told to vary."""
+# what a row's label can be taken from (--label-by), as the row shows it
+LABEL_FIELDS = {
+    "hs_kernel": lambda r: str(r["hs_kernel"]),
+    "hs_pdl": lambda r: "pdl" if r["hs_pdl"] else "no-pdl",
+}
+
+
+def variant_of(r, label_by=None):
+    """The region geometry, then what else the bench was told to vary
+    (except the field the label comes from)."""
     v = str(r.get("hs_geometry") or "auto")
-    if r.get("hs_kernel") not in (None, "auto"):
+    if label_by != "hs_kernel" and r.get("hs_kernel") not in (None, "auto"):
         v += " " + str(r["hs_kernel"])
-    if r.get("hs_pdl") == 0:
+    if label_by != "hs_pdl" and r.get("hs_pdl") == 0:
         v += " no-pdl"
     return v
 
 
-def load(args, field):
+def load(args, field, label_by=None):
     """(devices, labels, configs, {(config, w, h, variant): {label:
     [ms per file]}}) with every list in the order first met."""
     devices, labels, configs, table = set(), [], [], {}
@@ -68,13 +78,13 @@ def load(args, field):
         label, path = parse_input(arg)
         doc = reportio.read_results(path, "hs-report")
         devices.add(str(doc.get("device", "unknown")))
-        if label not in labels:
-            labels.append(label)
         seen = set()
         for r in doc["results"]:
             try:
+                if label_by:
+                    label = LABEL_FIELDS[label_by](r)
                 key = (str(r["config"]), int(r["width"]), int(r["height"]),
-                       variant_of(r))
+                       variant_of(r, label_by))
                 ms = float(r[field])
             except (KeyError, TypeError, ValueError):
                 log("%s: row without config/width/height/%s skipped: %r"
@@ -84,10 +94,12 @@ def load(args, field):
                 log("%s: %s %dx%d %s: %s %r skipped"
                     % ((path,) + key + (field, r.get(field))))
                 continue
-            if key in seen:
+            if (label, key) in seen:
                 log("%s: %s %dx%d %s given twice in one file: both kept as "
                     "rounds" % ((path,) + key))
-            seen.add(key)
+            seen.add((label, key))
+            if label not in labels:
+                labels.append(label)
             if key[0] not in configs:
                 configs.append(key[0])
             table.setdefault(key, {}).setdefault(label, []).append(ms)
@@ -220,6 +232,10 @@ def main():
                     choices=("frame_ms", "solve_ms", "iterations_ms",
                              "around_iterations_ms"),
                     help="the time compared (default: frame_ms)")
+    ap.add_argument("--label-by", choices=sorted(LABEL_FIELDS),
+                    help="label each row by this field of its own (the "
+                    "Jacobi kernel, or pdl/no-pdl) instead of by its file: "
+                    "variants of one build, each file a round")
     ap.add_argument("--markdown", help="write the tables here (default: "
                     "stdout)")
     ap.add_argument("--svg-dir", help="write hs-LABEL-CONFIG.svg here for "
@@ -227,7 +243,14 @@ def main():
                     "variants")
     args = ap.parse_args()
 
-    devices, labels, configs, table = load(args.inputs, args.field)
+    if args.label_by:
+        named = [a for a in args.inputs if parse_input(a)[1] != a]
+        if named:
+            log("--label-by takes the labels from the rows, not from %s"
+                % named[0])
+            return 2
+    devices, labels, configs, table = load(args.inputs, args.field,
+                                           args.label_by)
     if not table:
         log("no results in " + ", ".join(args.inputs))
         return 1

@@ -431,6 +431,8 @@ if command -v python3 > /dev/null 2>&1; then
  {"config": "hs-one-level", "width": 64, "height": 48, "hs_kernel": "fused", "hs_geometry": "g1", "hs_pdl": 1, "frame_ms": 1.0, "iterations_ms": 0.7},
  {"config": "hs-one-level", "width": 64, "height": 48, "hs_kernel": "fused-db", "hs_geometry": "g1", "hs_pdl": 0, "frame_ms": 0.9, "iterations_ms": 0.6}]}
 EOF
+  # the same variant run by two kernels, labelled by the kernel
+  sed -e 's/"hs_pdl": 0/"hs_pdl": 1/' "$tmp/v.json" > "$tmp/w.json"
   python3 "$bench_scripts/hs-report.py" --baseline nosuch A="$tmp/a1.json" > /dev/null 2> "$tmp/hsr.err"
   hs_bad=$?
   if python3 "$bench_scripts/hs-report.py" --markdown "$tmp/hsr.md" --svg-dir "$tmp/hsr" \
@@ -448,8 +450,11 @@ EOF
       && [ $hs_bad -eq 2 ] && grep -q 'nosuch' "$tmp/hsr.err" \
       && python3 "$bench_scripts/hs-report.py" --field iterations_ms "$tmp/v.json" > "$tmp/hsv.md" 2>&1 \
       && grep -qxF '| 64x48 | g1 fused | 0.700 |' "$tmp/hsv.md" \
-      && grep -qxF '| 64x48 | g1 fused-db no-pdl | 0.600 |' "$tmp/hsv.md"; then
-    ok "hs-report.py rounds, ratios, per-geometry table and SVG, variants"
+      && grep -qxF '| 64x48 | g1 fused-db no-pdl | 0.600 |' "$tmp/hsv.md" \
+      && python3 "$bench_scripts/hs-report.py" --label-by hs_kernel --baseline fused "$tmp/w.json" > "$tmp/hsw.md" 2>&1 \
+      && grep -qxF '| 64x48 | g1 | 1.000 | 0.900 | 0.900 |' "$tmp/hsw.md" \
+      && ! python3 "$bench_scripts/hs-report.py" --label-by hs_kernel A="$tmp/w.json" > /dev/null 2>&1; then
+    ok "hs-report.py rounds, ratios, per-geometry table and SVG, variants, labels by kernel"
   else
     bad "hs-report.py (bad baseline: exit $hs_bad)"; cat "$tmp/hsr.log" "$tmp/hsr.md" "$tmp/hsr.err"
   fi
