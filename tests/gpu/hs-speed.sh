@@ -28,6 +28,7 @@
 # 5), FRAMES (timed frames per bench run, default 20), SIZES (default
 # 1920x1080), OUT (default _out/hs-speed). Results: OUT/summary.md (the
 # speed table), OUT/geometry.md, OUT/identity-*.log, OUT/*.json.
+# The speed summary needs python3 (scripts/bench/hs-report.py).
 # Exit status: 0 when every part ran and passed, 1 otherwise, 77 without a
 # CUDA device.
 set -u
@@ -91,52 +92,32 @@ if want speed; then
       run_bench "$k" "$out/speed-$r-$k.json"
     done
   done
-  # one line per result: config size kernel frame_ms iterations_ms
-  cat "$out"/speed-*.json | awk '
-    /"config":/ {
-      match ($0, /"config": "[^"]*"/); c = substr ($0, RSTART + 11, RLENGTH - 12)
-      match ($0, /"width": [0-9]+/); w = substr ($0, RSTART + 9, RLENGTH - 9)
-      match ($0, /"height": [0-9]+/); h = substr ($0, RSTART + 10, RLENGTH - 10)
-      match ($0, /"hs_kernel": "[^"]*"/); k = substr ($0, RSTART + 14, RLENGTH - 15)
-      match ($0, /"frame_ms": [0-9.]+/); f = substr ($0, RSTART + 12, RLENGTH - 12)
-      match ($0, /"iterations_ms": [0-9.]+/); i = substr ($0, RSTART + 17, RLENGTH - 17)
-      print c, w "x" h, k, f, i
-    }' > "$out/speed-all.txt"
-  # the median of field F over the rounds of each (config, size, kernel)
-  median_of() {  # F
-    sort -k1,1 -k2,2 -k3,3 -k"$1","$1"g "$out/speed-all.txt" | awk -v f="$1" '
-      function flush() {
-        if (n) print last, (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2)
-        n = 0
-      }
-      { key = $1 " " $2 " " $3; if (key != last) flush(); last = key; v[++n] = $f }
-      END { flush() }'
+  # the rounds' medians and fused-db / fused, per frame and for the sweeps
+  runs=$(for r in $(seq 1 "$rounds"); do
+    echo "$out/speed-$r-fused.json $out/speed-$r-fused-db.json"; done)
+  report() {  # FIELD
+    python3 "$top/scripts/bench/hs-report.py" --label-by hs_kernel \
+      --baseline fused --field "$1" $runs 2>> "$out/report.log" \
+      | sed -n '/^###/,$p'
   }
-  median_of 4 > "$out/speed-frame-median.txt"
-  median_of 5 > "$out/speed-iterations-median.txt"
   {
     echo "# Horn-Schunck: fused (old) vs fused-db (new)"
     echo
     echo "Device: $(tail -n 1 "$out/device.txt") (nvidia-smi name, max SM clock, driver)."
-    echo "Medians over $rounds alternating rounds of the bench's medians of"
-    echo "$frames frames (ms per frame; sweeps: the Jacobi iterations' share)."
+    echo "$rounds alternating rounds of the bench's medians of $frames frames, ms;"
+    echo "ratios: fused-db / fused medians (< 1: fused-db is faster)."
     echo
-    echo "| configuration | size | fused | fused-db | new / old | sweeps, fused | sweeps, fused-db |"
-    echo "|---|---|---|---|---|---|---|"
-    awk '
-      FILENAME == ARGV[1] { F[$1 " " $2, $3] = $4; if (!(($1 " " $2) in seen)) { seen[$1 " " $2] = 1; order[++n] = $1 " " $2 } next }
-      { I[$1 " " $2, $3] = $4 }
-      END {
-        for (i = 1; i <= n; i++) {
-          k = order[i]; split (k, p, " ")
-          o = F[k, "fused"]; w = F[k, "fused-db"]
-          r = "-"
-          if (o > 0) r = sprintf ("%.3f", w / o)
-          printf "| %s | %s | %.3f | %.3f | %s | %.3f | %.3f |\n", p[1], p[2], o, w,
-              r, I[k, "fused"], I[k, "fused-db"]
-        }
-      }' "$out/speed-frame-median.txt" "$out/speed-iterations-median.txt"
+    echo "## A frame (frame_ms)"
+    echo
+    report frame_ms
+    echo
+    echo "## Its sweeps (iterations_ms: the Jacobi iterations' share)"
+    echo
+    report iterations_ms
   } > "$out/summary.md"
+  if ! grep -q '^| ' "$out/summary.md"; then
+    echo "FAIL  speed summary (hs-report.py: $out/report.log)"; status=1
+  fi
   cat "$out/summary.md"
 fi
 
