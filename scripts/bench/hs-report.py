@@ -87,8 +87,8 @@ def load(args, field, label_by=None):
                        variant_of(r, label_by))
                 ms = float(r[field])
             except (KeyError, TypeError, ValueError):
-                log("%s: row without config/width/height/%s skipped: %r"
-                    % (path, field, r))
+                log("%s: row without config/width/height/%s%s skipped: %r"
+                    % (path, field, "/" + label_by if label_by else "", r))
                 continue
             if not ms > 0:
                 log("%s: %s %dx%d %s: %s %r skipped"
@@ -122,7 +122,7 @@ def sizes_of(table, config):
                   key=lambda s: (-s[0] * s[1], -s[0]))
 
 
-def geometries_of(table, config, label=None):
+def variants_in(table, config, label=None):
     out = []
     for (c, _, _, g), cells in table.items():
         if c == config and g not in out and (label is None or label in cells):
@@ -134,7 +134,7 @@ def several_variants(configs, labels, table):
     """(config, label) of each build timed with more than one variant of
     a configuration: those get a per-level table and a plot."""
     return [(c, l) for c in configs for l in labels
-            if len(geometries_of(table, c, l)) > 1]
+            if len(variants_in(table, c, l)) > 1]
 
 
 def times_table(labels, base, config, table):
@@ -143,7 +143,7 @@ def times_table(labels, base, config, table):
            " | ".join("%s / %s" % (l, base) for l in others) + " |",
            "|---|---|" + "---|" * (len(labels) + len(others))]
     for w, h in sizes_of(table, config):
-        for g in geometries_of(table, config):
+        for g in variants_in(table, config):
             cells = table.get((config, w, h, g))
             if not cells:
                 continue
@@ -163,13 +163,13 @@ def times_table(labels, base, config, table):
     return out
 
 
-def geometry_table(label, config, table):
-    geoms = geometries_of(table, config, label)
-    out = ["| size | " + " | ".join(geoms) + " |",
-           "|---|" + "---|" * len(geoms)]
+def variant_table(label, config, table):
+    variants = variants_in(table, config, label)
+    out = ["| size | " + " | ".join(variants) + " |",
+           "|---|" + "---|" * len(variants)]
     for w, h in sizes_of(table, config):
-        meds = [median(table.get((config, w, h, g), {}).get(label, []))
-                for g in geoms]
+        meds = [median(table.get((config, w, h, v), {}).get(label, []))
+                for v in variants]
         timed = [m for m in meds if m is not None]
         if not timed:
             continue
@@ -198,7 +198,7 @@ def markdown(devices, labels, base, field, configs, table):
     for config, label in several_variants(configs, labels, table):
         out += ["", "### %s, %s: every variant" % (config, label), "",
                 "Median %s; **bold**: the fastest of the row." % field, ""]
-        out += geometry_table(label, config, table)
+        out += variant_table(label, config, table)
     return "\n".join(out) + "\n"
 
 
@@ -206,10 +206,10 @@ def svg_plot(label, config, field, device, table):
     sizes = sorted(sizes_of(table, config), key=lambda s: s[0] * s[1])
     xs = [math.log10(w * h) for (w, h) in sizes]
     series = []
-    for n, g in enumerate(geometries_of(table, config, label)):
+    for n, g in enumerate(variants_in(table, config, label)):
         points = [(x, median(table.get((config, w, h, g), {}).get(label, [])))
                   for x, (w, h) in zip(xs, sizes)]
-        # eight colours: the second eight geometries dashed, square markers
+        # eight colours: the second eight variants dashed, square markers
         lap = n // len(svgplot.COLOURS) % 2 == 1
         series.append(svgplot.Series(
             g, svgplot.COLOURS[n % len(svgplot.COLOURS)], points,
