@@ -8,8 +8,8 @@
 
 Each input is the --json output of gst-cudaflow-flow-bench, named by the
 build it ran (LABEL=; without one, the file's name), or each of its rows
-by the Jacobi kernel or launch mode it ran (--label-by hs_kernel or
-hs_pdl: variants of one build, compared as builds are). Several files
+by the Jacobi kernel it ran (--label-by hs_kernel: kernels of one build,
+compared as builds are). Several files
 with one label are rounds of that build: a result is identified by its
 configuration, size and variant (the region geometry of --hs-geometry,
 "auto" when the plan chose, followed by the Jacobi kernel where one was
@@ -52,20 +52,13 @@ def parse_input(arg):
     return os.path.splitext(os.path.basename(arg))[0], arg
 
 
-# what a row's label can be taken from (--label-by), as the row shows it
-LABEL_FIELDS = {
-    "hs_kernel": lambda r: str(r["hs_kernel"]),
-    "hs_pdl": lambda r: "pdl" if r["hs_pdl"] else "no-pdl",
-}
-
-
 def variant_of(r, label_by=None):
     """The region geometry, then what else the bench was told to vary
     (except the field the label comes from)."""
     v = str(r.get("hs_geometry") or "auto")
     if label_by != "hs_kernel" and r.get("hs_kernel") not in (None, "auto"):
         v += " " + str(r["hs_kernel"])
-    if label_by != "hs_pdl" and r.get("hs_pdl") == 0:
+    if r.get("hs_pdl") == 0:
         v += " no-pdl"
     return v
 
@@ -82,7 +75,7 @@ def load(args, field, label_by=None):
         for r in doc["results"]:
             try:
                 if label_by:
-                    label = LABEL_FIELDS[label_by](r)
+                    label = str(r[label_by])
                 key = (str(r["config"]), int(r["width"]), int(r["height"]),
                        variant_of(r, label_by))
                 ms = float(r[field])
@@ -232,10 +225,9 @@ def main():
                     choices=("frame_ms", "solve_ms", "iterations_ms",
                              "around_iterations_ms"),
                     help="the time compared (default: frame_ms)")
-    ap.add_argument("--label-by", choices=sorted(LABEL_FIELDS),
-                    help="label each row by this field of its own (the "
-                    "Jacobi kernel, or pdl/no-pdl) instead of by its file: "
-                    "variants of one build, each file a round")
+    ap.add_argument("--label-by", choices=("hs_kernel",),
+                    help="label each row by the Jacobi kernel it ran instead "
+                    "of by its file: kernels of one build, each file a round")
     ap.add_argument("--markdown", help="write the tables here (default: "
                     "stdout)")
     ap.add_argument("--svg-dir", help="write hs-LABEL-CONFIG.svg here for "
