@@ -675,16 +675,20 @@ hs_row_mask (int lo, int hi)
  * threads, R = RH / BY rows each), K sweeps per launch (halo width),
  * MIN_BLOCKS resident blocks per SM asked of ptxas (which caps the
  * registers per thread), EARLY_LOADS: a sweep's shared loads go ahead
- * of its stores where they may (hs_db_sweep). Outputs the TW x TH
+ * of its stores where they may (hs_db_sweep), OWN_CENTRE: a thread keeps
+ * its strip's R cells in registers from one sweep to the next and reads
+ * its window's centre column from there instead of shared memory (two
+ * registers a cell in fp32; needs EARLY_LOADS' window). Outputs the TW x TH
  * centre. The two planes of the region (padded by one cell, PLANE cells
  * each) are dynamic shared memory: 2 PLANE cells, above the 48 KB a
  * static array may take. */
 template < int RW_, int RH_, int BY_, int K_, int MIN_BLOCKS_,
-    bool EARLY_LOADS_ > struct hs_geom
+    bool EARLY_LOADS_, bool OWN_CENTRE_ > struct hs_geom
 {
   static const int RW = RW_, RH = RH_, BY = BY_, K = K_;
   static const int MIN_BLOCKS = MIN_BLOCKS_;
   static const bool EARLY_LOADS = EARLY_LOADS_;
+  static const bool OWN_CENTRE = OWN_CENTRE_;
   static const int TW = RW - 2 * K, TH = RH - 2 * K, R = RH / BY;
   static const int PW = RW + 2, PLANE = (RH + 2) * (RW + 2);
   static const int RING = 2 * (RW + 2) + 2 * RH;        /* padding cells */
@@ -692,6 +696,7 @@ template < int RW_, int RH_, int BY_, int K_, int MIN_BLOCKS_,
   static_assert (RH % BY == 0, "thread rows must divide the region");
   static_assert (R <= 32, "the in-image mask has 32 bits");
   static_assert (TW > K && TH > K, "the tile must be wider than the halo");
+  static_assert (!OWN_CENTRE || EARLY_LOADS, "own centre needs the window");
 };
 
 /** \brief One sweep of a FUSED_DB thread over its strip: reads plane @src,
@@ -702,7 +707,12 @@ template < int RW_, int RH_, int BY_, int K_, int MIN_BLOCKS_,
  *  hs_jacobi_fused_kernel; the per-cell arithmetic is the same inline
  *  functions (T::mean, hs_update, T::pack). ROWS_IN: every row of the
  *  strip is an image row, so a cell's store depends on its column alone,
- *  a predicate the whole sweep keeps (no test a cell).
+ *  a predicate the whole sweep keeps (no test a cell). With
+ *  G::OWN_CENTRE, @own holds the strip's cells as the previous sweep left
+ *  them (the caller loads them before the first): the window's centre
+ *  column comes from there for the strip's rows in the image (the others
+ *  are ghosts and zeros, which other threads write), and the sweep leaves
+ *  its results there.
  *
  *  Order of the shared-memory accesses: the compiler keeps a thread's
  *  shared loads and stores in program order (it cannot tell that the two
@@ -719,7 +729,8 @@ static __device__ __forceinline__ void
 hs_db_sweep (const typename hs_traits < S >::cell * src,
     typename hs_traits < S >::cell * dst, const hs_coef * k, int r0, int c,
     unsigned in_image, bool plain, bool left, bool right, int j_top,
-    int j_bottom, const S & out, unsigned out_rows, int out_at)
+    int j_bottom, const S & out, unsigned out_rows, int out_at,
+    typename hs_traits < S >::cell (&own)[G::R])
 {
   typedef hs_traits < S > T;
   typedef typename T::cell cell;
@@ -734,7 +745,11 @@ hs_db_sweep (const typename hs_traits < S >::cell * src,
     cell win[G::R + 2][3];
     auto load_row = [&](int i) {
       win[i][0] = top[i * PW];
-      win[i][1] = top[i * PW + 1];
+      if (G::OWN_CENTRE && i >= 1 && i <= G::R &&
+          (ROWS_IN ? in_image != 0u : (in_image & (1u << (i - 1))) != 0u))
+        win[i][1] = own[i - 1];
+      else
+        win[i][1] = top[i * PW + 1];
       win[i][2] = top[i * PW + 2];
     };
 
@@ -757,6 +772,8 @@ hs_db_sweep (const typename hs_traits < S >::cell * src,
       } else if (ROWS_IN ? in_image != 0u : (in_image & (1u << j)) != 0u) {
         dst[(r0 + j + 1) * PW + c + 1] = v;     /* predicated, no branch */
       }
+      if (G::OWN_CENTRE)
+        own[j] = v;
     }
   } else {
     cell pw = top[0], pc = top[1], pe = top[2];
@@ -794,7 +811,7 @@ hs_db_sweep (const typename hs_traits < S >::cell * src,
 
 #pragma unroll
       for (int j = 0; j < G::R; j++)
-        edge[j] = dst[(r0 + j + 1) * PW + c + 1];
+        edge[j] = G::OWN_CENTRE ? own[j] : dst[(r0 + j + 1) * PW + c + 1];
 #pragma unroll
       for (int j = 0; j < G::R; j++)
         if (in_image & (1u << j))
@@ -983,6 +1000,12 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
   }
   __syncthreads ();
   cf_pdl_launch_dependents ();  /* this block's loads are done */
+  cell own[R];
+  if constexpr (G::OWN_CENTRE) {
+#pragma unroll
+    for (int j = 0; j < R; j++)
+      own[j] = planes[(r0 + j + 1) * PW + c + 1];
+  }
 
   for (int sweep = 0; sweep + 1 < sweeps; sweep++) {
     const cell *src = planes + (sweep & 1) * G::PLANE;
@@ -990,15 +1013,15 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
     /* rows_in is the same for a whole warp (one strip row of threads) */
     if (rows_in)
       hs_db_sweep < G, S, false, true > (src, dst, k, r0, c, in_image,
-          plain, left, right, j_top, j_bottom, out, out_rows, out_at);
+          plain, left, right, j_top, j_bottom, out, out_rows, out_at, own);
     else
       hs_db_sweep < G, S, false, false > (src, dst, k, r0, c, in_image,
-          plain, left, right, j_top, j_bottom, out, out_rows, out_at);
+          plain, left, right, j_top, j_bottom, out, out_rows, out_at, own);
     __syncthreads ();
   }
   hs_db_sweep < G, S, true, false > (planes + ((sweeps - 1) & 1) *
       G::PLANE, NULL, k, r0, c, in_image, plain, left, right, j_top,
-      j_bottom, out, out_rows, out_at);
+      j_bottom, out, out_rows, out_at, own);
   if (done != NULL)
     hs_db_mark_tile (done, (unsigned) launch + 1u);
 }
@@ -1093,25 +1116,33 @@ out:
  * K, resident blocks per SM asked of ptxas, early loads (hs_db_sweep: on
  * where the H100 measured them faster; 128 x 64 and 128 x 96, 64
  * registers a thread, took 2-4 % longer with them at 1920x1080,
- * docs/flow-speed.md). The list is the one place that names them;
- * cf_hs_geometry (cuda/hs.h) has the same order. */
+ * docs/flow-speed.md), own centre (hs_db_sweep: a thread keeps its
+ * strip's cells in registers across sweeps; 64 x 80 with 20 cells a
+ * thread is 10 % faster than any other geometry at 1920x1080 in fp32).
+ * The list is the one place that names them; cf_hs_geometry (cuda/hs.h)
+ * has the same order. */
 #define HS_DB_GEOMETRIES(X) \
-  X (CF_HS_GEOMETRY_32X32_K8, "32x32-k8", 32, 32, 8, 8, 4, true) \
-  X (CF_HS_GEOMETRY_64X64_K8, "64x64-k8", 64, 64, 8, 8, 2, true) \
-  X (CF_HS_GEOMETRY_96X64_K8, "96x64-k8", 96, 64, 4, 8, 2, true) \
-  X (CF_HS_GEOMETRY_128X64_K8, "128x64-k8", 128, 64, 8, 8, 1, false) \
-  X (CF_HS_GEOMETRY_128X96_K8, "128x96-k8", 128, 96, 8, 8, 1, false) \
-  X (CF_HS_GEOMETRY_64X64_K16, "64x64-k16", 64, 64, 8, 16, 2, true)
+  X (CF_HS_GEOMETRY_32X32_K8, "32x32-k8", 32, 32, 8, 8, 4, true, false) \
+  X (CF_HS_GEOMETRY_64X64_K8, "64x64-k8", 64, 64, 8, 8, 2, true, false) \
+  X (CF_HS_GEOMETRY_96X64_K8, "96x64-k8", 96, 64, 4, 8, 2, true, false) \
+  X (CF_HS_GEOMETRY_128X64_K8, "128x64-k8", 128, 64, 8, 8, 1, false, false) \
+  X (CF_HS_GEOMETRY_128X96_K8, "128x96-k8", 128, 96, 8, 8, 1, false, false) \
+  X (CF_HS_GEOMETRY_64X64_K16, "64x64-k16", 64, 64, 8, 16, 2, true, false) \
+  X (CF_HS_GEOMETRY_32X32_K8_OC, "32x32-k8-oc", 32, 32, 8, 8, 4, true, true) \
+  X (CF_HS_GEOMETRY_64X64_K8_OC, "64x64-k8-oc", 64, 64, 8, 8, 2, true, true) \
+  X (CF_HS_GEOMETRY_64X80_K8_R20_OC, "64x80-k8-r20-oc", 64, 80, 4, 8, 2, \
+      true, true)
 
 struct hs_db_shape
 {
   const char *name;
   int rw, rh, by, k;
+  bool own_centre;
 };
 
 static const hs_db_shape hs_db_shapes[CF_HS_N_GEOMETRIES] = {
-  {"auto", 0, 0, 0, 0},
-#define HS_DB_SHAPE(e, name, rw, rh, by, k, mb, el) {name, rw, rh, by, k},
+  {"auto", 0, 0, 0, 0, false},
+#define HS_DB_SHAPE(e, name, rw, rh, by, k, mb, el, oc) {name, rw, rh, by, k, oc},
   HS_DB_GEOMETRIES (HS_DB_SHAPE)
 #undef HS_DB_SHAPE
 };
@@ -1124,6 +1155,7 @@ struct hs_db_caps
   int blocks_per_sm[CF_HS_N_GEOMETRIES];
   int pdl;                      /* launch with programmatic dependent
                                  * launch (compute capability >= 9.0) */
+  int half_cells;               /* fp16: half2 cells (hs_db_cost) */
 };
 
 template < class G, typename S > static size_t
@@ -1159,9 +1191,10 @@ hs_db_prepare (hs_db_caps * caps, int n_sm)
   memset (caps, 0, sizeof (*caps));
   caps->n_sm = n_sm < 1 ? 1 : n_sm;
   caps->pdl = cf_cuda_pdl_supported ();
-#define HS_DB_PREPARE(e, name, rw, rh, by, k, mb, el) \
+  caps->half_cells = sizeof (typename hs_traits < S >::cell) == 4;
+#define HS_DB_PREPARE(e, name, rw, rh, by, k, mb, el, oc) \
   caps->blocks_per_sm[e] = \
-      hs_db_prepare_one < hs_geom < rw, rh, by, k, mb, el >, S > ();
+      hs_db_prepare_one < hs_geom < rw, rh, by, k, mb, el, oc >, S > ();
   HS_DB_GEOMETRIES (HS_DB_PREPARE)
 #undef HS_DB_PREPARE
   return caps->blocks_per_sm[CF_HS_GEOMETRY_32X32_K8] > 0 ? CF_OK :
@@ -1219,6 +1252,16 @@ hs_db_flagged (cf_hs_geometry geom, const hs_db_caps * caps, int width,
 #define HS_DB_SWEEP_NS 90.0
 #define HS_DB_SWEEP_NS_PER_ROW 15.0
 #define HS_DB_LONE_ROW_NS 125.0
+/* Own-centre geometries, against the same geometry without: the per-cell
+ * sweep cost in fp32 (8-byte cells: a third of a cell's shared loads
+ * fewer), and a strip row's latency. Fitted to one warp of 504 sweeps on
+ * each level of a 1080p pyramid with every geometry forced (H100,
+ * docs/flow-speed.md): 64x64-k8-oc 3 % faster than 64x64-k8 at 1920x1080
+ * in fp32 and 2 % slower in fp16 (half2 cells: the load saved is half as
+ * large, the registers as many), so fp16 counts no gain a cell; 32x32-k8
+ * 2-4 % faster at 480x270 and below in both. */
+#define HS_DB_OWN_CENTRE_CELL_FP32 0.85
+#define HS_DB_OWN_CENTRE_ROW 0.97
 
 static double
 hs_db_cost (cf_hs_geometry geom, const hs_db_caps * caps, int width,
@@ -1227,6 +1270,10 @@ hs_db_cost (cf_hs_geometry geom, const hs_db_caps * caps, int width,
   const hs_db_shape *sh = &hs_db_shapes[geom];
   const double region = (double) sh->rw * sh->rh;
   const int rows = sh->rh / sh->by;     /* of a thread's strip */
+  const double per_cell = HS_DB_SWEEP_NS_PER_CELL *
+      (sh->own_centre && !caps->half_cells ? HS_DB_OWN_CENTRE_CELL_FP32 :
+      1.0);
+  const double per_row = sh->own_centre ? HS_DB_OWN_CENTRE_ROW : 1.0;
   int m = caps->blocks_per_sm[geom];
   long blocks, per_sm, busy, rounds;
   int launches;
@@ -1238,8 +1285,8 @@ hs_db_cost (cf_hs_geometry geom, const hs_db_caps * caps, int width,
   launches = (iterations + sh->k - 1) / sh->k;
   if (flags) {
     double s = (double) iterations / launches;  /* sweeps a launch */
-    double one = HS_DB_SWEEP_NS_PER_CELL * region;
-    double lone = HS_DB_SWEEP_NS + HS_DB_LONE_ROW_NS * rows;
+    double one = per_cell * region;
+    double lone = HS_DB_SWEEP_NS + HS_DB_LONE_ROW_NS * rows * per_row;
     /* one block's load and sweeps, and the SMs' share of all blocks' */
     double block, share;
 
@@ -1252,9 +1299,9 @@ hs_db_cost (cf_hs_geometry geom, const hs_db_caps * caps, int width,
   busy = per_sm < m ? per_sm : m;
   rounds = (per_sm + m - 1) / m;
   load = HS_DB_LOAD_NS_PER_CELL * busy * region;
-  sweep = HS_DB_SWEEP_NS_PER_CELL * busy * region;
-  if (sweep < HS_DB_SWEEP_NS + HS_DB_SWEEP_NS_PER_ROW * rows)
-    sweep = HS_DB_SWEEP_NS + HS_DB_SWEEP_NS_PER_ROW * rows;
+  sweep = per_cell * busy * region;
+  if (sweep < HS_DB_SWEEP_NS + HS_DB_SWEEP_NS_PER_ROW * rows * per_row)
+    sweep = HS_DB_SWEEP_NS + HS_DB_SWEEP_NS_PER_ROW * rows * per_row;
   return launches * (HS_DB_LAUNCH_NS + rounds * load) +
       (double) rounds * iterations * sweep;
 }
@@ -1314,9 +1361,9 @@ hs_launch_db_geometry (cf_hs_geometry geom, const hs_coef_planes & g,
     const S & out, int pdl, unsigned *done, int launch, cudaStream_t stream)
 {
   switch (geom) {
-#define HS_DB_CASE(e, name, rw, rh, by, k, mb, el) \
+#define HS_DB_CASE(e, name, rw, rh, by, k, mb, el, oc) \
     case e: \
-      return hs_launch_db < hs_geom < rw, rh, by, k, mb, el >, S > (g, width, \
+      return hs_launch_db < hs_geom < rw, rh, by, k, mb, el, oc >, S > (g, width, \
           height, sweeps, zero_in, in, out, pdl, done, launch, stream);
       HS_DB_GEOMETRIES (HS_DB_CASE)
 #undef HS_DB_CASE

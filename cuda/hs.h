@@ -37,7 +37,9 @@ typedef enum
  * level size, the iteration count and the blocks per SM the device fits
  * (cf_cuda_hs_plan_set_geometry forces one, for benchmarks and tests). A
  * geometry the device cannot run (too little shared memory per block)
- * falls back to AUTO's choice. */
+ * falls back to AUTO's choice. The "-oc" ones keep each thread's cells in
+ * registers between sweeps ("own centre": one shared load of three a cell
+ * fewer; "-r20": 20 cells a thread). All give the same bits. */
 typedef enum
 {
   CF_HS_GEOMETRY_AUTO = 0,
@@ -47,6 +49,9 @@ typedef enum
   CF_HS_GEOMETRY_128X64_K8,     /* 112 x 48, 1024 threads */
   CF_HS_GEOMETRY_128X96_K8,     /* 112 x 80, 1024 threads */
   CF_HS_GEOMETRY_64X64_K16,     /* 32 x 32, 512 threads: half the launches */
+  CF_HS_GEOMETRY_32X32_K8_OC,   /* 32x32-k8, a thread's cells in registers */
+  CF_HS_GEOMETRY_64X64_K8_OC,   /* 64x64-k8, the same */
+  CF_HS_GEOMETRY_64X80_K8_R20_OC,       /* 48 x 64, 256 threads, 20 cells each */
   CF_HS_N_GEOMETRIES
 } cf_hs_geometry;
 

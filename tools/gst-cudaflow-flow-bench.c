@@ -427,7 +427,8 @@ main (int argc, char **argv)
       {"hs-geometry", 0, 0, G_OPTION_ARG_STRING, &hs_geom_opt,
             "Run every fused-db (and auto) Horn-Schunck run with each of "
             "these region geometries (auto, 32x32-k8, 64x64-k8, 96x64-k8, "
-            "128x64-k8, 128x96-k8, 64x64-k16); default auto",
+            "128x64-k8, 128x96-k8, 64x64-k16, 32x32-k8-oc, 64x64-k8-oc, "
+            "64x80-k8-r20-oc); default auto",
           "NAME,..."},
       {"hs-pdl", 0, 0, G_OPTION_ARG_STRING, &hs_pdl_opt,
             "Run every fused-db (and auto) Horn-Schunck run with (1) and/or "
