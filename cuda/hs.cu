@@ -728,7 +728,7 @@ template < class G, typename S, bool TO_GLOBAL, bool ROWS_IN >
 static __device__ __forceinline__ void
 hs_db_sweep (const typename hs_traits < S >::cell * src,
     typename hs_traits < S >::cell * dst, const hs_coef * k, int r0, int c,
-    unsigned in_image, bool plain, bool left, bool right, int j_top,
+    unsigned in_image, bool ghosts, bool left, bool right, int j_top,
     int j_bottom, const S & out, unsigned out_rows, int out_at,
     typename hs_traits < S >::cell (&own)[G::R])
 {
@@ -805,7 +805,7 @@ hs_db_sweep (const typename hs_traits < S >::cell * src,
   /* the ghosts of the edge cells, from the cells just written (by this
    * thread; other threads read them after the barrier): a branch a sweep
    * instead of one a cell */
-  if (!TO_GLOBAL && !plain) {
+  if (!TO_GLOBAL && ghosts) {
     if constexpr (G::EARLY_LOADS) {
       cell edge[G::R];
 
@@ -919,6 +919,12 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
   /* all R cells in the image, no ghosts */
   const bool plain = in_image == all_rows && !left && !right &&
       (unsigned) j_top >= (unsigned) R && (unsigned) j_bottom >= (unsigned) R;
+  /* a strip that writes ghosts (hs_db_sweep): not plain, and with cells in
+   * the image. One with none has none to ghost; were it to read its strip
+   * back, it would meet the ghosts its neighbours write there in the same
+   * pass (a race to compute-sanitizer's racecheck, though the values read
+   * went unused) */
+  const bool ghosts = !plain && in_image != 0u;
   hs_coef k[R];
 
   /* zeros where nothing is ever written, in both planes: the padding ring
@@ -1013,14 +1019,14 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
     /* rows_in is the same for a whole warp (one strip row of threads) */
     if (rows_in)
       hs_db_sweep < G, S, false, true > (src, dst, k, r0, c, in_image,
-          plain, left, right, j_top, j_bottom, out, out_rows, out_at, own);
+          ghosts, left, right, j_top, j_bottom, out, out_rows, out_at, own);
     else
       hs_db_sweep < G, S, false, false > (src, dst, k, r0, c, in_image,
-          plain, left, right, j_top, j_bottom, out, out_rows, out_at, own);
+          ghosts, left, right, j_top, j_bottom, out, out_rows, out_at, own);
     __syncthreads ();
   }
   hs_db_sweep < G, S, true, false > (planes + ((sweeps - 1) & 1) *
-      G::PLANE, NULL, k, r0, c, in_image, plain, left, right, j_top,
+      G::PLANE, NULL, k, r0, c, in_image, ghosts, left, right, j_top,
       j_bottom, out, out_rows, out_at, own);
   if (done != NULL)
     hs_db_mark_tile (done, (unsigned) launch + 1u);
