@@ -1237,7 +1237,8 @@ hs_db_flagged (cf_hs_geometry geom, const hs_db_caps * caps, int width,
  * first loads' latency, drain), then on the busiest SM, for each round of
  * blocks it holds at once, the load of their regions and s sweeps, each
  * sweep at least a latency floor (barrier, window start, R rows of a
- * thread's strip) and otherwise proportional to the region cells the SM
+ * thread's strip, the rows' latency shared among the blocks the SM holds
+ * at once) and otherwise proportional to the region cells the SM
  * sweeps. With tile flags (@flags, hs_db_flagged) a launch does not drain
  * between rounds: a block starts when its SM has room and its nine tiles
  * are done, so what counts is the SMs' share of all the blocks' sweeps,
@@ -1247,16 +1248,21 @@ hs_db_flagged (cf_hs_geometry geom, const hs_db_caps * caps, int width,
  * (HS_DB_LONE_ROW_NS a row of a thread's strip: a 32 x 32 region's
  * sweep, four rows a thread, took about 0.46 us on the H100 before the
  * early loads, docs/flow-speed.md; with them AUTO's picks were still the
- * fastest forced geometry at every level measured). The constants are estimates for an H100-class SM;
- * the lone-block row latency was set so that AUTO picks the fastest
- * geometry, or one within 3 % of it, at each level of one warp of 504
- * sweeps measured in docs/flow-speed.md (fp32 and fp16, 120 x 68 to
- * 1920 x 1080). They rank geometries, tests/gpu/hs-speed.sh measures. */
+ * fastest forced geometry at every level measured). The constants are
+ * estimates for an H100-class SM. The two row latencies were set so that
+ * AUTO picks the fastest geometry, or one within 5 % of it, at each level
+ * of one warp of 504 sweeps measured with every geometry forced
+ * (docs/flow-speed.md: fp32 and fp16, the levels of 3840 x 2160,
+ * 1920 x 1080, 1280 x 720 and 640 x 480 pyramids, down to 40 x 30);
+ * HS_DB_SWEEP_NS_PER_ROW does so from about 81 to 88 ns. Where it was
+ * 15 ns, not shared, AUTO gave a 640 x 480 level to 64 x 80 regions, one
+ * block an SM, at 1.24 (fp32) and 1.45 (fp16) times the time of the
+ * fastest. They rank geometries, tests/gpu/hs-speed.sh measures. */
 #define HS_DB_LAUNCH_NS 2500.0
 #define HS_DB_LOAD_NS_PER_CELL 0.5
 #define HS_DB_SWEEP_NS_PER_CELL 0.17
 #define HS_DB_SWEEP_NS 90.0
-#define HS_DB_SWEEP_NS_PER_ROW 15.0
+#define HS_DB_SWEEP_NS_PER_ROW 85.0
 #define HS_DB_LONE_ROW_NS 125.0
 /* Own-centre geometries, against the same geometry without: the per-cell
  * sweep cost in fp32 (8-byte cells: a third of a cell's shared loads
@@ -1283,7 +1289,7 @@ hs_db_cost (cf_hs_geometry geom, const hs_db_caps * caps, int width,
   int m = caps->blocks_per_sm[geom];
   long blocks, per_sm, busy, rounds;
   int launches;
-  double load, sweep;
+  double load, sweep, least;
 
   if (m < 1)
     return -1.0;
@@ -1306,8 +1312,9 @@ hs_db_cost (cf_hs_geometry geom, const hs_db_caps * caps, int width,
   rounds = (per_sm + m - 1) / m;
   load = HS_DB_LOAD_NS_PER_CELL * busy * region;
   sweep = per_cell * busy * region;
-  if (sweep < HS_DB_SWEEP_NS + HS_DB_SWEEP_NS_PER_ROW * rows * per_row)
-    sweep = HS_DB_SWEEP_NS + HS_DB_SWEEP_NS_PER_ROW * rows * per_row;
+  least = HS_DB_SWEEP_NS + HS_DB_SWEEP_NS_PER_ROW * rows * per_row / busy;
+  if (sweep < least)
+    sweep = least;
   return launches * (HS_DB_LAUNCH_NS + rounds * load) +
       (double) rounds * iterations * sweep;
 }
