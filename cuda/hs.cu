@@ -74,7 +74,9 @@
  *    66 % at 128 x 64, 73 % at 128 x 96 with K = 8) against blocks per SM
  *    (1 for the 1024-thread regions, whose load then cannot hide behind
  *    another block's sweeps) and the tail of the last wave; a depth of 16
- *    halves the launches. AUTO picks one per level with a first-order
+ *    halves the launches; the own-centre ones ("-oc") keep a thread's
+ *    cells in registers between sweeps (a third of the shared loads
+ *    fewer). AUTO picks one per level with a first-order
  *    cost model (hs_db_cost) fed with the blocks per SM the device
  *    reports; a geometry the device cannot hold is never picked.
  *    On compute capability 9.0 and later its launches use programmatic
