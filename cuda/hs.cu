@@ -713,8 +713,8 @@ template < int RW_, int RH_, int BY_, int K_, int MIN_BLOCKS_,
  *  G::OWN_CENTRE, @own holds the strip's cells as the previous sweep left
  *  them (the caller loads them before the first): the window's centre
  *  column comes from there for the strip's rows in the image (the others
- *  are ghosts and zeros, which other threads write), and the sweep leaves
- *  its results there.
+ *  hold ghosts and zeros, not this thread's results), and the sweep
+ *  leaves its results there.
  *
  *  Order of the shared-memory accesses: the compiler keeps a thread's
  *  shared loads and stores in program order (it cannot tell that the two
