@@ -1259,7 +1259,9 @@ hs_db_flagged (cf_hs_geometry geom, const hs_db_caps * caps, int width,
  * HS_DB_SWEEP_NS_PER_ROW does so from about 81 to 88 ns. Where it was
  * 15 ns, not shared, AUTO gave a 640 x 480 level to 64 x 80 regions, one
  * block an SM, at 1.24 (fp32) and 1.45 (fp16) times the time of the
- * fastest. They rank geometries, tests/gpu/hs-speed.sh measures. */
+ * fastest. They rank geometries, tests/gpu/hs-speed.sh measures;
+ * tests/check/cuda/hs-model checks the picks against the landed
+ * kernels' measured table (cf_cuda_hs_geometry_pick). */
 #define HS_DB_LAUNCH_NS 2500.0
 #define HS_DB_LOAD_NS_PER_CELL 0.5
 #define HS_DB_SWEEP_NS_PER_CELL 0.17
@@ -1414,6 +1416,34 @@ cf_cuda_hs_geometry_depth (cf_hs_geometry geometry)
   if (geometry < CF_HS_GEOMETRY_AUTO || geometry >= CF_HS_N_GEOMETRIES)
     return 0;
   return hs_db_shapes[geometry].k;
+}
+
+extern "C" cf_hs_geometry
+cf_cuda_hs_geometry_pick (int n_sm, const int *blocks_per_sm, int pdl,
+    cf_precision precision, int width, int height, int iterations)
+{
+  hs_db_caps caps;
+  bool any = false;
+  int g;
+
+  if (n_sm < 1 || blocks_per_sm == NULL || width < 1 || height < 1 ||
+      iterations < 1 || (precision != CF_PRECISION_FP32 &&
+          precision != CF_PRECISION_FP16))
+    return CF_HS_GEOMETRY_AUTO;
+  memset (&caps, 0, sizeof (caps));
+  caps.n_sm = n_sm;
+  caps.pdl = pdl != 0;
+  caps.half_cells = precision == CF_PRECISION_FP16;
+  for (g = CF_HS_GEOMETRY_AUTO + 1; g < CF_HS_N_GEOMETRIES; g++) {
+    caps.blocks_per_sm[g] = blocks_per_sm[g] > 0 ? blocks_per_sm[g] : 0;
+    any = any || caps.blocks_per_sm[g] > 0;
+  }
+  if (!any)
+    return CF_HS_GEOMETRY_AUTO;
+  /* a plan's sequence (hs_enqueue_iterations with tile flags, used where
+   * hs_db_flagged says they pay) */
+  return hs_db_pick (&caps, CF_HS_GEOMETRY_AUTO, width, height, iterations,
+      true);
 }
 
 /* The most tiles a level of at most width x height has in any geometry. */

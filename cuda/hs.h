@@ -64,6 +64,17 @@ int cf_cuda_hs_geometry_from_name (const char *name);
 /* Sweeps per launch (K) of @geometry; 0 for AUTO or out of range. */
 int cf_cuda_hs_geometry_depth (cf_hs_geometry geometry);
 
+/* AUTO's choice for one level of a plan's sequence, from its cost model
+ * alone (no device needed): a width x height level of @iterations sweeps
+ * at @precision, on a GPU of @n_sm SMs that holds blocks_per_sm[g] blocks
+ * of geometry g at once (0: cannot run it; CF_HS_N_GEOMETRIES entries,
+ * the first, AUTO's, unused), with programmatic dependent launch when
+ * @pdl. A plan asks its device for those numbers; tests pass a measured
+ * device's. AUTO on bad arguments (no SM, no geometry that can run). */
+cf_hs_geometry cf_cuda_hs_geometry_pick (int n_sm,
+    const int *blocks_per_sm, int pdl, cf_precision precision, int width,
+    int height, int iterations);
+
 typedef struct cf_cuda_hs_plan cf_cuda_hs_plan;
 
 /* For frames of width x height (scratch is level-0 sized; coarser levels
