@@ -24,10 +24,12 @@
 
 #define N_MEASURED 9            /* the geometries in cf_hs_geometry order */
 
-/* blocks per SM the H100 holds of each measured kernel: from its
- * registers (ptxas) and shared memory against an SM's 64 K registers,
- * 228 KB and 2048 threads; fed these, the model makes the picks the
- * device's AUTO made in the measured runs. AUTO's slot unused. */
+/* blocks per SM the H100 holds of each measured kernel, worked out from
+ * its registers (ptxas) and shared memory against an SM's 64 K
+ * registers, 228 KB and 2048 threads (not read from the device). Fed
+ * these, the model's pick at each level has the time the device's AUTO
+ * run had there, within 1.4 % (2.2 % at 240x135 fp16, where two
+ * geometries are 5 % apart). AUTO's slot unused. */
 static const int h100_fp32_blocks[CF_HS_N_GEOMETRIES] =
     { 0, 4, 2, 2, 1, 1, 2, 4, 2, 2 };
 static const int h100_fp16_blocks[CF_HS_N_GEOMETRIES] =
