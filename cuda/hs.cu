@@ -1126,7 +1126,8 @@ out:
  * registers a thread, took 2-4 % longer with them at 1920x1080,
  * docs/flow-speed.md), own centre (hs_db_sweep: a thread keeps its
  * strip's cells in registers across sweeps; 64 x 80 with 20 cells a
- * thread is 10 % faster than any other geometry at 1920x1080 in fp32).
+ * thread is 11 % faster than the best plain geometry at 1920x1080 in
+ * fp32).
  * The list is the one place that names them; cf_hs_geometry (cuda/hs.h)
  * has the same order. */
 #define HS_DB_GEOMETRIES(X) \
