@@ -364,6 +364,21 @@ write_markdown (FILE * f, const char *device, const bench_result * r, int n,
   write_depth_table (f, r, n);
 }
 
+/* --hs-geometry's help, naming the geometries cuda/hs has (g_free it). */
+static gchar *
+hs_geometry_help (void)
+{
+  GString *s = g_string_new ("Run every fused-db (and auto) Horn-Schunck "
+      "run with each of these region geometries (");
+  int g;
+
+  for (g = CF_HS_GEOMETRY_AUTO; g < CF_HS_N_GEOMETRIES; g++)
+    g_string_append_printf (s, "%s%s", g > CF_HS_GEOMETRY_AUTO ? ", " : "",
+        cf_cuda_hs_geometry_name ((cf_hs_geometry) g));
+  g_string_append (s, "); default auto");
+  return g_string_free (s, FALSE);
+}
+
 /* The description under the options: the configurations, exit status
  * and an example (g_free it). */
 static gchar *
@@ -411,6 +426,7 @@ main (int argc, char **argv)
         "or 0 (the plan's default: %d in fp32, %d in fp16); default 0",
         CF_CLG_FUSED_DEPTH_MIN, CF_CLG_FUSED_DEPTH_MAX,
         CF_CLG_FUSED_DEPTH_DEFAULT, CF_CLG_FUSED_DEPTH_DEFAULT_FP16);
+    gchar *geom_help = hs_geometry_help ();
     gchar *description = help_description ();
     GOptionEntry entries[] = {
       {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_opt, "Frame sizes "
@@ -424,11 +440,7 @@ main (int argc, char **argv)
             "Run every Horn-Schunck configuration with each of these Jacobi "
             "kernels (auto, simple, fused, fused-db) instead of its own",
           "NICK,..."},
-      {"hs-geometry", 0, 0, G_OPTION_ARG_STRING, &hs_geom_opt,
-            "Run every fused-db (and auto) Horn-Schunck run with each of "
-            "these region geometries (auto, 32x32-k8, 64x64-k8, 96x64-k8, "
-            "128x64-k8, 128x96-k8, 64x64-k16, 32x32-k8-oc, 64x64-k8-oc, "
-            "64x80-k8-r20-oc); default auto",
+      {"hs-geometry", 0, 0, G_OPTION_ARG_STRING, &hs_geom_opt, geom_help,
           "NAME,..."},
       {"hs-pdl", 0, 0, G_OPTION_ARG_STRING, &hs_pdl_opt,
             "Run every fused-db (and auto) Horn-Schunck run with (1) and/or "
@@ -451,6 +463,7 @@ main (int argc, char **argv)
         PROG, &argc, &argv);
     g_free (frames_help);
     g_free (depth_help);
+    g_free (geom_help);
     g_free (description);
 
     if (rest != NULL && rest[0] != NULL)
