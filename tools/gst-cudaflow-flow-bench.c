@@ -26,7 +26,8 @@
  * Jacobi kernel (auto, simple, fused, fused-db: cudaflowhs'
  * jacobi-kernel), in place of the table's, and --hs-geometry NAME,...
  * every such run of fused-db (or auto) once per region geometry (auto,
- * 32x32-k8, 64x64-k8, ...; cf_cuda_hs_plan_set_geometry), and --hs-pdl
+ * 32x32-k8, 64x64-k8, ...; all: auto and every geometry cuda/hs has;
+ * cf_cuda_hs_plan_set_geometry), and --hs-pdl
  * 1,0 with and without programmatic dependent launch
  * (cf_cuda_hs_plan_set_pdl): old and new kernels side by side in one
  * binary (tests/gpu/hs-speed.sh).
@@ -375,7 +376,7 @@ hs_geometry_help (void)
   for (g = CF_HS_GEOMETRY_AUTO; g < CF_HS_N_GEOMETRIES; g++)
     g_string_append_printf (s, "%s%s", g > CF_HS_GEOMETRY_AUTO ? ", " : "",
         cf_cuda_hs_geometry_name ((cf_hs_geometry) g));
-  g_string_append (s, "); default auto");
+  g_string_append (s, "; all: auto and every one); default auto");
   return g_string_free (s, FALSE);
 }
 
@@ -525,7 +526,15 @@ main (int argc, char **argv)
     list = strdup (hs_geom_list);
     for (tok = strtok_r (list, ",", &save); tok;
         tok = strtok_r (NULL, ",", &save)) {
-      int g = cf_cuda_hs_geometry_from_name (tok);
+      int g;
+
+      if (!strcmp (tok, "all")) {       /* auto and every geometry */
+        for (g = CF_HS_GEOMETRY_AUTO; g < CF_HS_N_GEOMETRIES; g++)
+          if (n_hs_geoms < MAX_HS_VARIANTS)
+            hs_geoms[n_hs_geoms++] = g;
+        continue;
+      }
+      g = cf_cuda_hs_geometry_from_name (tok);
       if (g < 0 || n_hs_geoms == MAX_HS_VARIANTS)
         cf_args_usage_error (PROG, "bad Horn-Schunck geometry '%s' (auto, "
             "32x32-k8, 64x64-k8, ...; --help)", tok);

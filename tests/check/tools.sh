@@ -205,6 +205,28 @@ if [ $rc -eq 2 ]; then
 else
   bad "gst-cudaflow-flow-bench --config nosuch exit $rc (expected 2)"
 fi
+"$tools/gst-cudaflow-flow-bench" --hs-geometry 32x32-k8,nosuch > /dev/null 2>&1
+rc=$?
+if [ $rc -eq 2 ]; then
+  ok "gst-cudaflow-flow-bench rejects an unknown geometry"
+else
+  bad "gst-cudaflow-flow-bench --hs-geometry 32x32-k8,nosuch exit $rc (expected 2)"
+fi
+# --hs-geometry all: one run per geometry --help names (and auto)
+n_geom=$("$tools/gst-cudaflow-flow-bench" --help 2> /dev/null |
+  tr -d '\n' | sed -n 's/.*region geometries (\([^;)]*\)[;)].*/\1/p' | tr ',' '\n' | grep -c .)
+"$tools/gst-cudaflow-flow-bench" --sizes 64x48 --frames 1 --config hs-one-level \
+  --hs-geometry all --json "$tmp/ball.json" > /dev/null 2>&1
+rc=$?
+if [ $rc -eq 77 ]; then
+  echo "SKIP: gst-cudaflow-flow-bench --hs-geometry all (no GPU)"; skip=$((skip + 1))
+elif [ $rc -eq 0 ] && [ "$n_geom" -ge 2 ] &&
+    [ "$(grep -o '"hs_geometry": "[^"]*"' "$tmp/ball.json" | sort -u | grep -c .)" -eq "$n_geom" ]; then
+  ok "gst-cudaflow-flow-bench --hs-geometry all ($n_geom geometries)"
+else
+  bad "gst-cudaflow-flow-bench --hs-geometry all: exit $rc, $n_geom geometries in --help"
+  cat "$tmp/ball.json" 2> /dev/null
+fi
 
 # gst-cudaflow-flow-frontier: a 2 x 2 grid of cudaflowtvl1 settings, a
 # preset point and a refused one, on two synthetic pairs, accuracy only

@@ -123,7 +123,7 @@ fi
 
 # --- geometry ---------------------------------------------------------
 if want geometry; then
-  geoms=auto,32x32-k8,64x64-k8,96x64-k8,128x64-k8,128x96-k8,64x64-k16,32x32-k8-oc,64x64-k8-oc,64x80-k8-r20-oc
+  geoms=all                     # auto and every geometry cuda/hs has
   echo "geometry: one level per size" >&2
   "$bench" --sizes 1920x1080,960x540,480x270,240x135,120x68 --frames 10 \
     --config hs-one-level,hs-one-level-fp16 --hs-kernel fused,fused-db \
