@@ -714,7 +714,14 @@ template < int RW_, int RH_, int BY_, int K_, int MIN_BLOCKS_,
  *  them (the caller loads them before the first): the window's centre
  *  column comes from there for the strip's rows in the image (the others
  *  hold ghosts and zeros, not this thread's results), and the sweep
- *  leaves its results there.
+ *  leaves its results there. With ROWS_IN it comes from there for every
+ *  row without a test (CENTRE_UNTESTED): a strip whose column is outside
+ *  the image computes values that nothing reads (its stores are off, it
+ *  writes no ghosts), which saves a predicated load and a move a cell.
+ *  Not where the strip's own cells and coefficients take more than three
+ *  quarters of a thread's registers (64 x 80 in fp32: 100 of 128): there
+ *  ptxas spills the coefficients without the test and the sweeps take
+ *  1.2x as long (docs/flow-speed.md, *The centre without a test*).
  *
  *  Order of the shared-memory accesses: the compiler keeps a thread's
  *  shared loads and stores in program order (it cannot tell that the two
@@ -738,6 +745,9 @@ hs_db_sweep (const typename hs_traits < S >::cell * src,
   typedef typename T::cell cell;
   const int PW = G::PW;
   const cell *top = src + r0 * PW + c;
+  const int regs_cap = 65536 / (G::RW * G::BY * G::MIN_BLOCKS);
+  const bool CENTRE_UNTESTED = G::OWN_CENTRE && ROWS_IN &&
+      4 * ((int) sizeof (cell) / 4 + 3) * G::R <= 3 * min (regs_cap, 255);
 
   if constexpr (G::EARLY_LOADS) {
     /* the window's rows: win[i] = plane row r0 + i (region row r0 + i - 1),
@@ -748,7 +758,8 @@ hs_db_sweep (const typename hs_traits < S >::cell * src,
     auto load_row = [&](int i) {
       win[i][0] = top[i * PW];
       if (G::OWN_CENTRE && i >= 1 && i <= G::R &&
-          (ROWS_IN ? in_image != 0u : (in_image & (1u << (i - 1))) != 0u))
+          (ROWS_IN ? CENTRE_UNTESTED || in_image != 0u :
+              (in_image & (1u << (i - 1))) != 0u))
         win[i][1] = own[i - 1];
       else
         win[i][1] = top[i * PW + 1];
