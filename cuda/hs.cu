@@ -715,7 +715,7 @@ template < int RW_, int RH_, int BY_, int K_, int MIN_BLOCKS_,
  *  column comes from there for the strip's rows in the image (the others
  *  hold ghosts and zeros, not this thread's results), and the sweep
  *  leaves its results there. With ROWS_IN it comes from there for every
- *  row without a test (CENTRE_UNTESTED): a strip whose column is outside
+ *  row without a test (centre_untested): a strip whose column is outside
  *  the image computes values that nothing reads (its stores are off, it
  *  writes no ghosts), which saves a predicated load and a move a cell.
  *  Not where the strip's own cells and coefficients take more than three
@@ -745,9 +745,12 @@ hs_db_sweep (const typename hs_traits < S >::cell * src,
   typedef typename T::cell cell;
   const int PW = G::PW;
   const cell *top = src + r0 * PW + c;
-  const int regs_cap = 65536 / (G::RW * G::BY * G::MIN_BLOCKS);
-  const bool CENTRE_UNTESTED = G::OWN_CENTRE && ROWS_IN &&
-      4 * ((int) sizeof (cell) / 4 + 3) * G::R <= 3 * min (regs_cap, 255);
+  /* a thread's registers, and those its own cells and coefficients take */
+  constexpr int regs = 65536 / (G::RW * G::BY * G::MIN_BLOCKS) < 255 ?
+      65536 / (G::RW * G::BY * G::MIN_BLOCKS) : 255;
+  constexpr int strip_regs = ((int) sizeof (cell) / 4 + 3) * G::R;
+  constexpr bool centre_untested = G::OWN_CENTRE && ROWS_IN &&
+      4 * strip_regs <= 3 * regs;
 
   if constexpr (G::EARLY_LOADS) {
     /* the window's rows: win[i] = plane row r0 + i (region row r0 + i - 1),
@@ -758,7 +761,7 @@ hs_db_sweep (const typename hs_traits < S >::cell * src,
     auto load_row = [&](int i) {
       win[i][0] = top[i * PW];
       if (G::OWN_CENTRE && i >= 1 && i <= G::R &&
-          (ROWS_IN ? CENTRE_UNTESTED || in_image != 0u :
+          (ROWS_IN ? centre_untested || in_image != 0u :
               (in_image & (1u << (i - 1))) != 0u))
         win[i][1] = own[i - 1];
       else

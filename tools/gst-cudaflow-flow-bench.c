@@ -529,9 +529,12 @@ main (int argc, char **argv)
       int g;
 
       if (!strcmp (tok, "all")) {       /* auto and every geometry */
-        for (g = CF_HS_GEOMETRY_AUTO; g < CF_HS_N_GEOMETRIES; g++)
-          if (n_hs_geoms < MAX_HS_VARIANTS)
-            hs_geoms[n_hs_geoms++] = g;
+        for (g = CF_HS_GEOMETRY_AUTO; g < CF_HS_N_GEOMETRIES; g++) {
+          if (n_hs_geoms == MAX_HS_VARIANTS)
+            cf_args_usage_error (PROG, "too many geometries in "
+                "--hs-geometry '%s'", hs_geom_list);
+          hs_geoms[n_hs_geoms++] = g;
+        }
         continue;
       }
       g = cf_cuda_hs_geometry_from_name (tok);
