@@ -101,6 +101,23 @@ cf_fma_rn (float a, float b, float c)
 #endif
 }
 
+/* a * b + c on half2, rounded once (__hfma2) on the device; on the host,
+ * which has no half2 fma, computed in float and rounded to half: code
+ * written once for both (the CPU emulations of kernels) gets the device's
+ * program there, not its bits. */
+static __host__ __device__ __forceinline__ __half2
+cf_hfma2 (__half2 a, __half2 b, __half2 c)
+{
+#ifdef __CUDA_ARCH__
+  return __hfma2 (a, b, c);
+#else
+  const float2 x = __half22float2 (a), y = __half22float2 (b);
+  const float2 z = __half22float2 (c);
+
+  return __floats2half2_rn (fmaf (x.x, y.x, z.x), fmaf (x.y, y.y, z.y));
+#endif
+}
+
 /* A read through the read-only cache (__ldg) and one through L2 only
  * (__ldcg: what the kernel before wrote) on the device; a plain read on
  * the host */

@@ -130,6 +130,7 @@
 
 #include "cuda/hs.h"
 #include "cuda/cuda-internal.h"
+#include "cuda/hs-ops.cuh"
 #include "cuda/level-graph.h"
 #include "cuda/warp.h"
 
@@ -163,105 +164,8 @@
 #define HS_BLOCK_X 32
 #define HS_BLOCK_Y 8
 
-/* ---------------------------------------------------------------------
- * State storage: one float2 (fp32) or half2 (fp16) plane of increments
- * --------------------------------------------------------------------- */
-
-/* fp32 increments: (du, dv) of one cell in one float2, pitch in float2,
- * so that a cell is one 8-byte load, store or copy (two planes took two:
- * docs/flow-speed.md) */
-struct hs_state_f32
-{
-  float2 *uv;
-  size_t pitch;
-};
-
-/* fp16 increments: (du, dv) of one cell in one half2, pitch in half2 */
-struct hs_state_f16
-{
-  __half2 *uv;
-  size_t pitch;
-};
-
-/* The API's increments (a cf_cuda_flow: two fp32 planes, one pitch in
- * elements), converted to and from the solvers' state */
-struct hs_flow_f32
-{
-  float *u;
-  float *v;
-  size_t pitch;
-};
-
-template < typename S > struct hs_traits;
-
-template <> struct hs_traits <hs_flow_f32 > : cf_cells_f32 <hs_flow_f32 >
-{
-  static __device__ __forceinline__ float2 unpack (cell c)
-  {
-    return c;
-  }
-};
-
-template <> struct hs_traits <hs_state_f32 > : cf_cells_f2 <hs_state_f32 >
-{
-  static __device__ __forceinline__ cell pack (float2 f)
-  {
-    return f;
-  }
-  static __device__ __forceinline__ float2 unpack (cell c)
-  {
-    return c;
-  }
-  /** \brief (ū, v̄) of eq. 4.27: (2 (N + S + W + E) + NW + NE + SW + SE)
-   *  / 12, the two sums left to right as common/hs.c, then one FMA and one
-   *  multiply (the CPU's 1/6 and 1/12 products differ by an ulp). */
-  static __device__ __forceinline__ float2 mean (cell n, cell s, cell w,
-      cell e, cell nw, cell ne, cell sw, cell se)
-  {
-    float2 m;
-    m.x = __fmul_rn (1.0f / 12.0f, __fmaf_rn (2.0f,
-            __fadd_rn (__fadd_rn (__fadd_rn (n.x, s.x), w.x), e.x),
-            __fadd_rn (__fadd_rn (__fadd_rn (nw.x, ne.x), sw.x), se.x)));
-    m.y = __fmul_rn (1.0f / 12.0f, __fmaf_rn (2.0f,
-            __fadd_rn (__fadd_rn (__fadd_rn (n.y, s.y), w.y), e.y),
-            __fadd_rn (__fadd_rn (__fadd_rn (nw.y, ne.y), sw.y), se.y)));
-    return m;
-  }
-};
-
-template <> struct hs_traits <hs_state_f16 > : cf_cells_h2 <hs_state_f16 >
-{
-  static __device__ __forceinline__ cell pack (float2 f)
-  {
-    return __floats2half2_rn (f.x, f.y);
-  }
-  static __device__ __forceinline__ float2 unpack (cell c)
-  {
-    return __half22float2 (c);
-  }
-  /** \brief (ū, v̄) with half2 sums: t = 2 (N + S + W + E) + corners in
-   *  half2, then t / 12 in fp32 (the weights are not exact in half). */
-  static __device__ __forceinline__ float2 mean (cell n, cell s, cell w,
-      cell e, cell nw, cell ne, cell sw, cell se)
-  {
-    __half2 edges = __hadd2 (__hadd2 (__hadd2 (n, s), w), e);
-    __half2 corners = __hadd2 (__hadd2 (__hadd2 (nw, ne), sw), se);
-    float2 t = __half22float2 (__hfma2 (__float2half2_rn (2.0f), edges,
-            corners));
-    return make_float2 (__fmul_rn (t.x, 1.0f / 12.0f),
-        __fmul_rn (t.y, 1.0f / 12.0f));
-  }
-};
-
-/* ---------------------------------------------------------------------
- * The per-cell update, shared by SIMPLE and FUSED
- * --------------------------------------------------------------------- */
-
-/* a = Ix s, b = Iy s, c = It s with s = 1 / sqrt(alpha² + Ix² + Iy²) */
-struct hs_coef
-{
-  float a, b, c;
-};
+/* The increments' storage, hs_update and the neighbour means are in
+ * cuda/hs-ops.cuh, written for the device and the host. */
 
 /** \brief Normalised data-term coefficients of one cell (fp32; the
  *  denominator alpha² + Ix² + Iy² is summed as in common/hs.c). */
@@ -277,38 +181,6 @@ hs_coefs (float ix, float iy, float it, float alpha2)
   k.b = __fmul_rn (iy, s);
   k.c = __fmul_rn (it, s);
   return k;
-}
-
-/** \brief Eq. 4.29 in normalised form: r = a ū + b v̄ + c,
- *  (du', dv') = (ū - a r, v̄ - b r). */
-static __device__ __forceinline__ float2
-hs_update (float2 m, hs_coef k)
-{
-  float r = __fmaf_rn (k.a, m.x, __fmaf_rn (k.b, m.y, k.c));
-  return make_float2 (__fmaf_rn (-k.a, r, m.x), __fmaf_rn (-k.b, r, m.y));
-}
-
-/* The coefficients a, b, c of every cell, three fp32 planes, as the Jacobi
- * kernels read them: hs_coefs of the cell's derivatives, computed once per
- * warp (hs_coefficients_kernel, hs_coefs_from_derivatives_kernel) instead
- * of once per launch of every sweep sequence (file comment). */
-struct hs_coef_planes
-{
-  const float *a;
-  const float *b;
-  const float *c;
-  size_t pa, pb, pc;            /* pitches, elements */
-};
-
-static __device__ __forceinline__ hs_coef
-hs_coef_at (const hs_coef_planes & k, int x, int y)
-{
-  hs_coef q;
-
-  q.a = __ldg (k.a + x + (size_t) y * k.pa);
-  q.b = __ldg (k.b + x + (size_t) y * k.pb);
-  q.c = __ldg (k.c + x + (size_t) y * k.pc);
-  return q;
 }
 
 /* ---------------------------------------------------------------------
@@ -465,33 +337,6 @@ hs_jacobi_simple_kernel (hs_coef_planes g, int width, int height,
 /* ---------------------------------------------------------------------
  * Jacobi, FUSED: up to K sweeps per launch on private tiles
  * --------------------------------------------------------------------- */
-
-/** \brief Write the ghosts of the region cell at @cell of a padded plane
- *  of rows of PW cells: copies of its value @v beyond the image's edges.
- *  \param left, right  the cell is in the image's first/last column
- *  \param top, bottom  the cell is in the image's first/last row */
-template < int PW, typename C > static __device__ __forceinline__ void
-hs_put_ghosts (C * cell, C v, bool left, bool right, bool top, bool bottom)
-{
-  if (left)
-    cell[-1] = v;
-  if (right)
-    cell[1] = v;
-  if (top) {
-    cell[-PW] = v;
-    if (left)
-      cell[-PW - 1] = v;
-    if (right)
-      cell[-PW + 1] = v;
-  }
-  if (bottom) {
-    cell[PW] = v;
-    if (left)
-      cell[PW - 1] = v;
-    if (right)
-      cell[PW + 1] = v;
-  }
-}
 
 /** \brief Write region cell (r, c) of a padded plane of rows of PW cells
  *  (region cell (r, c) at p[(r + 1) PW + c + 1]) and the ghosts that copy

@@ -59,23 +59,10 @@ struct tvl1_field
  * emulation of the iteration kernels (cf_cuda_tvl1_emulate, the suite
  * cuda/tvl1-emu): fp32 through cf_add_rn … cf_fma_rn (cuda-internal.h),
  * one rounding per operation as the CPU reference; the half2 operations
- * that have no host version (fma, square root, reciprocal) through the
- * functions below, computed in float on the host and rounded to half
- * (and tvl1h_quotient's reciprocal): the emulation checks the kernels'
- * program there, not the device's fp16 bits. */
-static __host__ __device__ __forceinline__ __half2
-tvl1h_fma2 (__half2 a, __half2 b, __half2 c)
-{
-#ifdef __CUDA_ARCH__
-  return __hfma2 (a, b, c);
-#else
-  const float2 x = __half22float2 (a), y = __half22float2 (b);
-  const float2 z = __half22float2 (c);
-
-  return __floats2half2_rn (fmaf (x.x, y.x, z.x), fmaf (x.y, y.y, z.y));
-#endif
-}
-
+ * that have no host version (fma: cf_hfma2, cuda-internal.h; square root
+ * and reciprocal: the functions below), computed in float on the host and
+ * rounded to half (and tvl1h_quotient's reciprocal): the emulation checks
+ * the kernels' program there, not the device's fp16 bits. */
 static __host__ __device__ __forceinline__ __half2
 tvl1h_sqrt2 (__half2 a)
 {
@@ -369,10 +356,10 @@ tvl1h_update_p_at (const __half2 * du, size_t pitch, int cx, int cy, int x,
     ux = __hadd2_rn (ux, __hsub2_rn (c[1], c[0]));
   if (!edges || y < h - 1)
     uy = __hadd2_rn (uy, __hsub2_rn (c[pitch], c[0]));
-  r = tvl1h_rcp2 (tvl1h_fma2 (taut, tvl1h_sqrt2 (tvl1h_fma2 (ux, ux,
+  r = tvl1h_rcp2 (cf_hfma2 (taut, tvl1h_sqrt2 (cf_hfma2 (ux, ux,
                   __hmul2_rn (uy, uy))), __float2half2_rn (1.0f)));
-  q.a = __hmul2_rn (tvl1h_fma2 (taut, ux, p.a), r);
-  q.b = __hmul2_rn (tvl1h_fma2 (taut, uy, p.b), r);
+  q.a = __hmul2_rn (cf_hfma2 (taut, ux, p.a), r);
+  q.b = __hmul2_rn (cf_hfma2 (taut, uy, p.b), r);
   return q;
 }
 
