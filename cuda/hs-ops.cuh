@@ -3,10 +3,11 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * cuda/hs.cu says what the arithmetic is and why it is spelled this way.
- * Everything here can also run on the host, for CPU emulations of the
- * kernels: fp32 through cf_add_rn, cf_mul_rn and cf_fma_rn (one rounding
- * per operation, the device's bits), half2 through the host versions of
- * cuda_fp16.h and cf_hfma2 (the program's bits, not the device's).
+ * Everything here also runs on the host, in the CPU emulation of the
+ * STREAM kernel (cuda/hs-emu.cu): fp32 through cf_add_rn, cf_mul_rn and
+ * cf_fma_rn (one rounding per operation, the device's bits), half2
+ * through the host versions of cuda_fp16.h and cf_hfma2 (the program's
+ * bits, not the device's).
  */
 #ifndef CF_CUDA_HS_OPS_CUH
 #define CF_CUDA_HS_OPS_CUH

@@ -92,6 +92,14 @@
  *    the previous grid still runs; elsewhere, and for a sequence's first
  *    launch, the whole previous kernel (griddepcontrol.wait: complete,
  *    memory visible).
+ *  - STREAM: K sweeps per launch on column strips that a block walks
+ *    down in pieces, the levels skewed by a row each so that only a
+ *    segment's first piece recomputes a halo above (cuda/hs-stream.cuh):
+ *    73 % of the cells computed are a block's own at 1920 x 1080, against
+ *    60 % for FUSED_DB's 64 x 80 regions. Its program is written once for
+ *    the device and the host, and a CPU emulation checks it against
+ *    SIMPLE bit for bit (cuda/hs-emu.cu, tests/check/cuda/hs-emu). Opt-in
+ *    (CF_HS_KERNEL_STREAM) until measured against FUSED_DB on a GPU.
  *  - AUTO = FUSED_DB: faster than FUSED on every preset measured, fp32
  *    and fp16 (tests/gpu/hs-speed.sh; docs/flow-speed.md).
  *
@@ -130,7 +138,7 @@
 
 #include "cuda/hs.h"
 #include "cuda/cuda-internal.h"
-#include "cuda/hs-ops.cuh"
+#include "cuda/hs-stream.cuh"
 #include "cuda/level-graph.h"
 #include "cuda/warp.h"
 
@@ -165,7 +173,7 @@
 #define HS_BLOCK_Y 8
 
 /* The increments' storage, hs_update and the neighbour means are in
- * cuda/hs-ops.cuh, written for the device and the host. */
+ * cuda/hs-ops.cuh (shared with the STREAM kernel's CPU emulation). */
 
 /** \brief Normalised data-term coefficients of one cell (fp32; the
  *  denominator alpha² + Ix² + Iy² is summed as in common/hs.c). */
@@ -894,6 +902,57 @@ hs_jacobi_db_kernel (hs_coef_planes g, int width, int height,
 }
 
 /* ---------------------------------------------------------------------
+ * Jacobi, STREAM: K sweeps per launch on column strips walked down in
+ * skewed pieces (cuda/hs-stream.cuh)
+ * --------------------------------------------------------------------- */
+
+/** \brief K Jacobi sweeps, as K SIMPLE launches (same bits), on a strip of
+ *  the level (blockIdx.x) and a segment of @seg_rows of its rows
+ *  (blockIdx.y): the phases of cuda/hs-stream.cuh between barriers. Every
+ *  thread passes every barrier (block-uniform trip counts).
+ *  \param g, zero_in, in, out  as hs_jacobi_simple_kernel */
+template < class G, typename S >
+__global__ static void __launch_bounds__ (G::RW * G::BY, G::MIN_BLOCKS)
+hs_jacobi_stream_kernel (hs_coef_planes g, int width, int height,
+    int seg_rows, int zero_in, S in, S out)
+{
+  typedef typename hs_traits < S >::cell cell;
+  extern __shared__ __align__ (16) unsigned char hs_stream_smem[];
+  cell *const smem = reinterpret_cast < cell * >(hs_stream_smem);
+  const hs_stream_block b = hs_stream_block_at (width, height, seg_rows,
+      G::TW, G::H, G::K, (int) blockIdx.x, (int) blockIdx.y);
+  hs_stream_thread < G, S > th;
+
+  hs_stream_init (th, b, (int) threadIdx.x, (int) threadIdx.y);
+  hs_stream_zero (th, smem, (int) (threadIdx.x + threadIdx.y * G::RW),
+      G::RW * G::BY);
+  hs_stream_coefs (th, b, g, 0);        /* no launch writes them */
+  cf_pdl_wait ();
+  __syncthreads ();
+  hs_stream_issue_input (th, b, smem, in, zero_in, 0);
+  hs_stream_finish_input (th, b, smem, 0);
+  __syncthreads ();
+  cf_pdl_launch_dependents ();
+  for (int p = 0; p < b.pieces; p++) {
+#pragma unroll
+    for (int t = 1; t < G::K; t++) {
+      hs_stream_sweep (th, b, smem, g, out, p, t);
+      __syncthreads ();
+    }
+    /* plane 0's last reader was sweep K - 1; the last sweep reads plane
+     * 1, so the next piece's input goes in flight before it */
+    if (p + 1 < b.pieces)
+      hs_stream_issue_input (th, b, smem, in, zero_in, p + 1);
+    hs_stream_sweep (th, b, smem, g, out, p, G::K);
+    if (p + 1 < b.pieces) {
+      hs_stream_coefs (th, b, g, p + 1);
+      hs_stream_finish_input (th, b, smem, p + 1);
+      __syncthreads ();
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------
  * Add increment
  * --------------------------------------------------------------------- */
 
@@ -1023,6 +1082,7 @@ struct hs_db_caps
   int blocks_per_sm[CF_HS_N_GEOMETRIES];
   int pdl;                      /* launch with programmatic dependent
                                  * launch (compute capability >= 9.0) */
+  int stream_blocks_per_sm;     /* STREAM's (0: cannot launch) */
   int half_cells;               /* fp16: half2 cells (hs_db_cost) */
 };
 
@@ -1052,6 +1112,32 @@ hs_db_prepare_one (void)
   return blocks;
 }
 
+/* STREAM's shared memory, and what hs_db_prepare_one says for it */
+template < typename S > static size_t
+hs_stream_smem_bytes (void)
+{
+  return (size_t) hs_stream_g::CELLS * sizeof (typename hs_traits <
+      S >::cell);
+}
+
+template < typename S > static int
+hs_stream_prepare (void)
+{
+  size_t smem = hs_stream_smem_bytes < S > ();
+  int blocks = 0;
+
+  if (cudaFuncSetAttribute (hs_jacobi_stream_kernel < hs_stream_g, S >,
+          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem) !=
+      cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor (&blocks,
+          hs_jacobi_stream_kernel < hs_stream_g, S >,
+          hs_stream_g::RW * hs_stream_g::BY, smem) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return 0;
+  }
+  return blocks;
+}
+
 /* Fill @caps for the current device (prepares every kernel of S). */
 template < typename S > static cf_status
 hs_db_prepare (hs_db_caps * caps, int n_sm)
@@ -1065,6 +1151,7 @@ hs_db_prepare (hs_db_caps * caps, int n_sm)
       hs_db_prepare_one < hs_geom < rw, rh, by, k, mb, el, oc >, S > ();
   HS_DB_GEOMETRIES (HS_DB_PREPARE)
 #undef HS_DB_PREPARE
+  caps->stream_blocks_per_sm = hs_stream_prepare < S > ();
   return caps->blocks_per_sm[CF_HS_GEOMETRY_32X32_K8] > 0 ? CF_OK :
       CF_ERROR_CUDA;
 }
@@ -1329,6 +1416,55 @@ hs_db_offsets_fit (int height, size_t pitch)
   return ((size_t) height + 256) * pitch + 256 <= (size_t) INT_MAX;
 }
 
+/* Rows of a STREAM segment at width x height: enough segments for one
+ * wave of blocks (the strips times the segments), none shorter than two
+ * pieces, whose first piece's halo would then weigh too much. */
+static int
+hs_stream_segment_rows (const hs_db_caps * caps, int width, int height)
+{
+  long strips = cf_div_up (width, hs_stream_g::TW);
+  long wave = (long) caps->stream_blocks_per_sm * caps->n_sm;
+  long segments = (wave + strips - 1) / strips;
+  long most = height / (2 * hs_stream_g::H);
+
+  if (segments > most)
+    segments = most;
+  if (segments < 1)
+    segments = 1;
+  return cf_div_up (height, (int) segments);
+}
+
+/* Whether a STREAM plan runs STREAM on a width x height level: its strips
+ * and segments make at least half a wave of blocks. A smaller level (480 x 270 and
+ * below on 132 SMs) would leave most SMs idle; FUSED_DB's smaller
+ * regions spread it wider. */
+static bool
+hs_stream_runs (const hs_db_caps * caps, int width, int height)
+{
+  long blocks = (long) cf_div_up (width, hs_stream_g::TW) *
+      cf_div_up (height, hs_stream_segment_rows (caps, width, height));
+
+  return caps->stream_blocks_per_sm > 0 &&
+      2 * blocks >= (long) caps->stream_blocks_per_sm * caps->n_sm;
+}
+
+/* One STREAM launch (hs_stream_g::K sweeps). */
+template < typename S > static cf_status
+hs_launch_stream (const hs_coef_planes & g, int width, int height,
+    int seg_rows, int zero_in, const S & in, const S & out, int pdl,
+    cudaStream_t stream)
+{
+  cf_status status = CF_OK;
+
+  CF_CUDA_TRY (cf_cuda_launch (hs_jacobi_stream_kernel < hs_stream_g, S >,
+          dim3 (cf_div_up (width, hs_stream_g::TW), cf_div_up (height,
+                  seg_rows)), dim3 (hs_stream_g::RW, hs_stream_g::BY),
+          hs_stream_smem_bytes < S > (), stream, pdl, g, width, height,
+          seg_rows, zero_in, in, out));
+out:
+  return status;
+}
+
 /* Enqueue @iterations sweeps ping-ponging between state[0] (input) and
  * state[1]; *result = index of the buffer holding the last sweep. @done:
  * FUSED_DB's tile flags (hs_db_max_tiles of the level's size), or NULL. */
@@ -1341,6 +1477,8 @@ hs_enqueue_iterations (const hs_coef_planes & g, int width, int height,
   cf_status status = CF_OK;
   int cur = 0;
 
+  if (kernel == CF_HS_KERNEL_STREAM && caps->stream_blocks_per_sm < 1)
+    kernel = CF_HS_KERNEL_FUSED_DB;
   if (kernel == CF_HS_KERNEL_FUSED_DB && !hs_db_offsets_fit (height,
           max (max (g.pa, g.pb), max (g.pc, max (state[0].pitch,
                       state[1].pitch)))))
@@ -1371,6 +1509,31 @@ hs_enqueue_iterations (const hs_coef_planes & g, int width, int height,
       if (status != CF_OK)
         goto out;
       first = 0;
+      cur = 1 - cur;
+    }
+  } else if (kernel == CF_HS_KERNEL_STREAM) {
+    /* whole launches of K sweeps, then the rest in one FUSED_DB launch
+     * of AUTO's (or the forced) geometry; both give SIMPLE's bits */
+    const int K = hs_stream_g::K;
+    int seg_rows = hs_stream_segment_rows (caps, width, height);
+    int first = zero_in;
+
+    for (int n = 0; n < iterations / K; n++) {
+      status = hs_launch_stream < S > (g, width, height, seg_rows, first,
+          state[cur], state[1 - cur], caps->pdl, stream);
+      if (status != CF_OK)
+        goto out;
+      first = 0;
+      cur = 1 - cur;
+    }
+    if (iterations % K != 0) {
+      int rest = iterations % K;
+      cf_hs_geometry geom = hs_db_pick (caps, geometry, width, height,
+          rest, false);
+      status = hs_launch_db_geometry < S > (geom, g, width, height, rest,
+          first, state[cur], state[1 - cur], caps->pdl, NULL, 0, stream);
+      if (status != CF_OK)
+        goto out;
       cur = 1 - cur;
     }
   } else if (kernel == CF_HS_KERNEL_SIMPLE) {
@@ -1417,7 +1580,8 @@ static int
 kernel_valid (cf_hs_kernel kernel)
 {
   return kernel == CF_HS_KERNEL_AUTO || kernel == CF_HS_KERNEL_SIMPLE ||
-      kernel == CF_HS_KERNEL_FUSED || kernel == CF_HS_KERNEL_FUSED_DB;
+      kernel == CF_HS_KERNEL_FUSED || kernel == CF_HS_KERNEL_FUSED_DB ||
+      kernel == CF_HS_KERNEL_STREAM;
 }
 
 static int
@@ -1544,7 +1708,7 @@ hs_jacobi_packed (const hs_coef_planes & g, int width, int height,
   size_t bytes = (size_t) width * height * sizeof (cell);
   int result = 0, l;
 
-  if (kernel == CF_HS_KERNEL_FUSED_DB &&
+  if ((kernel == CF_HS_KERNEL_FUSED_DB || kernel == CF_HS_KERNEL_STREAM) &&
       (status = hs_db_prepare < S > (&caps, n_sm)) != CF_OK)
     return status;
   for (l = 0; l < 2; l++) {
@@ -1664,8 +1828,8 @@ struct cf_cuda_hs_plan
 {
   int width, height;
   cf_precision precision;
-  cf_hs_kernel kernel;          /* SIMPLE, FUSED or FUSED_DB (AUTO
-                                 * resolved) */
+  cf_hs_kernel kernel;          /* SIMPLE, FUSED, FUSED_DB or STREAM
+                                 * (AUTO resolved) */
   int n_sm;
   cf_hs_geometry geometry;      /* FUSED_DB: forced, or AUTO per level */
   hs_db_caps caps;              /* FUSED_DB: what the device runs, and
@@ -1678,7 +1842,8 @@ struct cf_cuda_hs_plan
   void *inc[2];                 /* increments: hs_state_f32's float2
                                  * (fp32 plans) or hs_state_f16's half2 */
   size_t inc_pitch;             /* cells */
-  unsigned *done;               /* FUSED_DB: tile flags (hs_db_wait_tiles),
+  unsigned *done;               /* FUSED_DB (and STREAM plans' FUSED_DB
+                                 * levels): tile flags (hs_db_wait_tiles),
                                  * hs_db_max_tiles of the finest level */
 
   cudaStream_t capture_stream;  /* private: graphs are captured here */
@@ -1735,7 +1900,8 @@ cf_cuda_hs_plan_new (int width, int height, cf_precision precision,
   status = cf_cuda_sm_count (&plan->n_sm);
   if (status != CF_OK)
     goto out;
-  if (plan->kernel == CF_HS_KERNEL_FUSED_DB) {
+  if (plan->kernel == CF_HS_KERNEL_FUSED_DB ||
+      plan->kernel == CF_HS_KERNEL_STREAM) {
     status = precision == CF_PRECISION_FP32 ?
         hs_db_prepare < hs_state_f32 > (&plan->caps, plan->n_sm) :
         hs_db_prepare < hs_state_f16 > (&plan->caps, plan->n_sm);
@@ -1758,7 +1924,8 @@ cf_cuda_hs_plan_new (int width, int height, cf_precision precision,
             (size_t) width * cell, (size_t) height));
     plan->inc_pitch = pitch / cell;
   }
-  if (plan->kernel == CF_HS_KERNEL_FUSED_DB)
+  if (plan->kernel == CF_HS_KERNEL_FUSED_DB ||
+      plan->kernel == CF_HS_KERNEL_STREAM)      /* its small levels */
     CF_CUDA_TRY (cudaMalloc ((void **) &plan->done, hs_db_max_tiles (width,
                 height) * sizeof (unsigned)));
   CF_CUDA_TRY (cudaStreamCreateWithFlags (&plan->capture_stream,
@@ -1846,22 +2013,26 @@ plan_enqueue_iterations (void *data, int width, int height, float alpha,
   hs_coef_planes g = coef_planes (plan->coef[0].data, plan->coef[0].pitch,
       plan->coef[1].data, plan->coef[1].pitch, plan->coef[2].data,
       plan->coef[2].pitch);
+  cf_hs_kernel kernel = plan->kernel;
 
   (void) alpha;                 /* in the coefficients; a key of the graph */
+  if (kernel == CF_HS_KERNEL_STREAM && !hs_stream_runs (&plan->caps, width,
+          height))
+    kernel = CF_HS_KERNEL_FUSED_DB;
   if (plan->precision == CF_PRECISION_FP32) {
     hs_state_f32 s[2] = { plan_state < hs_state_f32 > (plan, 0),
       plan_state < hs_state_f32 > (plan, 1)
     };
-    return hs_enqueue_iterations (g, width, height, iterations,
-        plan->kernel, plan->n_sm, &plan->caps, plan->geometry, 1, s,
-        plan->done, result, stream);
+    return hs_enqueue_iterations (g, width, height, iterations, kernel,
+        plan->n_sm, &plan->caps, plan->geometry, 1, s, plan->done, result,
+        stream);
   } else {
     hs_state_f16 s[2] = { plan_state < hs_state_f16 > (plan, 0),
       plan_state < hs_state_f16 > (plan, 1)
     };
-    return hs_enqueue_iterations (g, width, height, iterations,
-        plan->kernel, plan->n_sm, &plan->caps, plan->geometry, 1, s,
-        plan->done, result, stream);
+    return hs_enqueue_iterations (g, width, height, iterations, kernel,
+        plan->n_sm, &plan->caps, plan->geometry, 1, s, plan->done, result,
+        stream);
   }
 }
 
@@ -1891,8 +2062,8 @@ plan_run_iterations (cf_cuda_hs_plan * plan, int level, int width,
       plan->capture_stream, plan_enqueue_iterations, plan, width, height,
       alpha, iterations, result, stream);
 
-  if (status != CF_OK && plan->kernel == CF_HS_KERNEL_FUSED_DB &&
-      plan->caps.pdl) {
+  if (status != CF_OK && (plan->kernel == CF_HS_KERNEL_FUSED_DB ||
+          plan->kernel == CF_HS_KERNEL_STREAM) && plan->caps.pdl) {
     int l;
 
     (void) cudaGetLastError ();

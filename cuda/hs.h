@@ -21,10 +21,18 @@ typedef enum
   CF_HS_KERNEL_FUSED,           /* 8 sweeps per launch on private
                                  * shared-memory regions (64 x 64 or
                                  * 32 x 32), two barriers per sweep */
-  CF_HS_KERNEL_FUSED_DB         /* several sweeps per launch on
+  CF_HS_KERNEL_FUSED_DB,        /* several sweeps per launch on
                                  * double-buffered regions, one barrier per
                                  * sweep; region size and depth per level
                                  * (cf_hs_geometry) */
+  CF_HS_KERNEL_STREAM           /* 8 sweeps per launch on column strips
+                                 * walked down in skewed pieces, the halo
+                                 * recomputed at segment tops only (a
+                                 * count that is not a multiple of 8 ends
+                                 * with one FUSED_DB launch; a plan runs
+                                 * FUSED_DB on levels too small for half
+                                 * a wave of its blocks); not yet
+                                 * measured against FUSED_DB on a GPU */
 } cf_hs_kernel;
 
 /* Sweeps per CF_HS_KERNEL_FUSED launch (its halo width, in cells); tests
@@ -135,6 +143,23 @@ cf_status cf_cuda_hs_jacobi_ex (const cf_cuda_image * ix,
     int iterations, cf_hs_kernel kernel, cf_hs_geometry geometry,
     cf_precision precision, cf_cuda_flow * d, cf_cuda_flow * tmp,
     cudaStream_t stream);
+
+/* The STREAM kernel's program run on the CPU (cuda/hs-stream.cuh, no GPU
+ * needed), for the tests: @launches launches of 8 sweeps each on a
+ * width x height level split into segments of @seg_rows rows, from the
+ * increments (*u, *v) (rounded to half2 first in fp16) into (*u, *v), on
+ * coefficient planes @a, @b, @c (the plan's, cf_cuda_hs_coefficients);
+ * every plane host memory of @pitch floats a row. With @simple, the same
+ * sweeps one at a time on the whole level with clamped neighbours, as
+ * SIMPLE runs them: both must give the same bits. fp16's half2 fma is the
+ * host's stand-in (cf_hfma2), so fp16 checks the program, not the
+ * device's bits. */
+cf_status cf_cuda_hs_emulate (const float *a, const float *b, const float *c,
+    int width, int height, size_t pitch, cf_precision precision,
+    int launches, int seg_rows, int simple, float *u, float *v);
+
+/* Sweeps per STREAM launch. */
+#define CF_CUDA_HS_STREAM_DEPTH 8
 
 #ifdef __cplusplus
 }

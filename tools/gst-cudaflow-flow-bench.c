@@ -24,7 +24,8 @@
  *
  * --hs-kernel NICK,... runs every Horn-Schunck configuration once per
  * Jacobi kernel (auto, simple, fused, fused-db: cudaflowhs'
- * jacobi-kernel), in place of the table's, and --hs-geometry NAME,...
+ * jacobi-kernel; stream: CF_HS_KERNEL_STREAM, not offered by the element
+ * yet), in place of the table's, and --hs-geometry NAME,...
  * every such run of fused-db (or auto) once per region geometry (auto,
  * 32x32-k8, 64x64-k8, ...; all: auto and every geometry cuda/hs has;
  * cf_cuda_hs_plan_set_geometry), and --hs-pdl
@@ -172,9 +173,10 @@ typedef struct
   cf_flow_bench_result r;
 } bench_result;
 
-/* cudaflowhs' jacobi-kernel nicks */
+/* cudaflowhs' jacobi-kernel nicks, in cf_hs_kernel order, and "stream"
+ * (CF_HS_KERNEL_STREAM, which the element does not offer yet) */
 static const char *const hs_kernel_nicks[] = { "auto", "simple", "fused",
-  "fused-db"
+  "fused-db", "stream"
 };
 
 #define N_HS_KERNELS ((int) (sizeof (hs_kernel_nicks) / sizeof (char *)))
@@ -439,7 +441,7 @@ main (int argc, char **argv)
           "K,..."},
       {"hs-kernel", 0, 0, G_OPTION_ARG_STRING, &hs_kernel_opt,
             "Run every Horn-Schunck configuration with each of these Jacobi "
-            "kernels (auto, simple, fused, fused-db) instead of its own",
+            "kernels (auto, simple, fused, fused-db, stream) instead of its own",
           "NICK,..."},
       {"hs-geometry", 0, 0, G_OPTION_ARG_STRING, &hs_geom_opt, geom_help,
           "NAME,..."},
@@ -513,7 +515,7 @@ main (int argc, char **argv)
       for (k = 0; k < N_HS_KERNELS && strcmp (tok, hs_kernel_nicks[k]); k++);
       if (k == N_HS_KERNELS || n_hs_kernels == MAX_HS_VARIANTS)
         cf_args_usage_error (PROG, "bad Horn-Schunck kernel '%s' (auto, "
-            "simple, fused, fused-db)", tok);
+            "simple, fused, fused-db, stream)", tok);
       hs_kernels[n_hs_kernels++] = k;
     }
     free (list);

@@ -267,7 +267,8 @@ GST_START_TEST (test_jacobi_matches_cpu)
   {1920, 1080}
   };
   static const cf_hs_kernel kernels[] = { CF_HS_KERNEL_SIMPLE,
-    CF_HS_KERNEL_FUSED, CF_HS_KERNEL_FUSED_DB, CF_HS_KERNEL_AUTO
+    CF_HS_KERNEL_FUSED, CF_HS_KERNEL_FUSED_DB, CF_HS_KERNEL_AUTO,
+    CF_HS_KERNEL_STREAM
   };
   static const int counts[] = { 1, 10 };
   const float alpha = 15.0f;
@@ -381,6 +382,8 @@ variants_all (variant * v)
     v[n].kernel = CF_HS_KERNEL_FUSED_DB;
     v[n++].geometry = (cf_hs_geometry) g;
   }
+  v[n].kernel = CF_HS_KERNEL_STREAM;
+  v[n++].geometry = CF_HS_GEOMETRY_AUTO;
   return n;
 }
 
@@ -388,6 +391,7 @@ static const char *
 variant_name (const variant * v)
 {
   return v->kernel == CF_HS_KERNEL_FUSED ? "fused" :
+      v->kernel == CF_HS_KERNEL_STREAM ? "stream" :
       cf_cuda_hs_geometry_name (v->geometry);
 }
 
@@ -410,8 +414,9 @@ jacobi_run (const grads * g, const cf_flow * d0, int count,
   return out;
 }
 
-/* FUSED_DB computes FUSED's private regions on double-buffered planes:
- * the same bits as SIMPLE for every geometry, in fp32 and fp16, on sizes
+/* FUSED_DB computes FUSED's private regions on double-buffered planes,
+ * STREAM walks column strips down in skewed pieces: the same bits as
+ * SIMPLE for every geometry and STREAM, in fp32 and fp16, on sizes
  * smaller than any region (1 x 1, 2 x 3, 17 x 13), thin ones, odd ones,
  * exact multiples of a tile and one cell more (48, 80, 112 are tile
  * sides; 113 x 81 is 128 x 96's tile plus one), for counts that are not
@@ -427,7 +432,7 @@ GST_START_TEST (test_fused_db_is_bit_identical_to_simple)
   static const cf_precision precisions[] = { CF_PRECISION_FP32,
     CF_PRECISION_FP16
   };
-  variant v[CF_HS_N_GEOMETRIES + 1];
+  variant v[CF_HS_N_GEOMETRIES + 2];
   int n_v = variants_all (v), i, c, p, k;
 
   for (i = 0; i < (int) G_N_ELEMENTS (sizes); i++) {
@@ -653,7 +658,7 @@ GST_START_TEST (test_plan_matches_cpu_flow)
     {96, 64, CF_SYNTH_SMOOTH, 3, 3, 3},
   };
   static const cf_hs_kernel kernels[] = { CF_HS_KERNEL_SIMPLE,
-    CF_HS_KERNEL_FUSED, CF_HS_KERNEL_FUSED_DB
+    CF_HS_KERNEL_FUSED, CF_HS_KERNEL_FUSED_DB, CF_HS_KERNEL_STREAM
   };
   int i, k;
 
@@ -761,6 +766,98 @@ GST_START_TEST (test_plan_simple_and_fused_identical)
     cf_flow_free (simple);
   }
   scene_clear (&sc);
+}
+
+GST_END_TEST;
+
+/* A STREAM plan on a frame whose finest level runs STREAM (1280 x 720:
+ * 240 of its blocks; the coarser levels run FUSED_DB, too small for half
+ * a wave), with a count that ends in a shorter FUSED_DB launch: SIMPLE's
+ * bits, in both precisions, with and without programmatic dependent
+ * launch. */
+GST_START_TEST (test_plan_stream_identical_to_simple)
+{
+  static const cf_precision precisions[] = { CF_PRECISION_FP32,
+    CF_PRECISION_FP16
+  };
+  cf_pyramid_params pp;
+  cf_hs_params hp;
+  scene sc;
+  int p, pdl;
+
+  cf_pyramid_params_init (&pp);
+  cf_hs_params_init (&hp);
+  hp.warps = 2;
+  hp.iterations = 3 * CF_CUDA_HS_STREAM_DEPTH + 2;
+  scene_make (&sc, 1280, 720, CF_SYNTH_ROTATION_ZOOM, &pp, 0);
+  for (p = 0; p < (int) G_N_ELEMENTS (precisions); p++) {
+    cf_flow *simple = gpu_run (&sc, precisions[p], CF_HS_KERNEL_SIMPLE, &hp,
+        NULL);
+
+    for (pdl = 1; pdl >= 0; pdl--) {
+      cf_cuda_hs_plan *plan = NULL;
+      cf_cuda_flow flow;
+      cf_flow *got;
+
+      fail_unless_equals_int (cf_cuda_hs_plan_new (sc.width, sc.height,
+              precisions[p], CF_HS_KERNEL_STREAM, &plan), CF_OK);
+      fail_unless_equals_int (cf_cuda_hs_plan_set_pdl (plan, pdl), CF_OK);
+      cf_test_poisoned_flow (sc.width, sc.height, &flow, stream);
+      fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &sc.g0, &sc.g1,
+              &hp, 0, &flow, stream), CF_OK);
+      got = cf_test_download_flow (&flow, stream);
+      cf_test_assert_flow_identical (got, simple, pdl ?
+          "plan STREAM vs SIMPLE" : "plan STREAM without PDL vs SIMPLE");
+      cf_flow_free (got);
+      cf_cuda_flow_release (&flow);
+      cf_cuda_hs_plan_free (plan);
+    }
+    cf_flow_free (simple);
+  }
+  scene_clear (&sc);
+}
+
+GST_END_TEST;
+
+/* STREAM alone (the single-step API runs it at any size) on sizes around
+ * its strip (96 columns, an 80-wide tile), piece (24 rows) and segments,
+ * for one launch, two and a shorter FUSED_DB one after: SIMPLE's bits.
+ * Small enough for compute-sanitizer's racecheck (tests/gpu). */
+GST_START_TEST (test_stream_is_bit_identical_to_simple)
+{
+  static const test_size sizes[] = { {1, 1}, {7, 5}, {80, 24}, {81, 25},
+  {161, 47}, {200, 130}, {97, 300}
+  };
+  static const int counts[] = { 8, 16, 19 };
+  static const cf_precision precisions[] = { CF_PRECISION_FP32,
+    CF_PRECISION_FP16
+  };
+  int i, c, p;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (sizes); i++) {
+    int w = sizes[i].width, h = sizes[i].height;
+    grads g;
+    cf_flow *d0 = cf_test_random_flow (w, h, 911 + i, -3.0f, 3.0f);
+
+    grads_make (&g, w, h, 311 + 3 * i);
+    for (p = 0; p < (int) G_N_ELEMENTS (precisions); p++)
+      for (c = 0; c < (int) G_N_ELEMENTS (counts); c++) {
+        cf_flow *simple = jacobi_run (&g, d0, counts[c], CF_HS_KERNEL_SIMPLE,
+            CF_HS_GEOMETRY_AUTO, precisions[p]);
+        cf_flow *got = jacobi_run (&g, d0, counts[c], CF_HS_KERNEL_STREAM,
+            CF_HS_GEOMETRY_AUTO, precisions[p]);
+        gchar *what = g_strdup_printf ("STREAM vs SIMPLE, %dx%d, %s, %d "
+            "sweeps", w, h, precisions[p] == CF_PRECISION_FP16 ? "fp16" :
+            "fp32", counts[c]);
+
+        cf_test_assert_flow_identical (got, simple, what);
+        g_free (what);
+        cf_flow_free (got);
+        cf_flow_free (simple);
+      }
+    grads_clear (&g);
+    cf_flow_free (d0);
+  }
 }
 
 GST_END_TEST;
@@ -1078,11 +1175,13 @@ cuda_hs_suite (void)
   tcase_add_test (tc, test_jacobi_matches_cpu);
   tcase_add_test (tc, test_fused_is_bit_identical_to_simple);
   tcase_add_test (tc, test_fused_db_is_bit_identical_to_simple);
+  tcase_add_test (tc, test_stream_is_bit_identical_to_simple);
   tcase_add_test (tc, test_geometry_names_and_depths);
   tcase_add_test (tc, test_jacobi_zero_iterations_and_bad_arguments);
   tcase_add_test (tc, test_add_increment_matches_cpu);
   tcase_add_test (tc, test_plan_matches_cpu_flow);
   tcase_add_test (tc, test_plan_simple_and_fused_identical);
+  tcase_add_test (tc, test_plan_stream_identical_to_simple);
   tcase_add_test (tc, test_plan_tile_flags_match_whole_kernel_waits);
   tcase_add_test (tc, test_fp16_epe_close_to_fp32);
   tcase_add_test (tc, test_plan_reuse);
