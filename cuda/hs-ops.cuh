@@ -148,6 +148,18 @@ hs_coef_at (const hs_coef_planes & k, int x, int y)
   return q;
 }
 
+/* Bits lo .. hi - 1 of a strip's row mask, clamped to 0 .. 32 (none
+ * when hi <= lo). */
+static __host__ __device__ __forceinline__ unsigned
+hs_row_mask (int lo, int hi)
+{
+  lo = max (lo, 0);
+  hi = min (hi, 32);
+  if (hi <= lo)
+    return 0u;
+  return (unsigned) ((1ull << hi) - (1ull << lo));
+}
+
 /* ---------------------------------------------------------------------
  * Ghost cells of the fused kernels' shared-memory planes
  * --------------------------------------------------------------------- */

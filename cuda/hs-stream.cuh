@@ -146,17 +146,6 @@ template < class G, typename S > struct hs_stream_thread
                                  * z_p - K + i0 .. z_p + i0 + R - 2 */
 };
 
-/* bits lo .. hi - 1 of a 32-bit row mask (none when hi <= lo) */
-static __host__ __device__ __forceinline__ unsigned
-hs_stream_mask (int lo, int hi)
-{
-  lo = max (lo, 0);
-  hi = min (hi, 32);
-  if (hi <= lo)
-    return 0u;
-  return (unsigned) ((1ull << hi) - (1ull << lo));
-}
-
 /* The planes' and carries' cells in shared memory */
 template < class G, typename C > static __host__ __device__ __forceinline__
 C * hs_stream_plane (C * smem, int level)
@@ -357,7 +346,7 @@ hs_stream_sweep (hs_stream_thread < G, S > &th, const hs_stream_block & b,
 
   /* bit j: the last sweep stores cell j, a tile cell */
   const unsigned out_rows = last && th.col_out ?
-      hs_stream_mask (b.y_s - y0, b.y_e - y0) : 0u;
+      hs_row_mask (b.y_s - y0, b.y_e - y0) : 0u;
 
   if (y0 >= 1 && y0 + R <= b.height - 1) {
     /* window row w = plane row i0 + w = image row y0 + w - 1 of level

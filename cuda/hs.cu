@@ -514,18 +514,6 @@ hs_jacobi_fused_kernel (hs_coef_planes g, int width, int height,
  * slower at 240 x 135, 3.5 % on cuda-samples at 1080p
  * (docs/flow-speed.md). */
 
-/* Bits lo .. hi - 1 of a strip's row mask, clamped to 0 .. 32 (none
- * when hi <= lo). */
-static __device__ __forceinline__ unsigned
-hs_row_mask (int lo, int hi)
-{
-  lo = max (lo, 0);
-  hi = min (hi, 32);
-  if (hi <= lo)
-    return 0u;
-  return (unsigned) ((1ull << hi) - (1ull << lo));
-}
-
 /* A FUSED_DB geometry: RW x RH region, BY thread rows (blocks of RW x BY
  * threads, R = RH / BY rows each), K sweeps per launch (halo width),
  * MIN_BLOCKS resident blocks per SM asked of ptxas (which caps the

@@ -364,7 +364,8 @@ GST_START_TEST (test_fused_is_bit_identical_to_simple)
 GST_END_TEST;
 
 /* The kernels and geometries compared with SIMPLE below: FUSED, then
- * FUSED_DB with AUTO (per size) and with every geometry forced. */
+ * FUSED_DB with AUTO (per size) and with every geometry forced, then
+ * STREAM. */
 typedef struct
 {
   cf_hs_kernel kernel;
@@ -414,35 +415,26 @@ jacobi_run (const grads * g, const cf_flow * d0, int count,
   return out;
 }
 
-/* FUSED_DB computes FUSED's private regions on double-buffered planes,
- * STREAM walks column strips down in skewed pieces: the same bits as
- * SIMPLE for every geometry and STREAM, in fp32 and fp16, on sizes
- * smaller than any region (1 x 1, 2 x 3, 17 x 13), thin ones, odd ones,
- * exact multiples of a tile and one cell more (48, 80, 112 are tile
- * sides; 113 x 81 is 128 x 96's tile plus one), for counts that are not
- * multiples of either depth (7, 15, 26, 50) and the depths themselves
- * (8, 16). */
-GST_START_TEST (test_fused_db_is_bit_identical_to_simple)
+/* Each of @v's @n_v kernels against SIMPLE, bit for bit, in fp32 and
+ * fp16, on every size and count given (a frame over a million cells at
+ * the counts 7 and 50 only); @seed varies the flows and gradients. */
+static void
+assert_variants_match_simple (const test_size * sizes, int n_sizes,
+    const int *counts, int n_counts, const variant * v, int n_v, int seed)
 {
-  static const test_size sizes[] = { {1, 1}, {2, 3}, {17, 13}, {3, 97},
-  {97, 3}, {48, 48}, {49, 47}, {112, 80}, {113, 81}, {224, 96}, {101, 77},
-  {641, 479}, {1919, 1081}
-  };
-  static const int counts[] = { 1, 7, 8, 15, 16, 26, 50 };
   static const cf_precision precisions[] = { CF_PRECISION_FP32,
     CF_PRECISION_FP16
   };
-  variant v[CF_HS_N_GEOMETRIES + 2];
-  int n_v = variants_all (v), i, c, p, k;
+  int i, c, p, k;
 
-  for (i = 0; i < (int) G_N_ELEMENTS (sizes); i++) {
+  for (i = 0; i < n_sizes; i++) {
     int w = sizes[i].width, h = sizes[i].height;
     grads g;
-    cf_flow *d0 = cf_test_random_flow (w, h, 611 + i, -3.0f, 3.0f);
+    cf_flow *d0 = cf_test_random_flow (w, h, seed + i, -3.0f, 3.0f);
 
-    grads_make (&g, w, h, 711 + 3 * i);
+    grads_make (&g, w, h, seed + 100 + 3 * i);
     for (p = 0; p < (int) G_N_ELEMENTS (precisions); p++) {
-      for (c = 0; c < (int) G_N_ELEMENTS (counts); c++) {
+      for (c = 0; c < n_counts; c++) {
         cf_flow *simple;
 
         /* the big frame at the short and the long counts only */
@@ -470,6 +462,46 @@ GST_START_TEST (test_fused_db_is_bit_identical_to_simple)
     grads_clear (&g);
     cf_flow_free (d0);
   }
+}
+
+/* FUSED_DB computes FUSED's private regions on double-buffered planes,
+ * STREAM walks column strips down in skewed pieces: the same bits as
+ * SIMPLE for every geometry and STREAM, in fp32 and fp16, on sizes
+ * smaller than any region (1 x 1, 2 x 3, 17 x 13), thin ones, odd ones,
+ * exact multiples of a tile and one cell more (48, 80, 112 are tile
+ * sides; 113 x 81 is 128 x 96's tile plus one), for counts that are not
+ * multiples of either depth (7, 15, 26, 50) and the depths themselves
+ * (8, 16). */
+GST_START_TEST (test_fused_db_is_bit_identical_to_simple)
+{
+  static const test_size sizes[] = { {1, 1}, {2, 3}, {17, 13}, {3, 97},
+  {97, 3}, {48, 48}, {49, 47}, {112, 80}, {113, 81}, {224, 96}, {101, 77},
+  {641, 479}, {1919, 1081}
+  };
+  static const int counts[] = { 1, 7, 8, 15, 16, 26, 50 };
+  variant v[CF_HS_N_GEOMETRIES + 2];
+  int n_v = variants_all (v);
+
+  assert_variants_match_simple (sizes, G_N_ELEMENTS (sizes), counts,
+      G_N_ELEMENTS (counts), v, n_v, 611);
+}
+
+GST_END_TEST;
+
+/* STREAM alone (the single-step API runs it at any size) on sizes around
+ * its strip (96 columns, an 80-wide tile), piece (24 rows) and segments,
+ * for one launch, two and a shorter FUSED_DB one after: SIMPLE's bits.
+ * Small enough for compute-sanitizer's racecheck (tests/gpu). */
+GST_START_TEST (test_stream_is_bit_identical_to_simple)
+{
+  static const test_size sizes[] = { {1, 1}, {7, 5}, {80, 24}, {81, 25},
+  {161, 47}, {200, 130}, {97, 300}
+  };
+  static const int counts[] = { 8, 16, 19 };
+  static const variant v = { CF_HS_KERNEL_STREAM, CF_HS_GEOMETRY_AUTO };
+
+  assert_variants_match_simple (sizes, G_N_ELEMENTS (sizes), counts,
+      G_N_ELEMENTS (counts), &v, 1, 911);
 }
 
 GST_END_TEST;
@@ -815,49 +847,6 @@ GST_START_TEST (test_plan_stream_identical_to_simple)
     cf_flow_free (simple);
   }
   scene_clear (&sc);
-}
-
-GST_END_TEST;
-
-/* STREAM alone (the single-step API runs it at any size) on sizes around
- * its strip (96 columns, an 80-wide tile), piece (24 rows) and segments,
- * for one launch, two and a shorter FUSED_DB one after: SIMPLE's bits.
- * Small enough for compute-sanitizer's racecheck (tests/gpu). */
-GST_START_TEST (test_stream_is_bit_identical_to_simple)
-{
-  static const test_size sizes[] = { {1, 1}, {7, 5}, {80, 24}, {81, 25},
-  {161, 47}, {200, 130}, {97, 300}
-  };
-  static const int counts[] = { 8, 16, 19 };
-  static const cf_precision precisions[] = { CF_PRECISION_FP32,
-    CF_PRECISION_FP16
-  };
-  int i, c, p;
-
-  for (i = 0; i < (int) G_N_ELEMENTS (sizes); i++) {
-    int w = sizes[i].width, h = sizes[i].height;
-    grads g;
-    cf_flow *d0 = cf_test_random_flow (w, h, 911 + i, -3.0f, 3.0f);
-
-    grads_make (&g, w, h, 311 + 3 * i);
-    for (p = 0; p < (int) G_N_ELEMENTS (precisions); p++)
-      for (c = 0; c < (int) G_N_ELEMENTS (counts); c++) {
-        cf_flow *simple = jacobi_run (&g, d0, counts[c], CF_HS_KERNEL_SIMPLE,
-            CF_HS_GEOMETRY_AUTO, precisions[p]);
-        cf_flow *got = jacobi_run (&g, d0, counts[c], CF_HS_KERNEL_STREAM,
-            CF_HS_GEOMETRY_AUTO, precisions[p]);
-        gchar *what = g_strdup_printf ("STREAM vs SIMPLE, %dx%d, %s, %d "
-            "sweeps", w, h, precisions[p] == CF_PRECISION_FP16 ? "fp16" :
-            "fp32", counts[c]);
-
-        cf_test_assert_flow_identical (got, simple, what);
-        g_free (what);
-        cf_flow_free (got);
-        cf_flow_free (simple);
-      }
-    grads_clear (&g);
-    cf_flow_free (d0);
-  }
 }
 
 GST_END_TEST;
