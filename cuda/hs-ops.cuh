@@ -68,8 +68,8 @@ template <> struct hs_traits <hs_state_f32 > : cf_cells_f2 <hs_state_f32 >
   /** \brief (ū, v̄) of eq. 4.27: (2 (N + S + W + E) + NW + NE + SW + SE)
    *  / 12, the two sums left to right as common/hs.c, then one FMA and one
    *  multiply (the CPU's 1/6 and 1/12 products differ by an ulp). */
-  static __host__ __device__ __forceinline__ float2 mean (cell n, cell s, cell w,
-      cell e, cell nw, cell ne, cell sw, cell se)
+  static __host__ __device__ __forceinline__ float2 mean (cell n, cell s,
+      cell w, cell e, cell nw, cell ne, cell sw, cell se)
   {
     float2 m;
     m.x = cf_mul_rn (1.0f / 12.0f, cf_fma_rn (2.0f,
@@ -94,8 +94,8 @@ template <> struct hs_traits <hs_state_f16 > : cf_cells_h2 <hs_state_f16 >
   }
   /** \brief (ū, v̄) with half2 sums: t = 2 (N + S + W + E) + corners in
    *  half2, then t / 12 in fp32 (the weights are not exact in half). */
-  static __host__ __device__ __forceinline__ float2 mean (cell n, cell s, cell w,
-      cell e, cell nw, cell ne, cell sw, cell se)
+  static __host__ __device__ __forceinline__ float2 mean (cell n, cell s,
+      cell w, cell e, cell nw, cell ne, cell sw, cell se)
   {
     __half2 edges = __hadd2 (__hadd2 (__hadd2 (n, s), w), e);
     __half2 corners = __hadd2 (__hadd2 (__hadd2 (nw, ne), sw), se);

@@ -1423,9 +1423,9 @@ hs_stream_segment_rows (const hs_db_caps * caps, int width, int height)
 }
 
 /* Whether a STREAM plan runs STREAM on a width x height level: its strips
- * and segments make at least half a wave of blocks. A smaller level (480 x 270 and
- * below on 132 SMs) would leave most SMs idle; FUSED_DB's smaller
- * regions spread it wider. */
+ * and segments make at least half a wave of blocks. A smaller level
+ * (480 x 270 and below on 132 SMs) would leave most SMs idle; FUSED_DB's
+ * smaller regions spread it wider. */
 static bool
 hs_stream_runs (const hs_db_caps * caps, int width, int height)
 {

@@ -441,7 +441,8 @@ main (int argc, char **argv)
           "K,..."},
       {"hs-kernel", 0, 0, G_OPTION_ARG_STRING, &hs_kernel_opt,
             "Run every Horn-Schunck configuration with each of these Jacobi "
-            "kernels (auto, simple, fused, fused-db, stream) instead of its own",
+            "kernels (auto, simple, fused, fused-db, stream) instead of its "
+            "own",
           "NICK,..."},
       {"hs-geometry", 0, 0, G_OPTION_ARG_STRING, &hs_geom_opt, geom_help,
           "NAME,..."},
