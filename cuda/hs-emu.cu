@@ -105,7 +105,8 @@ emu_simple_sweep (const hs_coef_planes & g, int width, int height,
 
 template < typename S > cf_status
 emulate (const hs_coef_planes & g, int width, int height, int launches,
-    int seg_rows, int simple, float *u, float *v, size_t pitch)
+    int seg_rows, int simple, int zero_start, float *u, float *v,
+    size_t pitch)
 {
   typedef hs_traits < S > T;
   typedef typename T::cell cell;
@@ -120,10 +121,13 @@ emulate (const hs_coef_planes & g, int width, int height, int launches,
     s[l].uv = plane[l].data ();
     s[l].pitch = width;
   }
+  /* from zeros: SIMPLE sweeps zeros; STREAM's first launch must not read
+   * its input, which holds NaN */
   for (int y = 0; y < height; y++)
     for (int x = 0; x < width; x++)
-      plane[0][(size_t) y * width + x] = T::pack (make_float2 (u[y * pitch +
-                  x], v[y * pitch + x]));
+      plane[0][(size_t) y * width + x] = T::pack (!zero_start ?
+          make_float2 (u[y * pitch + x], v[y * pitch + x]) : simple ?
+          make_float2 (0.0f, 0.0f) : make_float2 (NAN, NAN));
   for (int n = 0; n < launches; n++) {
     if (simple) {
       for (int k = 0; k < emu_geom::K; k++) {
@@ -131,8 +135,8 @@ emulate (const hs_coef_planes & g, int width, int height, int launches,
         cur = 1 - cur;
       }
     } else {
-      if (!emu_stream_launch < emu_geom, S > (g, width, height, seg_rows, 0,
-              s[cur], s[1 - cur]))
+      if (!emu_stream_launch < emu_geom, S > (g, width, height, seg_rows,
+              zero_start && n == 0, s[cur], s[1 - cur]))
         return CF_ERROR_UNSUPPORTED;
       cur = 1 - cur;
     }
@@ -151,7 +155,8 @@ emulate (const hs_coef_planes & g, int width, int height, int launches,
 extern "C" cf_status
 cf_cuda_hs_emulate (const float *a, const float *b, const float *c,
     int width, int height, size_t pitch, cf_precision precision,
-    int launches, int seg_rows, int simple, float *u, float *v)
+    int launches, int seg_rows, int simple, int zero_start, float *u,
+    float *v)
 {
   hs_coef_planes g;
 
@@ -166,7 +171,7 @@ cf_cuda_hs_emulate (const float *a, const float *b, const float *c,
   g.pa = g.pb = g.pc = pitch;
   if (precision == CF_PRECISION_FP16)
     return emulate < hs_state_f16 > (g, width, height, launches, seg_rows,
-        simple, u, v, pitch);
+        simple, zero_start, u, v, pitch);
   return emulate < hs_state_f32 > (g, width, height, launches, seg_rows,
-      simple, u, v, pitch);
+      simple, zero_start, u, v, pitch);
 }

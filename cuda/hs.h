@@ -147,16 +147,18 @@ cf_status cf_cuda_hs_jacobi_ex (const cf_cuda_image * ix,
 /* The STREAM kernel's program run on the CPU (cuda/hs-stream.cuh, no GPU
  * needed), for the tests: @launches launches of 8 sweeps each on a
  * width x height level split into segments of @seg_rows rows, from the
- * increments (*u, *v) (rounded to half2 first in fp16) into (*u, *v), on
- * coefficient planes @a, @b, @c (the plan's, cf_cuda_hs_coefficients);
- * every plane host memory of @pitch floats a row. With @simple, the same
- * sweeps one at a time on the whole level with clamped neighbours, as
- * SIMPLE runs them: both must give the same bits. fp16's half2 fma is the
- * host's stand-in (cf_hfma2), so fp16 checks the program, not the
- * device's bits. */
+ * increments (*u, *v) (rounded to half2 first in fp16; with @zero_start,
+ * from zeros, *u and *v not read, as a plan's first launch of a warp)
+ * into (*u, *v), on coefficient planes @a, @b, @c (the plan's,
+ * cf_cuda_hs_coefficients); every plane host memory of @pitch floats a
+ * row. With @simple, the same sweeps one at a time on the whole level
+ * with clamped neighbours, as SIMPLE runs them: both must give the same
+ * bits. fp16's half2 fma is the host's stand-in (cf_hfma2), so fp16
+ * checks the program, not the device's bits. */
 cf_status cf_cuda_hs_emulate (const float *a, const float *b, const float *c,
     int width, int height, size_t pitch, cf_precision precision,
-    int launches, int seg_rows, int simple, float *u, float *v);
+    int launches, int seg_rows, int simple, int zero_start, float *u,
+    float *v);
 
 /* Sweeps per STREAM launch. */
 #define CF_CUDA_HS_STREAM_DEPTH 8

@@ -7,9 +7,10 @@
  * fp16 the two must give the same bits: levels narrower and wider than a
  * strip, shorter and taller than a piece, segments of one row up to the
  * whole level (tops and bottoms of the image inside a piece, at every
- * phase of the skew), one to three launches. The launch itself (barriers,
- * races) and the device's fp16 fma are the GPU suite's (cuda/hs). Runs
- * without a GPU (never skipped).
+ * phase of the skew), one to three launches, the first from its input
+ * or, as a plan's first launch of a warp, from zeros. The launch itself
+ * (barriers, races) and the device's fp16 fma are the GPU suite's
+ * (cuda/hs). Runs without a GPU (never skipped).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -92,10 +93,12 @@ level_clear (level * l)
   g_free (l->v);
 }
 
-/* Run @launches launches both ways from the level's increments; the
- * results must be the same bits, and not the input's */
+/* Run @launches launches both ways from the level's increments (with
+ * @zero_start from zeros, the planes passed in holding NaN, which must not
+ * be read); the results must be the same bits, and not the input's */
 static void
-check_case (int w, int h, int seg_rows, int launches, cf_precision precision)
+check_case (int w, int h, int seg_rows, int launches, cf_precision precision,
+    int zero_start)
 {
   level l;
   size_t n, bytes;
@@ -109,10 +112,15 @@ check_case (int w, int h, int seg_rows, int launches, cf_precision precision)
   sv = g_memdup2 (l.v, bytes);
   ku = g_memdup2 (l.u, bytes);
   kv = g_memdup2 (l.v, bytes);
+  if (zero_start) {
+    size_t i;
+    for (i = 0; i < n; i++)
+      su[i] = sv[i] = ku[i] = kv[i] = NAN;
+  }
   fail_unless_equals_int (cf_cuda_hs_emulate (l.a, l.b, l.c, w, h, l.pitch,
-          precision, launches, seg_rows, 1, su, sv), CF_OK);
+          precision, launches, seg_rows, 1, zero_start, su, sv), CF_OK);
   fail_unless_equals_int (cf_cuda_hs_emulate (l.a, l.b, l.c, w, h, l.pitch,
-          precision, launches, seg_rows, 0, ku, kv), CF_OK);
+          precision, launches, seg_rows, 0, zero_start, ku, kv), CF_OK);
   for (y = 0; y < h; y++) {
     size_t row = (size_t) y * l.pitch;
     int x;
@@ -121,12 +129,14 @@ check_case (int w, int h, int seg_rows, int launches, cf_precision precision)
       size_t i = row + x;
       fail_unless (memcmp (&su[i], &ku[i], sizeof (float)) == 0 &&
           memcmp (&sv[i], &kv[i], sizeof (float)) == 0,
-          "%dx%d, segments of %d rows, %d launch(es), %s: cell (%d, %d) "
+          "%dx%d, segments of %d rows, %d launch(es)%s, %s: cell (%d, %d) "
           "is (%.9g, %.9g) as SIMPLE runs it, (%.9g, %.9g) as STREAM",
-          w, h, seg_rows, launches, precision == CF_PRECISION_FP16 ?
-          "fp16" : "fp32", x, y, su[i], sv[i], ku[i], kv[i]);
+          w, h, seg_rows, launches, zero_start ? " from zeros" : "",
+          precision == CF_PRECISION_FP16 ? "fp16" : "fp32", x, y, su[i],
+          sv[i], ku[i], kv[i]);
       fail_unless (isfinite (ku[i]) && isfinite (kv[i]));
-      moved = moved || ku[i] != l.u[i] || kv[i] != l.v[i];
+      moved = moved || ku[i] != (zero_start ? 0.0f : l.u[i]) ||
+          kv[i] != (zero_start ? 0.0f : l.v[i]);
     }
   }
   fail_unless (moved, "%dx%d: the sweeps changed nothing", w, h);
@@ -170,7 +180,7 @@ GST_START_TEST (test_fp32_stream_gives_simple_bits)
   for (i = 0; i < G_N_ELEMENTS (cases); i++)
     for (launches = 1; launches <= 3; launches += 2)
       check_case (cases[i].w, cases[i].h, cases[i].seg, launches,
-          CF_PRECISION_FP32);
+          CF_PRECISION_FP32, 0);
 }
 
 GST_END_TEST;
@@ -180,7 +190,8 @@ GST_START_TEST (test_fp16_stream_gives_simple_bits)
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (cases); i++)
-    check_case (cases[i].w, cases[i].h, cases[i].seg, 2, CF_PRECISION_FP16);
+    check_case (cases[i].w, cases[i].h, cases[i].seg, 2, CF_PRECISION_FP16,
+        0);
 }
 
 GST_END_TEST;
@@ -192,28 +203,46 @@ GST_START_TEST (test_every_segment_height)
   int seg;
 
   for (seg = 1; seg <= 60; seg++)
-    check_case (90, 57, seg, 1, CF_PRECISION_FP32);
+    check_case (90, 57, seg, 1, CF_PRECISION_FP32, 0);
+}
+
+GST_END_TEST;
+
+/* A plan's first launch of a warp starts from zeros without reading its
+ * input (zero_in), then the next launch reads what it wrote. */
+GST_START_TEST (test_zero_start_gives_simple_bits)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    check_case (cases[i].w, cases[i].h, cases[i].seg, 2, CF_PRECISION_FP32,
+        1);
+    check_case (cases[i].w, cases[i].h, cases[i].seg, 1, CF_PRECISION_FP16,
+        1);
+  }
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_emulation_refuses_bad_arguments)
 {
+  const cf_precision f32 = CF_PRECISION_FP32;
   level l;
 
   level_init (&l, 10, 10, 1u);
   fail_unless_equals_int (cf_cuda_hs_emulate (NULL, l.b, l.c, 10, 10,
-          l.pitch, CF_PRECISION_FP32, 1, 10, 0, l.u, l.v), CF_ERROR_INVALID);
+          l.pitch, f32, 1, 10, 0, 0, l.u, l.v), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_hs_emulate (l.a, l.b, l.c, 10, 10, 9,
-          CF_PRECISION_FP32, 1, 10, 0, l.u, l.v), CF_ERROR_INVALID);
+          f32, 1, 10, 0, 0, l.u, l.v), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_hs_emulate (l.a, l.b, l.c, 10, 10,
-          l.pitch, CF_PRECISION_FP32, 1, 0, 0, l.u, l.v), CF_ERROR_INVALID);
+          l.pitch, f32, 1, 0, 0, 0, l.u, l.v), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_hs_emulate (l.a, l.b, l.c, 10, 10,
-          l.pitch, (cf_precision) 7, 1, 10, 0, l.u, l.v), CF_ERROR_INVALID);
+          l.pitch, (cf_precision) 7, 1, 10, 0, 0, l.u, l.v),
+      CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_hs_emulate (l.a, l.b, l.c, 0, 10,
-          l.pitch, CF_PRECISION_FP32, 1, 10, 0, l.u, l.v), CF_ERROR_INVALID);
+          l.pitch, f32, 1, 10, 0, 0, l.u, l.v), CF_ERROR_INVALID);
   fail_unless_equals_int (cf_cuda_hs_emulate (l.a, l.b, l.c, 10, 10,
-          l.pitch, CF_PRECISION_FP32, 1, 10, 0, l.u, l.v), CF_OK);
+          l.pitch, f32, 1, 10, 0, 0, l.u, l.v), CF_OK);
   level_clear (&l);
 }
 
@@ -230,6 +259,7 @@ cuda_hs_emu_suite (void)
   tcase_add_test (tc, test_fp32_stream_gives_simple_bits);
   tcase_add_test (tc, test_fp16_stream_gives_simple_bits);
   tcase_add_test (tc, test_every_segment_height);
+  tcase_add_test (tc, test_zero_start_gives_simple_bits);
   tcase_add_test (tc, test_emulation_refuses_bad_arguments);
   return s;
 }
