@@ -720,18 +720,20 @@ GST_START_TEST (test_plan_matches_cpu_flow)
 
 GST_END_TEST;
 
-/* One GPU run of a plan whose FUSED_DB geometry is forced to @geometry,
- * with programmatic dependent launch when @pdl (and the device has it). */
+/* One GPU run of a @kernel plan (FUSED_DB or STREAM) whose FUSED_DB
+ * geometry is forced to @geometry, with programmatic dependent launch
+ * when @pdl (and the device has it). */
 static cf_flow *
 gpu_run_geometry (const scene * sc, cf_precision precision,
-    cf_hs_geometry geometry, int pdl, const cf_hs_params * hp)
+    cf_hs_kernel kernel, cf_hs_geometry geometry, int pdl,
+    const cf_hs_params * hp)
 {
   cf_cuda_hs_plan *plan = NULL;
   cf_cuda_flow flow;
   cf_flow *out;
 
   fail_unless_equals_int (cf_cuda_hs_plan_new (sc->width, sc->height,
-          precision, CF_HS_KERNEL_FUSED_DB, &plan), CF_OK);
+          precision, kernel, &plan), CF_OK);
   fail_unless_equals_int (cf_cuda_hs_plan_set_geometry (plan, geometry),
       CF_OK);
   fail_unless_equals_int (cf_cuda_hs_plan_set_pdl (plan, pdl), CF_OK);
@@ -745,14 +747,15 @@ gpu_run_geometry (const scene * sc, cf_precision precision,
 }
 
 /* Run gpu_run_geometry and assert its flow bit-identical to @ref, the
- * message naming the geometry, PDL, precision and @against. */
+ * message naming the kernel, geometry, PDL, precision and @against. */
 static void
 assert_geometry_run_identical (const scene * sc, cf_precision precision,
-    cf_hs_geometry geometry, int pdl, const cf_hs_params * hp,
-    const cf_flow * ref, const char *against)
+    cf_hs_kernel kernel, cf_hs_geometry geometry, int pdl,
+    const cf_hs_params * hp, const cf_flow * ref, const char *against)
 {
-  cf_flow *got = gpu_run_geometry (sc, precision, geometry, pdl, hp);
-  gchar *what = g_strdup_printf ("plan FUSED_DB %s%s vs %s (%s)",
+  cf_flow *got = gpu_run_geometry (sc, precision, kernel, geometry, pdl, hp);
+  gchar *what = g_strdup_printf ("plan %s %s%s vs %s (%s)",
+      kernel == CF_HS_KERNEL_STREAM ? "STREAM" : "FUSED_DB",
       cf_cuda_hs_geometry_name (geometry), pdl ? "" : " without PDL",
       against, precision == CF_PRECISION_FP16 ? "fp16" : "fp32");
 
@@ -792,8 +795,8 @@ GST_START_TEST (test_plan_simple_and_fused_identical)
       int pdl = g < CF_HS_N_GEOMETRIES;
       cf_hs_geometry geom = pdl ? (cf_hs_geometry) g : CF_HS_GEOMETRY_AUTO;
 
-      assert_geometry_run_identical (&sc, precisions[p], geom, pdl, &hp,
-          simple, "SIMPLE");
+      assert_geometry_run_identical (&sc, precisions[p],
+          CF_HS_KERNEL_FUSED_DB, geom, pdl, &hp, simple, "SIMPLE");
     }
     cf_flow_free (simple);
   }
@@ -826,24 +829,9 @@ GST_START_TEST (test_plan_stream_identical_to_simple)
     cf_flow *simple = gpu_run (&sc, precisions[p], CF_HS_KERNEL_SIMPLE, &hp,
         NULL);
 
-    for (pdl = 1; pdl >= 0; pdl--) {
-      cf_cuda_hs_plan *plan = NULL;
-      cf_cuda_flow flow;
-      cf_flow *got;
-
-      fail_unless_equals_int (cf_cuda_hs_plan_new (sc.width, sc.height,
-              precisions[p], CF_HS_KERNEL_STREAM, &plan), CF_OK);
-      fail_unless_equals_int (cf_cuda_hs_plan_set_pdl (plan, pdl), CF_OK);
-      cf_test_poisoned_flow (sc.width, sc.height, &flow, stream);
-      fail_unless_equals_int (cf_cuda_hs_plan_run (plan, &sc.g0, &sc.g1,
-              &hp, 0, &flow, stream), CF_OK);
-      got = cf_test_download_flow (&flow, stream);
-      cf_test_assert_flow_identical (got, simple, pdl ?
-          "plan STREAM vs SIMPLE" : "plan STREAM without PDL vs SIMPLE");
-      cf_flow_free (got);
-      cf_cuda_flow_release (&flow);
-      cf_cuda_hs_plan_free (plan);
-    }
+    for (pdl = 1; pdl >= 0; pdl--)
+      assert_geometry_run_identical (&sc, precisions[p], CF_HS_KERNEL_STREAM,
+          CF_HS_GEOMETRY_AUTO, pdl, &hp, simple, "SIMPLE");
     cf_flow_free (simple);
   }
   scene_clear (&sc);
@@ -877,13 +865,14 @@ GST_START_TEST (test_plan_tile_flags_match_whole_kernel_waits)
   scene_make (&sc, 1920, 1080, CF_SYNTH_SMOOTH, &pp, 0);
   for (p = 0; p < (int) G_N_ELEMENTS (precisions); p++) {
     for (g = 0; g < (int) G_N_ELEMENTS (geometries); g++) {
-      cf_flow *waits = gpu_run_geometry (&sc, precisions[p], geometries[g],
-          0, &hp);
+      cf_flow *waits = gpu_run_geometry (&sc, precisions[p],
+          CF_HS_KERNEL_FUSED_DB, geometries[g], 0, &hp);
 
       /* with PDL: tile flags on the levels that fill the GPU */
       for (run = 0; run < 3; run++)
-        assert_geometry_run_identical (&sc, precisions[p], geometries[g], 1,
-            &hp, waits, "the same without PDL (whole-kernel waits)");
+        assert_geometry_run_identical (&sc, precisions[p],
+            CF_HS_KERNEL_FUSED_DB, geometries[g], 1, &hp, waits,
+            "the same without PDL (whole-kernel waits)");
       cf_flow_free (waits);
     }
   }
