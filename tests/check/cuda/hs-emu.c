@@ -20,6 +20,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cf-test-util.h"
 #include "cuda/hs.h"
 
 /* A level's coefficient planes and increments, @pitch floats a row */
@@ -29,20 +30,20 @@ typedef struct
   float *a, *b, *c, *u, *v;
 } level;
 
-static guint32
-next (guint32 * s)
+/* A new plane of @pitch floats a row, NaN throughout, its w x h cells
+ * filled by cf_test_fill_random */
+static float *
+random_plane (int w, int h, int pitch, guint32 seed, float lo, float hi)
 {
-  *s ^= *s << 13;
-  *s ^= *s >> 17;
-  *s ^= *s << 5;
-  return *s;
-}
+  size_t n = (size_t) pitch * h, i;
+  float *p = g_new (float, n);
+  cf_image view;
 
-/* uniform in [lo, hi) */
-static float
-uniform (guint32 * s, float lo, float hi)
-{
-  return lo + (hi - lo) * (float) (next (s) >> 8) / 16777216.0f;
+  for (i = 0; i < n; i++)
+    p[i] = NAN;
+  view = cf_image_view (p, w, h, pitch);
+  cf_test_fill_random (&view, seed, lo, hi);
+  return p;
 }
 
 /* Coefficients as the plan computes them (a = Ix s, b = Iy s, c = It s,
@@ -52,34 +53,26 @@ uniform (guint32 * s, float lo, float hi)
 static void
 level_init (level * l, int w, int h, guint32 seed)
 {
-  size_t n;
   int x, y;
 
   l->w = w;
   l->h = h;
   l->pitch = w + 3;
-  n = (size_t) l->pitch * h;
-  l->a = g_new (float, n);
-  l->b = g_new (float, n);
-  l->c = g_new (float, n);
-  l->u = g_new (float, n);
-  l->v = g_new (float, n);
+  /* Ix, Iy, It, turned into a, b, c below */
+  l->a = random_plane (w, h, l->pitch, seed, -40.0f, 40.0f);
+  l->b = random_plane (w, h, l->pitch, seed * 3u + 1u, -40.0f, 40.0f);
+  l->c = random_plane (w, h, l->pitch, seed * 5u + 2u, -60.0f, 60.0f);
+  l->u = random_plane (w, h, l->pitch, seed * 7u + 3u, -3.0f, 3.0f);
+  l->v = random_plane (w, h, l->pitch, seed * 11u + 4u, -3.0f, 3.0f);
   for (y = 0; y < h; y++)
-    for (x = 0; x < l->pitch; x++) {
+    for (x = 0; x < w; x++) {
       size_t i = (size_t) y * l->pitch + x;
-      if (x < w) {
-        float ix = uniform (&seed, -40.0f, 40.0f);
-        float iy = uniform (&seed, -40.0f, 40.0f);
-        float it = uniform (&seed, -60.0f, 60.0f);
-        float s = 1.0f / sqrtf (15.0f * 15.0f + ix * ix + iy * iy);
-        l->a[i] = ix * s;
-        l->b[i] = iy * s;
-        l->c[i] = it * s;
-        l->u[i] = uniform (&seed, -3.0f, 3.0f);
-        l->v[i] = uniform (&seed, -3.0f, 3.0f);
-      } else {
-        l->a[i] = l->b[i] = l->c[i] = l->u[i] = l->v[i] = NAN;
-      }
+      float ix = l->a[i], iy = l->b[i], it = l->c[i];
+      float s = 1.0f / sqrtf (15.0f * 15.0f + ix * ix + iy * iy);
+
+      l->a[i] = ix * s;
+      l->b[i] = iy * s;
+      l->c[i] = it * s;
     }
 }
 
