@@ -86,21 +86,10 @@ template < typename S > void
 emu_simple_sweep (const hs_coef_planes & g, int width, int height,
     const S & in, const S & out)
 {
-  typedef hs_traits < S > T;
-  typedef typename T::cell cell;
-
   for (int y = 0; y < height; y++)
-    for (int x = 0; x < width; x++) {
-      const cell *rm = in.uv + (size_t) (y > 0 ? y - 1 : 0) * in.pitch;
-      const cell *r0 = in.uv + (size_t) y * in.pitch;
-      const cell *rp = in.uv + (size_t) (y < height - 1 ? y + 1 :
-          height - 1) * in.pitch;
-      const int xm = x > 0 ? x - 1 : 0, xp = x < width - 1 ? x + 1 : x;
-
-      out.uv[(size_t) y * out.pitch + x] =
-          T::pack (hs_update (T::mean (rm[x], rp[x], r0[xm], r0[xp], rm[xm],
-                  rm[xp], rp[xm], rp[xp]), hs_coef_at (g, x, y)));
-    }
+    for (int x = 0; x < width; x++)
+      out.uv[(size_t) y * out.pitch + x] = hs_simple_cell (g, width, height,
+          false, in, x, y);
 }
 
 template < typename S > cf_status

@@ -148,6 +148,54 @@ hs_coef_at (const hs_coef_planes & k, int x, int y)
   return q;
 }
 
+/* A zero cell, on the device and the host */
+static __host__ __device__ __forceinline__ void
+hs_cell_clear (float2 * c)
+{
+  *c = make_float2 (0.0f, 0.0f);
+}
+
+static __host__ __device__ __forceinline__ void
+hs_cell_clear (__half2 * c)
+{
+  *c = __floats2half2_rn (0.0f, 0.0f);
+}
+
+/** \brief One cell of a SIMPLE sweep (hs_jacobi_simple_kernel, and the
+ *  CPU emulation's reference): cell (@x, @y) updated from its eight
+ *  neighbours in @in (one float2 or half2 plane), clamped at the image's
+ *  edges (Neumann, common/hs.c), or from zeros with @zero_in (@in not
+ *  read). */
+template < typename S > static __host__ __device__ __forceinline__
+typename hs_traits < S >::cell
+hs_simple_cell (const hs_coef_planes & g, int width, int height,
+    bool zero_in, const S & in, int x, int y)
+{
+  typedef hs_traits < S > T;
+  typedef typename T::cell cell;
+  cell n, s, w, e, nw, ne, sw, se;
+
+  if (zero_in) {
+    hs_cell_clear (&n);
+    s = w = e = nw = ne = sw = se = n;
+  } else {
+    size_t rm = (size_t) max (y - 1, 0) * in.pitch;
+    size_t r0 = (size_t) y * in.pitch;
+    size_t rp = (size_t) min (y + 1, height - 1) * in.pitch;
+    int xm = max (x - 1, 0), xp = min (x + 1, width - 1);
+    n = in.uv[rm + x];
+    s = in.uv[rp + x];
+    w = in.uv[r0 + xm];
+    e = in.uv[r0 + xp];
+    nw = in.uv[rm + xm];
+    ne = in.uv[rm + xp];
+    sw = in.uv[rp + xm];
+    se = in.uv[rp + xp];
+  }
+  return T::pack (hs_update (T::mean (n, s, w, e, nw, ne, sw, se),
+          hs_coef_at (g, x, y)));
+}
+
 /* Bits lo .. hi - 1 of a strip's row mask, clamped to 0 .. 32 (none
  * when hi <= lo). */
 static __host__ __device__ __forceinline__ unsigned

@@ -120,19 +120,6 @@ hs_stream_block_at (int width, int height, int seg_rows, int TW, int H,
   return b;
 }
 
-/* A zero cell, on the device and the host */
-static __host__ __device__ __forceinline__ void
-hs_stream_clear (float2 * c)
-{
-  *c = make_float2 (0.0f, 0.0f);
-}
-
-static __host__ __device__ __forceinline__ void
-hs_stream_clear (__half2 * c)
-{
-  *c = __floats2half2_rn (0.0f, 0.0f);
-}
-
 /* A thread's registers */
 template < class G, typename S > struct hs_stream_thread
 {
@@ -185,11 +172,11 @@ hs_stream_zero (const hs_stream_thread < G, S > &th,
     typename hs_traits < S >::cell * smem, int t, int n)
 {
   for (int i = t; i < 2 * G::PLANE; i += n)
-    hs_stream_clear (smem + i);
+    hs_cell_clear (smem + i);
   if (th.bottom)
     for (int l = 0; l < G::K; l++) {
-      hs_stream_clear (hs_stream_carry < G > (smem, l, th.c));
-      hs_stream_clear (hs_stream_carry < G > (smem, l, th.c) + G::RW);
+      hs_cell_clear (hs_stream_carry < G > (smem, l, th.c));
+      hs_cell_clear (hs_stream_carry < G > (smem, l, th.c) + G::RW);
     }
 }
 
@@ -233,7 +220,7 @@ CF_UNROLL
     if (y < 0 || y >= b.height)
       continue;
     if (zero_in) {
-      hs_stream_clear (at);
+      hs_cell_clear (at);
     } else {
 #ifdef __CUDA_ARCH__
       T::copy_async (at, in, (size_t) y * in.pitch + th.x);

@@ -301,8 +301,9 @@ hs_coefs_from_derivatives_kernel (const float *__restrict__ ix, size_t px,
  * Jacobi, SIMPLE: one sweep per launch
  * --------------------------------------------------------------------- */
 
-/** \brief One Jacobi sweep (eq. 4.29), one cell per thread, clamped
- *  neighbours read from global memory; never in place.
+/** \brief One Jacobi sweep (eq. 4.29), one cell per thread
+ *  (hs_simple_cell), clamped neighbours read from global memory; never
+ *  in place.
  *  \param g        Ix, Iy, It of the level
  *  \param alpha2   alpha²
  *  \param zero_in  1: the input increments are all 0 (first sweep of a
@@ -313,33 +314,13 @@ template < typename S > __global__ static void
 hs_jacobi_simple_kernel (hs_coef_planes g, int width, int height,
     int zero_in, S in, S out)
 {
-  typedef hs_traits < S > T;
-  typedef typename T::cell cell;
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
-  cell n, s, w, e, nw, ne, sw, se;
 
   if (x >= width || y >= height)
     return;
-  if (zero_in) {
-    n = s = w = e = nw = ne = sw = se = T::zero ();
-  } else {
-    size_t rm = (size_t) max (y - 1, 0) * in.pitch;
-    size_t r0 = (size_t) y * in.pitch;
-    size_t rp = (size_t) min (y + 1, height - 1) * in.pitch;
-    int xm = max (x - 1, 0), xp = min (x + 1, width - 1);
-    n = T::load (in, rm + x);
-    s = T::load (in, rp + x);
-    w = T::load (in, r0 + xm);
-    e = T::load (in, r0 + xp);
-    nw = T::load (in, rm + xm);
-    ne = T::load (in, rm + xp);
-    sw = T::load (in, rp + xm);
-    se = T::load (in, rp + xp);
-  }
-  T::store (out, x + (size_t) y * out.pitch,
-      T::pack (hs_update (T::mean (n, s, w, e, nw, ne, sw, se),
-              hs_coef_at (g, x, y))));
+  hs_traits < S >::store (out, x + (size_t) y * out.pitch,
+      hs_simple_cell (g, width, height, zero_in != 0, in, x, y));
 }
 
 /* ---------------------------------------------------------------------
