@@ -164,3 +164,34 @@ cf_cuda_hs_emulate (const float *a, const float *b, const float *c,
   return emulate < hs_state_f32 > (g, width, height, launches, seg_rows,
       simple, zero_start, u, v, pitch);
 }
+
+extern "C" cf_status
+cf_cuda_hs_stream_schedule (int n_sm, int blocks_per_sm, int width,
+    int height, int *seg_rows, int *blocks, double *own_share)
+{
+  typedef hs_stream_g G;
+  int rows, strips, segments;
+  double computed = 0.0;
+
+  if (n_sm < 1 || blocks_per_sm < 1 || width < 1 || height < 1 ||
+      seg_rows == NULL || blocks == NULL || own_share == NULL)
+    return CF_ERROR_INVALID;
+  rows = hs_stream_segment_rows < G > (blocks_per_sm, n_sm, width, height);
+  strips = (width + G::TW - 1) / G::TW;
+  segments = (height + rows - 1) / rows;
+  for (int by = 0; by < segments; by++) {
+    const hs_stream_block b = hs_stream_block_at (width, height, rows,
+        G::TW, G::H, G::K, 0, by);
+
+    for (int p = 0; p < b.pieces; p++)
+      for (int t = 1; t <= G::K; t++)
+        for (int s = 0; s < G::BY; s++)
+          if (hs_stream_strip_computes < G > (b, b.z0 + p * G::H - t +
+                  s * G::R, t))
+            computed += (double) G::R * G::RW * strips;
+  }
+  *seg_rows = rows;
+  *blocks = strips * segments;
+  *own_share = (double) width * height * G::K / computed;
+  return CF_OK;
+}

@@ -120,6 +120,39 @@ hs_stream_block_at (int width, int height, int seg_rows, int TW, int H,
   return b;
 }
 
+/** \brief Rows of a segment at width x height, as a plan picks them:
+ *  enough segments for one wave of blocks (@blocks_per_sm on each of
+ *  @n_sm SMs, the strips times the segments), none shorter than two
+ *  pieces, whose first piece's halo would then weigh too much. */
+template < class G > static __host__ __device__ __forceinline__ int
+hs_stream_segment_rows (int blocks_per_sm, int n_sm, int width, int height)
+{
+  long strips = (width + G::TW - 1) / G::TW;
+  long wave = (long) blocks_per_sm * n_sm;
+  long segments = (wave + strips - 1) / strips;
+  long most = height / (2 * G::H);
+
+  if (segments > most)
+    segments = most;
+  if (segments < 1)
+    segments = 1;
+  return (int) ((height + segments - 1) / segments);
+}
+
+/** \brief Whether the strip whose first cell is image row @y0 at level
+ *  @t computes: its rows meet those level t needs (the tile rows widened
+ *  by K - t, within the image). No cell the tile needs reads the others,
+ *  now or later (a strip outside level t's rows is outside every later
+ *  level's too). */
+template < class G > static __host__ __device__ __forceinline__ bool
+hs_stream_strip_computes (const hs_stream_block & b, int y0, int t)
+{
+  const int lo = max (b.y_s - (G::K - t), 0);
+  const int hi = min (b.y_e + (G::K - t), b.height);
+
+  return y0 + G::R > lo && y0 < hi;
+}
+
 /* A thread's registers */
 template < class G, typename S > struct hs_stream_thread
 {
@@ -287,10 +320,8 @@ CF_UNROLL
  *  The bottom strip first moves the carries: level t - 1's last two rows
  *  (its own column, ghosts included) out of the plane for the next
  *  piece, and level t's from the previous piece into the new plane.
- *  A strip whose rows are all outside the rows level t needs (the tile
- *  rows widened by K - t, within the image) computes nothing: no cell the
- *  tile needs reads them, now or later (a strip outside level t's rows is
- *  outside every later level's too).
+ *  A strip outside the rows level t needs computes nothing
+ *  (hs_stream_strip_computes).
  *
  *  Interior strips (level t - 1's rows all image rows, level t's away
  *  from the image's top and bottom rows) walk a 3 x 3 window down the
@@ -315,8 +346,6 @@ hs_stream_sweep (hs_stream_thread < G, S > &th, const hs_stream_block & b,
   cell *dst = hs_stream_plane < G > (smem, t);
   /* image row of the strip's first cell at level t */
   const int y0 = b.z0 + p * G::H - t + i0;
-  const int lo = max (b.y_s - (G::K - t), 0);
-  const int hi = min (b.y_e + (G::K - t), b.height);
 
   if (th.bottom) {
     cell *keep = hs_stream_carry < G > (smem, t - 1, c);
@@ -328,7 +357,7 @@ hs_stream_sweep (hs_stream_thread < G, S > &th, const hs_stream_block & b,
       hs_stream_put_carry < G, S > (th, dst + PW + c + 1, carry[G::RW]);
     }
   }
-  if (y0 + R <= lo || y0 >= hi)
+  if (!hs_stream_strip_computes < G > (b, y0, t))
     return;
 
   /* bit j: the last sweep stores cell j, a tile cell */

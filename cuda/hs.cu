@@ -1385,22 +1385,12 @@ hs_db_offsets_fit (int height, size_t pitch)
   return ((size_t) height + 256) * pitch + 256 <= (size_t) INT_MAX;
 }
 
-/* Rows of a STREAM segment at width x height: enough segments for one
- * wave of blocks (the strips times the segments), none shorter than two
- * pieces, whose first piece's halo would then weigh too much. */
+/* Rows of a STREAM segment at width x height on this device */
 static int
 hs_stream_segment_rows (const hs_db_caps * caps, int width, int height)
 {
-  long strips = cf_div_up (width, hs_stream_g::TW);
-  long wave = (long) caps->stream_blocks_per_sm * caps->n_sm;
-  long segments = (wave + strips - 1) / strips;
-  long most = height / (2 * hs_stream_g::H);
-
-  if (segments > most)
-    segments = most;
-  if (segments < 1)
-    segments = 1;
-  return cf_div_up (height, (int) segments);
+  return hs_stream_segment_rows < hs_stream_g > (caps->stream_blocks_per_sm,
+      caps->n_sm, width, height);
 }
 
 /* Whether a STREAM plan runs STREAM on a width x height level: its strips

@@ -160,6 +160,15 @@ cf_status cf_cuda_hs_emulate (const float *a, const float *b, const float *c,
     int launches, int seg_rows, int simple, int zero_start, float *u,
     float *v);
 
+/* STREAM's schedule at width x height on a GPU of @n_sm SMs holding
+ * @blocks_per_sm of its blocks each, as a plan lays it out: the rows of a
+ * segment, the blocks of a launch, and the share of the cells it computes
+ * that are its tiles' (tile cells times 8 sweeps over the cells of the
+ * strips that compute, hs_stream_strip_computes). No GPU needed;
+ * CF_ERROR_INVALID on bad sizes. */
+cf_status cf_cuda_hs_stream_schedule (int n_sm, int blocks_per_sm, int width,
+    int height, int *seg_rows, int *blocks, double *own_share);
+
 /* Sweeps per STREAM launch. */
 #define CF_CUDA_HS_STREAM_DEPTH 8
 

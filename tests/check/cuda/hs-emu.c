@@ -217,6 +217,43 @@ GST_START_TEST (test_zero_start_gives_simple_bits)
 
 GST_END_TEST;
 
+/* The schedule docs/flow-speed.md gives for the H100 (132 SMs, two
+ * blocks each): the rows of a segment, the blocks, and the share of the
+ * computed cells that are the tiles', which this suite prints. */
+GST_START_TEST (test_schedule_of_the_documented_levels)
+{
+  static const struct
+  {
+    int w, h, seg_rows, blocks;
+    double share;
+  } levels[] = {
+    {1920, 1080, 99, 264, 0.731},
+    {1280, 720, 48, 240, 0.692},
+    {960, 540, 50, 132, 0.638},
+  };
+  int rows = 0, blocks = 0;
+  double share = 0.0;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (levels); i++) {
+    fail_unless_equals_int (cf_cuda_hs_stream_schedule (132, 2, levels[i].w,
+            levels[i].h, &rows, &blocks, &share), CF_OK);
+    g_print ("STREAM at %dx%d on 132 SMs x 2 blocks: segments of %d rows, "
+        "%d blocks, %.3f of the computed cells the tiles'\n", levels[i].w,
+        levels[i].h, rows, blocks, share);
+    fail_unless_equals_int (rows, levels[i].seg_rows);
+    fail_unless_equals_int (blocks, levels[i].blocks);
+    fail_unless (fabs (share - levels[i].share) < 0.0005, "%dx%d: %.4f",
+        levels[i].w, levels[i].h, share);
+  }
+  fail_unless_equals_int (cf_cuda_hs_stream_schedule (0, 2, 64, 64, &rows,
+          &blocks, &share), CF_ERROR_INVALID);
+  fail_unless_equals_int (cf_cuda_hs_stream_schedule (132, 2, 64, 64, &rows,
+          NULL, &share), CF_ERROR_INVALID);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_emulation_refuses_bad_arguments)
 {
   const cf_precision f32 = CF_PRECISION_FP32;
@@ -253,6 +290,7 @@ cuda_hs_emu_suite (void)
   tcase_add_test (tc, test_fp16_stream_gives_simple_bits);
   tcase_add_test (tc, test_every_segment_height);
   tcase_add_test (tc, test_zero_start_gives_simple_bits);
+  tcase_add_test (tc, test_schedule_of_the_documented_levels);
   tcase_add_test (tc, test_emulation_refuses_bad_arguments);
   return s;
 }
